@@ -1,0 +1,95 @@
+/// @file hardware.hpp
+/// @brief Shared-memory hardware facts as named constants, and the address helpers that
+///        both lab kernels and the CPU grader use.
+///
+/// Everything here is `constexpr` and `__host__ __device__` so that one definition serves
+/// the kernel running on the GPU and the grader replaying the same index arithmetic on the CPU.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+/// Marks a function callable from both host and device code.
+#define BANKLAB_HD __host__ __device__
+#else
+#define BANKLAB_HD
+#endif
+
+namespace banklab {
+
+/// Shared memory is divided into 32 banks (every NVIDIA GPU since Maxwell).
+inline constexpr int kNumBanks = 32;
+/// Each bank is 4 bytes wide: consecutive 4-byte words go to consecutive banks.
+inline constexpr int kBankWidthBytes = 4;
+/// Threads per warp; a shared-memory instruction is issued for one warp.
+inline constexpr int kWarpSize = 32;
+/// Bytes one wavefront can deliver: one word from each bank.
+inline constexpr int kWavefrontBytes = kNumBanks * kBankWidthBytes;
+/// Largest dynamic shared memory one block may opt in to on sm_90 (227 KiB); the model
+/// rejects offsets beyond it. The measured bank rule holds over this whole range.
+inline constexpr std::uint32_t kMaxSharedBytesPerBlock = 227u * 1024u;
+
+/// Index of the 4-byte word that holds byte `byte_offset` of shared memory.
+BANKLAB_HD constexpr std::uint32_t word_of(std::uint32_t byte_offset) {
+  return byte_offset / kBankWidthBytes;
+}
+
+/// Bank that serves byte `byte_offset`: `(byte_offset / 4) % 32`. Holds for 1-, 2-, 4-, 8- and
+/// 16-byte accesses alike (an 8- or 16-byte access covers 2 or 4 consecutive banks from here).
+BANKLAB_HD constexpr int bank_of(std::uint32_t byte_offset) {
+  return static_cast<int>(word_of(byte_offset) % kNumBanks);
+}
+
+/// Row-major index into a 2-D array whose rows are padded by `pad` elements:
+/// `row * (cols + pad) + col`. With 4-byte elements and `cols == 32`, `pad == 1` moves each
+/// row one bank to the right, so a column walks all 32 banks instead of staying in one.
+BANKLAB_HD constexpr int padded_index(int row, int col, int cols, int pad) {
+  return row * (cols + pad) + col;
+}
+
+/// A generic XOR swizzle in the spirit of CuTe's `Swizzle<B, M, S>`.
+///
+/// It takes the `B` bits that sit `S` places above bit `M` and XORs them onto bits
+/// `[M, M+B)`. For `Swizzle<3, 4, 3>` applied to a byte offset:
+/// @verbatim
+///   bit:      ... 9 8 7 6 5 4 3 2 1 0
+///   offset:   ... y y y x x x z z z z      zzzz = byte within a 16-byte chunk (M = 4)
+///                 \___/ \___/               xxx  = which of 8 chunks in a 128-byte row
+///                   |     ^                 yyy  = row index mod 8           (S = 3)
+///                   +-XOR-+   result:  ... y y y (x^y) z z z z
+/// @endverbatim
+/// Each row permutes its 16-byte chunks differently, so eight rows read at the same chunk
+/// column hit eight different groups of four banks. The map only changes bits `[M, M+B)`
+/// using bits that it leaves alone, so applying it twice gives back the input: it is a
+/// bijection (its own inverse), and no two elements ever share a place.
+template <int B, int M, int S>
+struct Swizzle {
+  static_assert(B >= 0, "number of swizzled bits B must be non-negative");
+  static_assert(M >= 0, "number of untouched low bits M must be non-negative");
+  static_assert(S >= B || S <= -B, "the source bits must not overlap the target bits: |S| >= B");
+  static constexpr int kBits = B;
+  static constexpr int kBase = M;
+  static constexpr int kShift = S;
+  /// Mask of the bits that are XORed into (the `x` bits).
+  static constexpr std::uint32_t kTargetMask = ((1u << B) - 1u) << M;
+  /// Mask of the bits that are read from (the `y` bits).
+  static constexpr std::uint32_t kSourceMask = S >= 0 ? kTargetMask << S : kTargetMask >> -S;
+
+  /// Apply the swizzle to an offset (in whatever unit the template was designed for).
+  BANKLAB_HD constexpr std::uint32_t operator()(std::uint32_t offset) const {
+    if constexpr (S >= 0) {
+      return offset ^ ((offset & kSourceMask) >> S);
+    } else {
+      return offset ^ ((offset & kSourceMask) << -S);
+    }
+  }
+};
+
+/// The column-XOR swizzle for a `tile[32][32]` of 4-byte elements: row `r`, column `c` is
+/// stored at column `c ^ r`. Both row and column accesses of a warp become conflict-free.
+/// Equivalent to `Swizzle<5, 0, 5>` applied to the element index `r * 32 + c`.
+BANKLAB_HD constexpr int xor_swizzle_index(int row, int col) {
+  return row * 32 + (col ^ (row & 31));
+}
+
+}  // namespace banklab

@@ -1,0 +1,118 @@
+/// @file model.hpp
+/// @brief The reference model of shared-memory banks: how many wavefronts one warp-wide
+///        shared-memory instruction takes, and why.
+///
+/// The rules, each checked against Nsight Compute counts on an NVIDIA H200 (sm_90):
+///  - A lane of width `w` touches `max(1, w/4)` consecutive 4-byte words starting at
+///    `offset / 4`; the word `n` lives in bank `n % 32`. 1- and 2-byte accesses behave as
+///    accesses to their whole word.
+///  - The active lanes are served in *groups*. A group needs as many wavefronts as the largest
+///    number of distinct words any one bank must deliver to it. Lanes that ask for the same
+///    word share it (broadcast on loads, one write on stores): never a conflict.
+///  - 32-bit (and narrower) accesses: the warp is one group.
+///  - 64-bit stores: two half-warps. 64-bit loads: two half-warps, or the whole warp as one
+///    group when, over all active lanes, lane `i^1` is inactive or has the same address
+///    (or the same holds for `i^2`).
+///  - 128-bit stores: four quarter-warps. 128-bit loads: four quarter-warps, or two
+///    half-warps under the same warp-wide condition. The two halves never merge.
+///  - The instruction takes the sum of its groups' wavefronts; a group with no active lane
+///    takes none. The SM serves one wavefront per clock.
+///
+/// The *minimum* of an instruction is what its groups would need if each group's distinct
+/// words were spread over all 32 banks: `sum over groups of ceil(distinct words / 32)`.
+/// Nsight Compute's `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_*` counter equals
+/// `wavefronts - minimum` on every measured pattern; note that the minimum follows the
+/// grouping the hardware chose, which is not always the one a student expects.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "banklab/hardware.hpp"
+
+namespace banklab {
+
+/// Load (LDS) or store (STS).
+enum class Op : std::uint8_t { Load, Store };
+
+/// One warp-wide shared-memory instruction: what the model takes as input.
+struct WarpAccess {
+  Op op = Op::Load;                      ///< load or store
+  int width = 4;                         ///< bytes per lane: 1, 2, 4, 8 or 16
+  std::uint32_t mask = 0xffffffffu;      ///< active lanes, bit i = lane i
+  std::array<std::uint32_t, kWarpSize> offset{};  ///< byte offset of each lane (inactive lanes ignored)
+};
+
+/// How the hardware split the warp's lanes for service.
+enum class Grouping : std::uint8_t {
+  Warp,         ///< one group of 32 lanes (32-bit accesses, or merged 64-bit loads)
+  HalfWarps,    ///< lanes 0-15 and 16-31 (64-bit, or merged 128-bit loads)
+  QuarterWarps  ///< lanes 0-7, 8-15, 16-23, 24-31 (128-bit)
+};
+
+/// One lane's request for one word, as served in a wavefront.
+struct LaneWord {
+  int lane = 0;             ///< lane index 0-31
+  int bank = 0;             ///< bank 0-31
+  std::uint32_t word = 0;   ///< 4-byte word index (byte offset / 4)
+  bool shared = false;      ///< another lane in the same wavefront gets the same word (broadcast)
+};
+
+/// Everything one wavefront delivers.
+struct Wavefront {
+  int group = 0;                  ///< index into Analysis::groups
+  std::vector<LaneWord> served;   ///< every (lane, word) served, in lane order
+};
+
+/// One group of lanes and what it cost.
+struct Group {
+  int first_lane = 0;          ///< first lane of the group
+  int lane_count = 0;          ///< 32, 16 or 8
+  std::uint32_t active = 0;    ///< active lanes of this group (bit i = lane i)
+  int wavefronts = 0;          ///< wavefronts this group took
+  int minimum = 0;             ///< ceil(distinct words / 32), or 0 if no lane is active
+  int distinct_words = 0;      ///< distinct 4-byte words the group asked for
+  int worst_bank = -1;         ///< a bank that needed `wavefronts` distinct words (-1: none)
+};
+
+/// The model's full answer for one instruction.
+struct Analysis {
+  int wavefronts = 0;          ///< total wavefronts of the instruction
+  int minimum = 0;             ///< unavoidable wavefronts for these lanes and words
+  Grouping grouping = Grouping::Warp;
+  bool merged = false;         ///< true when a 64/128-bit load was served in larger groups
+  std::string why;             ///< one sentence: why this grouping
+  std::vector<Group> groups;   ///< in lane order
+  std::vector<Wavefront> wavefront_detail;  ///< in issue order, group by group
+
+  /// Extra wavefronts caused by bank conflicts: what Nsight Compute reports as bank conflicts.
+  int conflicts() const { return wavefronts - minimum; }
+};
+
+/// Why an access is not valid input for the model, or nothing when it is.
+/// Checks: width in {1, 2, 4, 8, 16}; every offset a multiple of the width; every access
+/// inside kMaxSharedBytesPerBlock.
+std::optional<std::string> validate(const WarpAccess& access);
+
+/// The grouping the hardware uses for this instruction (depends on op, width, mask and,
+/// for loads, on which lanes share an address).
+Grouping grouping_of(const WarpAccess& access, bool* merged = nullptr);
+
+/// Wavefronts of one instruction. Fast: no allocation. Precondition: validate() passed.
+int count_wavefronts(const WarpAccess& access) noexcept;
+
+/// The unavoidable minimum for this instruction (see the file comment). No allocation.
+int minimum_wavefronts(const WarpAccess& access) noexcept;
+
+/// The full explanation: groups, and for every wavefront which lanes get which words.
+Analysis analyze(const WarpAccess& access);
+
+/// "ld"/"st".
+const char* to_string(Op op);
+/// "warp", "half-warps", "quarter-warps".
+const char* to_string(Grouping g);
+
+}  // namespace banklab

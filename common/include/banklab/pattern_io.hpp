@@ -1,0 +1,60 @@
+/// @file pattern_io.hpp
+/// @brief Reading access patterns: the one-line text format of `banklab predict` and the
+///        measurement CSV format of `common/data/h200_wavefronts_named.csv`.
+#pragma once
+
+#include <istream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "banklab/model.hpp"
+
+namespace banklab {
+
+/// A problem in an input file, with the 1-based line it was found on.
+class ParseError : public std::runtime_error {
+ public:
+  ParseError(std::string source, long line, const std::string& what)
+      : std::runtime_error(source + ":" + std::to_string(line) + ": " + what),
+        line_(line) {}
+  /// 1-based line number of the problem.
+  long line() const { return line_; }
+
+ private:
+  long line_;
+};
+
+/// Parse `op width mask off0 ... off31` (op `ld`/`st`, width 1/2/4/8/16, mask in hexadecimal
+/// with optional `0x`, 32 decimal byte offsets) separated by spaces or tabs.
+/// @return the error message, or nothing on success (then `out` holds a valid access).
+std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& out);
+
+/// True for a line that holds nothing to parse: empty, blanks only, or a `#` comment.
+bool is_blank_or_comment(std::string_view line);
+
+/// Write an access in the format parse_access_line() reads.
+std::string format_access_line(const WarpAccess& a);
+
+/// One measured pattern.
+struct Measurement {
+  std::string id;          ///< pattern name
+  WarpAccess access;       ///< the instruction
+  int wavefronts = 0;      ///< measured l1tex shared wavefronts
+  int bank_conflicts = 0;  ///< measured l1tex shared bank-conflict counter
+  int instructions = 0;    ///< measured shared instructions executed (1)
+  std::string gpu;         ///< GPU name, when the file has a `gpu` column
+  long line = 0;           ///< line in the file
+};
+
+/// Read a measurement CSV with header
+/// `id,op,width,mask,offsets,wavefronts,bank_conflicts,instructions[,gpu]`.
+/// @throws ParseError naming the line and the problem.
+std::vector<Measurement> read_measurements(std::istream& in, const std::string& source_name);
+
+/// Read a measurement CSV from a file. @throws ParseError (also when the file cannot be opened).
+std::vector<Measurement> read_measurements_file(const std::string& path);
+
+}  // namespace banklab

@@ -1,0 +1,152 @@
+// Parsers for the predict line format and the measurement CSV format.
+#include "banklab/pattern_io.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace banklab {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Next whitespace-separated token of `s` starting at `pos`; empty when none is left.
+std::string_view next_token(std::string_view s, std::size_t& pos) {
+  while (pos < s.size() && is_space(s[pos])) ++pos;
+  const std::size_t start = pos;
+  while (pos < s.size() && !is_space(s[pos])) ++pos;
+  return s.substr(start, pos - start);
+}
+
+std::string quote(std::string_view tok) {
+  constexpr std::size_t kMax = 24;  // never echo a 10 MB token back
+  std::string s(tok.substr(0, kMax));
+  if (tok.size() > kMax) s += "...";
+  return "'" + s + "'";
+}
+
+template <typename T>
+bool parse_number(std::string_view tok, T& value, int base = 10) {
+  if (tok.empty()) return false;
+  const char* end = tok.data() + tok.size();
+  auto [p, ec] = std::from_chars(tok.data(), end, value, base);
+  return ec == std::errc() && p == end;
+}
+
+std::optional<std::string> parse_fields(std::string_view op_tok, std::string_view width_tok,
+                                        std::string_view mask_tok, WarpAccess& out) {
+  if (op_tok == "ld") {
+    out.op = Op::Load;
+  } else if (op_tok == "st") {
+    out.op = Op::Store;
+  } else {
+    return "unknown op " + quote(op_tok) + " (expected 'ld' or 'st')";
+  }
+  int width = 0;
+  if (!parse_number(width_tok, width)) return "width " + quote(width_tok) + " is not a number";
+  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
+    return "width " + std::to_string(width) + " is not one of 1, 2, 4, 8, 16";
+  out.width = width;
+  std::string_view m = mask_tok;
+  if (m.size() > 2 && m[0] == '0' && (m[1] == 'x' || m[1] == 'X')) m.remove_prefix(2);
+  std::uint32_t mask = 0;
+  if (m.size() > 8 || !parse_number(m, mask, 16))
+    return "mask " + quote(mask_tok) + " is not a 32-bit hexadecimal number";
+  out.mask = mask;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool is_blank_or_comment(std::string_view line) {
+  for (char c : line) {
+    if (c == '#') return true;
+    if (!is_space(c)) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& out) {
+  std::size_t pos = 0;
+  const std::string_view op = next_token(line, pos);
+  const std::string_view width = next_token(line, pos);
+  const std::string_view mask = next_token(line, pos);
+  if (mask.empty())
+    return "expected 'op width mask' and 32 offsets, found only " +
+           std::to_string(op.empty() ? 0 : width.empty() ? 1 : 2) + " field(s)";
+  if (auto err = parse_fields(op, width, mask, out)) return err;
+  for (int i = 0; i < kWarpSize; ++i) {
+    const std::string_view tok = next_token(line, pos);
+    if (tok.empty())
+      return "expected 32 offsets after the mask, found " + std::to_string(i);
+    std::uint32_t off = 0;
+    if (!parse_number(tok, off))
+      return "offset of lane " + std::to_string(i) + " " + quote(tok) +
+             " is not a non-negative decimal number";
+    out.offset[static_cast<std::size_t>(i)] = off;
+  }
+  if (!next_token(line, pos).empty()) return "more than 32 offsets after the mask";
+  return validate(out);
+}
+
+std::string format_access_line(const WarpAccess& a) {
+  char head[32];
+  std::snprintf(head, sizeof head, "%s %d %08x", to_string(a.op), a.width, a.mask);
+  std::string s = head;
+  for (std::uint32_t off : a.offset) {
+    s += ' ';
+    s += std::to_string(off);
+  }
+  return s;
+}
+
+std::vector<Measurement> read_measurements(std::istream& in, const std::string& source) {
+  std::vector<Measurement> rows;
+  std::string line;
+  long n = 0;
+  bool has_gpu = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (n == 1) {
+      if (line.rfind("id,op,width,mask,offsets,wavefronts,bank_conflicts,instructions", 0) != 0)
+        throw ParseError(source, n,
+                         "header must start with "
+                         "'id,op,width,mask,offsets,wavefronts,bank_conflicts,instructions'");
+      has_gpu = line.find(",gpu") != std::string::npos;
+      continue;
+    }
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    const std::size_t want = has_gpu ? 9 : 8;
+    if (f.size() != want)
+      throw ParseError(source, n,
+                       "expected " + std::to_string(want) + " comma-separated fields, found " +
+                           std::to_string(f.size()));
+    Measurement m;
+    m.id = f[0];
+    m.line = n;
+    if (auto err = parse_access_line(f[1] + " " + f[2] + " " + f[3] + " " + f[4], m.access))
+      throw ParseError(source, n, m.id + ": " + *err);
+    if (!parse_number(std::string_view(f[5]), m.wavefronts) ||
+        !parse_number(std::string_view(f[6]), m.bank_conflicts) ||
+        !parse_number(std::string_view(f[7]), m.instructions))
+      throw ParseError(source, n, m.id + ": wavefronts, bank_conflicts and instructions must be integers");
+    if (has_gpu) m.gpu = f[8];
+    rows.push_back(std::move(m));
+  }
+  if (n == 0) throw ParseError(source, 1, "empty file: expected a CSV header");
+  return rows;
+}
+
+std::vector<Measurement> read_measurements_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ParseError(path, 0, "cannot open file");
+  return read_measurements(in, path);
+}
+
+}  // namespace banklab

@@ -1,0 +1,121 @@
+// The text formats: the predict line and the measurement CSV.
+#include "banklab/pattern_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace banklab {
+namespace {
+
+std::string line_with(const std::string& head, int n_offsets, const std::string& off = "0") {
+  std::string s = head;
+  for (int i = 0; i < n_offsets; ++i) s += " " + off;
+  return s;
+}
+
+TEST(PatternIo, AWellFormedLineParses) {
+  WarpAccess a;
+  std::string s = "ld 4 0xffffffff";
+  for (int i = 0; i < 32; ++i) s += " " + std::to_string(i * 4);
+  ASSERT_FALSE(parse_access_line(s, a).has_value());
+  EXPECT_EQ(a.op, Op::Load);
+  EXPECT_EQ(a.width, 4);
+  EXPECT_EQ(a.mask, 0xffffffffu);
+  EXPECT_EQ(a.offset[31], 124u);
+}
+
+TEST(PatternIo, TheMaskMayOmitTheHexPrefix) {
+  WarpAccess a;
+  ASSERT_FALSE(parse_access_line(line_with("st 8 0000ffff", 32), a).has_value());
+  EXPECT_EQ(a.mask, 0x0000ffffu);
+  EXPECT_EQ(a.op, Op::Store);
+}
+
+TEST(PatternIo, FormatAndParseRoundTrip) {
+  WarpAccess a;
+  a.op = Op::Store;
+  a.width = 16;
+  a.mask = 0x0f0f0f0fu;
+  for (int i = 0; i < 32; ++i) a.offset[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i * 48);
+  WarpAccess b;
+  ASSERT_FALSE(parse_access_line(format_access_line(a), b).has_value());
+  EXPECT_EQ(b.offset, a.offset);
+  EXPECT_EQ(b.mask, a.mask);
+}
+
+TEST(PatternIo, TooFewOffsetsAreReported) {
+  WarpAccess a;
+  auto err = parse_access_line(line_with("ld 4 ffffffff", 31), a);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("found 31"), std::string::npos) << *err;
+}
+
+TEST(PatternIo, TooManyOffsetsAreReported) {
+  WarpAccess a;
+  EXPECT_TRUE(parse_access_line(line_with("ld 4 ffffffff", 33), a));
+}
+
+TEST(PatternIo, AnUnknownOpIsReported) {
+  WarpAccess a;
+  auto err = parse_access_line(line_with("load 4 ffffffff", 32), a);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->find("unknown op"), std::string::npos);
+}
+
+TEST(PatternIo, WidthThreeIsReported) {
+  WarpAccess a;
+  EXPECT_TRUE(parse_access_line(line_with("ld 3 ffffffff", 32), a));
+}
+
+TEST(PatternIo, AMisalignedOffsetIsReported) {
+  WarpAccess a;
+  EXPECT_TRUE(parse_access_line(line_with("ld 8 ffffffff", 32, "4"), a));
+}
+
+TEST(PatternIo, AnOffsetBeyondSharedMemoryIsReported) {
+  WarpAccess a;
+  EXPECT_TRUE(parse_access_line(line_with("ld 4 ffffffff", 32, "1000000"), a));
+}
+
+TEST(PatternIo, GarbageIsReportedWithoutEchoingAHugeToken) {
+  WarpAccess a;
+  auto err = parse_access_line(std::string(10'000'000, 'x'), a);
+  ASSERT_TRUE(err);
+  EXPECT_LT(err->size(), 200u);
+}
+
+TEST(PatternIo, NegativeOffsetsAreReported) {
+  WarpAccess a;
+  EXPECT_TRUE(parse_access_line(line_with("ld 4 ffffffff", 32, "-4"), a));
+}
+
+TEST(PatternIo, CommentsAndBlankLinesAreSkippable) {
+  EXPECT_TRUE(is_blank_or_comment(""));
+  EXPECT_TRUE(is_blank_or_comment("   \t"));
+  EXPECT_TRUE(is_blank_or_comment("  # a comment"));
+  EXPECT_FALSE(is_blank_or_comment("ld 4"));
+}
+
+TEST(PatternIo, AMeasurementCsvWithAWrongHeaderIsRejectedOnLineOne) {
+  std::istringstream in("name,op\n");
+  try {
+    read_measurements(in, "x.csv");
+    FAIL() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 1);
+  }
+}
+
+TEST(PatternIo, AMeasurementCsvMayCarryAGpuColumn) {
+  std::string offs;
+  for (int i = 0; i < 32; ++i) offs += (i ? " " : "") + std::to_string(4 * i);
+  std::istringstream in("id,op,width,mask,offsets,wavefronts,bank_conflicts,instructions,gpu\n"
+                        "a,ld,4,ffffffff," + offs + ",1,0,1,NVIDIA H200\n");
+  const auto rows = read_measurements(in, "x.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].gpu, "NVIDIA H200");
+}
+
+}  // namespace
+}  // namespace banklab
