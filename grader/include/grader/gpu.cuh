@@ -1,0 +1,297 @@
+// The GPU tier of the grader: correctness checks and the conflict-free timing target.
+//
+// Every GPU test starts with BANKLAB_REQUIRE_GPU(): without a GPU (with no driver,
+// cudaGetDeviceCount returns error 35) the test is skipped with the reason, never failed.
+// CTest runs each test in its own process with a timeout, so a crash or a hang fails that
+// test alone.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "banklab/cuda_check.cuh"
+#include "banklab/model.hpp"
+#include "banklab/pattern_io.hpp"
+
+/// Skip the current test, with the reason, when no GPU can be used.
+#define BANKLAB_REQUIRE_GPU()                                        \
+  do {                                                               \
+    const char* banklab_reason_ = ::banklab::no_gpu_reason();        \
+    if (banklab_reason_[0] != '\0') GTEST_SKIP() << banklab_reason_; \
+  } while (0)
+
+namespace grader::gpu {
+
+/// A device array that frees itself. poison() fills it with 0xFF bytes (NaN for floats), so an
+/// element the kernel forgot to write can never look right.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t n) : n_(n) { CUDA_CHECK(cudaMalloc(&p_, bytes())); }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+  void upload(const std::vector<T>& v) {
+    CUDA_CHECK(cudaMemcpy(p_, v.data(), std::min(bytes(), v.size() * sizeof(T)), cudaMemcpyHostToDevice));
+  }
+  void poison() { CUDA_CHECK(cudaMemset(p_, 0xFF, bytes())); }
+  std::vector<T> download() const {
+    std::vector<T> v(n_);
+    CUDA_CHECK(cudaMemcpy(v.data(), p_, bytes(), cudaMemcpyDeviceToHost));
+    return v;
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_;
+};
+
+/// A seed that changes every run (printed by tests on failure so a run can be repeated).
+inline std::uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+/// n random floats in [-1, 1), never all-zero data: zeros hide unwritten outputs.
+inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed = fresh_seed()) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+/// Passes when every element matches (bit-exact for the data-movement kernels of the labs).
+/// On failure lists the first mismatches with index, expected and got.
+template <class T>
+::testing::AssertionResult AllMatch(const std::vector<T>& expected, const std::vector<T>& got,
+                                    const char* what, int max_shown = 8) {
+  if (expected.size() != got.size())
+    return ::testing::AssertionFailure() << what << ": size " << got.size() << ", expected " << expected.size();
+  std::size_t bad = 0;
+  std::ostringstream os;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (std::memcmp(&expected[i], &got[i], sizeof(T)) == 0) continue;
+    if (static_cast<int>(bad) < max_shown)
+      os << "\n  index " << i << ": expected " << expected[i] << ", got " << got[i];
+    ++bad;
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << bad << " of " << expected.size()
+                                       << " elements are wrong (NaN = never written):" << os.str();
+}
+
+/// Passes when the last launch started and ran to the end without an error.
+inline ::testing::AssertionResult LaunchSucceeded(const char* what) {
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << " failed on the GPU: " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e)
+         << ")." << (e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure
+                         ? " An index went outside an array: check the access function's bounds."
+                         : "");
+}
+
+/// Times two launches interleaved (a, b, a, b, ...) with CUDA events; median of `reps` each.
+struct Timing {
+  double a_ms = 0;
+  double b_ms = 0;
+};
+
+inline Timing interleaved_median_ms(const std::function<void()>& a, const std::function<void()>& b,
+                                    int reps = 31) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  auto time_one = [&](const std::function<void()>& f) {
+    CUDA_CHECK(cudaEventRecord(start));
+    f();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return static_cast<double>(ms);
+  };
+  a();  // warm up: module load, first-touch
+  b();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ta, tb;
+  for (int i = 0; i < reps; ++i) {
+    ta.push_back(time_one(a));
+    tb.push_back(time_one(b));
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(ta), median(tb)};
+}
+
+// ---- the shared-memory-bound replay harness --------------------------------------------------
+
+/// Instructions each warp issues per timed launch, and warps per block: enough that one
+/// launch runs for milliseconds and the shared-memory pipe, not issue or launch, is the limit.
+inline constexpr int kReplayIters = 4096;
+inline constexpr int kReplayUnroll = 16;
+inline constexpr int kReplayWarpsPerBlock = 32;
+
+/// The conflict-free reference of the same op, width and mask: lane i at i * width.
+struct ReferencePattern {
+  banklab::Op op;
+  int width;
+  std::uint32_t mask;
+  __host__ __device__ std::uint32_t offset(int lane) const {
+    return static_cast<std::uint32_t>(lane) * static_cast<std::uint32_t>(width < 4 ? 4 : width);
+  }
+};
+
+template <class P>
+banklab::WarpAccess to_access(const P& p) {
+  banklab::WarpAccess a;
+  a.op = p.op;
+  a.width = p.width;
+  a.mask = p.mask;
+  for (int lane = 0; lane < banklab::kWarpSize; ++lane)
+    a.offset[static_cast<std::size_t>(lane)] = ((p.mask >> lane) & 1u) ? p.offset(lane) : 0u;
+  return a;
+}
+
+namespace detail {
+
+// One warp-wide instruction, repeated. The lane's offset comes from the pattern's offset()
+// computed here, on the GPU, with the lab's own access function. asm volatile keeps every
+// access: the compiler may neither hoist nor merge them.
+template <class P>
+__global__ void replay(P p, int iters, unsigned* sink) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const bool active = (p.mask >> lane) & 1u;
+  const unsigned addr =
+      static_cast<unsigned>(__cvta_generic_to_shared(smem)) + (active ? p.offset(lane) : 0u);
+  unsigned acc = threadIdx.x, x = 0, y = 0, z = 0, w = 0;
+  if (p.op == banklab::Op::Store) {
+    for (int i = 0; i < iters; i += kReplayUnroll) {
+#pragma unroll
+      for (int u = 0; u < kReplayUnroll; ++u) {
+        if (!active) continue;
+        if (p.width == 16)
+          asm volatile("st.shared.v4.u32 [%0], {%1,%1,%1,%1};" ::"r"(addr), "r"(acc + u) : "memory");
+        else if (p.width == 8)
+          asm volatile("st.shared.v2.u32 [%0], {%1,%1};" ::"r"(addr), "r"(acc + u) : "memory");
+        else
+          asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(acc + u) : "memory");
+      }
+    }
+  } else {
+    for (int i = 0; i < iters; i += kReplayUnroll) {
+#pragma unroll
+      for (int u = 0; u < kReplayUnroll; ++u) {
+        if (!active) continue;
+        if (p.width == 16) {
+          asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr));
+          acc ^= x ^ y ^ z ^ w;
+        } else if (p.width == 8) {
+          asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];" : "=r"(x), "=r"(y) : "r"(addr));
+          acc ^= x ^ y;
+        } else {
+          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr));
+          acc ^= x;
+        }
+      }
+    }
+  }
+  if (acc == 0x9e3779b9u) sink[0] = acc;  // keeps the loads alive; practically never true
+}
+
+template <class P>
+std::uint32_t smem_bytes_for(const P& p) {
+  std::uint32_t top = 0;
+  for (int lane = 0; lane < banklab::kWarpSize; ++lane)
+    if ((p.mask >> lane) & 1u)
+      top = std::max(top, p.offset(lane) + static_cast<std::uint32_t>(p.width < 4 ? 4 : p.width));
+  return std::max<std::uint32_t>((top + 15u) & ~15u, 16u);
+}
+
+template <class P>
+std::function<void()> replay_launcher(const P& p, unsigned* sink, int blocks) {
+  const std::uint32_t smem = smem_bytes_for(p);
+  CUDA_CHECK(cudaFuncSetAttribute(replay<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem)));
+  return [=] {
+    replay<P><<<blocks, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink);
+    CUDA_CHECK(cudaGetLastError());
+  };
+}
+
+}  // namespace detail
+
+/// What the timing harness measured for one pattern.
+struct TimingResult {
+  double pattern_ms = 0, reference_ms = 0;
+  int predicted = 0, minimum = 0, reference = 0;  ///< wavefronts by the model
+  /// Wavefronts per instruction implied by the timing: reference wavefronts x time ratio.
+  double measured_wavefronts() const { return reference * pattern_ms / reference_ms; }
+};
+
+/// Replay `p` and its conflict-free reference on the GPU, interleaved, median of `reps` runs.
+template <class P>
+TimingResult time_pattern(const P& p, int reps = 21) {
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  DeviceBuffer<unsigned> sink(1);
+  const ReferencePattern ref{p.op, p.width, p.mask};
+  // Two blocks of 32 warps per SM (when shared memory allows) keep every SM's pipe busy.
+  const int blocks = 2 * sms;
+  auto run_p = detail::replay_launcher(p, sink.get(), blocks);
+  auto run_r = detail::replay_launcher(ref, sink.get(), blocks);
+  const Timing t = interleaved_median_ms(run_p, run_r, reps);
+  TimingResult r;
+  r.pattern_ms = t.a_ms;
+  r.reference_ms = t.b_ms;
+  r.predicted = banklab::count_wavefronts(to_access(p));
+  r.minimum = banklab::minimum_wavefronts(to_access(p));
+  r.reference = banklab::count_wavefronts(to_access(ref));
+  return r;
+}
+
+/// The conflict-free timing target: passes when the pattern's measured cost relative to the
+/// reference is within 10 % of the model's minimum relative to the reference.
+template <class P>
+::testing::AssertionResult MeetsTimingTarget(const P& p, const char* what) {
+  const TimingResult r = time_pattern(p);
+  const double measured_ratio = r.pattern_ms / r.reference_ms;
+  const double target_ratio = static_cast<double>(r.minimum) / r.reference;
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(2);
+  os << what << ": measured " << r.measured_wavefronts() << " wavefronts per instruction ("
+     << r.pattern_ms << " ms vs " << r.reference_ms << " ms for the conflict-free reference of "
+     << r.reference << "), model predicts " << r.predicted << ", minimum " << r.minimum
+     << "; target: at most " << 1.10 * target_ratio << "x the reference, measured "
+     << measured_ratio << "x.";
+  std::printf("[ TIMING   ] %s\n", os.str().c_str());
+  if (measured_ratio <= 1.10 * target_ratio) return ::testing::AssertionSuccess() << os.str();
+  return ::testing::AssertionFailure()
+         << os.str() << "\n  The kernel pays for bank conflicts the model predicts: "
+         << r.predicted << " wavefronts where " << r.minimum << " would do. See it: "
+         << "banklab explain --line \"" << banklab::format_access_line(to_access(p)) << "\"";
+}
+
+}  // namespace grader::gpu
