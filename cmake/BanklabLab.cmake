@@ -14,10 +14,18 @@
 #   labNN.stub_fails      the stub in labs/ must fail the CPU tier with a message naming banks;
 #   labNN.bad.<file>      every grader/bad/NN_name/<file>.cu must fail the test named in its
 #                         `// EXPECT_FAIL: Suite.Test` line (skipped when that test skips, e.g.
-#                         a GPU test on a machine without a GPU).
+#                         a GPU test on a machine without a GPU). A line `// EXPECT_TOOL: racecheck`
+#                         (or memcheck) requires compute-sanitizer to flag that test instead.
 
 set(BANKLAB_GPU_TEST_TIMEOUT 120 CACHE STRING "Seconds before a GPU test is killed (hangs fail)")
 set(_BANKLAB_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# Optional GPU tools: with them, each lab also runs its GPU correctness tests (names containing
+# "Correct") under compute-sanitizer (labels sanitize, gpu) and under Nsight Compute (labels ncu,
+# gpu), where ncu's shared-memory wavefront counts must equal the model's prediction.
+find_program(BANKLAB_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR})
+find_program(BANKLAB_NCU ncu HINTS ${CUDAToolkit_BIN_DIR})
+find_package(Python3 COMPONENTS Interpreter)
 
 function(_banklab_grader_exe target test_src lab_src)
   add_executable(${target} EXCLUDE_FROM_ALL ${test_src})
@@ -51,6 +59,22 @@ function(banklab_add_lab num name)
     endif()
   endforeach()
 
+  set(gpu_tool_cmd ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/grader/run_gpu_tool.py
+      --exe $<TARGET_FILE:${exe}> --filter "Lab${num}OnGpu.*Correct*")
+  set(gpu_tool_props FIXTURES_REQUIRED ${label}_built RESOURCE_LOCK gpu TIMEOUT 900
+      SKIP_REGULAR_EXPRESSION "BANKLAB-SKIP:")
+  if(BANKLAB_COMPUTE_SANITIZER AND Python3_FOUND)
+    foreach(tool IN ITEMS memcheck racecheck)
+      add_test(NAME ${label}.sanitize.${tool}
+               COMMAND ${gpu_tool_cmd} --tool ${tool} --sanitizer ${BANKLAB_COMPUTE_SANITIZER})
+      set_tests_properties(${label}.sanitize.${tool} PROPERTIES LABELS "${label};gpu;sanitize" ${gpu_tool_props})
+    endforeach()
+  endif()
+  if(BANKLAB_NCU AND Python3_FOUND)
+    add_test(NAME ${label}.ncu COMMAND ${gpu_tool_cmd} --tool ncu --ncu ${BANKLAB_NCU})
+    set_tests_properties(${label}.ncu PROPERTIES LABELS "${label};gpu;ncu" ${gpu_tool_props})
+  endif()
+
   if(NOT BANKLAB_SELFTEST)
     return()
   endif()
@@ -77,12 +101,21 @@ function(banklab_add_lab num name)
     endif()
     list(GET expect_lines 0 expect_line)
     string(REGEX REPLACE ".*EXPECT_FAIL: *([A-Za-z0-9_]+\\.[A-Za-z0-9_]+).*" "\\1" expect "${expect_line}")
+    # `// EXPECT_TOOL: racecheck` (or memcheck): the defect shows only under compute-sanitizer.
+    file(STRINGS ${bad} tool_lines REGEX "EXPECT_TOOL: *(racecheck|memcheck)")
+    set(tool_args)
+    if(tool_lines)
+      list(GET tool_lines 0 tool_line)
+      string(REGEX REPLACE ".*EXPECT_TOOL: *(racecheck|memcheck).*" "\\1" tool "${tool_line}")
+      set(tool_args -DTOOL=${tool} -DPYTHON=${Python3_EXECUTABLE}
+          -DSCRIPT=${PROJECT_SOURCE_DIR}/grader/run_gpu_tool.py "-DSANITIZER=${BANKLAB_COMPUTE_SANITIZER}")
+    endif()
     set(bad_exe grade_lab${num}_bad_${bad_name})
     _banklab_grader_exe(${bad_exe} ${test_src} ${bad})
     add_test(NAME ${label}.bad.${bad_name}
              COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DTARGET=${bad_exe}
                      -DEXE=$<TARGET_FILE:${bad_exe}> -DFILTER=${expect} -DEXPECT=${expect}
-                     -P ${_BANKLAB_CMAKE_DIR}/ExpectFailure.cmake)
+                     ${tool_args} -P ${_BANKLAB_CMAKE_DIR}/ExpectFailure.cmake)
     set(props LABELS "selftest;${label}bad" RESOURCE_LOCK banklab_build
                        SKIP_REGULAR_EXPRESSION "BANKLAB-SKIP:")
     if(expect MATCHES "OnGpu\\.")

@@ -11,6 +11,27 @@ if(NOT build_rc EQUAL 0)
   message(FATAL_ERROR "the known-bad kernel did not compile; it must compile and fail a test")
 endif()
 
+if(DEFINED TOOL)
+  # The defect shows only under a GPU tool (e.g. a missing __syncthreads under racecheck).
+  if(NOT SANITIZER)
+    message("BANKLAB-SKIP: compute-sanitizer is not installed, so the ${TOOL} case cannot be judged")
+    return()
+  endif()
+  execute_process(COMMAND ${PYTHON} ${SCRIPT} --tool ${TOOL} --sanitizer ${SANITIZER} --exe ${EXE}
+                          --filter ${FILTER}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 900)
+  message("${out}")
+  if(out MATCHES "BANKLAB-SKIP:")
+    message("BANKLAB-SKIP: no GPU here, so the ${TOOL} case cannot be judged")
+    return()
+  endif()
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "compute-sanitizer --tool ${TOOL} found nothing in a kernel it must flag")
+  endif()
+  message("OK: compute-sanitizer --tool ${TOOL} caught it")
+  return()
+endif()
+
 execute_process(COMMAND ${EXE} --gtest_filter=${FILTER} --gtest_color=no
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 900)
 message("${out}")

@@ -177,8 +177,7 @@ namespace detail {
 // computed here, on the GPU, with the lab's own access function. asm volatile keeps every
 // access: the compiler may neither hoist nor merge them.
 template <class P>
-__global__ void replay(P p, int iters, unsigned* sink) {
-  extern __shared__ __align__(16) unsigned char smem[];
+__device__ unsigned replay_body(const P& p, int iters, unsigned char* smem) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const bool active = (p.mask >> lane) & 1u;
   const unsigned addr =
@@ -215,7 +214,27 @@ __global__ void replay(P p, int iters, unsigned* sink) {
       }
     }
   }
+  return acc;
+}
+
+template <class P>
+__global__ void replay(P p, int iters, unsigned* sink) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const unsigned acc = replay_body(p, iters, smem);
   if (acc == 0x9e3779b9u) sink[0] = acc;  // keeps the loads alive; practically never true
+}
+
+// The same, one block on one SM, timed with the SM's own clock.
+template <class P>
+__global__ void replay_clocked(P p, int iters, unsigned* sink, long long* cycles) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __syncthreads();
+  const long long t0 = clock64();
+  const unsigned acc = replay_body(p, iters, smem);
+  __syncthreads();
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[0] = t1 - t0;
+  if (acc == 0x9e3779b9u) sink[0] = acc;
 }
 
 template <class P>
@@ -269,6 +288,33 @@ TimingResult time_pattern(const P& p, int reps = 21) {
   r.minimum = banklab::minimum_wavefronts(to_access(p));
   r.reference = banklab::count_wavefronts(to_access(ref));
   return r;
+}
+
+/// Cycles per warp instruction: 32 warps of one block on one SM replay `p`; elapsed clock64()
+/// cycles / (iterations x warps), minimum of `reps` runs. The SM serves one wavefront per clock,
+/// so this equals the instruction's wavefronts when the pattern is shared-memory bound.
+template <class P>
+double cycles_per_warp_instruction(const P& p, int reps = 5) {
+  DeviceBuffer<unsigned> sink(1);
+  DeviceBuffer<long long> cycles(1);
+  const std::uint32_t smem = detail::smem_bytes_for(p);
+  CUDA_CHECK(cudaFuncSetAttribute(detail::replay_clocked<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem)));
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    detail::replay_clocked<P><<<1, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink.get(), cycles.get());
+    CUDA_CHECK(cudaGetLastError());
+    const long long c = cycles.download()[0];
+    best = std::min(best, static_cast<double>(c) / (static_cast<double>(kReplayIters) * kReplayWarpsPerBlock));
+  }
+  return best;
+}
+
+/// Print the model's prediction for one launch of a kernel, for the `ncu` tests to compare
+/// with Nsight Compute's counts (see grader/run_gpu_tool.py).
+inline void announce_model_prediction(const char* kernel, long long ld_wavefronts, long long st_wavefronts) {
+  std::printf("[ MODEL    ] kernel=%s ld=%lld st=%lld\n", kernel, ld_wavefronts, st_wavefronts);
+  std::fflush(stdout);
 }
 
 /// The conflict-free timing target: passes when the pattern's measured cost relative to the

@@ -42,6 +42,15 @@ Instruction instruction(std::string what, Op op, int width, F byte_offset,
   return in;
 }
 
+/// Wavefronts the model predicts for all `op` instructions of a list (e.g. every warp of a
+/// kernel launch), for comparison with Nsight Compute's counters.
+inline long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
+  long long n = 0;
+  for (const Instruction& in : list)
+    if (in.access.op == op) n += banklab::count_wavefronts(in.access);
+  return n;
+}
+
 /// The command that draws this access in the terminal.
 inline std::string explain_command(const WarpAccess& a) {
   return "banklab explain --line \"" + banklab::format_access_line(a) + "\"";
