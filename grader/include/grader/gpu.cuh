@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -317,6 +318,44 @@ inline void announce_model_prediction(const char* kernel, long long ld_wavefront
   std::fflush(stdout);
 }
 
+/// True when BANKLAB_PERF is set: the performance script (bench/gpu_perf.sh) asks the GPU tests
+/// for extra figures (cycles per instruction, full-size transposes). Never changes a verdict.
+inline bool perf_mode() { return std::getenv("BANKLAB_PERF") != nullptr; }
+
+namespace detail {
+// The fair baseline for a tiled transpose (as in cuda-samples' transpose.cu): the same 32x8
+// thread blocks moving a 32x32 tile, four rows per thread, both sides coalesced.
+inline constexpr int kCopyTile = 32;
+inline constexpr int kCopyBlockRows = 8;
+template <int Tile, int BlockRows>  // a template, so the header may be included anywhere
+__global__ void copy_tiled(const float* in, float* out, int n) {
+  const int x = static_cast<int>(blockIdx.x) * Tile + static_cast<int>(threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y) * Tile + static_cast<int>(threadIdx.y);
+  for (int j = 0; j < Tile; j += BlockRows)
+    out[static_cast<long>(y + j) * n + x] = in[static_cast<long>(y + j) * n + x];
+}
+}  // namespace detail
+
+/// A transpose (or any n x n float kernel) timed against the tiled copy of the same size,
+/// interleaved, median of `reps`. Prints "[ BANDWIDTH] ..." with both bandwidths and the fraction.
+/// Returns transpose bandwidth / copy bandwidth.
+inline double fraction_of_copy_bandwidth(const char* what, const std::function<void()>& launch,
+                                         const float* in, float* out, int n, int reps = 21) {
+  const dim3 grid(static_cast<unsigned>(n / detail::kCopyTile), static_cast<unsigned>(n / detail::kCopyTile));
+  const dim3 block(detail::kCopyTile, detail::kCopyBlockRows);
+  auto copy = [=] {
+    detail::copy_tiled<detail::kCopyTile, detail::kCopyBlockRows><<<grid, block>>>(in, out, n);
+    CUDA_CHECK(cudaGetLastError());
+  };
+  const Timing t = interleaved_median_ms(launch, copy, reps);
+  const double bytes = 2.0 * static_cast<double>(n) * n * sizeof(float);
+  const double gbs = bytes / (t.a_ms * 1e6), copy_gbs = bytes / (t.b_ms * 1e6);
+  std::printf("[ BANDWIDTH] %s: %dx%d floats, %.1f GB/s vs tiled copy %.1f GB/s = %.1f %% of copy\n",
+              what, n, n, gbs, copy_gbs, 100.0 * gbs / copy_gbs);
+  std::fflush(stdout);
+  return gbs / copy_gbs;
+}
+
 /// The conflict-free timing target: passes when the pattern's measured cost relative to the
 /// reference is within 10 % of the model's minimum relative to the reference.
 template <class P>
@@ -333,6 +372,12 @@ template <class P>
      << "; target: at most " << 1.10 * target_ratio << "x the reference, measured "
      << measured_ratio << "x.";
   std::printf("[ TIMING   ] %s\n", os.str().c_str());
+  if (perf_mode()) {
+    const double c = cycles_per_warp_instruction(p);
+    std::printf("[ CYCLES   ] %s: %.3f cycles per warp instruction, model %d wavefronts, minimum %d, "
+                "cycles/minimum %.3f\n", what, c, r.predicted, r.minimum, c / r.minimum);
+  }
+  std::fflush(stdout);
   if (measured_ratio <= 1.10 * target_ratio) return ::testing::AssertionSuccess() << os.str();
   return ::testing::AssertionFailure()
          << os.str() << "\n  The kernel pays for bank conflicts the model predicts: "
