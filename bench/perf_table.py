@@ -28,7 +28,7 @@ for path in sorted(glob.glob(os.path.join(logs, "*-grade_lab??.log"))):
     grade, lab = os.path.basename(path)[:-4].split("-grade_")
     rows[grade][lab] = open(path, errors="replace").read()
 
-print("# GPU performance of the workbook's kernels\n")
+print("# GPU performance of the workbook's kernels {#gpu_perf}\n")
 print(f"- GPU: {smi('name')}, driver {smi('driver_version')}, SM clock max {smi('clocks.max.sm')}")
 print(f"- Date: {datetime.date.today().isoformat()}; produced by `bench/gpu_perf.sh` (one run)")
 print("- Cycles: 32 warps of one block on one SM replay the access 4096 times; elapsed `clock64()` "

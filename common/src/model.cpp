@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace banklab {
 namespace {
@@ -73,6 +76,119 @@ GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankT
   return c;
 }
 
+// --- The fast count path (count_wavefronts, minimum_wavefronts) ---------------------------
+// For a valid access, a lane of width w >= 4 covers w/4 consecutive words starting at a word
+// index that is a multiple of w/4, i.e. the aligned "unit" key = offset / max(w, 4). Its words
+// live in the banks of one "slot" (key % (32 / (w/4))), and two lanes' words in a bank are the
+// same exactly when their keys are the same. So the distinct words a bank of the slot must
+// deliver to a group = the distinct keys of the group in that slot, for every bank of the slot,
+// and the group's cost is the largest such count: the same numbers cost_of_group() computes,
+// without a per-bank word table. Distinct keys are found with a table of (key, group) ids that
+// was marked in this call (stamp == this call's generation); valid offsets keep every id below
+// 2^16. Stamps instead of bits: nothing to clear after a call, and lanes with nearby ids never
+// wait for each other's store. The table is wiped once every 65535 calls, when the generation
+// wraps.
+constexpr std::uint32_t kSeenIds = 1u << 16;
+thread_local std::uint16_t tl_stamp[kSeenIds];
+thread_local std::uint16_t tl_generation = 0;
+
+struct FastCounts {
+  int wavefronts = 0;
+  int minimum = 0;
+};
+
+// Same answer as grouping_of(): for 64/128-bit loads, does every active lane i have lane i^1
+// (or, for all lanes, lane i^2) inactive or at the same address? Branch-free: one bit per lane
+// for "differs from lane i^k", then a mask test.
+inline bool merges(const WarpAccess& a) noexcept {
+  std::uint32_t diff1 = 0, diff2 = 0;
+#if defined(__SSE2__)
+  for (int q = 0; q < kWarpSize / 4; ++q) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 4 * q));
+    const __m128i x1 = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1));  // lanes i^1
+    const __m128i x2 = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2));  // lanes i^2
+    const auto eq1 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x1))));
+    const auto eq2 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x2))));
+    diff1 |= (~eq1 & 0xfu) << (4 * q);
+    diff2 |= (~eq2 & 0xfu) << (4 * q);
+  }
+#else
+  for (int i = 0; i < kWarpSize; ++i) {
+    diff1 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 1]) << i;
+    diff2 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 2]) << i;
+  }
+#endif
+  const std::uint32_t m = a.mask;
+  const std::uint32_t partner1 = ((m & 0x55555555u) << 1) | ((m >> 1) & 0x55555555u);
+  const std::uint32_t partner2 = ((m & 0x33333333u) << 2) | ((m >> 2) & 0x33333333u);
+  return (diff1 & m & partner1) == 0 || (diff2 & m & partner2) == 0;
+}
+
+// The counts for one shape, with every shift a constant: U = log2 of the bytes per key
+// (2, 3, 4), G = log2 of the lanes per group (5, 4, 3).
+template <int U, int G>
+FastCounts counts_for(const WarpAccess& a) noexcept {
+  constexpr int kWplShift = U - 2;           // log2 of the words per lane
+  constexpr int kSlotShift = 5 - kWplShift;  // log2 of the slots (32, 16 or 8)
+  constexpr int kGroupBits = 5 - G;          // log2 of the groups (1, 2 or 4)
+  constexpr std::uint32_t kSlotMask = (1u << kSlotShift) - 1u;
+
+  std::uint16_t gen = ++tl_generation;
+  if (gen == 0) {
+    std::memset(tl_stamp, 0, sizeof tl_stamp);
+    gen = tl_generation = 1;
+  }
+  std::uint16_t* stamp = tl_stamp;
+  std::uint8_t total[kNumBanks] = {};  // groups x slots <= 32
+  auto visit = [&](int i) {
+    const std::uint32_t key = a.offset[i] >> U;
+    const std::uint32_t g = static_cast<std::uint32_t>(i) >> G;
+    const std::uint32_t id = (key << kGroupBits) | g;
+    total[(g << kSlotShift) | (key & kSlotMask)] += static_cast<std::uint8_t>(stamp[id] != gen);
+    stamp[id] = gen;
+  };
+  if (a.mask == 0xffffffffu) {
+    for (int i = 0; i < kWarpSize; ++i) visit(i);
+  } else {
+    for (std::uint32_t m = a.mask; m; m &= m - 1) visit(__builtin_ctz(m));
+  }
+
+  FastCounts out;
+  for (int g = 0; g < (1 << kGroupBits); ++g) {
+    const std::uint8_t* c = total + (g << kSlotShift);
+    int mx = 0, sum = 0;
+    for (int s = 0; s < (1 << kSlotShift); ++s) {
+      mx = c[s] > mx ? c[s] : mx;
+      sum += c[s];
+    }
+    out.wavefronts += mx;
+    out.minimum += ((sum << kWplShift) + kNumBanks - 1) / kNumBanks;
+  }
+  return out;
+}
+
+// False when the access is not valid input: then the callers use the general path, which
+// defines the answer for any input.
+bool fast_counts(const WarpAccess& a, FastCounts& out) noexcept {
+  const int width = a.width;
+  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) return false;
+  const std::uint32_t align = static_cast<std::uint32_t>(width) - 1u;
+  const std::uint32_t limit = kMaxSharedBytesPerBlock - static_cast<std::uint32_t>(width);
+  std::uint32_t bad = 0;
+  for (int i = 0; i < kWarpSize; ++i)
+    bad |= (a.offset[i] & align) | static_cast<std::uint32_t>(a.offset[i] > limit);
+  if (bad) return false;
+
+  if (width <= 4) {
+    out = counts_for<2, 5>(a);
+  } else {
+    const bool m = a.op == Op::Load && merges(a);
+    if (width == 8) out = m ? counts_for<3, 5>(a) : counts_for<3, 4>(a);
+    else out = m ? counts_for<4, 4>(a) : counts_for<4, 3>(a);
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* to_string(Op op) { return op == Op::Load ? "ld" : "st"; }
@@ -117,6 +233,8 @@ Grouping grouping_of(const WarpAccess& a, bool* merged) {
 }
 
 int count_wavefronts(const WarpAccess& a) noexcept {
+  FastCounts f;
+  if (fast_counts(a, f)) return f.wavefronts;
   // Every group holds at most 32 distinct words: 32 lanes x 1 word, 16 x 2, 8 x 4, or a merged
   // group whose lanes come in pairs sharing an address (16 addresses x 2, 8 x 4).
   BankTable t;
@@ -129,6 +247,8 @@ int count_wavefronts(const WarpAccess& a) noexcept {
 }
 
 int minimum_wavefronts(const WarpAccess& a) noexcept {
+  FastCounts f;
+  if (fast_counts(a, f)) return f.minimum;
   BankTable t;
   const int size = group_size(grouping_of(a));
   const int wpl = words_per_lane(a.width);

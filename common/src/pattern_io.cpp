@@ -21,9 +21,31 @@ std::string_view next_token(std::string_view s, std::size_t& pos) {
 
 std::string quote(std::string_view tok) {
   constexpr std::size_t kMax = 24;  // never echo a 10 MB token back
-  std::string s(tok.substr(0, kMax));
+  std::string s;
+  for (char c : tok.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {  // never echo control bytes (or broken UTF-8) to a terminal
+      static const char hex[] = "0123456789abcdef";
+      s += "\\x";
+      s += hex[u >> 4];
+      s += hex[u & 15];
+    } else {
+      s += c;
+    }
+  }
   if (tok.size() > kMax) s += "...";
   return "'" + s + "'";
+}
+
+// validate() without building a message: the common case of predict, millions of lines.
+// Only when this says no does the caller ask validate() for the message.
+bool quickly_valid(const WarpAccess& a) {
+  const std::uint32_t w = static_cast<std::uint32_t>(a.width);
+  if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) return false;
+  const std::uint32_t limit = kMaxSharedBytesPerBlock - w;
+  std::uint32_t bad = 0;
+  for (std::uint32_t off : a.offset) bad |= (off & (w - 1)) | static_cast<std::uint32_t>(off > limit);
+  return bad == 0;
 }
 
 template <typename T>
@@ -76,7 +98,21 @@ std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& 
     return "expected 'op width mask' and 32 offsets, found only " +
            std::to_string(op.empty() ? 0 : width.empty() ? 1 : 2) + " field(s)";
   if (auto err = parse_fields(op, width, mask, out)) return err;
+  const std::size_t n = line.size();
+  const char* s = line.data();
   for (int i = 0; i < kWarpSize; ++i) {
+    // Fast path for the usual token, up to 10 plain digits then a blank or the end; anything
+    // else goes through the general token parser (which also makes the message).
+    while (pos < n && is_space(s[pos])) ++pos;
+    const std::size_t start = pos;
+    std::uint64_t v = 0;
+    while (pos < n && pos - start < 10 && s[pos] >= '0' && s[pos] <= '9')
+      v = v * 10 + static_cast<std::uint64_t>(s[pos++] - '0');
+    if (pos > start && (pos == n || is_space(s[pos])) && v <= 0xffffffffu) {
+      out.offset[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(v);
+      continue;
+    }
+    pos = start;
     const std::string_view tok = next_token(line, pos);
     if (tok.empty())
       return "expected 32 offsets after the mask, found " + std::to_string(i);
@@ -87,6 +123,7 @@ std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& 
     out.offset[static_cast<std::size_t>(i)] = off;
   }
   if (!next_token(line, pos).empty()) return "more than 32 offsets after the mask";
+  if (quickly_valid(out)) return std::nullopt;
   return validate(out);
 }
 

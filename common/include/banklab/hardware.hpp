@@ -67,9 +67,9 @@ struct Swizzle {
   static_assert(B >= 0, "number of swizzled bits B must be non-negative");
   static_assert(M >= 0, "number of untouched low bits M must be non-negative");
   static_assert(S >= B || S <= -B, "the source bits must not overlap the target bits: |S| >= B");
-  static constexpr int kBits = B;
-  static constexpr int kBase = M;
-  static constexpr int kShift = S;
+  static constexpr int kBits = B;   ///< `B`: how many bits are swizzled
+  static constexpr int kBase = M;   ///< `M`: how many low bits are left alone (one unit that moves whole)
+  static constexpr int kShift = S;  ///< `S`: how far above the swizzled bits their XOR source sits
   /// Mask of the bits that are XORed into (the `x` bits).
   static constexpr std::uint32_t kTargetMask = ((1u << B) - 1u) << M;
   /// Mask of the bits that are read from (the `y` bits).

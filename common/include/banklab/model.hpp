@@ -36,7 +36,10 @@
 namespace banklab {
 
 /// Load (LDS) or store (STS).
-enum class Op : std::uint8_t { Load, Store };
+enum class Op : std::uint8_t {
+  Load,  ///< a shared-memory load (LDS)
+  Store  ///< a shared-memory store (STS)
+};
 
 /// One warp-wide shared-memory instruction: what the model takes as input.
 struct WarpAccess {
@@ -82,7 +85,7 @@ struct Group {
 struct Analysis {
   int wavefronts = 0;          ///< total wavefronts of the instruction
   int minimum = 0;             ///< unavoidable wavefronts for these lanes and words
-  Grouping grouping = Grouping::Warp;
+  Grouping grouping = Grouping::Warp;  ///< how the hardware split the lanes into groups
   bool merged = false;         ///< true when a 64/128-bit load was served in larger groups
   std::string why;             ///< one sentence: why this grouping
   std::vector<Group> groups;   ///< in lane order

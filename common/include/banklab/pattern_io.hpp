@@ -17,6 +17,7 @@ namespace banklab {
 /// A problem in an input file, with the 1-based line it was found on.
 class ParseError : public std::runtime_error {
  public:
+  /// A problem `what` found on line `line` (1-based) of `source` (a file name, or e.g. `--line`).
   ParseError(std::string source, long line, const std::string& what)
       : std::runtime_error(source + ":" + std::to_string(line) + ": " + what),
         line_(line) {}

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "banklab/cuda_check.cuh"
@@ -106,6 +108,25 @@ inline ::testing::AssertionResult LaunchSucceeded(const char* what) {
                          : "");
 }
 
+/// Waits for the last launch at most `seconds`. A kernel that never ends must fail its test, not
+/// hang the grader: past the limit this prints the test's FAILED line and ends the process (a hung
+/// kernel cannot be stopped from the host). CTest's timeout is the second line of defence.
+inline ::testing::AssertionResult FinishesWithin(double seconds, const char* what) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (cudaStreamQuery(0) == cudaErrorNotReady) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) {
+      const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+      std::printf("%s did not finish within %.0f s: a loop in the kernel never ends (or the GPU is "
+                  "far too busy).\n[  FAILED  ] %s.%s (the kernel hangs)\n",
+                  what, seconds, t->test_suite_name(), t->name());
+      std::fflush(stdout);
+      std::_Exit(1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// Times two launches interleaved (a, b, a, b, ...) with CUDA events; median of `reps` each.
 struct Timing {
   double a_ms = 0;
@@ -175,67 +196,74 @@ banklab::WarpAccess to_access(const P& p) {
 namespace detail {
 
 // One warp-wide instruction, repeated. The lane's offset comes from the pattern's offset()
-// computed here, on the GPU, with the lab's own access function. asm volatile keeps every
-// access: the compiler may neither hoist nor merge them.
-template <class P>
+// computed here, on the GPU, with the lab's own access function. Op and width are template
+// parameters so that the loop holds nothing but the access and one XOR (runtime branches in
+// the loop made a 1-wavefront access issue-bound at ~3 cycles on an H200). Inactive lanes skip
+// the loop, so every access runs with exactly the pattern's mask. asm volatile keeps every
+// access (ptxas would merge repeated plain ld.shared of one address): the compiler may neither
+// hoist nor merge them.
+template <banklab::Op kOp, int kWidth, class P>
 __device__ unsigned replay_body(const P& p, int iters, unsigned char* smem) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const bool active = (p.mask >> lane) & 1u;
-  const unsigned addr =
-      static_cast<unsigned>(__cvta_generic_to_shared(smem)) + (active ? p.offset(lane) : 0u);
-  unsigned acc = threadIdx.x, x = 0, y = 0, z = 0, w = 0;
-  if (p.op == banklab::Op::Store) {
-    for (int i = 0; i < iters; i += kReplayUnroll) {
+  unsigned acc = threadIdx.x;
+  if (!((p.mask >> lane) & 1u)) return acc;
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem)) + p.offset(lane);
+  unsigned x = 0, y = 0, z = 0, w = 0;
+  for (int i = 0; i < iters; i += kReplayUnroll) {
 #pragma unroll
-      for (int u = 0; u < kReplayUnroll; ++u) {
-        if (!active) continue;
-        if (p.width == 16)
-          asm volatile("st.shared.v4.u32 [%0], {%1,%1,%1,%1};" ::"r"(addr), "r"(acc + u) : "memory");
-        else if (p.width == 8)
-          asm volatile("st.shared.v2.u32 [%0], {%1,%1};" ::"r"(addr), "r"(acc + u) : "memory");
+    for (int u = 0; u < kReplayUnroll; ++u) {
+      if constexpr (kOp == banklab::Op::Store) {
+        if constexpr (kWidth == 16)
+          asm volatile("st.volatile.shared.v4.u32 [%0], {%1,%1,%1,%1};" ::"r"(addr), "r"(acc) : "memory");
+        else if constexpr (kWidth == 8)
+          asm volatile("st.volatile.shared.v2.u32 [%0], {%1,%1};" ::"r"(addr), "r"(acc) : "memory");
         else
-          asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(acc + u) : "memory");
-      }
-    }
-  } else {
-    for (int i = 0; i < iters; i += kReplayUnroll) {
-#pragma unroll
-      for (int u = 0; u < kReplayUnroll; ++u) {
-        if (!active) continue;
-        if (p.width == 16) {
-          asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr));
-          acc ^= x ^ y ^ z ^ w;
-        } else if (p.width == 8) {
-          asm volatile("ld.shared.v2.u32 {%0,%1}, [%2];" : "=r"(x), "=r"(y) : "r"(addr));
-          acc ^= x ^ y;
-        } else {
-          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr));
-          acc ^= x;
-        }
+          asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(acc) : "memory");
+      } else if constexpr (kWidth == 16) {
+        asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr));
+        acc ^= x ^ y ^ z ^ w;
+      } else if constexpr (kWidth == 8) {
+        asm volatile("ld.volatile.shared.v2.u32 {%0,%1}, [%2];" : "=r"(x), "=r"(y) : "r"(addr));
+        acc ^= x ^ y;
+      } else {
+        asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr));
+        acc ^= x;
       }
     }
   }
   return acc;
 }
 
-template <class P>
-__global__ void replay(P p, int iters, unsigned* sink) {
+template <banklab::Op kOp, int kWidth, class P>
+__global__ void __launch_bounds__(kReplayWarpsPerBlock * 32) replay(P p, int iters, unsigned* sink) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const unsigned acc = replay_body(p, iters, smem);
+  const unsigned acc = replay_body<kOp, kWidth>(p, iters, smem);
   if (acc == 0x9e3779b9u) sink[0] = acc;  // keeps the loads alive; practically never true
 }
 
 // The same, one block on one SM, timed with the SM's own clock.
-template <class P>
-__global__ void replay_clocked(P p, int iters, unsigned* sink, long long* cycles) {
+template <banklab::Op kOp, int kWidth, class P>
+__global__ void __launch_bounds__(kReplayWarpsPerBlock * 32) replay_clocked(P p, int iters, unsigned* sink, long long* cycles) {
   extern __shared__ __align__(16) unsigned char smem[];
   __syncthreads();
   const long long t0 = clock64();
-  const unsigned acc = replay_body(p, iters, smem);
+  const unsigned acc = replay_body<kOp, kWidth>(p, iters, smem);
   __syncthreads();
   const long long t1 = clock64();
   if (threadIdx.x == 0) cycles[0] = t1 - t0;
   if (acc == 0x9e3779b9u) sink[0] = acc;
+}
+
+// Calls F<Op, Width>::run(p, args...) for the pattern's runtime op and width.
+template <template <banklab::Op, int> class F, class P, class... A>
+auto dispatch(const P& p, A... args) {
+  using banklab::Op;
+  const bool st = p.op == Op::Store;
+  switch (p.width) {
+    case 16: return st ? F<Op::Store, 16>::run(p, args...) : F<Op::Load, 16>::run(p, args...);
+    case 8: return st ? F<Op::Store, 8>::run(p, args...) : F<Op::Load, 8>::run(p, args...);
+    default: return st ? F<Op::Store, 4>::run(p, args...) : F<Op::Load, 4>::run(p, args...);
+  }
 }
 
 template <class P>
@@ -247,15 +275,43 @@ std::uint32_t smem_bytes_for(const P& p) {
   return std::max<std::uint32_t>((top + 15u) & ~15u, 16u);
 }
 
+template <banklab::Op kOp, int kWidth>
+struct Launcher {
+  template <class P>
+  static std::function<void()> run(const P& p, unsigned* sink, int blocks) {
+    const std::uint32_t smem = smem_bytes_for(p);
+    CUDA_CHECK(cudaFuncSetAttribute(replay<kOp, kWidth, P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)));
+    return [=] {
+      replay<kOp, kWidth, P><<<blocks, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink);
+      CUDA_CHECK(cudaGetLastError());
+    };
+  }
+};
+
+template <banklab::Op kOp, int kWidth>
+struct Clocked {
+  // Best of `reps` runs of one block of 32 warps: cycles per warp instruction.
+  template <class P>
+  static double run(const P& p, unsigned* sink, long long* cycles, int reps) {
+    const std::uint32_t smem = smem_bytes_for(p);
+    CUDA_CHECK(cudaFuncSetAttribute(replay_clocked<kOp, kWidth, P>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      replay_clocked<kOp, kWidth, P><<<1, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink, cycles);
+      CUDA_CHECK(cudaGetLastError());
+      long long c = 0;
+      CUDA_CHECK(cudaMemcpy(&c, cycles, sizeof c, cudaMemcpyDeviceToHost));
+      best = std::min(best, static_cast<double>(c) / (static_cast<double>(kReplayIters) * kReplayWarpsPerBlock));
+    }
+    return best;
+  }
+};
+
 template <class P>
 std::function<void()> replay_launcher(const P& p, unsigned* sink, int blocks) {
-  const std::uint32_t smem = smem_bytes_for(p);
-  CUDA_CHECK(cudaFuncSetAttribute(replay<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem)));
-  return [=] {
-    replay<P><<<blocks, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink);
-    CUDA_CHECK(cudaGetLastError());
-  };
+  return dispatch<Launcher>(p, sink, blocks);
 }
 
 }  // namespace detail
@@ -298,17 +354,7 @@ template <class P>
 double cycles_per_warp_instruction(const P& p, int reps = 5) {
   DeviceBuffer<unsigned> sink(1);
   DeviceBuffer<long long> cycles(1);
-  const std::uint32_t smem = detail::smem_bytes_for(p);
-  CUDA_CHECK(cudaFuncSetAttribute(detail::replay_clocked<P>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem)));
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    detail::replay_clocked<P><<<1, kReplayWarpsPerBlock * 32, smem>>>(p, kReplayIters, sink.get(), cycles.get());
-    CUDA_CHECK(cudaGetLastError());
-    const long long c = cycles.download()[0];
-    best = std::min(best, static_cast<double>(c) / (static_cast<double>(kReplayIters) * kReplayWarpsPerBlock));
-  }
-  return best;
+  return detail::dispatch<detail::Clocked>(p, sink.get(), cycles.get(), reps);
 }
 
 /// Print the model's prediction for one launch of a kernel, for the `ncu` tests to compare
@@ -354,6 +400,29 @@ inline double fraction_of_copy_bandwidth(const char* what, const std::function<v
               what, n, n, gbs, copy_gbs, 100.0 * gbs / copy_gbs);
   std::fflush(stdout);
   return gbs / copy_gbs;
+}
+
+/// Times an n x n float transpose `launch(out, in, n)` against the tiled copy (printing the
+/// fraction of copy bandwidth; the 85 % target lives in bench/gpu_perf.sh, not in a test), then
+/// runs it once more on poisoned output and checks every element: passes when that is right.
+/// n is 16384 under BANKLAB_PERF, 4096 otherwise.
+template <class Launch>
+::testing::AssertionResult TransposeMeasuredBesideACopy(const char* what, Launch launch) {
+  const int n = perf_mode() ? 16384 : 4096;
+  const std::size_t count = static_cast<std::size_t>(n) * n;
+  const std::vector<float> host_in = random_floats(count);
+  DeviceBuffer<float> d_in(count), d_out(count);
+  d_in.upload(host_in);
+  float* out = d_out.get();
+  const float* in = d_in.get();
+  fraction_of_copy_bandwidth(what, [=] { launch(out, in, n); }, in, out, n);
+  d_out.poison();
+  launch(out, in, n);
+  if (auto ok = LaunchSucceeded(what); !ok) return ok;
+  std::vector<float> expected(count);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(n); ++r)
+    for (std::size_t c = 0; c < static_cast<std::size_t>(n); ++c) expected[c * n + r] = host_in[r * n + c];
+  return AllMatch(expected, d_out.download(), what);
 }
 
 /// The conflict-free timing target: passes when the pattern's measured cost relative to the

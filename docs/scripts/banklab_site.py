@@ -1,0 +1,365 @@
+"""Shared pieces of the course-site build: the figure list, the labs, and Markdown rewriting.
+
+Standard library only. Used by the page generators in docs/scripts/ and by the tests in
+docs/tests/ so that both read the figure list and find the labs the same way.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+import re
+import sys
+from pathlib import Path
+
+LAB_DIR_RE = re.compile(r"^(\d\d)_([A-Za-z0-9_]+)$")
+FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
+
+
+class SiteError(Exception):
+    """A problem in the project's files that makes the site wrong: reported, build stops."""
+
+
+# --------------------------------------------------------------------------------------------
+# Figures: docs/figures.txt, one per line `name|op width expression|mask|title`.
+# --------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Figure:
+    name: str          # unique; the SVG is <name>.svg (Doxygen copies images flat)
+    spec: str          # `ld 4 lane*33*4`, or a full access line `ld 4 ffffffff o0 ... o31`
+    mask: str          # hexadecimal active-lane mask, or empty for all lanes
+    title: str         # drawn in the figure and used as its caption
+    line: int          # line in its list
+    source: Path | None = None   # the list it comes from
+    solution: bool = False       # from solutions/NN_name/figures.txt
+    lab_num: str | None = None   # from labs|solutions/NN_name/figures.txt
+
+    @property
+    def lab(self) -> str | None:
+        """Two-digit lab number: the folder of its list, or a name `labNN_...`; else None."""
+        if self.lab_num:
+            return self.lab_num
+        m = re.match(r"^lab(\d\d)_", self.name)
+        return m.group(1) if m else None
+
+    @property
+    def is_solution(self) -> bool:
+        """Solution figures (from solutions/NN_name/figures.txt, or a `_solution` part in the
+        name) are drawn only for the instructor build."""
+        return self.solution or "_solution" in self.name
+
+    def banklab_args(self) -> list[str]:
+        """Arguments for `banklab` that draw this figure (without --svg)."""
+        tokens = self.spec.split()
+        if len(tokens) == 35:  # op width mask and 32 offsets: a full access line
+            return ["explain", "--line", " ".join(tokens)]
+        if len(tokens) < 3:
+            raise SiteError(f"{self.source}:{self.line}: '{self.spec}' is not 'op width expression'")
+        args = ["explain", tokens[0], tokens[1], " ".join(tokens[2:])]
+        if self.mask:
+            args += ["--mask", self.mask]
+        return args
+
+
+def read_figures(path: Path, solution: bool = False, lab_num: str | None = None,
+                 seen: dict[str, str] | None = None) -> list[Figure]:
+    """One figure list. A name may end in `.svg` (the file drawn is always <name>.svg)."""
+    figures: list[Figure] = []
+    seen = {} if seen is None else seen
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 4:
+            raise SiteError(f"{path}:{n}: expected 'name|op width expression|mask|title', got {raw!r}")
+        name, spec, mask, title = parts
+        if name.endswith(".svg"):
+            name = name[:-4]
+        if not FIGURE_NAME_RE.match(name):
+            raise SiteError(f"{path}:{n}: figure name {name!r}: use lower case, digits and '_'")
+        if name in seen:
+            raise SiteError(f"{path}:{n}: figure name {name!r} is already used at {seen[name]} "
+                            "(Doxygen copies images into one folder: names must be unique)")
+        if mask and not re.fullmatch(r"(0x)?[0-9A-Fa-f]{1,8}", mask):
+            raise SiteError(f"{path}:{n}: mask {mask!r} is not hexadecimal")
+        if not title:
+            raise SiteError(f"{path}:{n}: figure {name!r} needs a title")
+        if "\"" in title:
+            raise SiteError(f"{path}:{n}: figure {name!r}: no double quotes in titles")
+        seen[name] = f"{path}:{n}"
+        figures.append(Figure(name, spec, mask, title, n, path, solution, lab_num))
+    return figures
+
+
+def figure_lists(root: Path) -> list[tuple[Path, bool, str | None]]:
+    """Every figure list: docs/figures.txt, then labs/NN_*/figures.txt and
+    solutions/NN_*/figures.txt (a lab's own figures, next to its handout)."""
+    lists = [(root / "docs" / "figures.txt", False, None)]
+    for kind in ("labs", "solutions"):
+        for lab in find_labs(root, kind):
+            f = lab.path / "figures.txt"
+            if f.is_file():
+                lists.append((f, kind == "solutions", lab.num))
+    return lists
+
+
+def read_all_figures(root: Path) -> list[Figure]:
+    seen: dict[str, str] = {}
+    out: list[Figure] = []
+    for path, solution, num in figure_lists(root):
+        if path.is_file():
+            out += read_figures(path, solution, num, seen)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Labs: labs/NN_name/ folders, in number order.
+# --------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class Lab:
+    num: str      # "01"
+    folder: str   # "01_32way_conflict"
+    path: Path    # <source>/labs/01_32way_conflict
+
+    @property
+    def page_id(self) -> str:
+        return f"lab{self.folder}"
+
+    @property
+    def readme(self) -> Path:
+        return self.path / "README.md"
+
+    def title(self) -> str:
+        """The README's first `# ` heading (without a `{#id}`), or a name from the folder."""
+        if self.readme.is_file():
+            for line in self.readme.read_text(encoding="utf-8").splitlines():
+                if line.startswith("# "):
+                    return re.sub(r"\s*\{#[^}]*\}\s*$", "", line[2:]).strip()
+        return f"Lab {self.num}: {self.folder[3:].replace('_', ' ')}"
+
+
+def find_labs(root: Path, kind: str = "labs") -> list[Lab]:
+    """The `NN_name` folders of <root>/labs (or solutions), sorted by number."""
+    base = root / kind
+    if not base.is_dir():
+        return []
+    labs = []
+    for entry in sorted(base.iterdir()):
+        m = LAB_DIR_RE.match(entry.name)
+        if entry.is_dir() and m:
+            labs.append(Lab(m.group(1), entry.name, entry))
+    return labs
+
+
+def figures_to_draw(figures: list[Figure], root: Path, solutions: bool,
+                    enabled: bool = True) -> list[Figure]:
+    """Figures the site shows: a lab's only when that lab exists; solution figures only for the
+    instructor build; none when the build has no `banklab` to draw them (enabled=False)."""
+    if not enabled:
+        return []
+    labs = {lab.num for lab in find_labs(root)}
+    out = []
+    for f in figures:
+        if f.is_solution and not solutions:
+            continue
+        if f.lab is not None and f.lab not in labs:
+            continue
+        out.append(f)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown rewriting.
+# --------------------------------------------------------------------------------------------
+def figure_markup(fig: Figure) -> str:
+    # No caption: the title is drawn in the figure itself (banklab explain --title).
+    return f"\\image html {fig.name}.svg"
+
+
+def split_code(text: str):
+    """Yield (is_code, chunk) over a Markdown document: fenced blocks and inline code spans are
+    code and must be left alone."""
+    lines = text.splitlines(keepends=True)
+    fence = None
+    buf: list[str] = []
+    for line in lines:
+        stripped = line.lstrip()
+        if fence is None:
+            m = re.match(r"(```+|~~~+)", stripped)
+            if m:
+                if buf:
+                    yield False, "".join(buf)
+                    buf = []
+                fence = m.group(1)
+                yield True, line
+                continue
+            buf.append(line)
+        else:
+            yield True, line
+            if stripped.startswith(fence):
+                fence = None
+    if buf:
+        yield False, "".join(buf)
+
+
+def map_prose(text: str, fn) -> str:
+    """Apply fn to the prose of a Markdown document, never to code blocks or `inline code`."""
+    out = []
+    for is_code, chunk in split_code(text):
+        if is_code:
+            out.append(chunk)
+            continue
+        parts = re.split(r"(`+[^`]*`+)", chunk)
+        out.append("".join(p if p.startswith("`") else fn(p) for p in parts))
+    return "".join(out)
+
+
+LINK_RE = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(([^()\s]+)(\s+\"[^\"]*\")?\)")
+REFDEF_RE = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*)(\S+)(.*)$", re.M)
+
+
+class LinkRewriter:
+    """Turns the repository-relative links of a Markdown file into links that work on the site.
+
+    - another lab's README (`../01_32way_conflict/README.md`) -> `@ref lab01_32way_conflict`
+    - a documented header in common/include/banklab/ -> `@ref model.hpp`
+    - the top-level README -> the front page; common/data/README.md -> the hardware page
+    - solutions/ -> nothing at all unless the instructor build shows solutions
+    - any other file of the repository -> the repository URL when one is configured, else plain
+      text (a path in the repository is not a page of the site)
+    - images named like a figure of docs/figures.txt -> that figure
+    """
+
+    def __init__(self, root: Path, src_file: Path, figures: dict[str, Figure], shown: set[str],
+                 solutions: bool, repo_url: str = "", used: set[str] | None = None):
+        self.root = root.resolve()
+        self.src_dir = src_file.resolve().parent
+        self.src_file = src_file
+        self.figures = figures
+        self.shown = shown
+        self.solutions = solutions
+        self.repo_url = repo_url.rstrip("/")
+        self.used = used if used is not None else set()
+        self.labs = {lab.folder: lab for lab in find_labs(root)}
+        self.sols = {lab.folder: lab for lab in find_labs(root, "solutions")}
+
+    def repo_path(self, target: str) -> str | None:
+        """The target as a path relative to the repository root, or None if outside."""
+        path = posixpath.normpath(posixpath.join(
+            os.path.relpath(self.src_dir, self.root).replace(os.sep, "/"), target))
+        if path.startswith(".."):
+            return None
+        return path
+
+    def ref_for(self, target: str) -> str | None:
+        """`@ref name` for a target that is a page of the site, '' for one to drop, None for
+        one that is not a page (an ordinary repository file)."""
+        target = target.split("#", 1)[0]
+        path = self.repo_path(target)
+        if path is None:
+            return None
+        if path in ("README.md", "."):
+            return "@ref index"
+        m = re.match(r"^labs/(\d\d_[A-Za-z0-9_]+)(/README\.md)?/?$", path)
+        if m and m.group(1) in self.labs:
+            return f"@ref {self.labs[m.group(1)].page_id}"
+        m = re.match(r"^solutions/(\d\d_[A-Za-z0-9_]+)(/README\.md|/kernel\.cu)?/?$", path)
+        if m:
+            if self.solutions and m.group(1) in self.sols:
+                return f"@ref sol{m.group(1)}"
+            return ""
+        if path.startswith("solutions/") or path == "solutions":
+            return ""
+        m = re.match(r"^common/include/banklab/([A-Za-z0-9_]+\.(?:hpp|cuh))$", path)
+        if m:
+            return f"@ref {m.group(1)}"
+        if path == "common/data/README.md" or path.startswith("common/data/h200_"):
+            return "@ref hardware"
+        return None
+
+    def link(self, m: re.Match) -> str:
+        bang, text, target, title = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#") or target.startswith("@ref"):
+            return m.group(0)  # external, in-page anchor, or already a Doxygen reference
+        if bang:
+            name = Path(target.split("#", 1)[0]).stem
+            if name in self.figures:
+                fig = self.figures[name]
+                if name not in self.shown:
+                    return ""  # a solution figure on the student site: leave it out
+                self.used.add(name)
+                return figure_markup(fig)
+            raise SiteError(f"{self.src_file}: image {target!r} is not a figure of docs/figures.txt; "
+                            "add it there (name|op width expression|mask|title) and refer to it "
+                            f"as <!-- figure: NAME --> or ![...](NAME.svg)")
+        ref = self.ref_for(target)
+        if ref == "":
+            return text
+        if ref is not None:
+            return f"[{text}]({ref})"
+        path = self.repo_path(target)
+        if self.repo_url and path is not None and (self.root / path.split("#", 1)[0]).exists():
+            return f"[{text}]({self.repo_url}/blob/HEAD/{path}{title})"
+        # A file of the repository: name it, do not link it.
+        if path and Path(path).name not in text:
+            return f"{text} (`{path}`)"
+        return text
+
+    def refdef(self, m: re.Match) -> str:
+        target = m.group(2)
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            return m.group(0)
+        ref = self.ref_for(target)
+        if ref:
+            return f"{m.group(1)}{ref}{m.group(3)}"
+        path = self.repo_path(target)
+        if self.repo_url and path is not None and ref is None:
+            return f"{m.group(1)}{self.repo_url}/blob/HEAD/{path}{m.group(3)}"
+        return f"{m.group(1)}#{m.group(3)}" if ref == "" else m.group(0)
+
+    def marker(self, m: re.Match) -> str:
+        name = m.group(1)
+        if name not in self.figures:
+            raise SiteError(f"{self.src_file}: <!-- figure: {name} --> names no figure of docs/figures.txt")
+        if name not in self.shown:
+            return ""
+        self.used.add(name)
+        return figure_markup(self.figures[name])
+
+    def __call__(self, prose: str) -> str:
+        prose = FIGURE_MARKER_RE.sub(self.marker, prose)
+        prose = LINK_RE.sub(self.link, prose)
+        return REFDEF_RE.sub(self.refdef, prose)
+
+
+def rewrite(text: str, rewriter: LinkRewriter) -> str:
+    return map_prose(text, rewriter)
+
+
+def set_page_id(text: str, page_id: str, title: str | None = None) -> tuple[str, str]:
+    """Make the first `# ` heading the page title with label page_id. Returns (text, title)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("# "):
+            t = re.sub(r"\s*\{#[^}]*\}\s*$", "", line[2:]).strip()
+            lines[i] = f"# {t} {{#{page_id}}}"
+            return "\n".join(lines) + "\n", t
+        if line.strip():
+            break
+    t = title or page_id
+    return f"# {t} {{#{page_id}}}\n\n" + text, t
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Write only when the content changes, so Doxygen does not rerun for nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.write_text(text, encoding="utf-8")
+
+
+def fail(msg: str) -> "NoReturn":  # noqa: F821
+    print(f"banklab docs: error: {msg}", file=sys.stderr)
+    sys.exit(1)

@@ -1,0 +1,77 @@
+// KNOWN-BAD copy of 01_32way_conflict/kernel.cu: forgets the wrap-around: lane 31 reads columns 31..62, past its row and past the tile.
+// EXPECT_FAIL: Lab01Layout.EachLaneAddsEveryColumnOfItsRowOnce
+// Lab 01 (solution): the 32-way conflict. Row sums of a matrix with 32 columns: a warp stages a 32x32 tile
+// in shared memory (lane i stores column i of each row: coalesced, conflict-free), then each lane
+// adds up one row of the tile. Walking along a row looks innocent, but at every step the 32
+// lanes read one COLUMN of the tile, and a column of float[32][32] lives in a single bank.
+// The solution: same interface as labs/01_32way_conflict/kernel.cu.
+#include <cuda_runtime.h>
+
+#include "banklab/hardware.hpp"
+
+namespace lab01 {
+
+constexpr int TILE_DIM = 32;  // the tile holds TILE_DIM rows of TILE_DIM floats
+
+// The distance, in floats, from the start of one row of the tile to the start of the next.
+// Solution: left at 32; the walk below fixes the conflict. An odd stride (33, as lab 04 does
+// with padding) fixes it too: then tile[i][c] is word 33i + c, bank (i + c) % 32.
+constexpr int kRowStride = 32;
+
+// Floats the shared tile takes (the floats between TILE_DIM and kRowStride are never used).
+constexpr int kTileFloats = TILE_DIM * kRowStride;
+
+// The access function: where tile[row][col] lives in the flat shared array. The kernel and the
+// grader both use it.
+BANKLAB_HD constexpr int tile_index(int row, int col) { return row * kRowStride + col; }
+
+// Which column lane `lane` adds at step `step`. Solution: lane i starts its walk at column i
+// (a skewed walk). At each step lane i reads word 32i + (i + step) % 32, bank (i + step) % 32:
+// 32 lanes, 32 different banks. Each lane still adds every column of its row once.
+BANKLAB_HD constexpr int walk_col(int lane, int step) { return lane + step; }  // BAD: no % TILE_DIM
+
+// sums[r] = in[r][0] + ... + in[r][31] for `rows` rows (a multiple of TILE_DIM), one warp
+// (one block) per 32 rows.
+__global__ void row_sums(const float* in, float* sums) {
+  // volatile: every access below stays one 4-byte shared access, exactly as written (else the
+  // compiler may merge 4 neighbouring floats of a lane into one 16-byte access: lab 03).
+  __shared__ volatile float tile[kTileFloats];
+  const int lane = static_cast<int>(threadIdx.x);
+  const long row0 = static_cast<long>(blockIdx.x) * TILE_DIM;
+
+  // Stage 32 rows: each step the warp stores one row of the tile.
+  for (int r = 0; r < TILE_DIM; ++r)
+    tile[tile_index(r, lane)] = in[(row0 + r) * TILE_DIM + lane];
+  __syncwarp();
+
+  // Lane `lane` adds up row `lane`: each step is one shared load for the warp.
+  float sum = 0.0f;
+  for (int step = 0; step < TILE_DIM; ++step) sum += tile[tile_index(lane, walk_col(lane, step))];
+  sums[row0 + lane] = sum;
+}
+
+// Host launcher: `rows` must be a multiple of TILE_DIM.
+inline void row_sums_launch(const float* in, float* sums, int rows, cudaStream_t stream = 0) {
+  row_sums<<<rows / TILE_DIM, TILE_DIM, 0, stream>>>(in, sums);
+}
+
+// Your predictions: a warp of 32 lanes loads floats from shared memory, lane i reads the float
+// at word i * S (S = the stride in 4-byte words). How many wavefronts does the load take?
+namespace predict {
+// stride S = 2
+constexpr int kStride2Wavefronts = 2;  // lanes i and i+16 share a bank
+// stride S = 4
+constexpr int kStride4Wavefronts = 4;  // gcd(4, 32) = 4 lanes per bank
+// stride S = 8
+constexpr int kStride8Wavefronts = 8;
+// stride S = 16
+constexpr int kStride16Wavefronts = 16;
+// stride S = 32 (the stub's row walk)
+constexpr int kStride32Wavefronts = 32;  // every lane in one bank
+// stride S = 3 (an odd stride)
+constexpr int kStride3Wavefronts = 1;  // odd: 3i % 32 hits all 32 banks
+// stride S = 48 (neither odd nor a power of two)
+constexpr int kStride48Wavefronts = 16;  // gcd(48, 32) = 16
+}  // namespace predict
+
+}  // namespace lab01

@@ -1,0 +1,75 @@
+// Lab 04: padding. A tiled matrix transpose through shared memory, as in cuda-samples'
+// transpose.cu: a 32x8 block moves one 32x32 tile, each thread four rows. The tile is written
+// by rows (coalesced global reads) and read by columns (coalesced global writes).
+// This file is the only one you edit: look for LAB TODO.
+#include <cuda_runtime.h>
+
+#include "banklab/hardware.hpp"
+
+namespace lab04 {
+
+constexpr int TILE_DIM = 32;   // the tile is TILE_DIM x TILE_DIM floats
+constexpr int BLOCK_ROWS = 8;  // a block is TILE_DIM x BLOCK_ROWS threads: one warp per row of threads
+
+// LAB TODO: pad each row of the tile by kPad floats so that a column of the tile no longer
+// sits in one bank. Find the smallest pad that makes the column read conflict-free.
+constexpr int kPad = 0;
+
+// Floats in the tile: TILE_DIM rows of TILE_DIM + kPad (the pad floats are never used).
+constexpr int kTileFloats = TILE_DIM * (TILE_DIM + kPad);
+
+// The access function: where element (row, col) of the tile lives in the flat shared array.
+// The kernel and the grader both use it.
+BANKLAB_HD constexpr int tile_index(int row, int col) {
+  return banklab::padded_index(row, col, TILE_DIM, kPad);
+}
+
+// odata = transpose(idata); idata is `height` rows of `width` floats, both multiples of TILE_DIM.
+__global__ void transpose_padded(float* odata, const float* idata, int width, int height) {
+  // Same as float tile[TILE_DIM][TILE_DIM + kPad], flattened so tile_index() does all indexing.
+  __shared__ float tile[kTileFloats];
+
+  int x = static_cast<int>(blockIdx.x) * TILE_DIM + static_cast<int>(threadIdx.x);
+  int y = static_cast<int>(blockIdx.y) * TILE_DIM + static_cast<int>(threadIdx.y);
+  // Write the tile by rows: lane threadIdx.x takes column threadIdx.x.
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    tile[tile_index(static_cast<int>(threadIdx.y) + j, static_cast<int>(threadIdx.x))] =
+        idata[static_cast<long>(y + j) * width + x];
+
+  __syncthreads();
+
+  x = static_cast<int>(blockIdx.y) * TILE_DIM + static_cast<int>(threadIdx.x);  // swapped block
+  y = static_cast<int>(blockIdx.x) * TILE_DIM + static_cast<int>(threadIdx.y);
+  // Read the tile by columns: lane threadIdx.x takes row threadIdx.x.
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    odata[static_cast<long>(y + j) * height + x] =
+        tile[tile_index(static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) + j)];
+}
+
+// Host launcher: out (width x height) = transpose of in (height x width).
+inline void transpose(float* out, const float* in, int width, int height, cudaStream_t stream = 0) {
+  const dim3 grid(static_cast<unsigned>(width / TILE_DIM), static_cast<unsigned>(height / TILE_DIM));
+  const dim3 block(TILE_DIM, BLOCK_ROWS);
+  transpose_padded<<<grid, block, 0, stream>>>(out, in, width, height);
+}
+
+// Your predictions. Work them out on paper (bank = (byte offset / 4) % 32), then check.
+namespace predict {
+// LAB TODO: wavefronts of one warp's column read in the UNPADDED tile[32][32] of floats
+// (lane i reads tile[i][c]).
+constexpr int kUnpaddedColumnReadWavefronts = -1;
+// LAB TODO: wavefronts of the same column read in tile[32][33].
+constexpr int kPaddedColumnReadWavefronts = -1;
+// LAB TODO: bytes of shared memory that float tile[32][33] takes.
+constexpr int kPaddedTileBytes = -1;
+// LAB TODO: a tile of doubles, double tile[32][32 + p]: the smallest pad p (in doubles) that
+// makes the column read (lane i reads tile[i][c], an 8-byte load) conflict-free.
+constexpr int kDoublePad = -1;
+// LAB TODO: wavefronts of that column read of doubles with your pad p.
+constexpr int kPaddedDoubleColumnReadWavefronts = -1;
+// LAB TODO: a tile of float4, 32 rows of 8 float4 (128 bytes): lane i reads the float4 at row i,
+// chunk c. The smallest row padding IN BYTES that makes this read conflict-free.
+constexpr int kFloat4RowPadBytes = -1;
+}  // namespace predict
+
+}  // namespace lab04

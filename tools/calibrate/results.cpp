@@ -1,0 +1,280 @@
+// Reading and writing what calibrate measures, and comparing it with the model.
+#include "results.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace banklab::calibrate {
+namespace {
+
+const int kWidths[] = {1, 2, 4, 8, 16};
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> f;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      f.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  f.push_back(cur);
+  return f;
+}
+
+double parse_value(const std::string& s, const std::string& what) {
+  std::string t;
+  for (char c : s)
+    if (c != ',' && c != ' ') t += c;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(t, &used);
+    if (used == t.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::runtime_error("ncu value '" + s + "' of " + what + " is not a number");
+}
+
+// True when `name` occurs in `text` not followed by a digit (so banklab_cal_st_w1 does not match
+// banklab_cal_st_w16), plain, mangled (`17banklab_cal_ld_w1E...`) or demangled alike.
+bool names_kernel(const std::string& text, const std::string& name) {
+  for (std::size_t pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
+    const std::size_t end = pos + name.size();
+    if (end >= text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+  }
+  return false;
+}
+
+int width_of_opcode(const std::string& opcode) {
+  std::stringstream ss(opcode);
+  std::string part;
+  std::getline(ss, part, '.');  // LDS / STS
+  int w = 4;
+  while (std::getline(ss, part, '.')) {
+    if (part == "128") w = 16;
+    else if (part == "64") w = 8;
+    else if (part == "U8" || part == "S8" || part == "8") w = 1;
+    else if (part == "U16" || part == "S16" || part == "16") w = 2;
+  }
+  return w;
+}
+
+}  // namespace
+
+std::string metric_list() {
+  return std::string(kMetricWavefrontsLd) + "," + kMetricWavefrontsSt + "," + kMetricConflictsLd + "," +
+         kMetricConflictsSt + "," + kMetricInstLd + "," + kMetricInstSt;
+}
+
+std::string kernel_name(Op op, int width) {
+  return std::string("banklab_cal_") + (op == Op::Load ? "ld" : "st") + "_w" + std::to_string(width);
+}
+
+void write_measurements_csv(std::ostream& out, const std::vector<Measurement>& rows) {
+  out << "id,op,width,mask,offsets,wavefronts,bank_conflicts,instructions,gpu\n";
+  for (const Measurement& m : rows) {
+    std::string gpu = m.gpu.empty() ? "unknown" : m.gpu;  // an empty last field would not read back
+    std::replace(gpu.begin(), gpu.end(), ',', ' ');
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "%08x", m.access.mask);
+    out << m.id << ',' << to_string(m.access.op) << ',' << m.access.width << ',' << mask << ',';
+    for (int i = 0; i < kWarpSize; ++i) out << (i ? " " : "") << m.access.offset[static_cast<std::size_t>(i)];
+    out << ',' << m.wavefronts << ',' << m.bank_conflicts << ',' << m.instructions << ',' << gpu << '\n';
+  }
+}
+
+std::vector<NcuLaunch> parse_ncu_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  int c_id = -1, c_kernel = -1, c_metric = -1, c_value = -1;
+  std::size_t ncols = 0;
+  std::map<long, NcuLaunch> by_id;
+  long n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] != '"') continue;
+    const std::vector<std::string> f = split_csv_line(line);
+    if (c_id < 0) {
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        if (f[i] == "ID") c_id = static_cast<int>(i);
+        else if (f[i] == "Kernel Name") c_kernel = static_cast<int>(i);
+        else if (f[i] == "Metric Name") c_metric = static_cast<int>(i);
+        else if (f[i] == "Metric Value") c_value = static_cast<int>(i);
+      }
+      if (c_id < 0 || c_kernel < 0 || c_metric < 0 || c_value < 0)
+        throw std::runtime_error("ncu output line " + std::to_string(n) +
+                                 ": expected a CSV header with ID, Kernel Name, Metric Name, Metric Value");
+      ncols = f.size();
+      continue;
+    }
+    if (f.size() != ncols) {
+      if (f.size() > 1 && f[0] == "ID") continue;  // a repeated header
+      throw std::runtime_error("ncu output line " + std::to_string(n) + ": " + std::to_string(f.size()) +
+                               " fields, the header has " + std::to_string(ncols));
+    }
+    long id = 0;
+    try {
+      id = std::stol(f[static_cast<std::size_t>(c_id)]);
+    } catch (const std::exception&) {
+      throw std::runtime_error("ncu output line " + std::to_string(n) + ": ID '" +
+                               f[static_cast<std::size_t>(c_id)] + "' is not a number");
+    }
+    NcuLaunch& l = by_id[id];
+    l.id = id;
+    l.kernel = f[static_cast<std::size_t>(c_kernel)];
+    const std::string& metric = f[static_cast<std::size_t>(c_metric)];
+    l.metrics[metric] = parse_value(f[static_cast<std::size_t>(c_value)], metric);
+  }
+  if (c_id < 0) throw std::runtime_error("no ncu CSV output found (no line starting with '\"ID\"')");
+  std::vector<NcuLaunch> v;
+  for (auto& [id, l] : by_id) v.push_back(std::move(l));
+  return v;
+}
+
+std::vector<Measurement> to_measurements(const std::vector<Pattern>& patterns,
+                                         const std::vector<NcuLaunch>& launches, const std::string& gpu) {
+  if (launches.size() != patterns.size())
+    throw std::runtime_error("ncu profiled " + std::to_string(launches.size()) + " kernel launches, expected " +
+                             std::to_string(patterns.size()) + " (one per pattern)");
+  std::vector<Measurement> rows;
+  for (std::size_t k = 0; k < patterns.size(); ++k) {
+    const Pattern& p = patterns[k];
+    const NcuLaunch& l = launches[k];
+    const std::string want = kernel_name(p.access.op, p.access.width);
+    if (!names_kernel(l.kernel, want))
+      throw std::runtime_error("launch " + std::to_string(l.id) + " ran '" + l.kernel + "', expected " + want +
+                               " for pattern " + p.id);
+    const bool ld = p.access.op == Op::Load;
+    auto get = [&](const char* metric) {
+      auto it = l.metrics.find(metric);
+      if (it == l.metrics.end())
+        throw std::runtime_error("launch " + std::to_string(l.id) + " (" + p.id + "): ncu reported no " + metric);
+      return static_cast<int>(std::llround(it->second));
+    };
+    Measurement m;
+    m.id = p.id;
+    m.access = p.access;
+    m.wavefronts = get(ld ? kMetricWavefrontsLd : kMetricWavefrontsSt);
+    m.bank_conflicts = get(ld ? kMetricConflictsLd : kMetricConflictsSt);
+    m.instructions = get(ld ? kMetricInstLd : kMetricInstSt);
+    // The other op's counters must be silent: the kernel runs one instruction and nothing else.
+    const int other = get(ld ? kMetricWavefrontsSt : kMetricWavefrontsLd) + get(ld ? kMetricInstSt : kMetricInstLd);
+    if (other != 0)
+      throw std::runtime_error("launch " + std::to_string(l.id) + " (" + p.id + "): the kernel also ran " +
+                               (ld ? "shared stores" : "shared loads"));
+    m.gpu = gpu;
+    m.line = static_cast<long>(k) + 2;
+    rows.push_back(std::move(m));
+  }
+  return rows;
+}
+
+std::vector<SassKernel> parse_sass(const std::string& text) {
+  std::vector<SassKernel> v;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto f = line.find("Function : ");
+    if (f != std::string::npos) {
+      SassKernel k;
+      k.name = line.substr(f + 11);
+      k.name.erase(k.name.find_last_not_of(" \t\r") + 1);
+      v.push_back(k);
+      continue;
+    }
+    if (v.empty()) continue;
+    // An instruction line: /*0080*/  @!P0 LDS.64 R2, [R0] ;
+    const auto close = line.find("*/");
+    if (close == std::string::npos || line.find("/*") > close) continue;
+    std::istringstream toks(line.substr(close + 2));
+    std::string t;
+    while (toks >> t) {
+      if (t[0] == '@' || t == "{" || t == "}") continue;  // predicate, dual-issue braces
+      if (t.rfind("LDS", 0) == 0 || t.rfind("STS", 0) == 0) {
+        if (t.size() == 3 || t[3] == '.') {
+          if (!t.empty() && t.back() == ';') t.pop_back();
+          v.back().shared.push_back(t);
+        }
+      }
+      break;  // only the opcode
+    }
+  }
+  return v;
+}
+
+std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels) {
+  std::vector<std::string> problems;
+  for (Op op : {Op::Load, Op::Store}) {
+    for (int w : kWidths) {
+      const std::string name = kernel_name(op, w);
+      auto it = std::find_if(kernels.begin(), kernels.end(),
+                             [&](const SassKernel& k) { return names_kernel(k.name, name); });
+      if (it == kernels.end()) {
+        problems.push_back(name + ": not found in the SASS listing");
+        continue;
+      }
+      std::string list;
+      for (const auto& s : it->shared) list += " " + s;
+      if (it->shared.size() != 1) {
+        problems.push_back(name + ": " + std::to_string(it->shared.size()) +
+                           " shared-memory instructions (expected exactly one):" + list);
+        continue;
+      }
+      const std::string& opc = it->shared[0];
+      const bool is_ld = opc.rfind("LDS", 0) == 0;
+      if (is_ld != (op == Op::Load) || width_of_opcode(opc) != w)
+        problems.push_back(name + ": runs " + opc + ", expected a " + std::to_string(w * 8) + "-bit " +
+                           (op == Op::Load ? "LDS" : "STS"));
+    }
+  }
+  return problems;
+}
+
+int compare_with_model(const std::vector<Measurement>& rows, std::ostream& out) {
+  int differ = 0;
+  for (const Measurement& m : rows) {
+    const Analysis a = analyze(m.access);
+    const bool ok = a.wavefronts == m.wavefronts && a.conflicts() == m.bank_conflicts && m.instructions == 1;
+    if (ok) continue;
+    ++differ;
+    out << "DIFFER " << m.id << " (line " << m.line << "): measured " << m.wavefronts << " wavefronts, "
+        << m.bank_conflicts << " bank conflicts, " << m.instructions << " instruction(s); model "
+        << a.wavefronts << " wavefronts, " << a.conflicts() << " bank conflicts (minimum " << a.minimum << ")\n";
+    out << "  pattern: " << format_access_line(m.access) << "\n";
+    out << "  model: " << to_string(a.grouping) << (a.merged ? " (merged)" : "") << ": " << a.why << "\n";
+    for (const Group& g : a.groups) {
+      if (g.active == 0) continue;
+      char active[16];
+      std::snprintf(active, sizeof active, "%08x", g.active);
+      out << "    lanes " << g.first_lane << "-" << g.first_lane + g.lane_count - 1 << " (active " << active
+          << "): " << g.wavefronts << " wavefront(s), " << g.distinct_words << " distinct word(s), minimum "
+          << g.minimum;
+      if (g.worst_bank >= 0) out << ", bank " << g.worst_bank << " needs " << g.wavefronts << " distinct words";
+      out << "\n";
+    }
+    if (m.instructions != 1) out << "  the kernel executed " << m.instructions << " shared instructions, expected 1\n";
+  }
+  out << rows.size() - static_cast<std::size_t>(differ) << "/" << rows.size() << " patterns match\n";
+  return differ;
+}
+
+}  // namespace banklab::calibrate

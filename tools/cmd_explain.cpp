@@ -1,0 +1,112 @@
+// banklab explain: one access drawn for a student (terminal, and optionally SVG).
+//   banklab explain ld 4 "lane*33*4" [--mask HEX]
+//   banklab explain --line "ld 4 ffffffff 0 4 8 ..."
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "banklab/pattern_io.hpp"
+#include "banklab_cli/explain_render.hpp"
+#include "banklab_cli/expr.hpp"
+#include "banklab_cli/svg.hpp"
+#include "commands.hpp"
+
+namespace banklab::cli {
+namespace {
+
+struct ExplainOptions {
+  std::string op, width, expr, line, mask = "ffffffff", color = "auto", svg, title;
+  bool quiet = false;
+};
+
+bool want_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* term = std::getenv("TERM");
+  if (std::getenv("NO_COLOR") || (term && std::strcmp(term, "dumb") == 0)) return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+std::string short_text(const std::string& s) {
+  return s.size() > 60 ? s.substr(0, 60) + "..." : s;
+}
+
+WarpAccess access_of(const ExplainOptions& o, bool mask_given) {
+  if (!o.line.empty()) {
+    if (!o.op.empty() || !o.width.empty() || !o.expr.empty())
+      throw ParseError("arguments", 1, "give either --line or 'op width expression', not both");
+    if (mask_given) throw ParseError("arguments", 1, "--mask goes with an expression; --line has its own mask");
+    WarpAccess a;
+    if (is_blank_or_comment(o.line)) throw ParseError("--line", 1, "the line holds no access");
+    if (auto err = parse_access_line(o.line, a)) throw ParseError("--line", 1, *err);
+    return a;
+  }
+  if (o.op.empty() || o.width.empty() || o.expr.empty())
+    throw ParseError("arguments", 1,
+                     "expected 'ld|st WIDTH EXPRESSION' (e.g. ld 4 \"lane*33*4\") or --line \"...\"");
+  Op op;
+  int width;
+  std::uint32_t mask;
+  try {
+    op = parse_op(o.op);
+    width = parse_width(o.width);
+    mask = parse_mask(o.mask);
+  } catch (const ExprError& e) {
+    throw ParseError("arguments", 1, e.what());
+  }
+  try {
+    return access_from_expression(op, width, mask, o.expr);
+  } catch (const ExprError& e) {
+    throw ParseError("expression", 1, std::string(e.what()) + " in \"" + short_text(o.expr) + "\"");
+  }
+}
+
+void write_file(const std::string& path, const std::string& data) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw ParseError(path, 0, std::string("cannot write: ") + std::strerror(errno));
+  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) throw ParseError(path, 0, "cannot write the whole file");
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app) {
+  auto o = std::make_shared<ExplainOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "explain",
+      "Draw one access: banks across, one row per wavefront, lanes in the cells, conflicts and "
+      "broadcasts marked, and a hint.\n"
+      "  banklab explain ld 4 \"lane*33*4\"      (expression of lane = BYTE offset)\n"
+      "  banklab explain --line \"ld 4 ffffffff 0 4 8 ...\"");
+  sub->add_option("op", o->op, "ld or st");
+  sub->add_option("width", o->width, "bytes per lane: 1, 2, 4, 8 or 16");
+  sub->add_option("expression", o->expr,
+                  "byte offset of each lane as an expression of 'lane': + - * / % & | ^ << >> ~ ( ), "
+                  "decimal or 0x hex constants");
+  CLI::Option* mask = sub->add_option("--mask", o->mask, "active lanes in hex (default ffffffff)");
+  sub->add_option("--line", o->line, "a whole access line 'op width mask off0 ... off31'");
+  sub->add_option("--color", o->color, "ANSI colours: auto (when stdout is a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  sub->add_option("--svg", o->svg, "also write the picture as an SVG file");
+  sub->add_option("--title", o->title, "title of the picture (SVG and terminal)");
+  sub->add_flag("-q,--quiet", o->quiet, "with --svg: print nothing on stdout");
+  sub->callback([o, mask] {
+    const WarpAccess a = access_of(*o, mask->count() > 0);
+    const Analysis r = analyze(a);
+    if (!o->svg.empty()) write_file(o->svg, render_svg(a, r, o->title));
+    if (!(o->quiet && !o->svg.empty())) {
+      RenderOptions ro;
+      ro.color = want_color(o->color);
+      ro.title = o->title;
+      std::fputs(render_explanation(a, r, ro).c_str(), stdout);
+    }
+  });
+}
+
+}  // namespace banklab::cli
