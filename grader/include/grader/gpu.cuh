@@ -374,11 +374,16 @@ namespace detail {
 inline constexpr int kCopyTile = 32;
 inline constexpr int kCopyBlockRows = 8;
 template <int Tile, int BlockRows>  // a template, so the header may be included anywhere
-__global__ void copy_tiled(const float* in, float* out, int n) {
+__global__ void copy_tiled(const float* __restrict__ in, float* __restrict__ out, int n) {
   const int x = static_cast<int>(blockIdx.x) * Tile + static_cast<int>(threadIdx.x);
   const int y = static_cast<int>(blockIdx.y) * Tile + static_cast<int>(threadIdx.y);
-  for (int j = 0; j < Tile; j += BlockRows)
-    out[static_cast<long>(y + j) * n + x] = in[static_cast<long>(y + j) * n + x];
+  // All loads first, then all stores: like the transpose, each thread keeps Tile / BlockRows loads
+  // in flight (interleaved load/store pairs would leave one, and make the baseline slow).
+  float v[Tile / BlockRows];
+#pragma unroll
+  for (int j = 0; j < Tile / BlockRows; ++j) v[j] = in[static_cast<long>(y + j * BlockRows) * n + x];
+#pragma unroll
+  for (int j = 0; j < Tile / BlockRows; ++j) out[static_cast<long>(y + j * BlockRows) * n + x] = v[j];
 }
 }  // namespace detail
 
