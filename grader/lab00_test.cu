@@ -35,116 +35,83 @@ std::string step_name(const char* what, int step) {
 // ---- predictions -----------------------------------------------------------------------------
 
 TEST(Lab00Predictions, BankOfFloatElement5_7) {
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kBankOfFloat_5_7", lab00::predict::kBankOfFloat_5_7, banklab::bank_of((5 * 32 + 7) * 4),
-        "float a[32][32] is row-major: element [5][7] is element 5*32+7 of the array. Which byte "
-        "is that, which word, which bank?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kBankOfFloat_5_7", lab00::predict::kBankOfFloat_5_7, banklab::bank_of((5 * 32 + 7) * 4),
+      "float a[32][32] is row-major: element [5][7] is element 5*32+7 of the array. Which byte "
+      "is that, which word, which bank?"));
 }
 
 TEST(Lab00Predictions, WordWhereDoubleElement13Starts) {
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kWordOfDouble13", lab00::predict::kWordOfDouble13, banklab::word_of(13 * 8),
-        "a double is 8 bytes: element 13 starts at byte 13*8. A word is 4 bytes.");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kWordOfDouble13", lab00::predict::kWordOfDouble13, banklab::word_of(13 * 8),
+      "a double is 8 bytes: element 13 starts at byte 13*8. A word is 4 bytes."));
 }
 
 TEST(Lab00Predictions, BanksThatDoubleElement13Covers) {
   const long first = banklab::bank_of(13 * 8), second = banklab::bank_of(13 * 8 + 4);
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kFirstBankOfDouble13", lab00::predict::kFirstBankOfDouble13, first,
-        "an 8-byte element covers two consecutive words, so two consecutive banks; which is "
-        "first?");
-    EXPECT_TRUE(passed);
-  }
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kSecondBankOfDouble13", lab00::predict::kSecondBankOfDouble13, second,
-        "the second bank holds the element's second word.");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kFirstBankOfDouble13", lab00::predict::kFirstBankOfDouble13, first,
+      "an 8-byte element covers two consecutive words, so two consecutive banks; which is "
+      "first?"));
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kSecondBankOfDouble13", lab00::predict::kSecondBankOfDouble13, second,
+      "the second bank holds the element's second word."));
 }
 
 TEST(Lab00Predictions, BankOfCharElement130) {
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kBankOfChar130", lab00::predict::kBankOfChar130, banklab::bank_of(130),
-        "a char is 1 byte, and the bank counts 4-byte words, not elements: bank = (byte / 4) % "
-        "32.");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kBankOfChar130", lab00::predict::kBankOfChar130, banklab::bank_of(130),
+      "a char is 1 byte, and the bank counts 4-byte words, not elements: bank = (byte / 4) % "
+      "32."));
 }
 
 TEST(Lab00Predictions, BankOfShortElement70) {
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kBankOfShort70", lab00::predict::kBankOfShort70, banklab::bank_of(70 * 2),
-        "a short is 2 bytes: find the byte offset of element 70 first.");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kBankOfShort70", lab00::predict::kBankOfShort70, banklab::bank_of(70 * 2),
+      "a short is 2 bytes: find the byte offset of element 70 first."));
 }
 
 TEST(Lab00Predictions, BanksOneFloat4Covers) {
-  {
-    const ::testing::AssertionResult passed = grader::ValuePredictionMatches(
-        "kBanksPerFloat4", lab00::predict::kBanksPerFloat4, 16 / banklab::kBankWidthBytes,
-        "how many 4-byte words are in one 16-byte float4?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
+      "kBanksPerFloat4", lab00::predict::kBanksPerFloat4, 16 / banklab::kBankWidthBytes,
+      "how many 4-byte words are in one 16-byte float4?"));
 }
 
 TEST(Lab00Predictions, WavefrontsOfARowRead) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kRowReadWavefronts", lab00::predict::kRowReadWavefronts,
-        instruction("a row read of float a[32][32] (lane i reads a[3][i])", Op::Load, 4,
-                    [](int lane) { return (3 * 32 + lane) * 4; }),
-        "which banks do 32 consecutive floats fall in?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kRowReadWavefronts", lab00::predict::kRowReadWavefronts,
+      instruction("a row read of float a[32][32] (lane i reads a[3][i])", Op::Load, 4,
+                  [](int lane) { return (3 * 32 + lane) * 4; }),
+      "which banks do 32 consecutive floats fall in?"));
 }
 
 TEST(Lab00Predictions, WavefrontsOfAColumnRead) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kColumnReadWavefronts", lab00::predict::kColumnReadWavefronts,
-        instruction("a column read of float a[32][32] (lane i reads a[i][3])", Op::Load, 4,
-                    [](int lane) { return (lane * 32 + 3) * 4; }),
-        "a row is 32 floats = 128 bytes: how far apart (in banks) are a[i][3] and a[i+1][3]? "
-        "A bank delivers one word per wavefront.");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kColumnReadWavefronts", lab00::predict::kColumnReadWavefronts,
+      instruction("a column read of float a[32][32] (lane i reads a[i][3])", Op::Load, 4,
+                  [](int lane) { return (lane * 32 + 3) * 4; }),
+      "a row is 32 floats = 128 bytes: how far apart (in banks) are a[i][3] and a[i+1][3]? "
+      "A bank delivers one word per wavefront."));
 }
 
 TEST(Lab00Predictions, WavefrontsOfACharRead) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kCharReadWavefronts", lab00::predict::kCharReadWavefronts,
-        instruction("a char read (lane i reads c[i])", Op::Load, 1, [](int lane) { return lane; }),
-        "a 1-byte access is served as an access to its whole word, and lanes that want the same "
-        "word share it. How many words, in how many banks?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kCharReadWavefronts", lab00::predict::kCharReadWavefronts,
+      instruction("a char read (lane i reads c[i])", Op::Load, 1, [](int lane) { return lane; }),
+      "a 1-byte access is served as an access to its whole word, and lanes that want the same "
+      "word share it. How many words, in how many banks?"));
 }
 
 // ---- the layout: the tile walk, replayed on the CPU -----------------------------------------
 
 TEST(Lab00Layout, EveryElementOfTheTileIsHandledOnce) {
-  {
-    const ::testing::AssertionResult passed = grader::IsInBoundsAndOneToOne(
-        "cell_of(lane, step) with tile_index", TILE_DIM * TILE_DIM, lab00::kTileFloats,
-        [](int e) {
-          const Cell c = lab00::cell_of(e % TILE_DIM, e / TILE_DIM);
-          return lab00::tile_index(c.row, c.col);
-        },
-        "(lane, step) pair");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "cell_of(lane, step) with tile_index", TILE_DIM * TILE_DIM, lab00::kTileFloats,
+      [](int e) {
+        const Cell c = lab00::cell_of(e % TILE_DIM, e / TILE_DIM);
+        return lab00::tile_index(c.row, c.col);
+      },
+      "(lane, step) pair"));
 }
 
 TEST(Lab00Layout, CellsStayInsideTheTile) {
@@ -159,23 +126,23 @@ TEST(Lab00Layout, CellsStayInsideTheTile) {
 
 TEST(Lab00Layout, TileStoresAreConflictFree) {
   for (int step = 0; step < TILE_DIM; ++step) {
-    const ::testing::AssertionResult passed = grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         instruction(step_name("store tile[cell_of(lane, step)]", step), Op::Store, 4,
                     [step](int lane) { return store_offset(lane, step); }),
         "look at the 32 elements one step touches: a row or a column of the tile? Which index "
-        "of cell_of() should change from lane to lane?");
-    ASSERT_TRUE(passed) << "(the other steps look the same)";
+        "of cell_of() should change from lane to lane?"))
+        << "(the other steps look the same)";
   }
 }
 
 TEST(Lab00Layout, PartnerLoadsAreConflictFree) {
   for (int step = 0; step < TILE_DIM; ++step) {
-    const ::testing::AssertionResult passed = grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         instruction(step_name("load the partner tile[row][col ^ 1]", step), Op::Load, 4,
                     [step](int lane) { return load_offset(lane, step); }),
         "the partner sits next to the element, in the same row: fix the walk in cell_of() and "
-        "this load follows.");
-    ASSERT_TRUE(passed) << "(the other steps look the same)";
+        "this load follows."))
+        << "(the other steps look the same)";
   }
 }
 
@@ -226,15 +193,8 @@ TEST(Lab00OnGpu, MultiplyByIIsCorrect) {
   }
   grader::gpu::announce_model_prediction("multiply_by_i", ld * kTiles, st * kTiles);
   lab00::multiply_by_i_tiles(d_in.get(), d_out.get(), kTiles);
-  {
-    const ::testing::AssertionResult passed = grader::gpu::LaunchSucceeded("multiply_by_i");
-    ASSERT_TRUE(passed);
-  }
-  {
-    const ::testing::AssertionResult passed =
-        grader::gpu::AllMatch(expected, d_out.download(), "out = i * in");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("multiply_by_i"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_out.download(), "out = i * in"));
 }
 
 TEST(Lab00OnGpu, RealAddressesHaveTheBanksOfTheFormula) {
@@ -242,10 +202,7 @@ TEST(Lab00OnGpu, RealAddressesHaveTheBanksOfTheFormula) {
   grader::gpu::DeviceBuffer<int> d_out(5 * 32);
   d_out.poison();
   lab00::report_banks<<<1, 32>>>(d_out.get());
-  {
-    const ::testing::AssertionResult passed = grader::gpu::LaunchSucceeded("report_banks");
-    ASSERT_TRUE(passed);
-  }
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("report_banks"));
   std::vector<int> expected(5 * 32);
   for (int i = 0; i < 32; ++i) {
     expected[0 * 32 + i] = banklab::bank_of(5u * i);               // char c[5i]
@@ -254,31 +211,21 @@ TEST(Lab00OnGpu, RealAddressesHaveTheBanksOfTheFormula) {
     expected[3 * 32 + i] = banklab::bank_of(8u * i);               // double d[i]
     expected[4 * 32 + i] = banklab::bank_of(16u * i);              // float4 v[i]
   }
-  {
-    const ::testing::AssertionResult passed =
-        grader::gpu::AllMatch(expected, d_out.download(),
-                              "banks of real shared addresses (rows: char, short, float[][7], "
-                              "double, float4) against bank = (byte offset / 4) % 32");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_out.download(),
+                            "banks of real shared addresses (rows: char, short, float[][7], "
+                            "double, float4) against bank = (byte offset / 4) % 32"));
 }
 
 TEST(Lab00OnGpu, TileStoresMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  {
-    const ::testing::AssertionResult passed = grader::gpu::MeetsTimingTarget(
-        StagePattern{banklab::Op::Store, 4, ~0u, 7}, "lab 00 tile store (step 7)");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(
+      StagePattern{banklab::Op::Store, 4, ~0u, 7}, "lab 00 tile store (step 7)"));
 }
 
 TEST(Lab00OnGpu, PartnerLoadsMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  {
-    const ::testing::AssertionResult passed = grader::gpu::MeetsTimingTarget(
-        PartnerPattern{banklab::Op::Load, 4, ~0u, 7}, "lab 00 partner load (step 7)");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(
+      PartnerPattern{banklab::Op::Load, 4, ~0u, 7}, "lab 00 partner load (step 7)"));
 }
 
 }  // namespace

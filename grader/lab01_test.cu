@@ -30,95 +30,67 @@ constexpr const char* kStrideHint =
 // ---- predictions -----------------------------------------------------------------------------
 
 TEST(Lab01Predictions, Stride2) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride2Wavefronts", lab01::predict::kStride2Wavefronts, strided_load(2), kStrideHint);
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride2Wavefronts", lab01::predict::kStride2Wavefronts, strided_load(2), kStrideHint));
 }
 TEST(Lab01Predictions, Stride4) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride4Wavefronts", lab01::predict::kStride4Wavefronts, strided_load(4), kStrideHint);
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride4Wavefronts", lab01::predict::kStride4Wavefronts, strided_load(4), kStrideHint));
 }
 TEST(Lab01Predictions, Stride8) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride8Wavefronts", lab01::predict::kStride8Wavefronts, strided_load(8), kStrideHint);
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride8Wavefronts", lab01::predict::kStride8Wavefronts, strided_load(8), kStrideHint));
 }
 TEST(Lab01Predictions, Stride16) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride16Wavefronts", lab01::predict::kStride16Wavefronts, strided_load(16), kStrideHint);
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride16Wavefronts", lab01::predict::kStride16Wavefronts, strided_load(16), kStrideHint));
 }
 TEST(Lab01Predictions, Stride32) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride32Wavefronts", lab01::predict::kStride32Wavefronts, strided_load(32), kStrideHint);
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride32Wavefronts", lab01::predict::kStride32Wavefronts, strided_load(32), kStrideHint));
 }
 TEST(Lab01Predictions, OddStride3) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride3Wavefronts", lab01::predict::kStride3Wavefronts, strided_load(3),
-        "3 and 32 share no factor: can 3*i and 3*j (i != j, both < 32) ever be equal modulo 32?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride3Wavefronts", lab01::predict::kStride3Wavefronts, strided_load(3),
+      "3 and 32 share no factor: can 3*i and 3*j (i != j, both < 32) ever be equal modulo 32?"));
 }
 TEST(Lab01Predictions, Stride48) {
-  {
-    const ::testing::AssertionResult passed = grader::PredictionMatches(
-        "kStride48Wavefronts", lab01::predict::kStride48Wavefronts, strided_load(48),
-        "48 = 16 * 3. Which banks does 48*i % 32 reach, and how many lanes land on each?");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::PredictionMatches(
+      "kStride48Wavefronts", lab01::predict::kStride48Wavefronts, strided_load(48),
+      "48 = 16 * 3. Which banks does 48*i % 32 reach, and how many lanes land on each?"));
 }
 
 // ---- the layout, replayed on the CPU ---------------------------------------------------------
 
 TEST(Lab01Layout, EveryElementOfTheTileHasItsOwnPlace) {
-  {
-    const ::testing::AssertionResult passed = grader::IsInBoundsAndOneToOne(
-        "tile_index(row, col)", TILE_DIM * TILE_DIM, lab01::kTileFloats,
-        [](int e) { return lab01::tile_index(e / TILE_DIM, e % TILE_DIM); });
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "tile_index(row, col)", TILE_DIM * TILE_DIM, lab01::kTileFloats,
+      [](int e) { return lab01::tile_index(e / TILE_DIM, e % TILE_DIM); }));
 }
 
 TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {
   for (int lane = 0; lane < TILE_DIM; ++lane) {
     const std::string what = "walk_col(" + std::to_string(lane) + ", step) over the 32 steps";
-    {
-      const ::testing::AssertionResult passed = grader::IsInBoundsAndOneToOne(
-          what.c_str(), TILE_DIM, TILE_DIM,
-          [lane](int step) { return lab01::walk_col(lane, step); }, "step");
-      ASSERT_TRUE(passed)
-          << "Each lane must add columns 0-31 of its row, each once (a column outside 0-31 reads "
-             "another row, or outside the tile).";
-    }
+    BANKLAB_ASSERT(grader::IsInBoundsAndOneToOne(
+        what.c_str(), TILE_DIM, TILE_DIM,
+        [lane](int step) { return lab01::walk_col(lane, step); }, "step"))
+        << "Each lane must add columns 0-31 of its row, each once (a column outside 0-31 reads "
+           "another row, or outside the tile).";
   }
 }
 
 TEST(Lab01Layout, StagingStoresAreConflictFree) {
   for (int r = 0; r < TILE_DIM; ++r) {
-    const ::testing::AssertionResult passed = grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         instruction("warp 0: store row " + std::to_string(r) + " of the tile (tile[r][lane])",
                     Op::Store, 4, [r](int lane) { return lab01::tile_index(r, lane) * 4; }),
-        "a row of the tile is consecutive floats; keep kRowStride at least TILE_DIM.");
-    ASSERT_TRUE(passed);
+        "a row of the tile is consecutive floats; keep kRowStride at least TILE_DIM."));
   }
 }
 
 TEST(Lab01Layout, RowSumLoadsAreConflictFree) {
   for (int step = 0; step < TILE_DIM; ++step) {
-    const ::testing::AssertionResult passed = grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         instruction(
             "warp 0, step " + std::to_string(step) +
                 ": load tile[lane][walk_col(lane, step)] (lane i adds up row i)",
@@ -126,8 +98,8 @@ TEST(Lab01Layout, RowSumLoadsAreConflictFree) {
             [step](int lane) { return lab01::tile_index(lane, lab01::walk_col(lane, step)) * 4; }),
         "the 32 lanes read 32 different rows at the same column: word = row * kRowStride + col. "
         "Either make the rows start in different banks (kRowStride; see the stride predictions), "
-        "or let each lane visit the columns of its row in a different order (walk_col).");
-    ASSERT_TRUE(passed) << "(other steps are alike)";
+        "or let each lane visit the columns of its row in a different order (walk_col)."))
+        << "(other steps are alike)";
   }
 }
 
@@ -176,33 +148,20 @@ TEST(Lab01OnGpu, RowSumsAreCorrect) {
   const long long warps = kRows / TILE_DIM;
   grader::gpu::announce_model_prediction("row_sums", ld * warps, st * warps);
   lab01::row_sums_launch(d_in.get(), d_sums.get(), kRows);
-  {
-    const ::testing::AssertionResult passed = grader::gpu::LaunchSucceeded("row_sums");
-    ASSERT_TRUE(passed);
-  }
-  {
-    const ::testing::AssertionResult passed =
-        grader::gpu::AllMatch(expected, d_sums.download(), "row sums");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("row_sums"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_sums.download(), "row sums"));
 }
 
 TEST(Lab01OnGpu, StagingStoresMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  {
-    const ::testing::AssertionResult passed = grader::gpu::MeetsTimingTarget(
-        StagingPattern{banklab::Op::Store, 4, ~0u, 5}, "lab 01 staging store (row 5)");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(
+      StagingPattern{banklab::Op::Store, 4, ~0u, 5}, "lab 01 staging store (row 5)"));
 }
 
 TEST(Lab01OnGpu, RowSumLoadsMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  {
-    const ::testing::AssertionResult passed = grader::gpu::MeetsTimingTarget(
-        RowSumPattern{banklab::Op::Load, 4, ~0u, 5}, "lab 01 row-sum load (step 5)");
-    EXPECT_TRUE(passed);
-  }
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(
+      RowSumPattern{banklab::Op::Load, 4, ~0u, 5}, "lab 01 row-sum load (step 5)"));
 }
 
 }  // namespace

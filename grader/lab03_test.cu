@@ -52,14 +52,14 @@ Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(
 // ---- predictions ------------------------------------------------------------------------------
 
 TEST(Lab03Predictions, ContiguousFloat2LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat2ContiguousLoad", lab03::predict::kFloat2ContiguousLoad,
       pattern("a float2 load, lane i at i * 8", Op::Load, 8, [](int l) { return 8u * l; }),
       "32 lanes x 8 bytes is how many words? How many can one wavefront deliver?"));
 }
 
 TEST(Lab03Predictions, PairSharedFloat2LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat2PairSharedLoad", lab03::predict::kFloat2PairSharedLoad,
       pattern("a float2 load, lane i at (i / 2) * 8", Op::Load, 8, [](int l) { return 8u * (l / 2); }),
       "lane i and lane i^1 ask for the same address. What does the hardware do with an 8-byte load "
@@ -67,21 +67,21 @@ TEST(Lab03Predictions, PairSharedFloat2LoadTakesThePredictedWavefronts) {
 }
 
 TEST(Lab03Predictions, PairSharedFloat2StoreTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat2PairSharedStore", lab03::predict::kFloat2PairSharedStore,
       pattern("a float2 store, lane i at (i / 2) * 8", Op::Store, 8, [](int l) { return 8u * (l / 2); }),
       "do stores get the same treatment as loads when lanes share addresses? Count per half-warp."));
 }
 
 TEST(Lab03Predictions, ContiguousFloat4LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat4ContiguousLoad", lab03::predict::kFloat4ContiguousLoad,
       pattern("a float4 load, lane i at i * 16", Op::Load, 16, [](int l) { return 16u * l; }),
       "a 16-byte access is served in groups of how many lanes? How many words does each group need?"));
 }
 
 TEST(Lab03Predictions, Stride2Float4LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat4Stride2Load", lab03::predict::kFloat4Stride2Load,
       pattern("a float4 load, lane i at i * 32", Op::Load, 16, [](int l) { return 32u * l; }),
       "list the banks of lanes 0-7 (each covers 4): which lanes of that quarter-warp land on the "
@@ -89,7 +89,7 @@ TEST(Lab03Predictions, Stride2Float4LoadTakesThePredictedWavefronts) {
 }
 
 TEST(Lab03Predictions, PairSharedStride32Float4LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat4PairSharedStride32Load", lab03::predict::kFloat4PairSharedStride32Load,
       pattern("a float4 load, lane i at (i / 2) * 32", Op::Load, 16, [](int l) { return 32u * (l / 2); }),
       "lane i^1 has the same address as lane i everywhere: into which groups is this load split, "
@@ -98,7 +98,7 @@ TEST(Lab03Predictions, PairSharedStride32Float4LoadTakesThePredictedWavefronts) 
 
 TEST(Lab03Predictions, NcuConflictCounterOfThePairSharedFloat4LoadIsPredicted) {
   const Instruction in = pattern("", Op::Load, 16, [](int l) { return 32u * (l / 2); });
-  EXPECT_TRUE(grader::ValuePredictionMatches(
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
       "kFloat4PairSharedStride32NcuConflicts", lab03::predict::kFloat4PairSharedStride32NcuConflicts,
       banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access),
       "Nsight Compute's bank-conflict counter reports wavefronts minus the minimum for the groups "
@@ -107,14 +107,14 @@ TEST(Lab03Predictions, NcuConflictCounterOfThePairSharedFloat4LoadIsPredicted) {
 }
 
 TEST(Lab03Predictions, SameAddressFloat4LoadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat4SameAddressLoad", lab03::predict::kFloat4SameAddressLoad,
       pattern("a float4 load, every lane at offset 0", Op::Load, 16, [](int) { return 0u; }),
       "one address is a broadcast. But can a 16-byte load ever be served as one group of 32 lanes?"));
 }
 
 TEST(Lab03Predictions, SameAddressFloat4StoreTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kFloat4SameAddressStore", lab03::predict::kFloat4SameAddressStore,
       pattern("a float4 store, every lane at offset 0", Op::Store, 16, [](int) { return 0u; }),
       "lanes writing the same word are one write, never a conflict. But what are the groups of a "
@@ -132,7 +132,7 @@ TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
 }
 
 TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
-  EXPECT_TRUE(grader::IsInBoundsAndOneToOne(
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
       "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)",
       2 * lab03::kPairsPerBlock, static_cast<long>(lab03::kTileBytes / 16u),
       [](int e) { return static_cast<long>(lab03::slot_offset(e / 2, e % 2) / 16u); }, "slot"));
@@ -141,7 +141,7 @@ TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
 TEST(Lab03Layout, StagingStoresAreConflictFree) {
   for (int warp = 0; warp < kWarps; ++warp)
     for (int k = 0; k < 2; ++k)
-      ASSERT_TRUE(grader::AtMinimumWavefronts(
+      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
           staging_store(warp, k),
           "a 16-byte store is served in quarter-warps of 8 lanes; here each quarter-warp writes the a "
           "and the b of 4 pairs. Which banks do those 4 a's and 4 b's use in your layout?"));
@@ -149,14 +149,14 @@ TEST(Lab03Layout, StagingStoresAreConflictFree) {
 
 TEST(Lab03Layout, LoadsOfAAreConflictFree) {
   for (int warp = 0; warp < kWarps; ++warp)
-    ASSERT_TRUE(grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         member_load(warp, 0), "lanes 0-7 of a quarter-warp need 8 x 4 = 32 words: all 32 banks, once each. "
                               "How far apart are the a's of consecutive pairs in your layout?"));
 }
 
 TEST(Lab03Layout, LoadsOfBAreConflictFree) {
   for (int warp = 0; warp < kWarps; ++warp)
-    ASSERT_TRUE(grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         member_load(warp, 1), "the same question for the b's: how far apart are the b's of consecutive "
                               "pairs?"));
 }
@@ -222,25 +222,25 @@ TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
   d_b.poison();
   lab03::split_pairs(reinterpret_cast<float4*>(d_a.get()), reinterpret_cast<float4*>(d_b.get()),
                      reinterpret_cast<const float4*>(d_in.get()), pairs);
-  ASSERT_TRUE(grader::gpu::FinishesWithin(20.0, "lab03::split_pairs"));
-  ASSERT_TRUE(grader::gpu::LaunchSucceeded("lab03::split_pairs"));
-  EXPECT_TRUE(grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"));
-  EXPECT_TRUE(grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)"));
+  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab03::split_pairs"));
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab03::split_pairs"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)"));
 }
 
 TEST(Lab03OnGpu, StagingStoreMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(StagingStore{}, "lab03 staging store (warp 1)"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(StagingStore{}, "lab03 staging store (warp 1)"));
 }
 
 TEST(Lab03OnGpu, LoadOfAMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 0}, "lab03 load of a"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 0}, "lab03 load of a"));
 }
 
 TEST(Lab03OnGpu, LoadOfBMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 1}, "lab03 load of b"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 1}, "lab03 load of b"));
 }
 
 // The handout's point about the counter: this load shows 2 "bank conflicts" in Nsight Compute,

@@ -65,21 +65,21 @@ int smallest_conflict_free_pad_bytes(int elem, int step) {
 // ---- predictions ------------------------------------------------------------------------------
 
 TEST(Lab04Predictions, UnpaddedColumnReadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kUnpaddedColumnReadWavefronts", lab04::predict::kUnpaddedColumnReadWavefronts,
       column_of("a column read of float tile[32][32]", 4, 32 * 4),
       "a row is 32 floats = 128 bytes. In which bank is tile[i][0], for each i?"));
 }
 
 TEST(Lab04Predictions, PaddedColumnReadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kPaddedColumnReadWavefronts", lab04::predict::kPaddedColumnReadWavefronts,
       column_of("a column read of float tile[32][33]", 4, 33 * 4),
       "a row is now 33 floats. In which bank does row i start?"));
 }
 
 TEST(Lab04Predictions, PaddedTileSizeIsPredicted) {
-  EXPECT_TRUE(grader::ValuePredictionMatches(
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
       "kPaddedTileBytes", lab04::predict::kPaddedTileBytes, 32 * 33 * static_cast<long>(sizeof(float)),
       "how many bytes does float tile[32][33] take? The pad floats are allocated too."));
 }
@@ -98,12 +98,12 @@ TEST(Lab04Predictions, DoublePadIsTheSmallestConflictFreeOne) {
                                     : "\n  Your p: " + grader::describe(banklab::analyze(mine.access)) +
                                           "  See it: " + grader::explain_command(mine.access);
   }
-  EXPECT_TRUE(grader::ValuePredictionMatches("kDoublePad", p, truth, question));
+  BANKLAB_EXPECT(grader::ValuePredictionMatches("kDoublePad", p, truth, question));
 }
 
 TEST(Lab04Predictions, PaddedDoubleColumnReadTakesThePredictedWavefronts) {
   const int p = lab04::predict::kDoublePad >= 0 && lab04::predict::kDoublePad <= 32 ? lab04::predict::kDoublePad : 0;
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kPaddedDoubleColumnReadWavefronts", lab04::predict::kPaddedDoubleColumnReadWavefronts,
       column_of("a column read of double tile[32][" + std::to_string(32 + p) + "] (your kDoublePad)", 8,
                 (32 + p) * 8),
@@ -129,13 +129,13 @@ TEST(Lab04Predictions, Float4RowPadIsTheSmallestConflictFreeOne) {
       question += "\n  Your pad: " + grader::describe(banklab::analyze(mine.access)) +
                   "  See it: " + grader::explain_command(mine.access);
   }
-  EXPECT_TRUE(grader::ValuePredictionMatches("kFloat4RowPadBytes", p, truth, question));
+  BANKLAB_EXPECT(grader::ValuePredictionMatches("kFloat4RowPadBytes", p, truth, question));
 }
 
 // ---- the layout -------------------------------------------------------------------------------
 
 TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
-  EXPECT_TRUE(grader::IsInBoundsAndOneToOne(
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
       "lab04::tile_index (element e is tile[e / 32][e % 32])", kTile * kTile, lab04::kTileFloats,
       [](int e) { return lab04::tile_index(e / kTile, e % kTile); }, "element"));
 }
@@ -143,7 +143,7 @@ TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
 TEST(Lab04Layout, RowWritesOfTheTileAreConflictFree) {
   for (int warp = 0; warp < kWarpsPerBlock; ++warp)
     for (int j = 0; j < kTile; j += kRows)
-      ASSERT_TRUE(grader::AtMinimumWavefronts(
+      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
           row_write(warp, j), "a row write must stay conflict-free: keep consecutive columns of a "
                               "row in consecutive words."));
 }
@@ -151,7 +151,7 @@ TEST(Lab04Layout, RowWritesOfTheTileAreConflictFree) {
 TEST(Lab04Layout, ColumnReadsOfTheTileAreConflictFree) {
   for (int warp = 0; warp < kWarpsPerBlock; ++warp)
     for (int j = 0; j < kTile; j += kRows)
-      ASSERT_TRUE(grader::AtMinimumWavefronts(
+      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
           column_read(warp, j),
           "lane i reads row i. Row i starts (32 + kPad) * i words in: how many banks apart are two "
           "consecutive rows, and for which kPad do 32 rows land in 32 different banks?"));
@@ -187,7 +187,7 @@ void announce(int width, int height) {
 // in: `height` rows of `width` floats; checks lab04::transpose against a CPU transpose.
 void check_transpose(int width, int height) {
   announce(width, height);
-  EXPECT_TRUE(grader::gpu::TransposesCorrectly(
+  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly(
       "lab04::transpose", [](float* o, const float* i, int w, int h) { lab04::transpose(o, i, w, h); }, width, height));
 }
 
@@ -226,18 +226,18 @@ TEST(Lab04OnGpu, TransposeIsCorrectForANonSquareMatrix) {
 
 TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(RowWrite{}, "lab04 row write tile[r][lane]"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(RowWrite{}, "lab04 row write tile[r][lane]"));
 }
 
 TEST(Lab04OnGpu, ColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(ColumnRead{}, "lab04 column read tile[lane][c]"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(ColumnRead{}, "lab04 column read tile[lane][c]"));
 }
 
 TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  EXPECT_TRUE(grader::gpu::TransposeMeasuredBesideACopy(
+  BANKLAB_EXPECT(grader::gpu::TransposeMeasuredBesideACopy(
       "lab04 transpose", [](float* o, const float* i, int w, int h) { lab04::transpose(o, i, w, h); }));
 }

@@ -61,7 +61,7 @@ Instruction chunk_column_read(int warp) {
 // ---- predictions ------------------------------------------------------------------------------
 
 TEST(Lab05Predictions, UnswizzledColumnReadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kUnswizzledColumnReadWavefronts", lab05::predict::kUnswizzledColumnReadWavefronts,
       grader::instruction("a column read of the unswizzled tile (lane i reads tile[i][5])", Op::Load, 4,
                           [](int lane) { return (lane * 32 + 5) * 4; }),
@@ -69,7 +69,7 @@ TEST(Lab05Predictions, UnswizzledColumnReadTakesThePredictedWavefronts) {
 }
 
 TEST(Lab05Predictions, SwizzledColumnReadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kSwizzledColumnReadWavefronts", lab05::predict::kSwizzledColumnReadWavefronts,
       grader::instruction("a column read of the swizzled tile (lane i reads row i, column 5, stored at "
                           "column 5 ^ i)", Op::Load, 4, [](int lane) { return (lane * 32 + (5 ^ lane)) * 4; }),
@@ -77,20 +77,20 @@ TEST(Lab05Predictions, SwizzledColumnReadTakesThePredictedWavefronts) {
 }
 
 TEST(Lab05Predictions, StoredColumnOfRow5Col3IsPredicted) {
-  EXPECT_TRUE(grader::ValuePredictionMatches(
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
       "kStoredColumnOfRow5Col3", lab05::predict::kStoredColumnOfRow5Col3, 3 ^ 5,
       "with tile_index(row, col) = row * 32 + (col ^ row), which column of row 5 holds element "
       "(5, 3)? Write both numbers in binary."));
 }
 
 TEST(Lab05Predictions, BytesSavedOverPaddingArePredicted) {
-  EXPECT_TRUE(grader::ValuePredictionMatches(
+  BANKLAB_EXPECT(grader::ValuePredictionMatches(
       "kBytesSavedOverPadding", lab05::predict::kBytesSavedOverPadding, (32 * 33 - 32 * 32) * 4L,
       "how many bytes smaller is float tile[32][32] (swizzled) than float tile[32][33] (padded)?"));
 }
 
 TEST(Lab05Predictions, UnswizzledChunkColumnReadTakesThePredictedWavefronts) {
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kUnswizzledChunkColumnReadWavefronts", lab05::predict::kUnswizzledChunkColumnReadWavefronts,
       grader::instruction("an unswizzled float4 column read (lane i reads chunk 3 of row i, rows of 128 "
                           "bytes)", Op::Load, 16, [](int lane) { return lane * 128 + 3 * 16; }),
@@ -99,7 +99,7 @@ TEST(Lab05Predictions, UnswizzledChunkColumnReadTakesThePredictedWavefronts) {
 
 TEST(Lab05Predictions, SwizzledChunkColumnReadTakesThePredictedWavefronts) {
   const banklab::Swizzle<3, 4, 3> swz;
-  EXPECT_TRUE(grader::PredictionMatches(
+  BANKLAB_EXPECT(grader::PredictionMatches(
       "kSwizzledChunkColumnReadWavefronts", lab05::predict::kSwizzledChunkColumnReadWavefronts,
       grader::instruction("a float4 column read through Swizzle<3, 4, 3> (lane i reads chunk 3 of row i, "
                           "stored at chunk 3 ^ (i % 8))", Op::Load, 16,
@@ -111,7 +111,7 @@ TEST(Lab05Predictions, SwizzledChunkColumnReadTakesThePredictedWavefronts) {
 // ---- the float tile ---------------------------------------------------------------------------
 
 TEST(Lab05Layout, TileIndexIsInBoundsAndOneToOne) {
-  EXPECT_TRUE(grader::IsInBoundsAndOneToOne(
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
       "lab05::tile_index (element e is tile[e / 32][e % 32])", kTile * kTile, lab05::kTileFloats,
       [](int e) { return lab05::tile_index(e / kTile, e % kTile); }, "element"));
 }
@@ -126,7 +126,7 @@ TEST(Lab05Layout, TheFloatTileHasNoPadding) {
 TEST(Lab05Layout, RowWritesOfTheTileAreConflictFree) {
   for (int warp = 0; warp < kWarpsPerBlock; ++warp)
     for (int j = 0; j < kTile; j += kRows)
-      ASSERT_TRUE(grader::AtMinimumWavefronts(
+      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
           row_write(warp, j), "the 32 columns of one row must still land in 32 different banks: "
                               "permute a row's columns, keep them inside the row."));
 }
@@ -134,7 +134,7 @@ TEST(Lab05Layout, RowWritesOfTheTileAreConflictFree) {
 TEST(Lab05Layout, ColumnReadsOfTheTileAreConflictFree) {
   for (int warp = 0; warp < kWarpsPerBlock; ++warp)
     for (int j = 0; j < kTile; j += kRows)
-      ASSERT_TRUE(grader::AtMinimumWavefronts(
+      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
           column_read(warp, j),
           "lane i reads column c of row i; the bank is the column where row i stores c. Make that "
           "stored column depend on the row, differently for each of the 32 rows."));
@@ -153,7 +153,7 @@ TEST(Lab05Layout, ChunkOffsetsAreSixteenByteAligned) {
 }
 
 TEST(Lab05Layout, ChunkOffsetIsInBoundsAndOneToOne) {
-  EXPECT_TRUE(grader::IsInBoundsAndOneToOne(
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
       "lab05::chunk_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)",
       lab05::kChunkRows * lab05::kChunksPerRow, static_cast<long>(lab05::kChunkTileBytes / 16u),
       [](int e) { return static_cast<long>(lab05::chunk_offset(e / lab05::kChunksPerRow, e % lab05::kChunksPerRow) / 16u); },
@@ -168,14 +168,14 @@ TEST(Lab05Layout, TheFloat4TileHasNoPadding) {
 
 TEST(Lab05Layout, ChunkRowWritesAreConflictFree) {
   for (int warp = 0; warp < kChunkWarps; ++warp)
-    ASSERT_TRUE(grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         chunk_row_write(warp), "each quarter-warp writes the 8 chunks of one row: they must stay 8 "
                                "different chunks of that row."));
 }
 
 TEST(Lab05Layout, ChunkColumnReadsAreConflictFree) {
   for (int warp = 0; warp < kChunkWarps; ++warp)
-    ASSERT_TRUE(grader::AtMinimumWavefronts(
+    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
         chunk_column_read(warp),
         "the 8 lanes of a quarter-warp read one chunk of 8 consecutive rows. Which chunk each row "
         "stores it in must differ across any 8 consecutive rows (the handout's bit diagram shows "
@@ -196,7 +196,7 @@ void check_transpose(int width, int height) {
   const long long blocks = static_cast<long long>(width / kTile) * (height / kTile);
   grader::gpu::announce_model_prediction("transpose_swizzled", blocks * grader::total_wavefronts(block, Op::Load),
                                          blocks * grader::total_wavefronts(block, Op::Store));
-  EXPECT_TRUE(grader::gpu::TransposesCorrectly(
+  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly(
       "lab05::transpose", [](float* o, const float* i, int w, int h) { lab05::transpose(o, i, w, h); }, width, height));
 }
 
@@ -275,36 +275,36 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   d_out.poison();
   lab05::transpose4(reinterpret_cast<float4*>(d_out.get()), reinterpret_cast<const float4*>(d_in.get()),
                     width, height);
-  ASSERT_TRUE(grader::gpu::FinishesWithin(20.0, "lab05::transpose4"));
-  ASSERT_TRUE(grader::gpu::LaunchSucceeded("lab05::transpose4"));
-  EXPECT_TRUE(grader::gpu::AllMatch(expected, d_out.download(),
+  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab05::transpose4"));
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab05::transpose4"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_out.download(),
                                     "float4 transpose of 256 x 64 float4 (float index = 4 * float4 index + component)"));
 }
 
 TEST(Lab05OnGpu, RowWriteMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(RowWrite{}, "lab05 row write tile[5][lane]"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(RowWrite{}, "lab05 row write tile[5][lane]"));
 }
 
 TEST(Lab05OnGpu, ColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(ColumnRead{}, "lab05 column read tile[lane][5]"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(ColumnRead{}, "lab05 column read tile[lane][5]"));
 }
 
 TEST(Lab05OnGpu, ChunkRowWriteMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(ChunkRowWrite{}, "lab05 float4 row write (warp 1)"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(ChunkRowWrite{}, "lab05 float4 row write (warp 1)"));
 }
 
 TEST(Lab05OnGpu, ChunkColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  EXPECT_TRUE(grader::gpu::MeetsTimingTarget(ChunkColumnRead{}, "lab05 float4 column read (chunk 3)"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(ChunkColumnRead{}, "lab05 float4 column read (chunk 3)"));
 }
 
 TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  EXPECT_TRUE(grader::gpu::TransposeMeasuredBesideACopy(
+  BANKLAB_EXPECT(grader::gpu::TransposeMeasuredBesideACopy(
       "lab05 transpose", [](float* o, const float* i, int w, int h) { lab05::transpose(o, i, w, h); }));
 }

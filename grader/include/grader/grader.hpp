@@ -16,6 +16,26 @@
 #include "banklab/model.hpp"
 #include "banklab/pattern_io.hpp"
 
+/// Check a grader result and report only its message: EXPECT_TRUE(f(...)) would first echo the
+/// source expression, hint strings included, before the lines a student needs. More text may be
+/// streamed after it, as with EXPECT_TRUE.
+#define BANKLAB_EXPECT(result)                                          \
+  switch (0)                                                            \
+  case 0:                                                               \
+  default:                                                              \
+    if (const ::testing::AssertionResult banklab_result_ = (result)) {  \
+    } else                                                              \
+      ADD_FAILURE() << banklab_result_.message()
+
+/// As BANKLAB_EXPECT, but ends the test on failure (as ASSERT_TRUE).
+#define BANKLAB_ASSERT(result)                                          \
+  switch (0)                                                            \
+  case 0:                                                               \
+  default:                                                              \
+    if (const ::testing::AssertionResult banklab_result_ = (result)) {  \
+    } else                                                              \
+      FAIL() << banklab_result_.message()
+
 namespace grader {
 
 using banklab::Op;
