@@ -8,6 +8,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -200,6 +201,9 @@ TEST(Lab00OnGpu, MultiplyByIIsCorrect) {
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_out(n);
   d_in.upload(in);
+  std::vector<Instruction> warp = tile_stores();
+  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
+  grader::gpu::announce_model_prediction("multiply_by_i", warp, kTiles);
   BANKLAB_ASSERT(::testing::AssertionResult(st(d_in.get(), d_out.get(), kTiles) == cudaSuccess) << "launch failed");
   BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab00::multiply_by_i"));
   BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab00::multiply_by_i"));

@@ -9,6 +9,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -152,6 +153,9 @@ TEST(Lab01OnGpu, RowSumsAreCorrect) {
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_sums(kRows);
   d_in.upload(in);
+  std::vector<Instruction> warp = staging_stores();
+  for (Instruction& i : row_sum_loads()) warp.push_back(i);
+  grader::gpu::announce_model_prediction("row_sums", warp, kRows / 32);
   BANKLAB_ASSERT(::testing::AssertionResult(st(d_in.get(), d_sums.get(), kRows) == cudaSuccess) << "launch failed");
   BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab01::row_sums"));
   BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab01::row_sums"));

@@ -12,6 +12,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -174,6 +175,7 @@ TEST(Lab02OnGpu, ChannelPolynomialsAreCorrect) {
   grader::gpu::GuardedBuffer<float> d_y(x.size());
   d_x.upload(x);
   d_coefs.upload(coefs);
+  grader::gpu::announce_model_prediction("eval_channels", table_loads(), static_cast<long long>(kBlocks) * (kBlockThreads / 32), false);
   BANKLAB_ASSERT(::testing::AssertionResult(st(d_x.get(), d_coefs.get(), d_y.get(), n) == cudaSuccess) << "launch failed");
   BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab02::eval_channels"));
   BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab02::eval_channels"));

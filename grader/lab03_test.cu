@@ -10,6 +10,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -219,6 +220,9 @@ TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
   grader::gpu::DeviceBuffer<float> d_in(in.size());
   grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
   d_in.upload(in);
+  std::vector<Instruction> block = staging_stores();
+  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); })) block.push_back(i);
+  grader::gpu::announce_model_prediction("deinterleave", block, pairs / 256);
   BANKLAB_ASSERT(::testing::AssertionResult(st(reinterpret_cast<float4*>(d_a.get()), reinterpret_cast<float4*>(d_b.get()),
                                                reinterpret_cast<const float4*>(d_in.get()), pairs) == cudaSuccess)
                  << "launch failed");

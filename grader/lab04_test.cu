@@ -12,6 +12,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -181,6 +182,9 @@ struct StudentTranspose {
 void check_transpose(int width, int height) {
   StudentTranspose st;
   BANKLAB_ASSERT(st.found);
+  std::vector<Instruction> block = row_writes();
+  for (Instruction& i : column_reads()) block.push_back(i);
+  grader::gpu::announce_model_prediction("transpose_padded", block, static_cast<long long>(width / 32) * (height / 32));
   BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab04::transpose_padded", std::cref(st), width, height));
 }
 

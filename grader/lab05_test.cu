@@ -14,6 +14,7 @@
 
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/replay.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
@@ -235,6 +236,9 @@ struct StudentTranspose4 {
 void check_transpose(int width, int height) {
   StudentTranspose st;
   BANKLAB_ASSERT(st.found);
+  std::vector<Instruction> block = row_writes();
+  for (Instruction& i : column_reads()) block.push_back(i);
+  grader::gpu::announce_model_prediction("transpose_swizzled", block, static_cast<long long>(width / 32) * (height / 32));
   BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab05::transpose_swizzled", std::cref(st), width, height));
 }
 
@@ -275,6 +279,9 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_REQUIRE_GPU();
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
+  std::vector<Instruction> block = chunk_row_writes();
+  for (Instruction& i : chunk_column_reads()) block.push_back(i);
+  grader::gpu::announce_model_prediction("transpose_float4", block, (64 / 8) * (256 / 32));
   BANKLAB_EXPECT(float4_transpose_correct(st, 64, 256));
 }
 
