@@ -45,6 +45,12 @@ std::vector<std::string> archs() {
 
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
+std::string self_path() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
 std::vector<std::string> common_flags() {
   return {"-std=c++17", "-w", "-I" + src_dir() + "/common/include", "-I" + src_dir() + "/grader/include"};
 }
@@ -141,7 +147,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   make_dirs(work);
   const std::string stamp = stamp_of(lab, text);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
-  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && access(fatbin.c_str(), R_OK) == 0) {
+  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 &&
+      read_file(work + "/kernel.fatbin.sha256", 128) == sha256_hex(read_file(fatbin, 64u << 20))) {
     grader::Answers check;
     if (!check.load(answers, lab)) return done(true, "");  // nothing changed since the last build
   }
@@ -228,35 +235,47 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   if (!res[1].ok()) return compile_error(res[1], fo.output_file);
 
   // The probe: the student's host code runs here, in a process of its own, and nowhere else.
+  // Run as root (batch grading), it runs as nobody and can write only its own folder. Either
+  // way the judge's files are hashed before and checked after: a probe that changed the device
+  // code or the judge itself is caught.
   const std::string rundir = work + "/run";
-  mkdir(rundir.c_str(), 0755);
+  make_dirs(rundir);
+  const std::string fatbin_hash = sha256_hex(read_file(fatbin, 64u << 20));
+  const std::string judge_path = self_path();
+  const std::string judge_hash = sha256_hex(read_file(judge_path, 256u << 20));
   ProcessOptions pr;
   pr.cwd = rundir;
   pr.output_file = work + "/probe.log";
   pr.max_output_bytes = 1 << 20;
   pr.timeout_s = kProbeTimeoutS;
   pr.clean_env = true;
+  pr.as_nobody = true;
   pr.env["CUDA_VISIBLE_DEVICES"] = "";  // the probe has no business with a GPU
-  const ProcessResult p = run_process({work + "/probe", answers}, pr);
+  const std::string probe_answers = rundir + "/answers.txt";
+  const ProcessResult p = run_process({work + "/probe", probe_answers}, pr);
   kill_leftovers();
+  auto fail = [&](const std::string& msg) {
+    write_file(work + "/build.log", msg);
+    unlink(answers.c_str());
+    unlink(fatbin.c_str());
+    return done(false, msg);
+  };
+  if (sha256_hex(read_file(fatbin, 64u << 20)) != fatbin_hash || sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
+    return fail("your file's probe changed the grader's files (its compiled kernels or banklab-judge itself) while it "
+                "ran: not judged. Rebuild the project (cmake --build) before grading again.");
+  // The answers are copied out of the probe's folder into the judge's.
+  if (access(probe_answers.c_str(), R_OK) == 0) write_file(answers, read_file(probe_answers, 16u << 20));
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
     std::string msg = "your file's answers could not be read: " + *err + " (probe: " + p.describe() + ").";
     const std::string out = read_file(pr.output_file, 2000);
     if (!out.empty()) msg += "\nIt printed:\n" + out;
-    write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
-    return done(false, msg);
+    return fail(msg);
   }
-  if (!p.ok()) {
-    const std::string msg = "your file's probe wrote its answers but then ended badly (" + p.describe() +
-                            "): something in your file runs at exit. Remove it.";
-    write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
-    return done(false, msg);
-  }
+  if (!p.ok())
+    return fail("your file's probe wrote its answers but then ended badly (" + p.describe() +
+                "): something in your file runs at exit. Remove it.");
+  write_file(work + "/kernel.fatbin.sha256", fatbin_hash);
   write_file(work + "/stamp", stamp);
   return done(true, "");
 }
