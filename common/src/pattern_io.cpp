@@ -37,17 +37,6 @@ std::string quote(std::string_view tok) {
   return "'" + s + "'";
 }
 
-// validate() without building a message: the common case of predict, millions of lines.
-// Only when this says no does the caller ask validate() for the message.
-bool quickly_valid(const WarpAccess& a) {
-  const std::uint32_t w = static_cast<std::uint32_t>(a.width);
-  if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) return false;
-  const std::uint32_t limit = kMaxSharedBytesPerBlock - w;
-  std::uint32_t bad = 0;
-  for (std::uint32_t off : a.offset) bad |= (off & (w - 1)) | static_cast<std::uint32_t>(off > limit);
-  return bad == 0;
-}
-
 template <typename T>
 bool parse_number(std::string_view tok, T& value, int base = 10) {
   if (tok.empty()) return false;
@@ -123,7 +112,7 @@ std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& 
     out.offset[static_cast<std::size_t>(i)] = off;
   }
   if (!next_token(line, pos).empty()) return "more than 32 offsets after the mask";
-  if (quickly_valid(out)) return std::nullopt;
+  if (is_valid(out)) return std::nullopt;
   return validate(out);
 }
 
