@@ -1,9 +1,12 @@
-// Throughput of the reference model on random valid patterns: count-only (count_wavefronts)
-// and the full explanation (analyze), for 4-, 8- and 16-byte loads and stores.
-// Goal: >= 10 million count-only analyses per second on one core.
+// Throughput of the reference model on random valid patterns: count-only (count_wavefronts),
+// the one-pass summary (summarize: wavefronts, minimum, grouping, merged) and the full
+// explanation (analyze), for 4-, 8- and 16-byte loads and stores.
+// Goal (issue 8): >= 50 million count-only analyses per second on one core.
 //
 //   model_bench                                  all cases
 //   model_bench --benchmark_filter=Count         count-only
+//   model_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//                                                on a shared machine: report the median
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -71,6 +74,18 @@ void BM_CountAndMinimum(benchmark::State& state) {
   set_label(state);
 }
 
+void BM_Summarize(benchmark::State& state) {
+  const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const banklab::Summary s = banklab::summarize(pool[i]);
+    benchmark::DoNotOptimize(s);
+    i = (i + 1) & (pool.size() - 1);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  set_label(state);
+}
+
 void BM_Analyze(benchmark::State& state) {
   const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
   std::size_t i = 0;
@@ -87,6 +102,7 @@ void BM_Analyze(benchmark::State& state) {
 #define BANKLAB_CASES ArgsProduct({{4, 8, 16}, {0, 1}})->ArgNames({"width", "store"})
 BENCHMARK(BM_CountWavefronts)->BANKLAB_CASES;
 BENCHMARK(BM_CountAndMinimum)->BANKLAB_CASES;
+BENCHMARK(BM_Summarize)->BANKLAB_CASES;
 BENCHMARK(BM_Analyze)->BANKLAB_CASES;
 
 }  // namespace

@@ -186,10 +186,10 @@ inline void lane_ids(const WarpAccess& a, std::uint32_t* id) noexcept {
 
 // Largest count and sum of counts of each run of 8 bins: quarter q covers bins 8q .. 8q+7.
 template <bool kSimd>
-inline void quarter_stats(const std::uint8_t (&hist)[4][kNumBanks], int (&max)[4], int (&sum)[4]) noexcept {
+inline void quarter_stats(const std::uint8_t (&hist)[4 * kNumBanks], int (&max)[4], int (&sum)[4]) noexcept {
 #if defined(__SSE2__)
   if constexpr (kSimd) {
-    const auto* h = reinterpret_cast<const __m128i*>(&hist[0][0]);
+    const auto* h = reinterpret_cast<const __m128i*>(hist);
     const __m128i lo = _mm_add_epi8(_mm_add_epi8(_mm_load_si128(h + 0), _mm_load_si128(h + 2)),
                                     _mm_add_epi8(_mm_load_si128(h + 4), _mm_load_si128(h + 6)));
     const __m128i hi = _mm_add_epi8(_mm_add_epi8(_mm_load_si128(h + 1), _mm_load_si128(h + 3)),
@@ -216,7 +216,7 @@ inline void quarter_stats(const std::uint8_t (&hist)[4][kNumBanks], int (&max)[4
   for (int q = 0; q < 4; ++q) {
     max[q] = sum[q] = 0;
     for (int b = 8 * q; b < 8 * q + 8; ++b) {
-      const int c = hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b];
+      const int c = hist[b] + hist[kNumBanks + b] + hist[2 * kNumBanks + b] + hist[3 * kNumBanks + b];
       max[q] = c > max[q] ? c : max[q];
       sum[q] += c;
     }
@@ -237,30 +237,38 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
   alignas(16) std::uint32_t id[kWarpSize];
   lane_ids<U, G, kSimd>(a, id);
   const std::uint16_t gen = next_generation();
-  std::uint16_t* const stamp = tl_stamp;
-  alignas(16) std::uint8_t hist[4][kNumBanks];
+  std::uint16_t* stamp = tl_stamp;
+#if defined(__GNUC__)
+  __asm__("" : "+r"(stamp));  // keep the table's address in a register, not re-derived per lane
+#endif
+  alignas(16) std::uint8_t hist[4 * kNumBanks];  // four histograms of the 32 bins, lane % 4
 #if defined(__SSE2__)
   if constexpr (kSimd) {
     // An opaque zero: the compiler would otherwise turn these stores into `rep stos`, whose
     // start-up and failed store forwarding cost more than the whole count.
     __m128i zero = _mm_setzero_si128();
     __asm__("" : "+x"(zero));
-    for (int k = 0; k < 8; ++k) _mm_store_si128(reinterpret_cast<__m128i*>(&hist[0][0]) + k, zero);
+    for (int k = 0; k < 8; ++k) _mm_store_si128(reinterpret_cast<__m128i*>(hist) + k, zero);
   } else
 #endif
   {
     std::memset(hist, 0, sizeof hist);
   }
-  auto visit = [&](std::uint8_t* h, std::uint32_t x) {
+  std::uint8_t* const h = hist;
+  auto visit = [&](int sub, std::uint32_t x) {
     const std::uint16_t seen = stamp[x];
     stamp[x] = gen;
-    h[x & (kNumBanks - 1)] += static_cast<std::uint8_t>(seen < gen);  // stamps never exceed gen
+    // stamps never exceed gen: "seen < gen" is "not seen in this call" (one add-with-carry)
+    h[sub * kNumBanks + static_cast<int>(x & (kNumBanks - 1))] += static_cast<std::uint8_t>(seen < gen);
   };
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
   for (int i = 0; i < kWarpSize; i += 4) {
-    visit(hist[0], id[i]);
-    visit(hist[1], id[i + 1]);
-    visit(hist[2], id[i + 2]);
-    visit(hist[3], id[i + 3]);
+    visit(0, id[i]);
+    visit(1, id[i + 1]);
+    visit(2, id[i + 2]);
+    visit(3, id[i + 3]);
   }
 
   int qmax[4], qsum[4];
