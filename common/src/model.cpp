@@ -119,15 +119,24 @@ inline bool merges(const WarpAccess& a) noexcept {
   std::uint32_t diff1 = 0, diff2 = 0;
 #if defined(__SSE2__)
   if constexpr (kSimd) {
-    for (int q = 0; q < kWarpSize / 4; ++q) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 4 * q));
-      const __m128i x1 = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1));  // lanes i^1
-      const __m128i x2 = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2));  // lanes i^2
-      const auto eq1 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x1))));
-      const auto eq2 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x2))));
-      diff1 |= (~eq1 & 0xfu) << (4 * q);
-      diff2 |= (~eq2 & 0xfu) << (4 * q);
+    // 16 lanes at a time: compare with lanes i^1 and i^2, narrow the all-ones / all-zeros
+    // results to bytes (signed saturation keeps them) and take one bit per lane.
+    std::uint32_t eq1 = 0, eq2 = 0;
+    for (int half = 0; half < 2; ++half) {
+      __m128i e1[4], e2[4];
+      for (int q = 0; q < 4; ++q) {
+        const __m128i v =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 16 * half + 4 * q));
+        e1[q] = _mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));  // lanes i^1
+        e2[q] = _mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));  // lanes i^2
+      }
+      const __m128i b1 = _mm_packs_epi16(_mm_packs_epi32(e1[0], e1[1]), _mm_packs_epi32(e1[2], e1[3]));
+      const __m128i b2 = _mm_packs_epi16(_mm_packs_epi32(e2[0], e2[1]), _mm_packs_epi32(e2[2], e2[3]));
+      eq1 |= static_cast<std::uint32_t>(_mm_movemask_epi8(b1)) << (16 * half);
+      eq2 |= static_cast<std::uint32_t>(_mm_movemask_epi8(b2)) << (16 * half);
     }
+    diff1 = ~eq1;
+    diff2 = ~eq2;
   } else
 #endif
   {
@@ -254,21 +263,20 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
   {
     std::memset(hist, 0, sizeof hist);
   }
-  std::uint8_t* const h = hist;
-  auto visit = [&](int sub, std::uint32_t x) {
+  auto visit = [&](std::uint8_t* h, std::uint32_t x) {
     const std::uint16_t seen = stamp[x];
     stamp[x] = gen;
     // stamps never exceed gen: "seen < gen" is "not seen in this call" (one add-with-carry)
-    h[sub * kNumBanks + static_cast<int>(x & (kNumBanks - 1))] += static_cast<std::uint8_t>(seen < gen);
+    h[x & (kNumBanks - 1)] += static_cast<std::uint8_t>(seen < gen);
   };
 #if defined(__GNUC__)
 #pragma GCC unroll 8
 #endif
   for (int i = 0; i < kWarpSize; i += 4) {
-    visit(0, id[i]);
-    visit(1, id[i + 1]);
-    visit(2, id[i + 2]);
-    visit(3, id[i + 3]);
+    visit(hist, id[i]);
+    visit(hist + kNumBanks, id[i + 1]);
+    visit(hist + 2 * kNumBanks, id[i + 2]);
+    visit(hist + 3 * kNumBanks, id[i + 3]);
   }
 
   int qmax[4], qsum[4];
