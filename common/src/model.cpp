@@ -247,7 +247,7 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
   lane_ids<U, G, kSimd>(a, id);
   const std::uint16_t gen = next_generation();
   std::uint16_t* stamp = tl_stamp;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   __asm__("" : "+r"(stamp));  // keep the table's address in a register, not re-derived per lane
 #endif
   alignas(16) std::uint8_t hist[4 * kNumBanks];  // four histograms of the 32 bins, lane % 4
@@ -269,7 +269,7 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
     // stamps never exceed gen: "seen < gen" is "not seen in this call" (one add-with-carry)
     h[x & (kNumBanks - 1)] += static_cast<std::uint8_t>(seen < gen);
   };
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 8
 #endif
   for (int i = 0; i < kWarpSize; i += 4) {
