@@ -22,6 +22,14 @@ bool partners_agree(const WarpAccess& a, int k) {
   return true;
 }
 
+// The groups of a width: 64-bit accesses in half-warps (or, merged, the warp), 128-bit in
+// quarter-warps (or, merged, half-warps), narrower ones as the warp.
+Grouping grouping_for(int width, bool merged) {
+  if (width == 8) return merged ? Grouping::Warp : Grouping::HalfWarps;
+  if (width == 16) return merged ? Grouping::HalfWarps : Grouping::QuarterWarps;
+  return Grouping::Warp;
+}
+
 int group_size(Grouping g) {
   switch (g) {
     case Grouping::Warp: return 32;
@@ -300,21 +308,31 @@ template <bool kSimd>
 Summary summarize_valid(const WarpAccess& a) noexcept {
   switch (a.width) {
     case 8:
-      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<3, 5, kSimd>(a, Grouping::Warp, true);
-      return summary_for<3, 4, kSimd>(a, Grouping::HalfWarps, false);
+      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<3, 5, kSimd>(a, grouping_for(8, true), true);
+      return summary_for<3, 4, kSimd>(a, grouping_for(8, false), false);
     case 16:
-      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<4, 4, kSimd>(a, Grouping::HalfWarps, true);
-      return summary_for<4, 3, kSimd>(a, Grouping::QuarterWarps, false);
+      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<4, 4, kSimd>(a, grouping_for(16, true), true);
+      return summary_for<4, 3, kSimd>(a, grouping_for(16, false), false);
     default:
       return summary_for<2, 5, kSimd>(a, Grouping::Warp, false);
   }
+}
+
+// The grouping as analyze() derives it, written independently of merges() (lane by lane, from
+// the rule's words) so that the tests that compare summarize() with analyze() check the rule
+// twice.
+Grouping explained_grouping(const WarpAccess& a, bool* merged) {
+  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load &&
+                 (partners_agree(a, 1) || partners_agree(a, 2));
+  if (merged) *merged = m;
+  return grouping_for(a.width, m);
 }
 
 // The general path, defined for any input (also invalid ones): group by group with a word
 // table per bank.
 Summary summarize_general(const WarpAccess& a) noexcept {
   Summary s;
-  s.grouping = grouping_of(a, &s.merged);
+  s.grouping = explained_grouping(a, &s.merged);
   BankTable t;
   const int size = group_size(s.grouping);
   const int wpl = words_per_lane(a.width);
@@ -399,17 +417,10 @@ Summary summarize_portable(const WarpAccess& a) noexcept {
 }  // namespace detail
 
 Grouping grouping_of(const WarpAccess& a, bool* merged) {
-  bool m = false;
-  Grouping g = Grouping::Warp;
-  if (a.width == 8) {
-    m = a.op == Op::Load && (partners_agree(a, 1) || partners_agree(a, 2));
-    g = m ? Grouping::Warp : Grouping::HalfWarps;
-  } else if (a.width == 16) {
-    m = a.op == Op::Load && (partners_agree(a, 1) || partners_agree(a, 2));
-    g = m ? Grouping::HalfWarps : Grouping::QuarterWarps;
-  }
+  // The rule summarize() applies (one home: merges()).
+  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load && merges<true>(a);
   if (merged) *merged = m;
-  return g;
+  return grouping_for(a.width, m);
 }
 
 int count_wavefronts(const WarpAccess& a) noexcept { return summarize(a).wavefronts; }
@@ -418,7 +429,7 @@ int minimum_wavefronts(const WarpAccess& a) noexcept { return summarize(a).minim
 
 Analysis analyze(const WarpAccess& a) {
   Analysis r;
-  r.grouping = grouping_of(a, &r.merged);
+  r.grouping = explained_grouping(a, &r.merged);
   const int size = group_size(r.grouping);
   const int wpl = words_per_lane(a.width);
 
