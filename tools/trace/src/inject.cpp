@@ -38,7 +38,7 @@ struct ContextState {
 };
 
 struct State {
-  std::mutex mu;
+  std::recursive_mutex mu;  // the sanitizer calls we make inside callbacks may call back
   bool attached = false;
   std::string error;
   Sanitizer_SubscriberHandle subscriber{};
@@ -184,15 +184,26 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
   s.traced += n;
 }
 
+bool debug() {
+  static const bool on = std::getenv("BANKLAB_TRACE_DEBUG") != nullptr;
+  return on;
+}
+
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata) {
+  // Only three callbacks matter; the others (memory allocations our own sanitizerAlloc makes
+  // included) return at once, without the lock.
+  const bool loaded = domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED;
+  const bool begin = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN;
+  const bool end = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END;
+  if (!loaded && !begin && !end) return;
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
-    on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
-  else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN)
-    on_launch_begin(static_cast<const Sanitizer_LaunchData*>(cbdata));
-  else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END)
-    on_launch_end(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (debug()) std::fprintf(stderr, "banklab trace: %s\n", loaded ? "module loaded" : begin ? "launch begin" : "launch end");
+  if (loaded) on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
+  else if (begin) on_launch_begin(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  else on_launch_end(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  if (debug()) std::fprintf(stderr, "banklab trace: done (%llu records so far, %llu dropped)\n",
+                            static_cast<unsigned long long>(s.traced), static_cast<unsigned long long>(s.dropped));
 }
 
 // Everything recorded so far, as a trace; the records are taken (the modules stay).
@@ -213,7 +224,7 @@ void write_at_exit() {
   const char* path = std::getenv("BANKLAB_TRACE_OUT");
   if (!path || !*path) return;
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   banklab::trace::write_trace(out, snapshot_locked(true));
   if (!out) std::fprintf(stderr, "banklab trace: cannot write %s\n", path);
@@ -221,7 +232,7 @@ void write_at_exit() {
 
 int attach() {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
   if (s.attached) return 0;
   if (!s.error.empty()) return 1;
   const char* env = std::getenv("BANKLAB_TRACE_PATCH");
@@ -263,7 +274,7 @@ __attribute__((visibility("default"))) const char* banklab_trace_error() {
 
 __attribute__((visibility("default"))) void banklab_trace_clear() {
   State& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
   (void)s.merger.take();
   s.dropped = 0;
 }
@@ -273,7 +284,7 @@ __attribute__((visibility("default"))) char* banklab_trace_take(std::size_t* siz
   State& s = state();
   std::ostringstream out(std::ios::binary);
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::recursive_mutex> lock(s.mu);
     banklab::trace::write_trace(out, snapshot_locked(true));
   }
   const std::string data = out.str();

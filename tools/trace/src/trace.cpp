@@ -314,6 +314,13 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     k.warp_instructions += ins.count;
     k.wavefronts += ins.count * std::uint64_t(c.wavefronts);
     k.minimum += ins.count * std::uint64_t(c.minimum);
+    if (ins.access.op == Op::Load) {
+      k.load_instructions += ins.count;
+      k.load_wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    } else {
+      k.store_instructions += ins.count;
+      k.store_wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    }
   }
   for (auto& [key, l] : lines) {
     l.hint = hint_for(l.worst, l.worst_wavefronts, l.worst_minimum);
@@ -381,6 +388,8 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
         const KernelReport& k = rep.kernels[i];
         out << (i ? "," : "") << "{\"kernel\":" << json_string(k.kernel) << ",\"warp_instructions\":" << k.warp_instructions
             << ",\"wavefronts\":" << k.wavefronts << ",\"minimum\":" << k.minimum << ",\"excess\":" << k.excess()
+            << ",\"load_instructions\":" << k.load_instructions << ",\"load_wavefronts\":" << k.load_wavefronts
+            << ",\"store_instructions\":" << k.store_instructions << ",\"store_wavefronts\":" << k.store_wavefronts
             << ",\"lines\":[";
         for (std::size_t j = 0; j < k.lines.size(); ++j) {
           const LineReport& l = k.lines[j];

@@ -210,6 +210,10 @@ TEST(TraceAggregate, SumsWavefrontsPerLineAndPutsTheWorstLineFirst) {
   EXPECT_EQ(k.warp_instructions, 6u);
   EXPECT_EQ(k.wavefronts, 3u * 32 + 3u * 1);
   EXPECT_EQ(k.minimum, 6u);
+  EXPECT_EQ(k.store_instructions, 3u);
+  EXPECT_EQ(k.store_wavefronts, 96u);
+  EXPECT_EQ(k.load_instructions, 3u);
+  EXPECT_EQ(k.load_wavefronts, 3u);
   ASSERT_EQ(k.lines.size(), 2u);
   EXPECT_EQ(k.lines[0].line, 7);
   EXPECT_EQ(k.lines[0].excess(), 93u);
@@ -263,6 +267,8 @@ TEST(TraceReport, JsonCarriesTheSameFiguresAndEscapesStrings) {
   const std::string j = s.str();
   EXPECT_NE(j.find("\"file\":\"dir \\\"x\\\"\\\\k.cu\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"excess\":93"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"load_instructions\":3,\"load_wavefronts\":3,\"store_instructions\":3,\"store_wavefronts\":96"),
+            std::string::npos) << j;
   EXPECT_NE(j.find("\"what\":\"cp.async\",\"count\":2"), std::string::npos) << j;
   int depth = 0;
   bool in_string = false, escaped = false;

@@ -92,6 +92,8 @@ struct LineReport {
 struct KernelReport {
   std::string kernel;
   std::uint64_t warp_instructions = 0, wavefronts = 0, minimum = 0;
+  /// The same split by op, as Nsight Compute's shared_op_ld / shared_op_st metrics count them.
+  std::uint64_t load_instructions = 0, load_wavefronts = 0, store_instructions = 0, store_wavefronts = 0;
   std::uint64_t excess() const { return wavefronts - minimum; }
   std::vector<LineReport> lines;        ///< worst first
 };
