@@ -1,6 +1,7 @@
 """Real kernels for bench/trace_vs_ncu.sh: one PyTorch op per run, small enough for ncu.
 
-    python3 bench/trace_torch_ops.py matmul|softmax|layernorm|sum|transpose|conv
+    python3 bench/trace_torch_ops.py OP
+    OP: matmul softmax softmax_wide layernorm sum sum_all cumsum sort transpose conv
 """
 import sys
 
@@ -17,6 +18,14 @@ if op == "matmul":
     y = a @ b
 elif op == "softmax":
     y = torch.softmax(torch.ones(256, 1024, device=dev), dim=-1)
+elif op == "softmax_wide":
+    y = torch.softmax(torch.ones(8, 32768, device=dev), dim=-1)
+elif op == "sum_all":
+    y = torch.ones(1 << 22, device=dev).sum()
+elif op == "cumsum":
+    y = torch.ones(64, 4096, device=dev).cumsum(dim=1)
+elif op == "sort":
+    y = torch.sort(torch.arange(1 << 16, 0, -1, device=dev, dtype=torch.float32))[0]
 elif op == "layernorm":
     y = torch.nn.functional.layer_norm(torch.ones(256, 1024, device=dev), (1024,))
 elif op == "sum":

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "banklab_trace/trace.hpp"
@@ -45,6 +46,7 @@ struct State {
   std::string patch_path;
   std::unordered_map<CUcontext, ContextState> contexts;
   std::unordered_map<CUmodule, std::uint32_t> module_index;  // loaded module -> cubins index
+  std::unordered_set<CUmodule> patched;
   std::vector<std::string> cubins;
   std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> kernel_index;
   std::vector<banklab::trace::KernelInfo> kernels;
@@ -109,26 +111,48 @@ ContextState* context_state(CUcontext ctx) {
   return &c;
 }
 
-void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
+bool debug();
+
+// Patches `module` for context `ctx` (once per module): our device callbacks in front of every
+// shared-memory instruction. The context's copy of the patches is loaded first.
+bool patch_module(CUcontext ctx, CUmodule module) {
   State& s = state();
-  ContextState& c = s.contexts[d->context];
+  if (ctx == nullptr || module == nullptr) return false;
+  if (s.patched.count(module)) return true;
+  ContextState& c = s.contexts[ctx];
   if (!c.patches_loaded) {
-    BL_CHECK(sanitizerAddPatchesFromFile(s.patch_path.c_str(), d->context));
+    const SanitizerResult r = sanitizerAddPatchesFromFile(s.patch_path.c_str(), ctx);
+    if (r != SANITIZER_SUCCESS) { note_error("sanitizerAddPatchesFromFile", r); return false; }
     c.patches_loaded = true;
   }
-  BL_CHECK(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, d->module, "banklab_shared_access"));
+  SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, "banklab_shared_access");
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchInstructions(shared access)", r); return false; }
   // Not modelled, but counted so the report can say what it left out.
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, d->module, "banklab_cp_async");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, d->module, "banklab_matrix_access");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, d->module, "banklab_remote_shared");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, d->module, "banklab_bulk_g2s");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, d->module, "banklab_bulk_s2g");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, d->module, "banklab_wgmma");
-  BL_CHECK(sanitizerPatchModule(d->module));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, module, "banklab_cp_async");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, module, "banklab_matrix_access");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, module, "banklab_remote_shared");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, "banklab_bulk_g2s");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, "banklab_bulk_s2g");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, "banklab_wgmma");
+  r = sanitizerPatchModule(module);
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
+  s.patched.insert(module);
+  return true;
+}
+
+void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
+  State& s = state();
+  if (debug())
+    std::fprintf(stderr, "banklab trace: module %p loaded in context %p (library %p, %zu bytes)\n",
+                 static_cast<void*>(d->module), static_cast<void*>(d->context), static_cast<void*>(d->library),
+                 d->cubinSize);
   if (d->pCubin && d->cubinSize && !s.module_index.count(d->module)) {
     s.module_index[d->module] = static_cast<std::uint32_t>(s.cubins.size());
     s.cubins.emplace_back(d->pCubin, d->cubinSize);
   }
+  // A module loaded with no context (a context-independent cudaLibrary load) is patched at its
+  // first launch instead, in the launch's context.
+  patch_module(d->context, d->module);
 }
 
 // The launch being traced (launches are serialised: each one is synchronised at its end).
@@ -140,6 +164,10 @@ void on_launch_begin(const Sanitizer_LaunchData* d) {
   g_pending = Pending{};
   ContextState* c = context_state(d->context);
   if (!c) return;
+  if (debug())
+    std::fprintf(stderr, "banklab trace: launch of %s (module %p, context %p)\n", d->functionName ? d->functionName : "?",
+                 static_cast<void*>(d->module), static_cast<void*>(d->context));
+  if (!patch_module(d->context, d->module)) return;
   auto mod = s.module_index.find(d->module);
   std::uint32_t module;
   if (mod == s.module_index.end()) {  // loaded before we attached, or no image: no lines

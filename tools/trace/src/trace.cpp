@@ -250,7 +250,10 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     }
     if (below_window) { other[{m.kernel, pc, "invalid: offset inside the reserved first 1 KiB of the shared window"}] += m.count; continue; }
     if (auto why = validate(ins.access)) { other[{m.kernel, pc, "invalid: " + *why}] += m.count; continue; }
-    const SourceLine src = tables[k.module].lookup(k.name, pc);
+    SourceLine src = tables[k.module].lookup(k.name, pc);
+    if (!tables[k.module].has(k.name))  // launched through another handle of the same image
+      for (const LineTable& t : tables)
+        if (t.has(k.name)) { src = t.lookup(k.name, pc); break; }
     ins.file = src.file;
     ins.line = src.line;
     instructions.push_back(std::move(ins));
@@ -303,7 +306,13 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     l.minimum += ins.count * std::uint64_t(c.minimum);
     const long long ex = c.wavefronts - c.minimum;
     auto [w, first] = worst_excess.try_emplace(key, -1);
-    if (first || ex > w->second || (ex == w->second && c.wavefronts > l.worst_wavefronts)) {
+    // Worst = most excess, then most wavefronts, then the smallest access (so the choice does
+    // not depend on the order the GPU produced the records in).
+    auto smaller = [](const WarpAccess& a, const WarpAccess& b) {
+      return std::tie(a.op, a.width, a.mask, a.offset) < std::tie(b.op, b.width, b.mask, b.offset);
+    };
+    if (first || ex > w->second || (ex == w->second && c.wavefronts > l.worst_wavefronts) ||
+        (ex == w->second && c.wavefronts == l.worst_wavefronts && smaller(ins.access, l.worst))) {
       w->second = ex;
       l.worst = ins.access;
       l.worst_wavefronts = c.wavefronts;

@@ -314,6 +314,15 @@ TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
   EXPECT_NE(bt::display_name(r.kernels[0].kernel).find("transpose_tile<0>"), std::string::npos);
   EXPECT_EQ(r.kernels[1].excess(), 0u);
   EXPECT_GT(r.kernels[0].lines[0].line, 0) << "the fixture was built with -lineinfo";
+  // Recorded on an H200 with trace_demo 256 (8 x 8 blocks of 8 warps, 4 loads and 4 stores a
+  // warp); at 1024 the same kernels matched Nsight Compute exactly (docs/perf/trace_vs_ncu.md).
+  EXPECT_EQ(r.kernels[0].warp_instructions, 4096u);
+  EXPECT_EQ(r.kernels[0].wavefronts, 2048u * 32 + 2048u);
+  EXPECT_EQ(r.kernels[1].warp_instructions, 4096u);
+  EXPECT_EQ(r.kernels[1].wavefronts, 4096u);
+  EXPECT_NE(r.kernels[0].lines[0].file.find("trace_demo.cu"), std::string::npos);
+  EXPECT_TRUE(un.empty());
+  EXPECT_EQ(d.dropped, 0u);
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ class LineTable {
   SourceLine lookup(const std::string& function, std::uint64_t offset) const;
 
   bool empty() const { return rows_.empty(); }
+  /// Whether the table has rows for `function`.
+  bool has(const std::string& function) const { return rows_.count(function) != 0; }
 
   /// Adds a row (used by the reader, and by tests).
   void add(const std::string& function, std::uint64_t offset, std::string file, int line);
