@@ -21,12 +21,28 @@ for v in stubs:labs solutions:solutions; do
     "$ROOT/tools/trace/tests/lab_driver.cu" -o "$O/lab_driver_${v%%:*}" || exit 1
 done
 
+# Every known-bad kernel (grader/bad/NN_name/*.cu, each a whole kernel.cu): the solutions with
+# that one lab's file replaced, driven for that lab alone. Built in parallel.
+bad=()
+for f in "$ROOT"/grader/bad/*/*.cu; do
+  lab=$(basename "$(dirname "$f")"); n=$(basename "$f" .cu); tree="$O/bad/$lab-$n"
+  mkdir -p "$tree" && cp -r "$ROOT/solutions/." "$tree/" && cp "$f" "$tree/$lab/kernel.cu"
+  bad+=("$lab|$n")
+done
+printf '%s\n' "${bad[@]}" | xargs -P 16 -I{} sh -c 'lab=${1%%|*}; n=${1#*|}; "$2" -std=c++17 -O3 -lineinfo -arch=sm_90 -I "$3/common/include" -I "$4/bad/$lab-$n" "$3/tools/trace/tests/lab_driver.cu" -o "$4/bad/$lab-$n/driver" > "$4/bad/$lab-$n/build.log" 2>&1 || echo "known-bad $lab/$n does not build"' _ {} "$NVCC" "$ROOT" "$O"
+
 progs=(
   "labs_stubs|$O/lab_driver_stubs all 1 1"
   "labs_solutions|$O/lab_driver_solutions all 1 1"
   "demo_transpose|$B/tools/trace/tests/trace_demo 1024"
 )
-for op in matmul softmax softmax_wide layernorm sum sum_all cumsum sort transpose conv; do progs+=("torch_$op|python3 $ROOT/bench/trace_torch_ops.py $op"); done
+# BANKLAB_TRACE_ONLY_BAD=1: the known-bad kernels alone.
+[ "${BANKLAB_TRACE_ONLY_BAD:-0}" = 1 ] && progs=()
+for b in "${bad[@]}"; do
+  lab=${b%%|*}; n=${b#*|}
+  [ -x "$O/bad/$lab-$n/driver" ] && progs+=("bad_${lab:0:2}_$n|$O/bad/$lab-$n/driver ${lab:0:2} 1 1")
+done
+[ "${BANKLAB_TRACE_ONLY_BAD:-0}" = 1 ] || for op in matmul softmax softmax_wide layernorm sum sum_all cumsum sort transpose conv; do progs+=("torch_$op|python3 $ROOT/bench/trace_torch_ops.py $op"); done
 
 for p in "${progs[@]}"; do
   name=${p%%|*}; cmd=${p#*|}
