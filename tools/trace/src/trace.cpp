@@ -263,8 +263,9 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
 }
 
 Cost cost_of(const WarpAccess& access) noexcept {
-  // The one call into the model (switch to banklab::summarize when it lands).
-  return Cost{count_wavefronts(access), minimum_wavefronts(access)};
+  // The one call into the model: wavefronts and minimum in one pass.
+  const Summary s = summarize(access);
+  return Cost{s.wavefronts, s.minimum};
 }
 
 std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
