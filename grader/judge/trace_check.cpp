@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
 
 namespace grader::gpu {
