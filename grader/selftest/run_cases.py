@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import io
 import os
 import subprocess
@@ -65,6 +66,11 @@ def grade(judge: str, lab: str, source: str, work: str, out_json: str, tier: str
         return None, f"banklab-judge grade ran past {timeout} s\n{out}"
 
 
+def sha256_of(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def run_expect(argv: list[str]) -> tuple[int, str]:
     buf = io.StringIO()
     with redirect_stdout(buf):
@@ -106,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                 jobs.append((slow, c, lab))
     jobs.sort(key=lambda j: j[0])  # slow ones last
 
+    judge_sha = sha256_of(judge)  # a case that rewrites the judge poisons every later grade
     stub_grades: dict[str, str] = {}
     counts = {"OK": 0, "FAILED": 0, "SKIPPED": 0, "ERROR": 0}
     for n, (_, c, lab) in enumerate(jobs):
@@ -141,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
             expect_argv += ["--stub-verdicts", stub_grades[lab]]
         out_json = os.path.join(d, "grade.json")
         rc, output = grade(judge, lab, src, os.path.join(d, "work"), out_json, args.tier, args.graded, args.timeout)
+        if not os.path.exists(judge) or sha256_of(judge) != judge_sha:
+            print(f"FAILED {rel} lab {lab}: the case replaced or removed the judge ({judge}); every later grade "
+                  f"would be the student's. Stopping: rebuild the judge.")
+            counts["FAILED"] += 1
+            break
         if rc is None or not os.path.exists(out_json):
             why = "timed out" if rc is None else f"exit {rc}, no {out_json}"
             if case.kind == "cheat":
