@@ -210,6 +210,11 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
             v = by_test.get(test)
             if v is not None and v["status"] != "failed":
                 problems.append(f"{test}: the stub fails it, the stub with this cheat {v['status']}")
+        for test, sv in sorted(stub.items()):
+            v = by_test.get(test)
+            if sv.get("status") == "skipped" and v is not None and v["status"] == "passed":
+                problems.append(f"{test}: skipped for the stub (no GPU?), passed with this cheat: a pass "
+                                f"where the judge could not have run the test")
     elif not any(v["status"] == "failed" for v in non_build.values()):
         problems.append(f"no test failed ({summary(non_build)})")
     return problems

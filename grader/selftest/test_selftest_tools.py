@@ -333,6 +333,12 @@ class ExpectTest(TempTree):
         code, _ = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
         self.assertEqual(code, 1)
 
+    def test_a_cheat_fails_when_a_test_skipped_for_the_stub_passes(self):
+        g = grade(verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "passed"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+        self.assertIn("could not have run", out)
+
     def test_a_cheat_fails_when_tests_vanish_from_the_grade(self):
         g = grade(verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
         code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
