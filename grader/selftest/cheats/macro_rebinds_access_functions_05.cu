@@ -1,11 +1,13 @@
 // Cheat: after the kernels, macros rename tile_index and chunk_offset to swizzled versions, so
 // any code compiled after the student's file (a probe dumping the access functions, a CPU
 // replay) sees a conflict-free layout while the compiled kernels keep the stub's. Predictions
-// are right. Only the GPU tier, judging the kernel that runs, can fail it.
+// are right. Only the GPU tier, judging the kernel that runs, can fail it (or a probe that
+// refuses such macros: then the build fails, a correct verdict too).
 // APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // EXPECT: no-full-pass
+// BUILD: may-fail
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu
 @@ -92,19 +92,30 @@
