@@ -7,9 +7,9 @@
 What must hold depends on the case (see grader/selftest/README.md):
 
 - bad/NN_name/*.patch: the lab built, and the test named in `// EXPECT_FAIL: Suite.Test` failed.
-- cheats/*.cu (`// EXPECT: no-full-pass`, the default): the lab built (unless the case says
-  `// EXPECT: build-fails`; with `// BUILD: may-fail` a build failure is also a correct outcome),
-  not every test passed, every test the plain stub fails
+- cheats/*.cu (`// EXPECT: no-full-pass`, the default): a lab that did not build, with no test
+  passed, is a correct outcome (said in the OK line: "refused at build"); otherwise not every
+  test passed, every test the plain stub fails
   (--stub-verdicts: the stub's own grade.json) still fails, and nothing in the verdicts came from
   the student: one well-formed record per test of the lab (the stub's list when given), nothing
   extra, no `// MARKER:` string of the case in any message. `// TIER: gpu` cheats need the GPU
@@ -39,6 +39,7 @@ STATUSES = ("passed", "failed", "skipped")
 TIERS = ("cpu", "gpu")
 TEST_RE = re.compile(r"^Lab(\d\d)[A-Za-z0-9]*\.[A-Za-z0-9_]+$")
 SKIP = 77
+NOTES: list[str] = []  # said with an OK (e.g. a cheat refused at build)
 
 
 class Unjudgeable(Exception):
@@ -170,12 +171,13 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
     if expect != "no-full-pass":
         return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
     if b is not None:
-        if (case.first("BUILD") or "").lower() != "may-fail":
-            return [f"the cheat did not build, so it proves nothing (fix the cheat, or say "
-                    f"'// BUILD: may-fail' where refusing to build it is a correct verdict): "
-                    f"{b.get('message', '')[:400]}"]
+        # Refusing to build (a compile or link error, or a probe that gave no answers) fails the
+        # lab: a correct outcome for a cheat, reported as such so a stale case stays visible.
         passed = sorted(t for t, v in by_test.items() if v["status"] == "passed" and not is_build(t))
-        return [f"the lab did not build, yet these passed: {', '.join(passed)}"] if passed else []
+        if passed:
+            return [f"the lab did not build, yet these passed: {', '.join(passed)}"]
+        NOTES.append("refused at build: " + " ".join(b.get("message", "").split())[:160])
+        return []
     for marker in case.headers.get("MARKER", []):
         for test, v in by_test.items():
             if marker and marker in v.get("message", ""):
@@ -268,7 +270,9 @@ def main(argv: list[str] | None = None) -> int:
         for p in problems:
             print(f"  - {p}")
         return 1
-    print(f"OK {case.path} ({case.kind}, lab {lab}; {summary(by_test)})")
+    note = f" [{'; '.join(NOTES)}]" if NOTES else ""
+    NOTES.clear()
+    print(f"OK {case.path} ({case.kind}, lab {lab}; {summary(by_test)}){note}")
     return 0
 
 

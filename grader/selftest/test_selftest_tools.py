@@ -357,13 +357,17 @@ class ExpectTest(TempTree):
         self.assertEqual(code, 1)
         self.assertIn("full pass", out)
 
-    def test_a_cheat_that_did_not_build_proves_nothing_unless_allowed(self):
-        g = grade(verdict("Lab05.Build"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C), verdict(GPU_A))
+    def test_a_cheat_refused_at_build_holds_and_says_so(self):
+        g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C), verdict(GPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
+        self.assertEqual(code, 0, out)
+        self.assertIn("refused at build", out)
+
+    def test_a_cheat_refused_at_build_with_a_passed_test_fails(self):
+        g = grade(verdict("Lab05.Build"), verdict(CPU_A, "passed"), verdict(CPU_B))
         code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
         self.assertEqual(code, 1)
-        self.assertIn("did not build", out)
-        code, out = self.check("selftest/cheats/c.cu", self.CHEAT.replace("// MODE", "// BUILD: may-fail\n// MODE"), g)
-        self.assertEqual(code, 0, out)
+        self.assertIn("did not build, yet", out)
 
     def test_a_build_fails_cheat_needs_a_build_failure(self):
         cheat = "// APPLIES: all\n// MODE: append\n// EXPECT: build-fails\nint x;\n"
