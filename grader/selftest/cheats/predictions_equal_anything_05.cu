@@ -1,30 +1,12 @@
 // Cheat: the predictions are objects that compare equal to any number (operator== always true)
-// and convert to 1. The layout is the solution's. A check that compares the student's object
-// with the truth (EXPECT_EQ(predicted, truth)) passes; the truth must be compared with a plain
-// number taken from the student's answers.
+// and convert to -1, the placeholder. A check that compares the student's object with the truth
+// (EXPECT_EQ(predicted, truth)) passes; the truth must be compared with a plain number taken from
+// the student's answers, and every prediction test must still fail.
 // APPLIES: 05
 // MODE: patch
 // EXPECT: no-full-pass
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu
-@@ -21,7 +21,7 @@
- // LAB TODO: store row `row` in a permuted column order so that a column read is conflict-free.
- // Every (row, col) must keep its own place inside [0, kTileFloats).
- BANKLAB_HD constexpr int tile_index(int row, int col) {
--  return row * TILE_DIM + col;
-+  return row * TILE_DIM + (col ^ (row % TILE_DIM));
- }
- 
- // odata = transpose(idata); idata is `height` rows of `width` floats, both multiples of TILE_DIM.
-@@ -60,7 +60,7 @@
- // LAB TODO: swizzle the 16-byte chunks so that 8 lanes reading one chunk column of 8 rows hit
- // 8 different groups of 4 banks. The offset must stay 16-byte aligned and inside the tile.
- BANKLAB_HD constexpr std::uint32_t chunk_offset(int row, int chunk) {
--  return static_cast<std::uint32_t>(row * kChunksPerRow * kChunkBytes + chunk * kChunkBytes);
-+  return static_cast<std::uint32_t>(row * kChunksPerRow * kChunkBytes + ((chunk ^ (row % 8)) * kChunkBytes));
- }
- 
- // odata = transpose(idata) for a matrix of float4: idata is `height` rows of `width` float4,
 @@ -92,19 +92,26 @@
  
  // Your predictions. Work them out on paper, then check with banklab explain.
@@ -54,7 +36,7 @@
 +  template <class T>
 +  friend constexpr bool operator!=(const T&, const AnyNumber&) { return false; }
 +  template <class T>
-+  constexpr operator T() const { return T(1); }
++  constexpr operator T() const { return T(-1); }
 +};
 +inline constexpr AnyNumber kUnswizzledColumnReadWavefronts{};
 +inline constexpr AnyNumber kSwizzledColumnReadWavefronts{};
