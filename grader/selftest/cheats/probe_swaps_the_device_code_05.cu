@@ -62,7 +62,7 @@
  }
  
  // odata = transpose(idata) for a matrix of float4: idata is `height` rows of `width` float4,
-@@ -92,19 +117,66 @@
+@@ -92,19 +117,82 @@
  
  // Your predictions. Work them out on paper, then check with banklab explain.
  namespace predict {
@@ -99,6 +99,7 @@
 +#include <elf.h>
 +#include <unistd.h>
 +
++#include <cstdint>
 +#include <cstdio>
 +#include <cstring>
 +#include <fstream>
@@ -132,9 +133,24 @@
 +    if (names.sh_offset + s.sh_name >= buf.size()) continue;
 +    if (std::strcmp(buf.data() + names.sh_offset + s.sh_name, ".nv_fatbin") != 0) continue;
 +    if (s.sh_offset + s.sh_size > buf.size()) return;
-+    const std::string tmp = target + ".new";
-+    std::ofstream(tmp, std::ios::binary).write(buf.data() + s.sh_offset, static_cast<std::streamsize>(s.sh_size));
-+    std::rename(tmp.c_str(), target.c_str());
++    // The section holds fatbins one after another (magic 0xBA55ED50, a 16-byte header with the
++    // header size and the size that follows); the first may be empty: take the first that is not.
++    for (std::size_t at = s.sh_offset; at + 16 <= s.sh_offset + s.sh_size;) {
++      std::uint32_t magic = 0;
++      std::uint16_t header = 0;
++      std::uint64_t size = 0;
++      std::memcpy(&magic, buf.data() + at, 4);
++      std::memcpy(&header, buf.data() + at + 6, 2);
++      std::memcpy(&size, buf.data() + at + 8, 8);
++      if (magic != 0xBA55ED50u || header < 16) return;
++      if (size > 0 && at + header + size <= buf.size()) {
++        const std::string tmp = target + ".new";
++        std::ofstream(tmp, std::ios::binary).write(buf.data() + at, static_cast<std::streamsize>(header + size));
++        std::rename(tmp.c_str(), target.c_str());
++        return;
++      }
++      at += header + size;
++    }
 +    return;
 +  }
 +}
