@@ -33,6 +33,10 @@ std::string trace_unavailable_reason() {
   launch();
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
   const std::vector<banklab::trace::Unmodelled> un = session()->take_unmodelled();
+  if (const std::uint64_t lost = session()->dropped(); lost > 0)
+    return ::testing::AssertionFailure() << what << ": the tracer could not record " << lost
+                                         << " warp instructions (its buffer was full), so the kernel cannot be judged "
+                                            "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
   long long total = 0, bad = 0;
   for (const auto& in : ins) {
@@ -72,7 +76,7 @@ std::string trace_unavailable_reason() {
       if (l.wavefronts == l.minimum) continue;
       f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
         << " warp instructions, " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
-        << describe(banklab::analyze(l.worst)) << "    See it: " << explain_command(l.worst) << "\n";
+        << grader::describe(banklab::analyze(l.worst)) << "    See it: " << grader::explain_command(l.worst) << "\n";
     }
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
