@@ -55,6 +55,7 @@ def main():
     ap.add_argument("--case")
     ap.add_argument("--tier", default="all")
     ap.add_argument("--graded", action="store_true", help="graded mode: a GPU test that cannot run fails")
+    ap.add_argument("--sanitizer", help="compute-sanitizer, for known-bad cases judged by a tool (EXPECT_TOOL)")
     ap.add_argument("--stub-grade", help="the stub's grade.json from the lab's stub_fails case (graded again if absent)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -76,7 +77,27 @@ def main():
         print(m.stdout)
         print(f"FAILED: {a.case} does not apply to {base}: a stale case must be updated")
         return 1
-    grade(a.judge, a.lab, source, os.path.join(a.work, "judge"), a.tier)
+    verdicts = grade(a.judge, a.lab, source, os.path.join(a.work, "judge"), a.tier)
+    tool = header(a.case, "EXPECT_TOOL") if a.kind == "bad" else None
+    if tool:
+        # A defect that shows only under compute-sanitizer (a race need not change any one run's
+        # result): when the named test passed on the GPU, the tool must flag it.
+        name = header(a.case, "EXPECT_FAIL").split()[0]
+        status = {x["test"]: x["status"] for x in verdicts}.get(name)
+        if status == "passed":
+            if not a.sanitizer:
+                print(f"skipped: {name} passed and compute-sanitizer is not here to judge the {tool} case")
+                return SKIP
+            t = subprocess.run([sys.executable, os.path.join(HERE, "..", "run_gpu_tool.py"), "--tool", tool.split()[0],
+                                "--sanitizer", a.sanitizer, "--judge", a.judge, "--lab", a.lab, "--work",
+                                os.path.join(a.work, "judge"), "--tests", name],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+            print(t.stdout[-4000:])
+            if t.returncode == 1:
+                print(f"OK: compute-sanitizer --tool {tool} flags {name}")
+                return 0
+            if t.returncode == SKIP:
+                return SKIP
     # What must hold is decided by expect.py, for every kind (one home for the rule): the grade is
     # well formed and of this file; bad: the named test failed; alternative: everything passed
     # (GPU tests may skip without a GPU); cheat: every test the stub fails still fails, none is
