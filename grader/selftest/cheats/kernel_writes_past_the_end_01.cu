@@ -1,7 +1,7 @@
-// Cheat (an oracle hole): a correct, conflict-free kernel whose launcher starts one block too
-// many: it reads 32 rows past the end of the input and writes 32 sums past the end of the output.
-// A check that compares only the first rows passes it; guard zones after the output (or memcheck)
-// fail it.
+// Cheat (an oracle hole): a correct, conflict-free kernel whose last block also writes 32 sums
+// past the end of the output. A check that compares only the first rows passes it; guard zones
+// after the output (or memcheck) fail it. (The judge launches kernels with the handout's launch
+// shape itself, so a wrong grid in the launcher is not what runs: the kernel's own overrun is.)
 // APPLIES: 01
 // MODE: patch
 // TIER: gpu
@@ -17,14 +17,15 @@
  
  // sums[r] = in[r][0] + ... + in[r][31] for `rows` rows (a multiple of TILE_DIM), one warp
  // (one block) per 32 rows.
-@@ -48,26 +48,26 @@
- 
- // Host launcher: `rows` must be a multiple of TILE_DIM.
- inline void row_sums_launch(const float* in, float* sums, int rows, cudaStream_t stream = 0) {
--  row_sums<<<rows / TILE_DIM, TILE_DIM, 0, stream>>>(in, sums);
-+  row_sums<<<rows / TILE_DIM + 1, TILE_DIM, 0, stream>>>(in, sums);  // one block too many
+@@ -44,6 +44,7 @@
+   float sum = 0.0f;
+   for (int step = 0; step < TILE_DIM; ++step) sum += tile[tile_index(lane, walk_col(lane, step))];
+   sums[row0 + lane] = sum;
++  if (blockIdx.x + 1 == gridDim.x) sums[row0 + TILE_DIM + lane] = sum;  // 32 floats past the end
  }
  
+ // Host launcher: `rows` must be a multiple of TILE_DIM.
+@@ -54,20 +55,20 @@
  // Your predictions: a warp of 32 lanes loads floats from shared memory, lane i reads the float
  // at word i * S (S = the stride in 4-byte words). How many wavefronts does the load take?
  namespace predict {
