@@ -1,7 +1,8 @@
-// Throughput of the reference model on random valid patterns: count-only (count_wavefronts),
-// the one-pass summary (summarize: wavefronts, minimum, grouping, merged) and the full
-// explanation (analyze), for 4-, 8- and 16-byte loads and stores.
-// Goal (issue 8): >= 50 million count-only analyses per second on one core.
+// Throughput of the reference model: count-only (count_wavefronts), the one-pass summary
+// (summarize: wavefronts, minimum, grouping, merged) and the full explanation (analyze), for 4-,
+// 8- and 16-byte loads and stores, over three pools (model_pool.hpp): "mixed" (the first
+// figures' pool), "realistic" (shapes of real kernels' traffic) and "random" (uniform offsets,
+// the worst case). Goal (issue 8): >= 50 million count-only analyses per second on one core.
 //
 //   model_bench                                  all cases
 //   model_bench --benchmark_filter=Count         count-only
@@ -19,16 +20,22 @@ namespace {
 
 using banklab::Op;
 using banklab::WarpAccess;
-using banklab::bench::make_pool;
+using banklab::bench::Pool;
 
 Op op_of(const benchmark::State& s) { return s.range(1) ? Op::Store : Op::Load; }
+Pool pool_of(const benchmark::State& s) { return static_cast<Pool>(s.range(2)); }
+
+std::vector<WarpAccess> make_pool(const benchmark::State& s) {
+  return banklab::bench::make_pool(static_cast<int>(s.range(0)), op_of(s), pool_of(s));
+}
 
 void set_label(benchmark::State& s) {
-  s.SetLabel(std::string(op_of(s) == Op::Load ? "ld" : "st") + " width " + std::to_string(s.range(0)));
+  s.SetLabel(std::string(op_of(s) == Op::Load ? "ld" : "st") + " width " + std::to_string(s.range(0)) +
+             " " + banklab::bench::pool_name(pool_of(s)));
 }
 
 void BM_CountWavefronts(benchmark::State& state) {
-  const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
+  const std::vector<WarpAccess> pool = make_pool(state);
   std::size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(banklab::count_wavefronts(pool[i]));
@@ -39,7 +46,7 @@ void BM_CountWavefronts(benchmark::State& state) {
 }
 
 void BM_CountAndMinimum(benchmark::State& state) {
-  const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
+  const std::vector<WarpAccess> pool = make_pool(state);
   std::size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(banklab::count_wavefronts(pool[i]));
@@ -51,7 +58,7 @@ void BM_CountAndMinimum(benchmark::State& state) {
 }
 
 void BM_Summarize(benchmark::State& state) {
-  const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
+  const std::vector<WarpAccess> pool = make_pool(state);
   std::size_t i = 0;
   for (auto _ : state) {
     const banklab::Summary s = banklab::summarize(pool[i]);
@@ -63,7 +70,7 @@ void BM_Summarize(benchmark::State& state) {
 }
 
 void BM_Analyze(benchmark::State& state) {
-  const std::vector<WarpAccess> pool = make_pool(static_cast<int>(state.range(0)), op_of(state));
+  const std::vector<WarpAccess> pool = make_pool(state);
   std::size_t i = 0;
   for (auto _ : state) {
     banklab::Analysis r = banklab::analyze(pool[i]);
@@ -74,12 +81,13 @@ void BM_Analyze(benchmark::State& state) {
   set_label(state);
 }
 
-// Args: {width, 0 = load / 1 = store}
-#define BANKLAB_CASES ArgsProduct({{4, 8, 16}, {0, 1}})->ArgNames({"width", "store"})
+// Args: {width, 0 = load / 1 = store, pool: 0 = mixed / 1 = realistic / 2 = random}
+#define BANKLAB_CASES ArgsProduct({{4, 8, 16}, {0, 1}, {0, 1, 2}})->ArgNames({"width", "store", "pool"})
+#define BANKLAB_MIXED ArgsProduct({{4, 8, 16}, {0, 1}, {0}})->ArgNames({"width", "store", "pool"})
 BENCHMARK(BM_CountWavefronts)->BANKLAB_CASES;
-BENCHMARK(BM_CountAndMinimum)->BANKLAB_CASES;
+BENCHMARK(BM_CountAndMinimum)->BANKLAB_MIXED;
 BENCHMARK(BM_Summarize)->BANKLAB_CASES;
-BENCHMARK(BM_Analyze)->BANKLAB_CASES;
+BENCHMARK(BM_Analyze)->BANKLAB_MIXED;
 
 }  // namespace
 
