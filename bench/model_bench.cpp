@@ -81,8 +81,8 @@ void BM_Analyze(benchmark::State& state) {
   set_label(state);
 }
 
-// Args: {width, 0 = load / 1 = store, pool: 0 = mixed / 1 = realistic / 2 = random}
-#define BANKLAB_CASES ArgsProduct({{4, 8, 16}, {0, 1}, {0, 1, 2}})->ArgNames({"width", "store", "pool"})
+// Args: {width, 0 = load / 1 = store, pool: 0 = mixed / 1 = realistic / 2 = random / 3 = conflict-free}
+#define BANKLAB_CASES ArgsProduct({{4, 8, 16}, {0, 1}, {0, 1, 2, 3}})->ArgNames({"width", "store", "pool"})
 #define BANKLAB_MIXED ArgsProduct({{4, 8, 16}, {0, 1}, {0}})->ArgNames({"width", "store", "pool"})
 BENCHMARK(BM_CountWavefronts)->BANKLAB_CASES;
 BENCHMARK(BM_CountAndMinimum)->BANKLAB_MIXED;

@@ -2,7 +2,7 @@
 // instructions per access under callgrind (bench/model_callgrind.sh takes the difference of
 // two runs, so building the pool and starting the process cancel out).
 //
-//   model_instructions count|summarize|analyze WIDTH ld|st N [mixed|realistic|random]
+//   model_instructions count|summarize|analyze WIDTH ld|st N [mixed|realistic|random|conflict-free]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,7 +12,7 @@
 
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
-    std::fprintf(stderr, "usage: %s count|summarize|analyze WIDTH ld|st N [mixed|realistic|random]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s count|summarize|analyze WIDTH ld|st N [mixed|realistic|random|conflict-free]\n", argv[0]);
     return 2;
   }
   const std::string fn = argv[1];
@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   banklab::bench::Pool kind = banklab::bench::Pool::Mixed;
   if (pool_arg == "realistic") kind = banklab::bench::Pool::Realistic;
   else if (pool_arg == "random") kind = banklab::bench::Pool::Random;
+  else if (pool_arg == "conflict-free") kind = banklab::bench::Pool::ConflictFree;
   else if (pool_arg != "mixed") n_bad = true;
   if (n_bad || !banklab::is_legal_width(width) || n < 0 || (fn != "count" && fn != "summarize" && fn != "analyze")) {
     std::fprintf(stderr, "model_instructions: bad arguments\n");

@@ -13,6 +13,10 @@
 //    walks of an unpadded tile, even strides) in the proportions a lab-style kernel has them.
 //  - Random: every lane at a uniformly random element of a 48 KiB region, full mask: the
 //    worst case (almost every 32-bit access conflicts, no structure to exploit).
+//  - ConflictFree: the traffic of a kernel tuned to be free of conflicts (what a trace of a
+//    well-tuned kernel mostly holds): odd strides (1, 3, 5, 33, 65 elements) and XOR-swizzled
+//    tile rows and columns, masks as in the realistic pool; a draw that analyze() finds above
+//    its minimum (a merged wide load with every other lane active) is drawn again.
 // The pools are drawn from fixed seeds; none of them is chosen to suit the model's code.
 #pragma once
 
@@ -26,13 +30,14 @@
 namespace banklab::bench {
 
 /// Which traffic a pool holds (see the file comment).
-enum class Pool : int { Mixed = 0, Realistic = 1, Random = 2 };
+enum class Pool : int { Mixed = 0, Realistic = 1, Random = 2, ConflictFree = 3 };
 
 inline const char* pool_name(Pool p) {
   switch (p) {
     case Pool::Mixed: return "mixed";
     case Pool::Realistic: return "realistic";
     case Pool::Random: return "random";
+    case Pool::ConflictFree: return "conflict-free";
   }
   return "?";
 }
@@ -86,6 +91,32 @@ inline void realistic_access(std::mt19937& rng, WarpAccess& a) {
   }
 }
 
+// Odd strides and XOR-swizzled tiles: conflict-free for every width (see Pool::ConflictFree).
+inline void conflict_free_access(std::mt19937& rng, WarpAccess& a) {
+  const auto w = static_cast<std::uint32_t>(a.width);
+  const std::uint32_t elems = kRegionBytes / w;
+  const std::uint32_t base = rng() % (elems / 2);
+  static constexpr std::uint32_t kOddStrides[] = {1, 1, 1, 3, 5, 33, 65};
+  const std::uint32_t stride = kOddStrides[rng() % (sizeof kOddStrides / sizeof kOddStrides[0])];
+  const std::uint32_t row = rng() % 32;
+  const unsigned kind = rng() % 4;
+  for (int i = 0; i < kWarpSize; ++i) {
+    const auto u = static_cast<std::uint32_t>(i);
+    std::uint32_t e = 0;
+    switch (kind) {
+      case 0: case 1: e = base + u * stride; break;           // row walk, odd stride
+      case 2: e = row * 32u + (u ^ row); break;               // xor tile, row read
+      default: e = u * 32u + (row ^ u); break;                // xor tile, column read
+    }
+    a.offset[static_cast<std::size_t>(i)] = (e % elems) * w;
+  }
+  switch (rng() % 8) {
+    case 0: a.mask = 0xffffffffu >> (rng() % 32); break;
+    case 1: a.mask = rng() % 2 ? 0x55555555u : 0x0000ffffu; break;
+    default: a.mask = 0xffffffffu; break;
+  }
+}
+
 }  // namespace detail
 
 // A fixed pool of 4096 valid accesses of one width and op (deterministic seed).
@@ -99,6 +130,12 @@ inline std::vector<WarpAccess> make_pool(int width, Op op, Pool kind = Pool::Mix
     a.width = width;
     if (kind == Pool::Realistic) {
       detail::realistic_access(rng, a);
+    } else if (kind == Pool::ConflictFree) {
+      // Redrawn until analyze() says it is at its minimum: a merged 64/128-bit load (every
+      // other lane active) can conflict where its unmerged shape would not.
+      do {
+        detail::conflict_free_access(rng, a);
+      } while (analyze(a).conflicts() != 0);
     } else if (kind == Pool::Random) {
       a.mask = 0xffffffffu;
       for (int i = 0; i < banklab::kWarpSize; ++i)
