@@ -1,7 +1,7 @@
 // Throughput of the reference model: count-only (count_wavefronts), the one-pass summary
 // (summarize: wavefronts, minimum, grouping, merged) and the full explanation (analyze), for 4-,
 // 8- and 16-byte loads and stores, over four pools (model_pool.hpp): "mixed" (the first
-// figures' pool), "realistic" (shapes of real kernels' traffic, about 40 % of it conflicting),
+// figures' pool), "realistic" (shapes of real kernels' traffic, 24-46 % of it above its minimum),
 // "random" (uniform offsets, the worst case) and "conflict-free" (what a tuned kernel's trace
 // mostly holds). Goal (issue 8): >= 50 million count-only analyses per second on one core.
 //
