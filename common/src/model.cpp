@@ -240,6 +240,67 @@ inline void quarter_stats(const std::uint8_t (&hist)[4 * kNumBanks], int (&max)[
   }
 }
 
+// The fast path: true when no two active lanes fall in the same bin (one bank slot of one
+// group). Then every bin serves at most one word, and each group with an active lane takes one
+// wavefront, which is also its minimum (one key per slot: at most 32 words per group). Most
+// conflict-free traffic is like this (row walks, odd strides, swizzles, padded tiles); lanes that
+// share a bin, with the same word (broadcast) or not (a conflict), go to the table.
+// One bit per bin, 1 << bin, comes from the float exponent (2^bin as a float, truncated back to
+// an integer; 2^31 truncates to 0x80000000, which is 1 << 31 again). Inactive lanes (kIdleId)
+// are left out.
+template <bool kSimd>
+inline bool bins_all_different(const std::uint32_t* id) noexcept {
+#if defined(__SSE2__)
+  if constexpr (kSimd) {
+    const __m128i idle = _mm_set1_epi32(static_cast<int>(kIdleId));
+    const __m128i bin_mask = _mm_set1_epi32(kNumBanks - 1);
+    const __m128i bias = _mm_set1_epi32(127);  // the float exponent bias
+    const __m128i zero = _mm_setzero_si128();
+    __m128i seen = zero, twice = zero;
+    for (int q = 0; q < kWarpSize / 4; ++q) {
+      const __m128i x = _mm_load_si128(reinterpret_cast<const __m128i*>(id + 4 * q));
+      const __m128i exponent = _mm_slli_epi32(_mm_add_epi32(_mm_and_si128(x, bin_mask), bias), 23);
+      const __m128i bit = _mm_andnot_si128(_mm_cmpeq_epi32(x, idle), _mm_cvttps_epi32(_mm_castsi128_ps(exponent)));
+      twice = _mm_or_si128(twice, _mm_and_si128(seen, bit));
+      seen = _mm_or_si128(seen, bit);
+      if (q == 3) {  // the first 16 lanes already collide: most conflicting traffic stops here
+        const __m128i s2 = _mm_shuffle_epi32(seen, _MM_SHUFFLE(1, 0, 3, 2));
+        __m128i tw = _mm_or_si128(twice, _mm_and_si128(seen, s2));
+        const __m128i s4 = _mm_or_si128(seen, s2);
+        tw = _mm_or_si128(tw, _mm_and_si128(s4, _mm_shuffle_epi32(s4, _MM_SHUFFLE(2, 3, 0, 1))));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(tw, zero)) != 0xffff) return false;
+      }
+    }
+    __m128i t = _mm_shuffle_epi32(seen, _MM_SHUFFLE(1, 0, 3, 2));
+    twice = _mm_or_si128(twice, _mm_and_si128(seen, t));
+    seen = _mm_or_si128(seen, t);
+    twice = _mm_or_si128(twice, _mm_and_si128(seen, _mm_shuffle_epi32(seen, _MM_SHUFFLE(2, 3, 0, 1))));
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(twice, zero)) == 0xffff;
+  }
+#endif
+  std::uint32_t seen = 0;
+  for (int i = 0; i < kWarpSize; ++i) {
+    if (id[i] == kIdleId) continue;
+    const std::uint32_t bit = 1u << (id[i] % kNumBanks);
+    if (seen & bit) return false;
+    seen |= bit;
+  }
+  return true;
+}
+
+// Groups of 1 << G lanes with at least one active lane.
+template <int G>
+inline int active_groups(std::uint32_t mask) noexcept {
+  if constexpr (G == 5) {
+    return mask != 0;
+  } else if constexpr (G == 4) {
+    return ((mask & 0xffffu) != 0) + ((mask >> 16) != 0);
+  } else {
+    static_assert(G == 3, "groups of 32, 16 or 8 lanes");
+    return ((mask & 0xffu) != 0) + (((mask >> 8) & 0xffu) != 0) + (((mask >> 16) & 0xffu) != 0) + ((mask >> 24) != 0);
+  }
+}
+
 // The summary for one shape, with every shift a constant: U = log2 of the bytes per key
 // (2, 3, 4), G = log2 of the lanes per group (5, 4, 3).
 template <int U, int G, bool kSimd>
@@ -253,6 +314,13 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
 
   alignas(16) std::uint32_t id[kWarpSize];
   lane_ids<U, G, kSimd>(a, id);
+  if (bins_all_different<kSimd>(id)) {
+    Summary fast;
+    fast.grouping = grouping;
+    fast.merged = merged;
+    fast.wavefronts = fast.minimum = active_groups<G>(a.mask);
+    return fast;
+  }
   const std::uint16_t gen = next_generation();
   std::uint16_t* stamp = tl_stamp;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
