@@ -69,7 +69,7 @@ def read_figures(path: Path, solution: bool = False, lab_num: str | None = None,
     seen = {} if seen is None else seen
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith(("#", "@")):  # @explore: lab_work.py
             continue
         parts = [p.strip() for p in line.split("|")]
         if len(parts) != 4:
