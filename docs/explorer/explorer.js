@@ -37,6 +37,7 @@
       $("bx-minimum").textContent = String(out.minimum);
       $("bx-counts").hidden = false;
       $("bx-svg").innerHTML = out.svg;
+      $("bx-svg").setAttribute("aria-label", out.text.split("\n").slice(0, 2).join(" "));
       $("bx-text").textContent = out.text;
       const q = new URLSearchParams({ op: op, width: width, mask: mask, expr: expr });
       window.history.replaceState(null, "", "?" + q.toString());
