@@ -14,6 +14,7 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import urllib.parse
 from pathlib import Path
@@ -138,4 +139,78 @@ def explorer_specs(lab_dir: Path) -> list[ExplorerSpec]:
                 out.append(ExplorerSpec(spec[0], spec[1], spec[2].replace(" ", ""),
                                         parts[1] if len(parts) > 1 else "",
                                         parts[2] if len(parts) > 2 else ""))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# The access a question asks about (used by the leak test and the hardware page)
+# ------------------------------------------------------------------------------------------------
+def lane_eval(expr: str) -> list[int] | None:
+    e = html.unescape(expr).replace(" ", "")
+    if not re.fullmatch(r"[\dxa-fA-F+\-*/%&|^<>~()lane]+", e):
+        return None
+    py = re.sub(r"(?<![/])/(?![/])", "//", e)
+    out = []
+    for lane in range(32):
+        try:
+            v = eval(py, {"__builtins__": {}}, {"lane": lane})  # noqa: S307 - integer arithmetic
+        except Exception:
+            return None
+        out.append(v & 0xFFFFFFFF)
+    return out
+
+
+def question_pattern(question: str) -> tuple[str, int, list[int]] | None:
+    """(op, width, offsets) of a question that spells its access out: "float4 load, lane i at
+    (i / 2) * 32", "lane i STORES to word i * 32", "all 32 lanes LOAD the same word", "lanes
+    0-15 load word 0, lanes 16-31 load word 32", "every lane at offset 0". None otherwise."""
+    q = html.unescape(question)
+    op = "st" if re.search(r"\bstore|\bSTORE", q) else "ld"
+    width = 16 if "float4" in q else 8 if ("float2" in q or "double" in q) else 1 if "char" in q else 4
+    m = re.search(r"\bstride S = (\d+)\b", q)
+    if m:  # lab 01: "lane i reads word i * S"
+        return ("ld", 4, [lane * int(m.group(1)) * 4 & 0xFFFFFFFF for lane in range(32)])
+    m = re.search(r"lane i (?:at|reads at) ([^,;]+?)(?: \(|[.;]|$)", q)
+    scale = 1
+    if not m:
+        m = re.search(r"lane i (?:loads|reads|STORES to|stores to|writes) word ([^,;]+?)(?: \(|[.;]|$)", q)
+        scale = 4
+    if m:
+        offs = lane_eval(re.sub(r"\bi\b", "lane", m.group(1)))
+        return (op, width, [o * scale for o in offs]) if offs else None
+    if re.search(r"every lane at (?:offset|address) 0|all 32 lanes (?:LOAD|STORE|load|store)\w* (?:to )?the same word", q):
+        return (op, width, [0] * 32)
+    m = re.search(r"lanes 0-15 load word (\d+), lanes 16-31 load word (\d+)", q)
+    if m:
+        return (op, width, [int(m.group(1)) * 4] * 16 + [int(m.group(2)) * 4] * 16)
+    return None
+
+
+def same_pattern(a: tuple[str, int, list[int]], b: tuple[str, int, list[int]]) -> bool:
+    """Same op and width, and offsets equal up to one shift of every lane by a multiple of the
+    width (which moves every lane by the same number of banks: the same conflicts)."""
+    if a[0] != b[0] or a[1] != b[1]:
+        return False
+    d = a[2][0] - b[2][0]
+    return all(x - y == d for x, y in zip(a[2], b[2])) and d % max(a[1], 4) == 0
+
+
+def graded_patterns(root: Path) -> list[tuple[str, str, tuple[str, int, list[int]]]]:
+    """(lab number, constant, pattern) of every prediction question of labs/NN_name/kernel.cu
+    whose access the question spells out ("that same load": the question before it)."""
+    out = []
+    base = root / "labs"
+    for lab in sorted(base.iterdir()) if base.is_dir() else []:
+        k = lab / "kernel.cu"
+        m = re.match(r"^(\d\d)_", lab.name)
+        if not (m and k.is_file()):
+            continue
+        prev = None
+        for q in questions(k.read_text(encoding="utf-8")):
+            qp = question_pattern(q.question)
+            if qp is None and re.search(r"\bthat same (?:load|store|access)\b", q.question):
+                qp = prev
+            if qp:
+                out.append((m.group(1), q.name, qp))
+            prev = qp
     return out

@@ -187,10 +187,53 @@ def solution_page(sol: site.Lab, args, figures, shown) -> str:
     return "".join(parts)
 
 
+PERF_INTRO = """
+**What this page measures.** The workbook's own kernels on a real GPU, by `bench/gpu_perf.sh`:
+each lab's shared-memory accesses replayed in a loop that does nothing else (so its time is the
+time of the access: one wavefront per clock per SM), and the whole transposes of labs 04 and 05
+against a plain tiled copy of the same size. The solutions must meet the targets; the stubs show
+what the conflicts cost.
+
+**The two "measured" columns of the stub table.** *Measured wavefronts (timing)* comes from the
+GPU tier's timing test (the `[ TIMING ]` line of the grader): the access timed beside a
+conflict-free reference of the same width, median of many runs, and expressed in wavefronts of that
+reference. *Measured slowdown* is the harness's cycles per warp instruction divided by the
+minimum (the timing test's figure where the harness has no cycles). The model's columns beside them
+are what `banklab` predicts for the same accesses, with no GPU.
+"""
+
+
+def perf_page(text: str, solutions: bool) -> str:
+    """A page of docs/perf/: the introduction after its title; in the default build, the tables
+    that state the model's wavefronts of the labs' accesses (answers to predictions) are left to
+    the instructor build."""
+    head, sep, rest = text.partition("\n")
+    out = head + "\n" + PERF_INTRO + sep + rest
+    if solutions:
+        return out
+    lines = out.splitlines()
+    result: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and "model wavefronts" in lines[i]:
+            j = i
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            result.append("*This table gives the wavefronts of the labs' own accesses, which the labs "
+                          "ask you to predict: it is shown in the instructor build of the site "
+                          "(`-DBANKLAB_DOCS_SOLUTIONS=ON`).*")
+            i = j
+            continue
+        result.append(lines[i])
+        i += 1
+    return "\n".join(result) + "\n"
+
+
 def plan(args) -> list[tuple[str, str]]:
     out = [("page", "index.md"), ("page", "labs.md")]
     out += [("page", f"{lab.page_id}.md") for lab in site.find_labs(args.source) if lab.readme.is_file()]
     out += [("page", p) for p in STATIC_PAGES]
+    out += [("page", f"perf_{p.name}") for p in sorted((args.source / "docs" / "perf").glob("*.md"))]
     if args.solutions:
         sols = site.find_labs(args.source, "solutions")
         out.append(("page", "solutions.md"))
@@ -219,6 +262,14 @@ def pages(args) -> None:
     if "<!-- banklab:lab-table -->" not in index:
         raise site.SiteError(f"{index_src}: the marker <!-- banklab:lab-table --> is missing")
     index = index.replace("<!-- banklab:lab-table -->", lab_table(labs))
+    if args.repo_url:
+        clone = (f"```sh\ngit clone {args.repo_url.rstrip('/')}.git banklab && cd banklab\n```\n\n"
+                 f"Or browse it first: <{args.repo_url.rstrip('/')}>.")
+    else:
+        clone = ("```sh\ngit clone <the repository address your course gives you> banklab && cd banklab\n```\n\n"
+                 "(This copy of the site was built without `-DBANKLAB_DOCS_REPO_URL`, so it does not "
+                 "know the address; the course announcement or your instructor does.)")
+    index = index.replace("<!-- banklab:clone -->", clone)
     site.write_if_changed(args.out / "index.md", index)
 
     labs_md = ["# The labs {#labs}\n",
@@ -239,6 +290,10 @@ def pages(args) -> None:
         src = docs_pages / name
         rw = site.LinkRewriter(args.source, src, figures, shown, args.solutions, args.repo_url)
         site.write_if_changed(args.out / name, site.rewrite(src.read_text(encoding="utf-8"), rw))
+
+    for src in sorted((args.source / "docs" / "perf").glob("*.md")):
+        site.write_if_changed(args.out / f"perf_{src.name}",
+                              perf_page(src.read_text(encoding="utf-8"), args.solutions))
 
     if args.solutions:
         sols = site.find_labs(args.source, "solutions")
