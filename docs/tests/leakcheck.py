@@ -487,6 +487,9 @@ def states_value(text: str, v: int, unit: str) -> bool:
     num = rf"{v}" + (rf"|{NUMBER_WORDS[v]}" if v in NUMBER_WORDS else "")
     for m in re.finditer(rf"(?<![\w.*/+\-\[^<>%&|])(?:{num})(?![\w*/\]^<>%&|]|\.\d|\s*[*/+^]\s*\w|,\d)", text, re.I):
         before, after = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 40]
+        other = re.match(r"\s*(bytes?|B\b|lanes?|warps?|threads?|words?|rows?|%|x\b|GB|ms|bits?)", after, re.I)
+        if other and not (unit and re.fullmatch(UNIT_WORDS.get(unit, unit), other.group(1), re.I)):
+            continue  # "4 bytes", "32 lanes": a count of something else than the question's
         if unit == "bank" and re.search(r"bank", text, re.I):
             return True  # "a float4 covers four banks", "bank 7": the word anywhere in the unit
         if unit and unit in UNIT_WORDS:
