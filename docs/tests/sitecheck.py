@@ -306,9 +306,15 @@ def solution_markers(a) -> list[tuple[str, str]]:
             stub_file = a.source / "labs" / sol.folder / name
             stub = {normalise(x) for x in stub_file.read_text(encoding="utf-8").splitlines()} \
                 if stub_file.is_file() else set()
+            # Text the student has anyway is no give-away: the stub's own file (also re-wrapped)
+            # and the documentation of the library's public headers (common/include).
+            public = normalise(stub_file.read_text(encoding="utf-8")) if stub_file.is_file() else ""
+            for h in sorted((a.source / "common" / "include").rglob("*.h*")):
+                public += "\n" + normalise(re.sub(r"^\s*///?\s?", "", h.read_text(encoding="utf-8"), flags=re.M))
             for n, line in enumerate(s_file.read_text(encoding="utf-8").splitlines(), start=1):
                 t = normalise(line)
-                if len(t) < min_len or t in stub or re.fullmatch(r"[\W_]+", t) or t.startswith("```"):
+                if len(t) < min_len or t in stub or t in public or re.fullmatch(r"[\W_]+", t) \
+                        or t.startswith("```"):
                     continue
                 if name == "README.md" and (t.startswith("#") or t.startswith("|")):
                     continue
