@@ -34,6 +34,7 @@
       $("bx-status").textContent = "";
       $("bx-status").classList.remove("bx-error");
       $("bx-wavefronts").textContent = String(out.wavefronts);
+      $("bx-unit").textContent = out.wavefronts === 1 ? "wavefront" : "wavefronts";
       $("bx-minimum").textContent = String(out.minimum);
       $("bx-counts").hidden = false;
       $("bx-svg").innerHTML = out.svg;

@@ -145,7 +145,7 @@ async function explorer() {
 async function screenshots() {
   fs.mkdirSync(shotsDir, { recursive: true });
   const widths = [[390, "phone"], [1024, "1024"], [1440, "wide"]];
-  const pages = ["index.html", "lab03_vector_lds.html", "lab05_swizzle.html", "explorer.html"];
+  const pages = ["index.html", "lab03_vector_lds.html", "lab05_swizzle.html", "hardware.html", "explorer.html"];
   for (const [w, name] of widths) {
     for (const p of pages) {
       const page = await newPage(w);
@@ -153,6 +153,13 @@ async function screenshots() {
       await page.waitForTimeout(300);
       const file = path.join(shotsDir, `${p.replace(".html", "")}_${name}.png`);
       await page.screenshot({ path: file, fullPage: false });
+      // a lab page: its "Your work" section (the student's kernel.cu), scrolled into view
+      const work = page.locator("div.banklab-work, [id$='_work']").first();
+      if (await work.count()) {
+        await work.scrollIntoViewIfNeeded();
+        await page.waitForTimeout(200);
+        await page.screenshot({ path: file.replace(/\.png$/, "_work.png"), fullPage: false });
+      }
       // and the first figure (or the explorer's drawing), scrolled into view
       const first = page.locator(".banklab-figure").first();
       if (await first.count()) {
