@@ -37,15 +37,27 @@ pattern      A drawn or commanded access (a figure, a bank-explorer link, and on
              for some fixed other argument (up to the element size: x1, x2, x4, x8, x16), and
              differ from the stub's: a drawing of the solved pattern.
 value        A unit that states the answer to a prediction. Small numbers are everywhere ("1",
-             "32"), so the rule is keyed on the question's context: the unit must contain the
-             value as a count (a number standing alone, not inside an expression such as
-             `lane*32*4` or `a[32][32]`) AND name the exact thing the question asks about:
-             every distinctive word of the question's constant name (kSwizzledColumnRead-
-             Wavefronts: swizzled, column, read; synonyms: read/load, chunk/float4, ...), where
-             "unswizzled"/"unpadded" must be present as such and "swizzled"/"padded" must not be
-             negated. A value of three or more digits that is not a power of two (e.g. 4224) is
-             specific enough on its own next to the question's unit word (bytes, wavefronts).
-             Measured-table rows count as units: their heading names the count (wavefronts).
+             "32"), so the rule is keyed on the question's context, three ways:
+             (a) the exact access: a measured-table row or sentence naming a pattern id of
+             common/data/h200_wavefronts_named.csv, or a figure, whose access (op, width, 32
+             offsets, up to a shift by a multiple of the width) is the access the question spells
+             out ("float4 load, lane i at (i / 2) * 32", "stride S = 2", "lanes 0-15 load word
+             0, ..."; "that same load" is the question before), and that states the value next
+             to the question's unit (wavefronts, conflicts: "8 wavefronts", "wavefronts: 8");
+             (b) the question's own words: the unit contains the value as a count (standing
+             alone, not inside an expression such as `lane*32*4` or `a[32][32]`, not a count of
+             something else such as "4 bytes" or "32 lanes") AND every distinctive word of the
+             question's constant name (kSwizzledColumnReadWavefronts: swizzled, column, read;
+             synonyms: read/load, chunk/float4, saved/less, ...; a number belongs to the word
+             before it: "stride 4"), where "swizzled"/"padded" must not be negated; a value of
+             three or more digits that is not a power of two (4224) is specific enough on its
+             own next to the question's unit;
+             (c) before and after: "from 32 wavefronts to 4" where 32 answers kUnX... and 4 the
+             matching kX... question, with the X question's other words in the unit.
+             Measured-table rows count as units, each cell prefixed with its column heading.
+
+Which labs count where: every lab's answers on a page that is not a lab page; on lab M's page
+those of lab M and later (earlier labs are done by then: their answers may be used as facts).
 """
 from __future__ import annotations
 
