@@ -136,8 +136,18 @@ async function explorer() {
     else console.log(`lab 05's link opens the explorer on ${expr}: ${w} wavefronts`);
   }
   // a hover label of the drawing works (no pointer-events:none)
-  const cell = page.locator("#bx-svg svg g title, #bx-svg svg rect title").first();
-  if (!(await cell.count())) fail("the explorer's drawing has no hover labels (<title> in its cells)");
+  const hover = await page.evaluate(() => {
+    const g = document.querySelector("#bx-svg svg g > title")?.parentElement;
+    const rect = g && g.querySelector("rect");
+    if (!rect) return null;
+    rect.scrollIntoView();
+    const bb = rect.getBoundingClientRect();
+    const hit = document.elementFromPoint(bb.x + bb.width / 2, bb.y + bb.height / 2);
+    return { ok: !!hit && g.contains(hit), label: g.querySelector("title").textContent };
+  });
+  if (!hover) fail("the explorer's drawing has no hover labels (<title> in its cells)");
+  else if (!hover.ok) fail(`the pointer does not reach the explorer's cell labelled "${hover.label}"`);
+  else console.log(`hover label of the explorer's drawing reachable: "${hover.label}"`);
   for (const e of errors) fail(`JavaScript error: ${e}`);
 }
 
@@ -185,7 +195,22 @@ async function screenshots() {
         if (f.right > w + 1) fail(`${p} at ${w} px: figure ${f.data} sticks out of the window (right edge ${Math.round(f.right)})`);
         if (f.w < 600 && f.data.endsWith(".svg")) fail(`${p} at ${w} px: figure ${f.data} is drawn ${Math.round(f.w)} px wide: its labels are too small to read (scroll it instead)`);
       }
-      console.log(`${file}: ${figs.length} figure(s)`);
+      // hover labels: in each figure's own document, the point at the centre of a cell hits that
+      // cell's group, whose <title> the browser shows on hover
+      let hovered = 0;
+      for (const fr of page.frames().filter((f) => f.url().endsWith(".svg"))) {
+        const r = await fr.evaluate(() => {
+          const g = document.querySelector("g > title")?.parentElement;
+          const rect = g && g.querySelector("rect");
+          if (!rect) return null;
+          const bb = rect.getBoundingClientRect();
+          const hit = document.elementFromPoint(bb.x + bb.width / 2, bb.y + bb.height / 2);
+          return { ok: !!hit && g.contains(hit), label: g.querySelector("title").textContent };
+        });
+        if (r && !r.ok) fail(`${p} at ${w} px: ${fr.url()}: the pointer does not reach the cell labelled "${r.label}"`);
+        if (r && r.ok) hovered++;
+      }
+      console.log(`${file}: ${figs.length} figure(s), ${hovered} with a working hover label`);
       await page.close();
     }
   }
