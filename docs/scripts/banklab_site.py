@@ -15,6 +15,20 @@ from pathlib import Path
 LAB_DIR_RE = re.compile(r"^(\d\d)_([A-Za-z0-9_]+)$")
 FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
+# <!-- explore: ld 4 (lane*32+3)*4 [| mask] -->: a link that opens the access in the bank explorer
+EXPLORE_MARKER_RE = re.compile(r"<!--\s*explore:\s*(ld|st)\s+(\d+)\s+(.+?)(?:\s*\|\s*([0-9A-Fa-fx]+))?\s*-->")
+
+
+def explore_link(m: re.Match) -> str:
+    import html as _html
+    import urllib.parse as _up
+    op, width, expr, mask = m.group(1), m.group(2), m.group(3).replace(" ", ""), m.group(4)
+    q = {"op": op, "width": width, "expr": expr}
+    if mask:
+        q["mask"] = mask
+    href = "explorer.html?" + _up.urlencode(q, quote_via=_up.quote, safe="*()/")
+    return (f'<a class="banklab-explore" href="{_html.escape(href)}">draw <code>{op} {width} '
+            f'{_html.escape(expr)}</code> in the bank explorer</a>')
 
 
 class SiteError(Exception):
@@ -69,7 +83,7 @@ def read_figures(path: Path, solution: bool = False, lab_num: str | None = None,
     seen = {} if seen is None else seen
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith(("#", "@")):  # @explore: lab_work.py
             continue
         parts = [p.strip() for p in line.split("|")]
         if len(parts) != 4:
@@ -329,6 +343,7 @@ class LinkRewriter:
         return figure_markup(self.figures[name])
 
     def __call__(self, prose: str) -> str:
+        prose = EXPLORE_MARKER_RE.sub(explore_link, prose)
         prose = FIGURE_MARKER_RE.sub(self.marker, prose)
         prose = LINK_RE.sub(self.link, prose)
         return REFDEF_RE.sub(self.refdef, prose)

@@ -21,6 +21,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import banklab_site as site  # noqa: E402
 
+SHOW_RE = re.compile(r"^<!--\s*show:\s*(\S+)\s*-->\s*$", re.M)  # a file of the repository, shown as is
 RUN_RE = re.compile(r"^<!--\s*(run|run-optional):\s*(.+?)\s*-->\s*$", re.M)
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_LINES = 80
@@ -60,7 +61,14 @@ def main() -> int:
             site.fail(f"{a.template}: `{cmd}` exited {r.returncode}:\n{r.stdout}{r.stderr}")
         return block(cmd, r.stdout + r.stderr)
 
+    def show(m: re.Match) -> str:
+        f = a.source / m.group(1)
+        if not f.is_file():
+            site.fail(f"{a.template}: <!-- show: {m.group(1)} --> names no file of the repository")
+        return f"```\n$ cat {m.group(1)}\n" + f.read_text(encoding="utf-8").rstrip("\n") + "\n```"
+
     text = RUN_RE.sub(run, a.template.read_text(encoding="utf-8"))
+    text = SHOW_RE.sub(show, text)
     site.write_if_changed(a.out, text)
     return 0
 

@@ -20,6 +20,14 @@ EXTENSIONS = """<script type="text/javascript" src="$relpath^doxygen-awesome-dar
   DoxygenAwesomeFragmentCopyButton.init()
   DoxygenAwesomeParagraphLink.init()
   DoxygenAwesomeInteractiveToc.init()
+  // Enter in the sidebar's search box searches the whole course text (Pagefind), not only names.
+  document.addEventListener("keydown", function (e) {
+    var f = e.target;
+    if (e.key !== "Enter" || !f || f.id !== "MSearchField" || !f.value.trim()) return;
+    e.preventDefault();
+    e.stopPropagation();
+    window.location.href = "$relpath^search_course.html?q=" + encodeURIComponent(f.value.trim());
+  }, true);
 </script>
 """
 

@@ -171,6 +171,13 @@ def cmd_links(a) -> int:
         try:
             target.relative_to(root)
         except ValueError:
+            # Without -DBANKLAB_DOCS_REPO_URL a lab page links its kernel.cu in the source tree.
+            src_root = a.source.resolve()
+            if target.is_relative_to(src_root) and not target.is_relative_to(src_root / "build") \
+                    and not target.relative_to(src_root).parts[0] == "solutions":
+                if not target.is_file():
+                    f.add(f"{where}: {attr}={value!r}: {target} does not exist in the source tree")
+                continue
             f.add(f"{where}: {attr}={value!r} points outside the site")
             continue
         if not target.exists():
@@ -299,9 +306,15 @@ def solution_markers(a) -> list[tuple[str, str]]:
             stub_file = a.source / "labs" / sol.folder / name
             stub = {normalise(x) for x in stub_file.read_text(encoding="utf-8").splitlines()} \
                 if stub_file.is_file() else set()
+            # Text the student has anyway is no give-away: the stub's own file (also re-wrapped)
+            # and the documentation of the library's public headers (common/include).
+            public = normalise(stub_file.read_text(encoding="utf-8")) if stub_file.is_file() else ""
+            for h in sorted((a.source / "common" / "include").rglob("*.h*")):
+                public += "\n" + normalise(re.sub(r"^\s*///?\s?", "", h.read_text(encoding="utf-8"), flags=re.M))
             for n, line in enumerate(s_file.read_text(encoding="utf-8").splitlines(), start=1):
                 t = normalise(line)
-                if len(t) < min_len or t in stub or re.fullmatch(r"[\W_]+", t) or t.startswith("```"):
+                if len(t) < min_len or t in stub or t in public or re.fullmatch(r"[\W_]+", t) \
+                        or t.startswith("```"):
                     continue
                 if name == "README.md" and (t.startswith("#") or t.startswith("|")):
                     continue

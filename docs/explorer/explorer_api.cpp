@@ -1,0 +1,70 @@
+// The live bank explorer's entry point: the project's own model (common/src) and explain renderer
+// (tools/lib/src), compiled to WebAssembly by em++ (docs/CMakeLists.txt), called from
+// docs/explorer/explorer.js. It does what `banklab explain op width expression --mask M --svg F
+// --title T --color never` does, and returns the result as one JSON object:
+//   {"ok":true,"wavefronts":N,"minimum":M,"text":"<terminal text>","svg":"<svg ...>"}
+//   {"ok":false,"error":"<the message banklab prints>"}
+// The same function runs under node in the docs.explorer_matches_banklab test.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "banklab/model.hpp"
+#include "banklab_cli/explain_render.hpp"
+#include "banklab_cli/expr.hpp"
+#include "banklab_cli/svg.hpp"
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string result;  // owned here: valid until the next call
+
+}  // namespace
+
+extern "C" const char* banklab_explain(const char* op, const char* width, const char* mask,
+                                       const char* expr, const char* title) {
+  using namespace banklab;
+  using namespace banklab::cli;
+  try {
+    WarpAccess a;
+    try {
+      a = access_from_expression(parse_op(op), parse_width(width), parse_mask(mask), expr);
+    } catch (const ExprError& e) {
+      std::string where = e.what();
+      result = "{\"ok\":false,\"error\":" + json_string(where) + "}";
+      return result.c_str();
+    }
+    const Analysis r = analyze(a);
+    RenderOptions ro;
+    ro.color = false;
+    ro.title = title;
+    result = "{\"ok\":true,\"wavefronts\":" + std::to_string(r.wavefronts) +
+             ",\"minimum\":" + std::to_string(r.minimum) +
+             ",\"text\":" + json_string(render_explanation(a, r, ro)) +
+             ",\"svg\":" + json_string(render_svg(a, r, title)) + "}";
+  } catch (const std::exception& e) {
+    result = "{\"ok\":false,\"error\":" + json_string(e.what()) + "}";
+  }
+  return result.c_str();
+}
