@@ -238,7 +238,23 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   // Run as root (batch grading), it runs as nobody and can write only its own folder. Either
   // way the judge's files are hashed before and checked after: a probe that changed the device
   // code or the judge itself is caught.
-  const std::string rundir = work + "/run";
+  // As root the probe runs as nobody from a fresh folder under the system's temporary folder
+  // (the work folder may lie where nobody cannot reach, e.g. under /root), with its own copy of
+  // the probe program; otherwise from work/run.
+  const bool as_root = getuid() == 0;
+  std::string rundir = work + "/run", probe_exe = work + "/probe";
+  std::string tmpdir;
+  if (as_root) {
+    char tmpl[] = "/tmp/banklab-probe-XXXXXX";
+    if (mkdtemp(tmpl)) {
+      tmpdir = tmpl;
+      rundir = tmpdir;
+      probe_exe = tmpdir + "/probe";
+      write_file(probe_exe, read_file(work + "/probe", 256u << 20));
+      chmod(probe_exe.c_str(), 0755);
+      chmod(tmpdir.c_str(), 0755);
+    }
+  }
   make_dirs(rundir);
   const std::string fatbin_hash = sha256_hex(read_file(fatbin, 64u << 20));
   const std::string judge_path = self_path();
@@ -249,10 +265,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   pr.max_output_bytes = 1 << 20;
   pr.timeout_s = kProbeTimeoutS;
   pr.clean_env = true;
-  pr.as_nobody = true;
+  pr.as_nobody = !tmpdir.empty();
   pr.env["CUDA_VISIBLE_DEVICES"] = "";  // the probe has no business with a GPU
   const std::string probe_answers = rundir + "/answers.txt";
-  const ProcessResult p = run_process({work + "/probe", probe_answers}, pr);
+  const ProcessResult p = run_process({probe_exe, probe_answers}, pr);
   kill_leftovers();
   auto fail = [&](const std::string& msg) {
     write_file(work + "/build.log", msg);
@@ -265,6 +281,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
                 "ran: not judged. Rebuild the project (cmake --build) before grading again.");
   // The answers are copied out of the probe's folder into the judge's.
   if (access(probe_answers.c_str(), R_OK) == 0) write_file(answers, read_file(probe_answers, 16u << 20));
+  if (!tmpdir.empty()) {
+    remove_tree_files(tmpdir);
+    rmdir(tmpdir.c_str());
+  }
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
     std::string msg = "your file's answers could not be read: " + *err + " (probe: " + p.describe() + ").";
