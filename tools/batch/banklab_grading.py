@@ -158,6 +158,10 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
     if not path.is_file():
         raise ValueError(f"no points table for lab {lab}: {path} is missing")
     table = PointsTable.load(path)
+    try:
+        table.path = str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        pass
     if table.lab != lab:
         raise ValueError(f"{path} says lab = \"{table.lab}\", expected \"{lab}\"")
     return table
@@ -210,7 +214,7 @@ class LabResult:
     @staticmethod
     def from_json(d: dict) -> "LabResult":
         d = dict(d)
-        for k in ("schema", "points", "max_points"):
+        for k in ("schema", "points", "max_points", "graded"):
             d.pop(k, None)
         d["verdicts"] = [Verdict(**v) for v in d["verdicts"]]
         return LabResult(**d)
