@@ -19,9 +19,11 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -346,20 +348,26 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         sha = sha256_of(source)
         judged = work / "kernel.cu"
         judged.write_bytes(source.read_bytes())
-        out = work / "grade.json"
-        if out.exists():
-            out.unlink()
+        # The verdict file goes to a fresh folder with a random name outside the work folder,
+        # so that the student's host code (run by the judge's probe) cannot guess its path and
+        # leave a forged one behind; it is read only when the judge itself exited 0 or 1.
+        vdir = Path(tempfile.mkdtemp(prefix="banklab-verdict-"))
+        out = vdir / "grade.json"
         cmd = judge_cmd(judge) + ["grade", "--lab", lab, "--source", str(judged),
                                   "--work", str(work / "judge"), "--json", str(out),
                                   "--tier", tier]
         if graded:
             cmd.append("--graded")
-        rc, note = run_limited(cmd, timeout, work / "judge.log")
-        if rc is not None:
-            records, note = read_grade_file(out, lab, sha)
-            if not note and rc not in (0, 1):
+        try:
+            rc, note = run_limited(cmd, timeout, work / "judge.log")
+            if rc is not None and rc not in (0, 1):
                 note = f"the judge exited with status {rc}"
-                records = {}
+            elif rc is not None:
+                records, note = read_grade_file(out, lab, sha)
+                if out.is_file():
+                    shutil.copyfile(out, work / "grade.json")
+        finally:
+            shutil.rmtree(vdir, ignore_errors=True)
     verdicts = []
     seen = set()
     for test, t_tier in (expected or []):
