@@ -273,7 +273,10 @@ def list_tests(judge: Path, lab: str, timeout: float = 60) -> list[tuple[str, st
                        text=True, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError(f"banklab-judge list --lab {lab} failed ({r.returncode}): {r.stderr.strip()}")
-    return [(name, tier) for l, name, tier in parse_list(r.stdout) if l == lab]
+    tests = [(name, tier) for l, name, tier in parse_list(r.stdout) if l == lab]
+    if not tests:
+        raise RuntimeError(f"banklab-judge list --lab {lab} named no test of lab {lab}")
+    return tests
 
 
 def run_limited(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, str]:

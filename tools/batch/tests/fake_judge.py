@@ -26,7 +26,10 @@ EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i
 
 
 def tests_of(lab):
-    src = (ROOT / "grader" / f"lab{lab}_test.cu").read_text()
+    f = ROOT / "grader" / f"lab{lab}_test.cu"
+    if not f.is_file():
+        return []
+    src = f.read_text()
     out = []
     for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
         out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))

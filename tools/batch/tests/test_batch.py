@@ -192,6 +192,15 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertIn("did not finish within 2 s", r.judge_note)
         self.assertLess(r.seconds, 30)
 
+    def test_a_judge_list_that_names_no_test_of_the_lab_is_an_error(self):
+        with self.assertRaisesRegex(RuntimeError, "named no test of lab 42"):
+            bg.list_tests(FAKE, "42")
+
+    def test_the_judge_list_is_read_as_json_or_as_lines(self):
+        self.assertEqual(bg.parse_list('[{"lab": "05", "test": "Lab05Layout.A", "tier": "cpu"}]'),
+                         [("05", "Lab05Layout.A", "cpu")])
+        self.assertEqual(bg.parse_list("05  Lab05OnGpu.B  gpu\n"), [("05", "Lab05OnGpu.B", "gpu")])
+
     def test_a_passed_record_with_zero_checks_is_a_failure(self):
         v = bg.read_verdict("T.A", "cpu", {"status": "passed", "checks": 0}, "")
         self.assertEqual(v.status, "failed")
@@ -274,7 +283,7 @@ class GradingAClass(unittest.TestCase):
         (subs / "s10_symlink" / "05_swizzle.cu").symlink_to(ROOT / "solutions" / "05_swizzle" / "kernel.cu")
         cls.out = cls.tmp / "out"
         cls.cmd = [sys.executable, str(GRADE_CLASS), str(subs), "--out", str(cls.out), "--lab", "all",
-                   "-j", "4", "--timeout", "5", "--judge", str(FAKE)] + (["--banklab", BANKLAB] if BANKLAB else [])
+                   "-j", "4", "--timeout", "15", "--judge", str(FAKE)] + (["--banklab", BANKLAB] if BANKLAB else [])
         cls.first = subprocess.run(cls.cmd, capture_output=True, text=True, timeout=600)
         with open(cls.out / "gradebook.csv") as f:
             cls.rows = list(csv.DictReader(f))
