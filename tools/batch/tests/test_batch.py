@@ -443,6 +443,21 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("**Total:", md)
         validate_junit(self, (self.tmp / "build" / "grade" / "junit.xml").read_text())
 
+    @unittest.skipUnless((ROOT / ".git").exists() and (ROOT / "solutions").is_dir(),
+                         "not a git checkout of the course repository")
+    def test_the_gradescope_zip_has_its_scripts_on_top_and_no_solutions(self):
+        import zipfile
+        z = self.tmp / "autograder.zip"
+        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z)],
+                       check=True, capture_output=True, timeout=300)
+        names = zipfile.ZipFile(z).namelist()
+        self.assertIn("setup.sh", names)
+        self.assertIn("run_autograder", names)
+        self.assertIn("tools/platforms/grade-platform", names)
+        self.assertIn("grader/points/lab05.toml", names)
+        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/bad/", "instructor/"))])
+        self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
+
     def test_the_platform_entry_scripts_pass_the_root_through(self):
         self.put("submission/05_swizzle.cu", "// FAKE-JUDGE: solved")
         env = dict(os.environ, AUTOGRADER_ROOT=str(self.tmp), BANKLAB_SOURCE=str(ROOT),
