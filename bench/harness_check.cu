@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "grader/gpu.cuh"
+#include "grader/gpu/replay.cuh"
 
 namespace {
 struct Strided {

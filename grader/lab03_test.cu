@@ -1,51 +1,47 @@
-// Grader for lab 03 (vector loads and stores): 8- and 16-byte shared accesses, their half- and
+// Judge for lab 03 (vector loads and stores): 8- and 16-byte shared accesses, their half- and
 // quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
-//   Lab03Predictions  the handout's questions, checked against the bank model
-//   Lab03Layout       slot_offset(): aligned, in bounds, one-to-one, every warp instruction of the
-//                     kernel at its minimum
-//   Lab03OnGpu        the kernel on a GPU: correct result, and the timing target
+// Never compiled with a student's file: it reads the answers of grader/lab03_probe.cu and
+// launches the student's compiled kernel.
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "grader/gpu.cuh"
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
-
-#include BANKLAB_LAB_SOURCE
 
 namespace {
 
 using banklab::Op;
 using grader::Instruction;
-
-constexpr int kWarps = lab03::kThreads / 32;
-
-// Staging store k (0 or 1) of warp w: lane l stores float4 number e = 256 k + 32 w + l of the
-// block, member e % 2 of pair e / 2.
-Instruction staging_store(int warp, int k) {
-  return grader::instruction(
-      "warp " + std::to_string(warp) + ", staging store k = " + std::to_string(k) +
-          " (lane l writes member e % 2 of pair e / 2, e = " + std::to_string(256 * k + 32 * warp) + " + l)",
-      Op::Store, 16, [=](int lane) {
-        const int e = k * lab03::kThreads + 32 * warp + lane;
-        return lab03::slot_offset(e / 2, e % 2);
-      });
-}
-
-// Warp w loads member m of pairs 32 w + lane.
-Instruction member_load(int warp, int member) {
-  return grader::instruction("warp " + std::to_string(warp) + ": load " + (member ? "b" : "a") +
-                                 " of pair " + std::to_string(32 * warp) + " + lane",
-                             Op::Load, 16, [=](int lane) { return lab03::slot_offset(32 * warp + lane, member); });
-}
+using grader::answers;
 
 Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(int)) {
   return grader::instruction(what, op, width, offset);
 }
 
+std::vector<Instruction> staging_stores() {
+  const long long threads = answers().value("kThreads");
+  return grader::all_of(answers().access("staging_store"), [threads](const std::vector<int>& i) {
+    return "warp " + std::to_string(i[0]) + ", staging store k = " + std::to_string(i[1]) +
+           " (lane l writes member e % 2 of pair e / 2, e = " + std::to_string(threads * i[1] + 32 * i[0]) + " + l)";
+  });
+}
+std::vector<Instruction> member_loads(int member) {
+  std::vector<Instruction> out;
+  for (Instruction& in : grader::all_of(answers().access("member_load"), [](const std::vector<int>& i) {
+         return "warp " + std::to_string(i[0]) + ": load " + (i[1] ? "b" : "a") + " of pair " + std::to_string(32 * i[0]) +
+                " + lane";
+       }))
+    if ((in.what.find(": load b") != std::string::npos) == (member == 1)) out.push_back(std::move(in));
+  return out;
+}
 
 }  // namespace
 
@@ -53,150 +49,167 @@ Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(
 
 TEST(Lab03Predictions, ContiguousFloat2LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2ContiguousLoad", lab03::predict::kFloat2ContiguousLoad,
+      "kFloat2ContiguousLoad", grader::prediction("kFloat2ContiguousLoad"),
       pattern("a float2 load, lane i at i * 8", Op::Load, 8, [](int l) { return 8u * l; }),
       "32 lanes x 8 bytes is how many words? How many can one wavefront deliver?"));
 }
 
 TEST(Lab03Predictions, PairSharedFloat2LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2PairSharedLoad", lab03::predict::kFloat2PairSharedLoad,
+      "kFloat2PairSharedLoad", grader::prediction("kFloat2PairSharedLoad"),
       pattern("a float2 load, lane i at (i / 2) * 8", Op::Load, 8, [](int l) { return 8u * (l / 2); }),
-      "lane i and lane i^1 ask for the same address. What does the hardware do with an 8-byte load "
-      "when that holds for every lane, and how many distinct words are there?"));
+      "lane i and lane i^1 ask for the same address. What does the hardware do with an 8-byte load when that holds for "
+      "every lane, and how many distinct words are there?"));
 }
 
 TEST(Lab03Predictions, PairSharedFloat2StoreTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2PairSharedStore", lab03::predict::kFloat2PairSharedStore,
+      "kFloat2PairSharedStore", grader::prediction("kFloat2PairSharedStore"),
       pattern("a float2 store, lane i at (i / 2) * 8", Op::Store, 8, [](int l) { return 8u * (l / 2); }),
       "do stores get the same treatment as loads when lanes share addresses? Count per half-warp."));
 }
 
 TEST(Lab03Predictions, ContiguousFloat4LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4ContiguousLoad", lab03::predict::kFloat4ContiguousLoad,
+      "kFloat4ContiguousLoad", grader::prediction("kFloat4ContiguousLoad"),
       pattern("a float4 load, lane i at i * 16", Op::Load, 16, [](int l) { return 16u * l; }),
       "a 16-byte access is served in groups of how many lanes? How many words does each group need?"));
 }
 
 TEST(Lab03Predictions, Stride2Float4LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4Stride2Load", lab03::predict::kFloat4Stride2Load,
+      "kFloat4Stride2Load", grader::prediction("kFloat4Stride2Load"),
       pattern("a float4 load, lane i at i * 32", Op::Load, 16, [](int l) { return 32u * l; }),
-      "list the banks of lanes 0-7 (each covers 4): which lanes of that quarter-warp land on the "
-      "same banks?"));
+      "list the banks of lanes 0-7 (each covers 4): which lanes of that quarter-warp land on the same banks?"));
 }
 
 TEST(Lab03Predictions, PairSharedStride32Float4LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4PairSharedStride32Load", lab03::predict::kFloat4PairSharedStride32Load,
+      "kFloat4PairSharedStride32Load", grader::prediction("kFloat4PairSharedStride32Load"),
       pattern("a float4 load, lane i at (i / 2) * 32", Op::Load, 16, [](int l) { return 32u * (l / 2); }),
-      "lane i^1 has the same address as lane i everywhere: into which groups is this load split, "
-      "and how many distinct words does each group need from its busiest bank?"));
+      "lane i^1 has the same address as lane i everywhere: into which groups is this load split, and how many distinct "
+      "words does each group need from its busiest bank?"));
 }
 
 TEST(Lab03Predictions, NcuConflictCounterOfThePairSharedFloat4LoadIsPredicted) {
   const Instruction in = pattern("", Op::Load, 16, [](int l) { return 32u * (l / 2); });
   BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kFloat4PairSharedStride32NcuConflicts", lab03::predict::kFloat4PairSharedStride32NcuConflicts,
+      "kFloat4PairSharedStride32NcuConflicts", grader::prediction("kFloat4PairSharedStride32NcuConflicts"),
       banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access),
-      "Nsight Compute's bank-conflict counter reports wavefronts minus the minimum for the groups "
-      "the hardware actually used (sum over groups of ceil(distinct words / 32)). Which groups did "
-      "it use for this load?"));
+      "Nsight Compute's bank-conflict counter reports wavefronts minus the minimum for the groups the hardware "
+      "actually used (sum over groups of ceil(distinct words / 32)). Which groups did it use for this load?"));
 }
 
 TEST(Lab03Predictions, SameAddressFloat4LoadTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4SameAddressLoad", lab03::predict::kFloat4SameAddressLoad,
+      "kFloat4SameAddressLoad", grader::prediction("kFloat4SameAddressLoad"),
       pattern("a float4 load, every lane at offset 0", Op::Load, 16, [](int) { return 0u; }),
       "one address is a broadcast. But can a 16-byte load ever be served as one group of 32 lanes?"));
 }
 
 TEST(Lab03Predictions, SameAddressFloat4StoreTakesThePredictedWavefronts) {
   BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4SameAddressStore", lab03::predict::kFloat4SameAddressStore,
+      "kFloat4SameAddressStore", grader::prediction("kFloat4SameAddressStore"),
       pattern("a float4 store, every lane at offset 0", Op::Store, 16, [](int) { return 0u; }),
-      "lanes writing the same word are one write, never a conflict. But what are the groups of a "
-      "16-byte store?"));
+      "lanes writing the same word are one write, never a conflict. But what are the groups of a 16-byte store?"));
 }
 
 // ---- the layout -------------------------------------------------------------------------------
 
 TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
-  for (int pair = 0; pair < lab03::kPairsPerBlock; ++pair)
+  const grader::Table& t = answers().table("slot_offset");
+  int bad = 0, fp = -1, fm = -1;
+  for (int pair = 0; pair < 256; ++pair)
     for (int member = 0; member < 2; ++member)
-      ASSERT_EQ(lab03::slot_offset(pair, member) % 16u, 0u)
-          << "slot_offset(" << pair << ", " << member << ") = " << lab03::slot_offset(pair, member)
-          << " is not a multiple of 16: a float4 in shared memory must be 16-byte aligned.";
+      if (t({pair, member}) % 16 != 0 && bad++ == 0) {
+        fp = pair;
+        fm = member;
+      }
+  BANKLAB_CHECK(bad == 0) << bad << " of 512 slot offsets are not multiples of 16; the first, slot_offset(" << fp << ", "
+                          << fm << ") = " << (bad ? t({fp, fm}) : 0)
+                          << ": a float4 in shared memory must be 16-byte aligned.\n  Try: move whole 16-byte slots, "
+                             "and skew by multiples of 16 bytes.";
 }
 
 TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("slot_offset");
   BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)",
-      2 * lab03::kPairsPerBlock, static_cast<long>(lab03::kTileBytes / 16u),
-      [](int e) { return static_cast<long>(lab03::slot_offset(e / 2, e % 2) / 16u); }, "slot"));
+      "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)", 512,
+      answers().value("kTileBytes") / 16,
+      [&](int e) -> std::optional<long long> {
+        const auto v = t.at({e / 2, e % 2});
+        if (!v || *v < 0) return v;
+        return *v / 16;
+      },
+      "slot", "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout."));
 }
 
 TEST(Lab03Layout, StagingStoresAreConflictFree) {
-  for (int warp = 0; warp < kWarps; ++warp)
-    for (int k = 0; k < 2; ++k)
-      BANKLAB_ASSERT(grader::AtMinimumWavefronts(
-          staging_store(warp, k),
-          "a 16-byte store is served in quarter-warps of 8 lanes; here each quarter-warp writes the a "
-          "and the b of 4 pairs. Which banks do those 4 a's and 4 b's use in your layout?"));
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      staging_stores(), "a 16-byte store is served in quarter-warps of 8 lanes; here each quarter-warp writes the a and "
+                        "the b of 4 pairs. Which banks do those 4 a's and 4 b's use in your layout?"));
 }
 
 TEST(Lab03Layout, LoadsOfAAreConflictFree) {
-  for (int warp = 0; warp < kWarps; ++warp)
-    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
-        member_load(warp, 0), "lanes 0-7 of a quarter-warp need 8 x 4 = 32 words: all 32 banks, once each. "
-                              "How far apart are the a's of consecutive pairs in your layout?"));
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      member_loads(0), "lanes 0-7 of a quarter-warp need 8 x 4 = 32 words: all 32 banks, once each. How far apart are "
+                       "the a's of consecutive pairs in your layout?"));
 }
 
 TEST(Lab03Layout, LoadsOfBAreConflictFree) {
-  for (int warp = 0; warp < kWarps; ++warp)
-    BANKLAB_ASSERT(grader::AtMinimumWavefronts(
-        member_load(warp, 1), "the same question for the b's: how far apart are the b's of consecutive "
-                              "pairs?"));
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      member_loads(1), "the same question for the b's: how far apart are the b's of consecutive pairs?"));
 }
 
 // ---- on the GPU -------------------------------------------------------------------------------
 
 namespace {
 
-struct StagingStore {
-  banklab::Op op = banklab::Op::Store;
-  int width = 16;
-  std::uint32_t mask = 0xffffffffu;
-  int warp = 1;
-  __host__ __device__ std::uint32_t offset(int lane) const {
-    const int e = 32 * warp + lane;
-    return lab03::slot_offset(e / 2, e % 2);
+const grader::gpu::KernelName kDeinterleaveKernel{
+    "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i",
+    "lab03::deinterleave(float4* a_out, float4* b_out, const float4* in, int pairs)"};
+
+struct StudentDeinterleave {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  ::testing::AssertionResult found = lib.find(kDeinterleaveKernel, &k);
+  cudaError_t operator()(float4* a, float4* b, const float4* in, int pairs) const {
+    const int per_block = static_cast<int>(answers().value("kPairsPerBlock"));
+    const int threads = static_cast<int>(answers().value("kThreads"));
+    return grader::gpu::launch(k, dim3(static_cast<unsigned>(pairs / per_block)), dim3(static_cast<unsigned>(threads)),
+                               a, b, in, pairs);
   }
 };
 
-struct MemberLoad {
-  banklab::Op op = banklab::Op::Load;
-  int width = 16;
-  std::uint32_t mask = 0xffffffffu;
-  int member = 0;
-  __host__ __device__ std::uint32_t offset(int lane) const { return lab03::slot_offset(32 + lane, member); }
-};
+// The grader's own deinterleave: the a's in the first 4 KiB in pair order, the b's in the second
+// 4 KiB with each group of 8 pairs rotated by 4 slots, so the 4 a's and 4 b's a quarter-warp
+// stores use 8 different groups of 4 banks.
+__global__ void reference_deinterleave(float4* a_out, float4* b_out, const float4* in, int) {
+  __shared__ float4 tile[512];
+  const int t = static_cast<int>(threadIdx.x);
+  const long first = static_cast<long>(blockIdx.x) * 256;
+  auto slot = [](int pair, int member) { return member ? 256 + (pair & ~7) + ((pair + 4) & 7) : pair; };
+  for (int k = 0; k < 2; ++k) {
+    const int e = k * 256 + t;
+    tile[slot(e / 2, e % 2)] = in[2 * first + e];
+  }
+  __syncthreads();
+  a_out[first + t] = tile[slot(t, 0)];
+  b_out[first + t] = tile[slot(t, 1)];
+}
 
 // Lanes 2k and 2k+1 load the same float4; pairs 32 bytes apart (the handout's counter example).
-struct PairSharedFloat4Load {
-  banklab::Op op = banklab::Op::Load;
-  int width = 16;
-  std::uint32_t mask = 0xffffffffu;
-  __host__ __device__ std::uint32_t offset(int lane) const { return 32u * static_cast<std::uint32_t>(lane / 2); }
-};
+Instruction pair_shared_float4_load() {
+  return pattern("lab03 pair-shared float4 load (lane i at (i / 2) * 32)", Op::Load, 16, [](int l) { return 32u * (l / 2); });
+}
 
 }  // namespace
 
 TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
   BANKLAB_REQUIRE_GPU();
-  const int pairs = 64 * lab03::kPairsPerBlock;
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  const int pairs = 64 * 256;
   const std::vector<float> in = grader::gpu::random_floats(8 * static_cast<std::size_t>(pairs));
   std::vector<float> a(4 * static_cast<std::size_t>(pairs)), b(a.size());
   for (std::size_t i = 0; i < static_cast<std::size_t>(pairs); ++i)
@@ -204,54 +217,84 @@ TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
       a[4 * i + c] = in[8 * i + c];
       b[4 * i + c] = in[8 * i + 4 + c];
     }
-
-  std::vector<Instruction> block;
-  for (int warp = 0; warp < kWarps; ++warp) {
-    block.push_back(staging_store(warp, 0));
-    block.push_back(staging_store(warp, 1));
-    block.push_back(member_load(warp, 0));
-    block.push_back(member_load(warp, 1));
-  }
-  const long long blocks = pairs / lab03::kPairsPerBlock;
-  grader::gpu::announce_model_prediction("deinterleave", blocks * grader::total_wavefronts(block, Op::Load),
-                                         blocks * grader::total_wavefronts(block, Op::Store));
-
-  grader::gpu::DeviceBuffer<float> d_in(in.size()), d_a(a.size()), d_b(b.size());
+  grader::gpu::DeviceBuffer<float> d_in(in.size());
+  grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
   d_in.upload(in);
-  d_a.poison();
-  d_b.poison();
-  lab03::split_pairs(reinterpret_cast<float4*>(d_a.get()), reinterpret_cast<float4*>(d_b.get()),
-                     reinterpret_cast<const float4*>(d_in.get()), pairs);
-  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab03::split_pairs"));
-  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab03::split_pairs"));
+  std::vector<Instruction> block = staging_stores();
+  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); })) block.push_back(i);
+  grader::gpu::announce_model_prediction("deinterleave", block, pairs / 256);
+  BANKLAB_ASSERT(::testing::AssertionResult(st(reinterpret_cast<float4*>(d_a.get()), reinterpret_cast<float4*>(d_b.get()),
+                                               reinterpret_cast<const float4*>(d_in.get()), pairs) == cudaSuccess)
+                 << "launch failed");
+  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab03::deinterleave"));
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab03::deinterleave"));
+  BANKLAB_EXPECT(d_a.guards_intact("lab03::deinterleave (a_out)"));
+  BANKLAB_EXPECT(d_b.guards_intact("lab03::deinterleave (b_out)"));
   BANKLAB_EXPECT(grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"));
   BANKLAB_EXPECT(grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)"));
 }
 
+TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  const int pairs = 16 * 256;
+  grader::gpu::DeviceBuffer<float> in(8 * pairs), a(4 * pairs), b(4 * pairs);
+  in.upload(grader::gpu::random_floats(8 * pairs));
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab03::deinterleave (16 blocks)",
+      [&] {
+        CUDA_CHECK(st(reinterpret_cast<float4*>(a.get()), reinterpret_cast<float4*>(b.get()),
+                      reinterpret_cast<const float4*>(in.get()), pairs));
+        CUDA_CHECK(cudaDeviceSynchronize());
+      },
+      "a 16-byte access is served in quarter-warps: each quarter-warp's 8 lanes must use 8 different groups of 4 "
+      "banks, for the stores and for both loads."));
+}
+
+TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  const int pairs = 1 << 20;  // 32 MiB in
+  grader::gpu::DeviceBuffer<float> in(8L * pairs), a(4L * pairs), b(4L * pairs);
+  in.upload(grader::gpu::random_floats(8L * pairs));
+  auto* pa = reinterpret_cast<float4*>(a.get());
+  auto* pb = reinterpret_cast<float4*>(b.get());
+  auto* pin = reinterpret_cast<const float4*>(in.get());
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab03::deinterleave, 1M pairs", [&] { CUDA_CHECK(st(pa, pb, pin, pairs)); },
+      [&] {
+        reference_deinterleave<<<pairs / 256, 256>>>(pa, pb, pin, pairs);
+        CUDA_CHECK(cudaGetLastError());
+      }));
+}
+
 TEST(Lab03OnGpu, StagingStoreMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(StagingStore{}, "lab03 staging store (warp 1)"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(staging_stores()[2]));
 }
 
 TEST(Lab03OnGpu, LoadOfAMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 0}, "lab03 load of a"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(0)[1]));
 }
 
 TEST(Lab03OnGpu, LoadOfBMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(MemberLoad{banklab::Op::Load, 16, 0xffffffffu, 1}, "lab03 load of b"));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(1)[1]));
 }
 
 // The handout's point about the counter: this load shows 2 "bank conflicts" in Nsight Compute,
 // yet costs no more than a plain contiguous float4 load (4 wavefronts each).
 TEST(Lab03OnGpu, PairSharedFloat4LoadCostsNoMoreThanAContiguousOne) {
   BANKLAB_REQUIRE_GPU();
-  const grader::gpu::TimingResult r = grader::gpu::time_pattern(PairSharedFloat4Load{});
-  std::printf("[ TIMING   ] lab03 pair-shared float4 load: measured %.2f wavefronts per instruction "
-              "(contiguous float4 reference: %d), model %d, minimum %d\n",
+  const grader::gpu::TimingResult r = grader::gpu::time_pattern(grader::gpu::pattern_of(pair_shared_float4_load().access));
+  std::printf("[ TIMING   ] lab03 pair-shared float4 load: measured %.2f wavefronts per instruction (contiguous float4 "
+              "reference: %d), model %d, minimum %d\n",
               r.measured_wavefronts(), r.reference, r.predicted, r.minimum);
-  EXPECT_LE(r.pattern_ms, 1.10 * r.reference_ms)
+  BANKLAB_CHECK(r.pattern_ms <= 1.10 * r.reference_ms)
       << "the pair-shared float4 load took " << r.pattern_ms << " ms against " << r.reference_ms
       << " ms for a contiguous float4 load; the model says both take 4 wavefronts.";
 }

@@ -1,40 +1,18 @@
-// The CPU tier of the grader: checks a lab's access function against the reference model and
-// writes failure messages that teach (which lanes hit which bank at which words, wavefronts
-// against the minimum, what to try, and the banklab command that draws it).
+// The CPU tier of the judge: checks a lab's answers (the probe's tables, see answers.hpp)
+// against the reference model, with failure messages that teach: which lanes hit which bank at
+// which words, wavefronts against the minimum, what to try, and the banklab command that draws
+// it, as a line that pastes into a shell.
 #pragma once
 
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <cstdint>
-#include <map>
-#include <set>
-#include <sstream>
+#include <functional>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "banklab/model.hpp"
-#include "banklab/pattern_io.hpp"
-
-/// Check a grader result and report only its message: EXPECT_TRUE(f(...)) would first echo the
-/// source expression, hint strings included, before the lines a student needs. More text may be
-/// streamed after it, as with EXPECT_TRUE.
-#define BANKLAB_EXPECT(result)                                          \
-  switch (0)                                                            \
-  case 0:                                                               \
-  default:                                                              \
-    if (const ::testing::AssertionResult banklab_result_ = (result)) {  \
-    } else                                                              \
-      ADD_FAILURE() << banklab_result_.message()
-
-/// As BANKLAB_EXPECT, but ends the test on failure (as ASSERT_TRUE).
-#define BANKLAB_ASSERT(result)                                          \
-  switch (0)                                                            \
-  case 0:                                                               \
-  default:                                                              \
-    if (const ::testing::AssertionResult banklab_result_ = (result)) {  \
-    } else                                                              \
-      FAIL() << banklab_result_.message()
+#include "grader/answers.hpp"
+#include "grader/check.hpp"
 
 namespace grader {
 
@@ -43,14 +21,14 @@ using banklab::WarpAccess;
 
 /// One warp-wide shared-memory instruction of a lab kernel, replayed on the CPU.
 struct Instruction {
-  std::string what;  ///< e.g. "warp 0: load tile[c][r] (column read)"
+  std::string what;     ///< e.g. "warp 0, j = 8: load tile[lane][8] (column read)"
   WarpAccess access;
+  std::string invalid;  ///< why the offsets cannot be a shared-memory access ("" when they can)
 };
 
-/// Build an instruction from a per-lane byte offset: `byte_offset(lane)`.
+/// An instruction from the grader's own formula `byte_offset(lane)` (predictions, oracles).
 template <class F>
-Instruction instruction(std::string what, Op op, int width, F byte_offset,
-                        std::uint32_t mask = 0xffffffffu) {
+Instruction instruction(std::string what, Op op, int width, F byte_offset, std::uint32_t mask = 0xffffffffu) {
   Instruction in;
   in.what = std::move(what);
   in.access.op = op;
@@ -62,136 +40,50 @@ Instruction instruction(std::string what, Op op, int width, F byte_offset,
   return in;
 }
 
-/// Wavefronts the model predicts for all `op` instructions of a list (e.g. every warp of a
-/// kernel launch), for comparison with Nsight Compute's counters.
-inline long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
-  long long n = 0;
-  for (const Instruction& in : list)
-    if (in.access.op == op) n += banklab::count_wavefronts(in.access);
-  return n;
-}
+/// Instruction number `flat` of an access table (the kernel's access as the student's file
+/// describes it), named `what`.
+Instruction from_table(const AccessTable& table, int flat, std::string what);
 
-/// The command that draws this access in the terminal.
-inline std::string explain_command(const WarpAccess& a) {
-  return "banklab explain --line \"" + banklab::format_access_line(a) + "\"";
-}
+/// Every instruction of an access table, each named by `name(index)`.
+std::vector<Instruction> all_of(const AccessTable& table,
+                                const std::function<std::string(const std::vector<int>&)>& name);
 
-/// A few lines that show where the wavefronts went: for the worst bank of each group that
-/// conflicts, which lanes asked it for which different words.
-inline std::string describe(const banklab::Analysis& r, int max_banks = 2) {
-  std::ostringstream os;
-  os << r.wavefronts << " wavefronts, minimum " << r.minimum << " (" << r.conflicts()
-     << " extra); grouping: " << banklab::to_string(r.grouping) << (r.merged ? " (merged)" : "")
-     << ". " << r.why << "\n";
-  int shown = 0;
-  for (std::size_t gi = 0; gi < r.groups.size() && shown < max_banks; ++gi) {
-    const banklab::Group& g = r.groups[gi];
-    if (g.wavefronts <= g.minimum || g.worst_bank < 0) continue;
-    // words the worst bank served, with the lanes that wanted each
-    std::map<std::uint32_t, std::vector<int>> lanes_of_word;
-    for (const banklab::Wavefront& w : r.wavefront_detail) {
-      if (w.group != static_cast<int>(gi)) continue;
-      for (const banklab::LaneWord& x : w.served)
-        if (x.bank == g.worst_bank) lanes_of_word[x.word].push_back(x.lane);
-    }
-    os << "  lanes " << g.first_lane << "-" << g.first_lane + g.lane_count - 1 << ": bank "
-       << g.worst_bank << " must serve " << lanes_of_word.size() << " different words:";
-    int n = 0;
-    for (const auto& [word, lanes] : lanes_of_word) {
-      if (n++ == 6) {
-        os << " ...";
-        break;
-      }
-      os << (n > 1 ? ", word " : " word ") << word << " (lane";
-      if (lanes.size() > 1) os << "s";
-      for (std::size_t k = 0; k < lanes.size() && k < 4; ++k) os << (k ? "," : " ") << lanes[k];
-      if (lanes.size() > 4) os << ",...";
-      os << ")";
-    }
-    os << "\n";
-    ++shown;
-  }
-  return os.str();
-}
+/// Wavefronts the model predicts for all `op` instructions of a list.
+long long total_wavefronts(const std::vector<Instruction>& list, Op op);
+
+/// The absolute path of the built `banklab` command, quoted for a POSIX shell when needed.
+std::string banklab_command();
+/// `banklab explain --line "..."` for this access: pastes into a shell as printed.
+std::string explain_command(const WarpAccess& a);
+/// A few lines that show where the wavefronts went (see banklab::analyze).
+std::string describe(const banklab::Analysis& r, int max_banks = 2);
 
 /// Passes when the instruction takes the model's minimum number of wavefronts.
-/// On failure: what the instruction is, the colliding lanes and words, the count against the
-/// minimum, the hint, and the banklab command that draws it.
-inline ::testing::AssertionResult AtMinimumWavefronts(const Instruction& in,
-                                                      const std::string& hint = "") {
-  if (auto err = banklab::validate(in.access))
-    return ::testing::AssertionFailure() << in.what << ": not a valid shared-memory access: " << *err;
-  const banklab::Analysis r = banklab::analyze(in.access);
-  if (r.wavefronts == r.minimum) return ::testing::AssertionSuccess();
-  auto f = ::testing::AssertionFailure();
-  f << in.what << " is not conflict-free: " << describe(r);
-  if (!hint.empty()) f << "  Try: " << hint << "\n";
-  f << "  See it: " << explain_command(in.access);
-  return f;
-}
+::testing::AssertionResult AtMinimumWavefronts(const Instruction& in, const std::string& hint = "");
 
-/// Passes when the instruction takes exactly `expected` wavefronts (for labs whose target is
-/// not "conflict-free", e.g. a deliberate broadcast).
-inline ::testing::AssertionResult TakesWavefronts(const Instruction& in, int expected,
-                                                  const std::string& hint = "") {
-  if (auto err = banklab::validate(in.access))
-    return ::testing::AssertionFailure() << in.what << ": not a valid shared-memory access: " << *err;
-  const banklab::Analysis r = banklab::analyze(in.access);
-  if (r.wavefronts == expected) return ::testing::AssertionSuccess();
-  auto f = ::testing::AssertionFailure();
-  f << in.what << " should take " << expected << " wavefront(s) but takes " << describe(r);
-  if (!hint.empty()) f << "  Try: " << hint << "\n";
-  f << "  See it: " << explain_command(in.access);
-  return f;
-}
+/// Passes when every instruction of the list is at the minimum. On failure: how many of how
+/// many are not, the worst one in detail, the hint and the command that draws it.
+::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint = "");
 
-/// Passes when a student's prediction equals the model's answer. The failure message does not
-/// give the number away: it says how to look.
-inline ::testing::AssertionResult PredictionMatches(const char* name, int predicted,
-                                                    const Instruction& in, const std::string& hint = "") {
-  const int truth = banklab::count_wavefronts(in.access);
-  if (predicted == truth) return ::testing::AssertionSuccess();
-  auto f = ::testing::AssertionFailure();
-  f << "prediction " << name << " = " << predicted << " is not what the bank model says for "
-    << in.what << ".";
-  if (predicted <= 0) f << " (It still holds the stub's placeholder: replace it with your answer.)";
-  f << "\n";
-  if (!hint.empty()) f << "  Think: " << hint << "\n";
-  f << "  Check yourself: " << explain_command(in.access);
-  return f;
-}
+/// Passes when the instruction takes exactly `expected` wavefronts.
+::testing::AssertionResult TakesWavefronts(const Instruction& in, int expected, const std::string& hint = "");
+
+/// Passes when a prediction equals the model's wavefronts for `in`. Never gives the number away.
+::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
+                                             const std::string& hint = "");
 
 /// Same, for a prediction that is a plain number (a bank, a word, a byte count).
-inline ::testing::AssertionResult ValuePredictionMatches(const char* name, long predicted, long truth,
-                                                         const std::string& question) {
-  if (predicted == truth) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << "prediction " << name << " = " << predicted << " is not right: " << question
-         << (predicted < 0 ? " (It still holds the stub's placeholder.)" : "");
-}
+::testing::AssertionResult ValuePredictionMatches(const char* name, long long predicted, long long truth,
+                                                  const std::string& question);
 
-/// Passes when `index(e)` for e in [0, count) puts every element at its own place inside
-/// [0, capacity): the layout is in bounds and a bijection onto its image.
-template <class IndexOf>
-::testing::AssertionResult IsInBoundsAndOneToOne(const char* layout, int count, long capacity,
-                                                 IndexOf index_of_element,
-                                                 const char* element_name = "element") {
-  std::map<long, int> owner;
-  for (int e = 0; e < count; ++e) {
-    const long at = static_cast<long>(index_of_element(e));
-    if (at < 0 || at >= capacity)
-      return ::testing::AssertionFailure()
-             << layout << ": " << element_name << " " << e << " is stored at index " << at
-             << ", outside the array [0, " << capacity << ")";
-    auto [it, fresh] = owner.emplace(at, e);
-    if (!fresh)
-      return ::testing::AssertionFailure()
-             << layout << ": " << element_name << "s " << it->second << " and " << e
-             << " are both stored at index " << at
-             << ": one overwrites the other. A layout must give every element its own place "
-                "(for an XOR swizzle: XOR the column with a function of the row only).";
-  }
-  return ::testing::AssertionSuccess();
-}
+/// Passes when index_of(e) for e in [0, count) puts every element at its own place inside
+/// [0, capacity). index_of returns nothing for an element whose place the probe could not
+/// give. `how_to_fix` ends the message of a collision.
+::testing::AssertionResult IsInBoundsAndOneToOne(const std::string& layout, int count, long long capacity,
+                                                 const std::function<std::optional<long long>(int)>& index_of,
+                                                 const std::string& element_name, const std::string& how_to_fix);
+
+/// The prediction named `name` of the student's file.
+inline long long prediction(const char* name) { return answers().prediction(name); }
 
 }  // namespace grader

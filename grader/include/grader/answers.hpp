@@ -1,0 +1,68 @@
+// The judge's side of the probe: the answers a student's kernel.cu gave, read as data.
+//
+// banklab-judge loads work/answers.txt (written by probe_labNN, see probe.hpp) once per process.
+// Nothing here runs student code: every value is a number the probe printed, checked for form
+// (version, lab, counts, sizes) before any test looks at it.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "banklab/model.hpp"
+
+namespace grader {
+
+/// A function of the student's file over a box of integer arguments, e.g. tile_index(row, col).
+struct Table {
+  std::string name;
+  std::vector<int> dims;
+  std::vector<long long> values;  ///< row-major over dims
+
+  /// The value at `idx`, or nothing when idx is outside the box the probe evaluated.
+  std::optional<long long> at(std::initializer_list<int> idx) const;
+  /// The value at `idx`; idx must be inside the box (the checks make sure of it).
+  long long operator()(std::initializer_list<int> idx) const;
+};
+
+/// Shared-memory instructions of the kernel as the student's access functions describe them:
+/// for every index in the box `dims`, one warp instruction (32 byte offsets).
+struct AccessTable {
+  std::string name;
+  banklab::Op op = banklab::Op::Load;
+  int width = 4;
+  std::vector<int> dims;
+  std::vector<long long> offsets;  ///< 32 per instruction, row-major over dims
+
+  int count() const { return static_cast<int>(offsets.size() / 32); }
+  /// Lane offsets of instruction `idx` (row-major index into the box).
+  const long long* lanes(int flat) const { return offsets.data() + 32L * flat; }
+  int flat(std::initializer_list<int> idx) const;
+};
+
+class Answers {
+ public:
+  /// Reads an answers file. On failure returns why, in words for the student.
+  std::optional<std::string> load(const std::string& path, const std::string& lab);
+
+  bool loaded() const { return loaded_; }
+  long long value(const std::string& name) const;
+  long long prediction(const std::string& name) const;
+  const Table& table(const std::string& name) const;
+  const AccessTable& access(const std::string& name) const;
+  bool has_value(const std::string& name) const { return values_.count(name) != 0; }
+
+ private:
+  bool loaded_ = false;
+  std::map<std::string, long long> values_, predictions_;
+  std::map<std::string, Table> tables_;
+  std::map<std::string, AccessTable> accesses_;
+};
+
+/// The answers of the student's file under judgement (loaded by banklab-judge's main).
+Answers& answers();
+
+}  // namespace grader

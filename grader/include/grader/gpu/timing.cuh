@@ -1,0 +1,50 @@
+// GPU timing: two launches interleaved (a, b, a, b, ...) in one process, median of many runs,
+// so that clocks, other tenants and warm-up hit both alike.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "banklab/cuda_check.cuh"
+
+namespace grader::gpu {
+
+/// Times two launches interleaved (a, b, a, b, ...) with CUDA events; median of `reps` each.
+struct Timing {
+  double a_ms = 0;
+  double b_ms = 0;
+};
+
+inline Timing interleaved_median_ms(const std::function<void()>& a, const std::function<void()>& b,
+                                    int reps = 31) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  auto time_one = [&](const std::function<void()>& f) {
+    CUDA_CHECK(cudaEventRecord(start));
+    f();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return static_cast<double>(ms);
+  };
+  a();  // warm up: module load, first-touch
+  b();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ta, tb;
+  for (int i = 0; i < reps; ++i) {
+    ta.push_back(time_one(a));
+    tb.push_back(time_one(b));
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(ta), median(tb)};
+}
+
+}  // namespace grader::gpu

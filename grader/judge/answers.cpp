@@ -1,0 +1,166 @@
+// Reads the probe's answers file strictly: a file that is short, garbled or from another lab is
+// rejected as a whole, with a reason a student can act on.
+#include "grader/answers.hpp"
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace grader {
+namespace {
+
+constexpr std::size_t kMaxAnswersBytes = 16u << 20;  // the six labs need well under 1 MiB
+constexpr long long kMaxEntries = 1 << 20;
+
+long long box_size(const std::vector<int>& dims) {
+  long long n = 1;
+  for (int d : dims) {
+    if (d <= 0 || d > 65536) return -1;
+    n *= d;
+    if (n > kMaxEntries) return -1;
+  }
+  return n;
+}
+
+int flat_index(const std::vector<int>& dims, std::initializer_list<int> idx, bool* inside) {
+  *inside = idx.size() == dims.size();
+  if (!*inside) return 0;
+  long long flat = 0;
+  std::size_t k = 0;
+  for (int i : idx) {
+    if (i < 0 || i >= dims[k]) {
+      *inside = false;
+      return 0;
+    }
+    flat = flat * dims[k] + i;
+    ++k;
+  }
+  return static_cast<int>(flat);
+}
+
+}  // namespace
+
+std::optional<long long> Table::at(std::initializer_list<int> idx) const {
+  bool inside = false;
+  const int f = flat_index(dims, idx, &inside);
+  if (!inside) return std::nullopt;
+  return values[static_cast<std::size_t>(f)];
+}
+
+long long Table::operator()(std::initializer_list<int> idx) const {
+  const auto v = at(idx);
+  if (!v) throw std::out_of_range("grader: " + name + " looked up outside the box the probe evaluated");
+  return *v;
+}
+
+int AccessTable::flat(std::initializer_list<int> idx) const {
+  bool inside = false;
+  const int f = flat_index(dims, idx, &inside);
+  if (!inside) throw std::out_of_range("grader: instruction of " + name + " outside its box");
+  return f;
+}
+
+std::optional<std::string> Answers::load(const std::string& path, const std::string& lab) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "there are no answers from your file (" + path + "): the lab did not build, or its probe did not run";
+  std::string text;
+  {
+    std::ostringstream os;
+    os << in.rdbuf();
+    text = os.str();
+  }
+  if (text.size() > kMaxAnswersBytes) return "the answers file is over 16 MiB: something in your file printed into it";
+  std::istringstream is(text);
+  std::string magic, kw;
+  int version = 0;
+  std::string file_lab;
+  if (!(is >> magic >> version >> kw >> file_lab) || magic != "banklab-answers" || kw != "lab")
+    return "the answers file does not start with the probe's header: something in your file wrote over it";
+  if (version != 1) return "the answers file has format version " + std::to_string(version) + ", expected 1";
+  if (file_lab != lab) return "the answers file is for lab " + file_lab + ", not lab " + lab;
+
+  int records = 0;
+  std::string pending;  // last "begin NAME" not yet followed by its record
+  for (;;) {
+    std::string kind;
+    if (!(is >> kind)) {
+      if (!pending.empty())
+        return "your file's probe stopped while it evaluated " + pending +
+               " for every argument (it crashed or never finished there: look for a division by "
+               "zero, an endless loop or an out-of-range index in " + pending + ")";
+      return "the answers file ends early: the probe was killed or crashed before it finished";
+    }
+    if (kind == "end") {
+      int n = -1;
+      if (!(is >> n) || n != records) return "the answers file's record count does not match: it was written over";
+      std::string extra;
+      if (is >> extra) return "the answers file has text after its end: something in your file wrote into it";
+      loaded_ = true;
+      return std::nullopt;
+    }
+    std::string name;
+    if (!(is >> name)) return "the answers file is cut off after '" + kind + "'";
+    if (kind == "begin") {
+      pending = name;
+      continue;
+    }
+    if (kind == "value" || kind == "predict") {
+      long long v = 0;
+      if (!(is >> v)) return "the answers file has no number for " + name;
+      (kind == "value" ? values_ : predictions_)[name] = v;
+      ++records;
+      continue;
+    }
+    if (kind != "table" && kind != "access") return "the answers file has an unknown record '" + kind + "'";
+    std::string op;
+    int width = 0, rank = 0;
+    if (kind == "access" && !(is >> op >> width)) return "the answers file is garbled at " + name;
+    if (!(is >> rank) || rank < 1 || rank > 4) return "the answers file is garbled at " + name;
+    std::vector<int> dims(static_cast<std::size_t>(rank));
+    for (int& d : dims)
+      if (!(is >> d)) return "the answers file is garbled at " + name;
+    long long n = box_size(dims);
+    if (n < 0) return "the answers file gives " + name + " an impossible size";
+    if (kind == "access") n *= 32;
+    std::vector<long long> v(static_cast<std::size_t>(n));
+    for (long long& x : v)
+      if (!(is >> x)) return "your file's probe stopped while it evaluated " + name + " (cut off)";
+    if (kind == "table") {
+      tables_[name] = Table{name, std::move(dims), std::move(v)};
+    } else {
+      if ((op != "ld" && op != "st") || (width != 1 && width != 2 && width != 4 && width != 8 && width != 16))
+        return "the answers file is garbled at " + name;
+      AccessTable a;
+      a.name = name;
+      a.op = op == "ld" ? banklab::Op::Load : banklab::Op::Store;
+      a.width = width;
+      a.dims = std::move(dims);
+      a.offsets = std::move(v);
+      accesses_[name] = std::move(a);
+    }
+    pending.clear();
+    ++records;
+  }
+}
+
+namespace {
+template <class M>
+const typename M::mapped_type& find_or_throw(const M& m, const std::string& name, const char* what) {
+  auto it = m.find(name);
+  if (it == m.end()) throw std::runtime_error(std::string("grader: the answers have no ") + what + " '" + name + "'");
+  return it->second;
+}
+}  // namespace
+
+long long Answers::value(const std::string& name) const { return find_or_throw(values_, name, "value"); }
+long long Answers::prediction(const std::string& name) const { return find_or_throw(predictions_, name, "prediction"); }
+const Table& Answers::table(const std::string& name) const { return find_or_throw(tables_, name, "table"); }
+const AccessTable& Answers::access(const std::string& name) const { return find_or_throw(accesses_, name, "access table"); }
+
+Answers& answers() {
+  static Answers a;
+  return a;
+}
+
+}  // namespace grader

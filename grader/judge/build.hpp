@@ -1,0 +1,19 @@
+// Building a student's kernel.cu apart from the judge: the probe (host code, run in its own
+// process) and the device code (a fatbin the judge loads and launches). See docs/dev/GRADER.md.
+#pragma once
+
+#include <string>
+
+namespace judge {
+
+struct BuildResult {
+  bool ok = false;
+  double seconds = 0;
+  std::string message;  ///< compiler errors, or why the probe's answers are unusable
+};
+
+/// Compiles `source` for lab `lab` into `work` (reusing the last build when nothing changed),
+/// runs the probe, and checks that its answers can be read. A failed build leaves no answers.
+BuildResult build_lab(const std::string& lab, const std::string& source, const std::string& work);
+
+}  // namespace judge

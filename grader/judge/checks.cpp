@@ -1,0 +1,202 @@
+// The CPU-tier checks of grader.hpp.
+#include <map>
+#include <sstream>
+
+#include "banklab/pattern_io.hpp"
+#include "grader/grader.hpp"
+
+#ifndef BANKLAB_CLI_PATH
+#define BANKLAB_CLI_PATH "banklab"
+#endif
+
+namespace grader {
+
+long long& checks() {
+  static long long n = 0;
+  return n;
+}
+
+Instruction from_table(const AccessTable& table, int flat, std::string what) {
+  Instruction in;
+  in.what = std::move(what);
+  in.access.op = table.op;
+  in.access.width = table.width;
+  in.access.mask = 0xffffffffu;
+  const long long* lanes = table.lanes(flat);
+  for (int lane = 0; lane < banklab::kWarpSize; ++lane) {
+    const long long off = lanes[lane];
+    if ((off < 0 || off > 0xffffffffLL) && in.invalid.empty())
+      in.invalid = "lane " + std::to_string(lane) + " accesses byte offset " + std::to_string(off) +
+                   ", outside shared memory";
+    in.access.offset[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(off);
+  }
+  if (in.invalid.empty())
+    if (auto err = banklab::validate(in.access)) in.invalid = *err;
+  return in;
+}
+
+std::vector<Instruction> all_of(const AccessTable& table,
+                                const std::function<std::string(const std::vector<int>&)>& name) {
+  std::vector<Instruction> out;
+  std::vector<int> idx(table.dims.size(), 0);
+  for (int flat = 0; flat < table.count(); ++flat) {
+    out.push_back(from_table(table, flat, name(idx)));
+    for (int k = static_cast<int>(idx.size()) - 1; k >= 0; --k) {
+      if (++idx[static_cast<std::size_t>(k)] < table.dims[static_cast<std::size_t>(k)]) break;
+      idx[static_cast<std::size_t>(k)] = 0;
+    }
+  }
+  return out;
+}
+
+long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
+  long long n = 0;
+  for (const Instruction& in : list)
+    if (in.access.op == op && in.invalid.empty()) n += banklab::count_wavefronts(in.access);
+  return n;
+}
+
+std::string banklab_command() {
+  const std::string path = BANKLAB_CLI_PATH;
+  if (path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == std::string::npos)
+    return path;
+  std::string q = "'";
+  for (char c : path) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string explain_command(const WarpAccess& a) {
+  return banklab_command() + " explain --line \"" + banklab::format_access_line(a) + "\"";
+}
+
+std::string describe(const banklab::Analysis& r, int max_banks) {
+  std::ostringstream os;
+  os << r.wavefronts << " wavefronts, minimum " << r.minimum << " (" << r.conflicts()
+     << " extra); grouping: " << banklab::to_string(r.grouping) << (r.merged ? " (merged)" : "")
+     << ". " << r.why << "\n";
+  int shown = 0;
+  for (std::size_t gi = 0; gi < r.groups.size() && shown < max_banks; ++gi) {
+    const banklab::Group& g = r.groups[gi];
+    if (g.wavefronts <= g.minimum || g.worst_bank < 0) continue;
+    std::map<std::uint32_t, std::vector<int>> lanes_of_word;
+    for (const banklab::Wavefront& w : r.wavefront_detail) {
+      if (w.group != static_cast<int>(gi)) continue;
+      for (const banklab::LaneWord& x : w.served)
+        if (x.bank == g.worst_bank) lanes_of_word[x.word].push_back(x.lane);
+    }
+    os << "  lanes " << g.first_lane << "-" << g.first_lane + g.lane_count - 1 << ": bank " << g.worst_bank
+       << " must serve " << lanes_of_word.size() << " different words:";
+    int n = 0;
+    for (const auto& [word, lanes] : lanes_of_word) {
+      if (n++ == 6) {
+        os << " ...";
+        break;
+      }
+      os << (n > 1 ? ", word " : " word ") << word << " (lane";
+      if (lanes.size() > 1) os << "s";
+      for (std::size_t k = 0; k < lanes.size() && k < 4; ++k) os << (k ? "," : " ") << lanes[k];
+      if (lanes.size() > 4) os << ",...";
+      os << ")";
+    }
+    os << "\n";
+    ++shown;
+  }
+  return os.str();
+}
+
+namespace {
+::testing::AssertionResult invalid(const Instruction& in) {
+  return ::testing::AssertionFailure() << in.what << ": not a valid shared-memory access: " << in.invalid << ".";
+}
+void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, const std::string& hint) {
+  if (!hint.empty()) f << "  Try: " << hint << "\n";
+  f << "  See it: " << explain_command(in.access);
+}
+}  // namespace
+
+::testing::AssertionResult AtMinimumWavefronts(const Instruction& in, const std::string& hint) {
+  if (!in.invalid.empty()) return invalid(in);
+  const banklab::Analysis r = banklab::analyze(in.access);
+  if (r.wavefronts == r.minimum) return ::testing::AssertionSuccess();
+  auto f = ::testing::AssertionFailure();
+  f << in.what << " is not conflict-free: " << describe(r);
+  add_hint_and_command(f, in, hint);
+  return f;
+}
+
+::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint) {
+  int failing = 0, worst = -1, worst_excess = -1;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Instruction& in = list[i];
+    if (!in.invalid.empty()) return invalid(in);
+    const int excess = banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access);
+    if (excess == 0) continue;
+    ++failing;
+    if (excess > worst_excess) {
+      worst_excess = excess;
+      worst = static_cast<int>(i);
+    }
+  }
+  if (failing == 0) return ::testing::AssertionSuccess();
+  const Instruction& in = list[static_cast<std::size_t>(worst)];
+  const banklab::Analysis r = banklab::analyze(in.access);
+  auto f = ::testing::AssertionFailure();
+  f << failing << " of " << list.size() << " warp instructions are not conflict-free. The worst, " << in.what
+    << ", takes " << describe(r);
+  add_hint_and_command(f, in, hint);
+  return f;
+}
+
+::testing::AssertionResult TakesWavefronts(const Instruction& in, int expected, const std::string& hint) {
+  if (!in.invalid.empty()) return invalid(in);
+  const banklab::Analysis r = banklab::analyze(in.access);
+  if (r.wavefronts == expected) return ::testing::AssertionSuccess();
+  auto f = ::testing::AssertionFailure();
+  f << in.what << " should take " << expected << " wavefront(s) but takes " << describe(r);
+  add_hint_and_command(f, in, hint);
+  return f;
+}
+
+::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
+                                             const std::string& hint) {
+  const int truth = banklab::count_wavefronts(in.access);
+  if (predicted == truth) return ::testing::AssertionSuccess();
+  auto f = ::testing::AssertionFailure();
+  f << "prediction " << name << " = " << predicted << " is not what the bank model says for " << in.what << ".";
+  if (predicted <= 0) f << " (It still holds the stub's placeholder: replace it with your answer.)";
+  f << "\n";
+  if (!hint.empty()) f << "  Think: " << hint << "\n";
+  f << "  Check yourself: " << explain_command(in.access);
+  return f;
+}
+
+::testing::AssertionResult ValuePredictionMatches(const char* name, long long predicted, long long truth,
+                                                  const std::string& question) {
+  if (predicted == truth) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "prediction " << name << " = " << predicted << " is not right.\n  Think: "
+                                       << question
+                                       << (predicted < 0 ? "\n  (It still holds the stub's placeholder.)" : "");
+}
+
+::testing::AssertionResult IsInBoundsAndOneToOne(const std::string& layout, int count, long long capacity,
+                                                 const std::function<std::optional<long long>(int)>& index_of,
+                                                 const std::string& element_name, const std::string& how_to_fix) {
+  std::map<long long, int> owner;
+  for (int e = 0; e < count; ++e) {
+    const std::optional<long long> at = index_of(e);
+    if (!at)
+      return ::testing::AssertionFailure() << layout << ": the place of " << element_name << " " << e
+                                           << " cannot be computed (an index outside the tile).";
+    if (*at < 0 || *at >= capacity)
+      return ::testing::AssertionFailure() << layout << ": " << element_name << " " << e << " is stored at index "
+                                           << *at << ", outside the array [0, " << capacity << ").";
+    auto [it, fresh] = owner.emplace(*at, e);
+    if (!fresh)
+      return ::testing::AssertionFailure() << layout << ": " << element_name << "s " << it->second << " and " << e
+                                           << " are both stored at index " << *at
+                                           << ": one overwrites the other.\n  Try: " << how_to_fix;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace grader

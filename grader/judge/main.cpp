@@ -1,0 +1,309 @@
+// banklab-judge: builds a student's kernel.cu apart from the grader, reads its answers as data,
+// and judges one lab test per process. See docs/dev/GRADER.md.
+//
+//   banklab-judge build --lab 05 --source labs/05_swizzle/kernel.cu --work DIR
+//   banklab-judge test  --lab 05 --work DIR --test Lab05Layout.TileIndexIsInBoundsAndOneToOne
+//                       [--graded] [--results DIR]
+//   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]
+//   banklab-judge list  [--lab 05]
+//
+// Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code); it is
+// derived from the verdict record this process wrote, never from anything the student's code did.
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "build.hpp"
+#include "grader/answers.hpp"
+#include "grader/check.hpp"
+#include "grader/context.hpp"
+#include "grader/gpu/trace.cuh"
+#include "process.hpp"
+#include "sha256.hpp"
+#include "verdict.hpp"
+
+namespace grader {
+Context& context() {
+  static Context c;
+  return c;
+}
+}  // namespace grader
+
+namespace judge {
+namespace {
+
+struct Args {
+  std::string command, lab, source, work, test, results, json, tier = "all";
+  bool graded = false;
+};
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "banklab-judge: %s\n"
+               "usage: banklab-judge build --lab NN --source FILE --work DIR\n"
+               "       banklab-judge test  --lab NN --work DIR --test Suite.Name [--graded] [--results DIR]\n"
+               "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]\n"
+               "       banklab-judge list  [--lab NN]\n",
+               why);
+  return 2;
+}
+
+bool parse(int argc, char** argv, Args& a) {
+  if (argc < 2) return false;
+  a.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto next = [&](std::string& v) {
+      if (i + 1 >= argc) return false;
+      v = argv[++i];
+      return true;
+    };
+    if (k == "--graded") a.graded = true;
+    else if (k == "--lab") { if (!next(a.lab)) return false; }
+    else if (k == "--source") { if (!next(a.source)) return false; }
+    else if (k == "--work") { if (!next(a.work)) return false; }
+    else if (k == "--test") { if (!next(a.test)) return false; }
+    else if (k == "--results") { if (!next(a.results)) return false; }
+    else if (k == "--json") { if (!next(a.json)) return false; }
+    else if (k == "--tier") { if (!next(a.tier)) return false; }
+    else return false;
+  }
+  if (a.lab.size() == 1) a.lab = "0" + a.lab;
+  return true;
+}
+
+std::string tier_of(const std::string& suite) {
+  return suite.size() > 5 && suite.compare(suite.size() - 5, 5, "OnGpu") == 0 ? "gpu" : "cpu";
+}
+
+// Every test the judge knows, as "Suite.Name", for one lab ("" = all).
+std::vector<std::string> registered_tests(const std::string& lab) {
+  std::vector<std::string> out;
+  auto* u = ::testing::UnitTest::GetInstance();
+  for (int i = 0; i < u->total_test_suite_count(); ++i) {
+    const ::testing::TestSuite* s = u->GetTestSuite(i);
+    const std::string suite = s->name();
+    if (!lab.empty() && suite.compare(0, 5, "Lab" + lab) != 0) continue;
+    for (int j = 0; j < s->total_test_count(); ++j) out.push_back(suite + "." + s->GetTestInfo(j)->name());
+  }
+  return out;
+}
+
+// Records one test's outcome from GoogleTest's events: the judge's checks, not any output.
+class Recorder : public ::testing::EmptyTestEventListener {
+ public:
+  Verdict verdict;
+  bool ran = false;
+  void OnTestStart(const ::testing::TestInfo&) override { grader::checks() = 0; }
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (r.skipped()) {
+      skip_message_ += r.message();
+      return;
+    }
+    if (r.failed()) {
+      if (!verdict.message.empty()) verdict.message += "\n";
+      verdict.message += r.message();
+    }
+  }
+  void OnTestEnd(const ::testing::TestInfo& t) override {
+    ran = true;
+    const ::testing::TestResult* r = t.result();
+    verdict.checks = grader::checks();
+    verdict.seconds = static_cast<double>(r->elapsed_time()) / 1000.0;
+    if (r->Failed()) verdict.status = "failed";
+    else if (r->Skipped()) {
+      verdict.status = "skipped";
+      verdict.message = skip_message_;
+    } else if (verdict.checks <= 0) {
+      verdict.status = "failed";
+      verdict.message = "the judge made no check in this test: a verdict needs evidence (report this to your instructor)";
+    } else {
+      verdict.status = "passed";
+    }
+  }
+
+ private:
+  std::string skip_message_;
+};
+
+int exit_code_of(const Verdict& v) {
+  if (v.status == "passed") return 0;
+  if (v.status == "skipped") return 77;
+  return 1;
+}
+
+int finish(const Verdict& v, const std::string& results) {
+  if (!results.empty()) {
+    const std::string dir = results + "/lab" + v.lab;
+    make_dirs(dir);
+    write_file(dir + "/" + v.test + ".json", to_json(v) + "\n");
+  }
+  std::printf("%s\n", summary_line(v).c_str());
+  std::fflush(stdout);
+  return exit_code_of(v);
+}
+
+int cmd_test(const Args& a, int argc0, char** argv0) {
+  Verdict v;
+  v.lab = a.lab;
+  v.test = a.test;
+  const std::size_t dot = a.test.find('.');
+  v.tier = tier_of(dot == std::string::npos ? a.test : a.test.substr(0, dot));
+  grader::Context& ctx = grader::context();
+  ctx.lab = a.lab;
+  ctx.work = a.work;
+  ctx.graded = a.graded;
+  ctx.source = read_file(a.work + "/source.txt", 4096);
+
+  const std::vector<std::string> known = registered_tests(a.lab);
+  if (std::find(known.begin(), known.end(), a.test) == known.end()) {
+    v.status = "failed";
+    v.message = "lab " + a.lab + " has no test " + a.test;
+    return finish(v, a.results);
+  }
+  if (auto err = grader::answers().load(a.work + "/answers.txt", a.lab)) {
+    v.status = "failed";
+    v.message = "not judged: " + *err + ".";
+    const std::string build_log = read_file(a.work + "/build.log", 2000);
+    if (!build_log.empty()) v.message += " The build said:\n" + build_log;
+    return finish(v, a.results);
+  }
+
+  if (a.test.find("Traced") != std::string::npos) grader::gpu::start_trace_session();  // before any CUDA call
+  std::string filter = "--gtest_filter=" + a.test;
+  std::vector<char*> gargv = {argv0[0], filter.data(), const_cast<char*>("--gtest_color=no")};
+  int gargc = static_cast<int>(gargv.size());
+  (void)argc0;
+  ::testing::InitGoogleTest(&gargc, gargv.data());
+  auto* recorder = new Recorder;
+  recorder->verdict = v;
+  ::testing::UnitTest::GetInstance()->listeners().Append(recorder);
+  (void)RUN_ALL_TESTS();
+  Verdict out = recorder->verdict;
+  if (!recorder->ran) {
+    out.status = "failed";
+    out.message = "the test did not run";
+  }
+  if (out.status == "skipped" && a.graded) {
+    out.status = "failed";
+    out.message = "graded mode: this test must run, but it could not here: " + out.message;
+  }
+  return finish(out, a.results);
+}
+
+int cmd_build(const Args& a) {
+  Verdict v;
+  v.lab = a.lab;
+  v.test = "Lab" + a.lab + ".Build";
+  v.tier = "cpu";
+  const BuildResult b = build_lab(a.lab, a.source, a.work);
+  v.checks = 1;
+  v.seconds = b.seconds;
+  v.status = b.ok ? "passed" : "failed";
+  v.message = b.message;
+  if (!b.ok) std::printf("%s\n", b.message.c_str());
+  else if (!b.message.empty()) std::printf("%s\n", b.message.c_str());
+  return finish(v, a.results);
+}
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("banklab-judge");
+}
+
+int cmd_grade(const Args& a) {
+  const std::string results = a.work + "/results";
+  make_dirs(a.work);
+  std::vector<Verdict> all;
+  Verdict b;
+  b.lab = a.lab;
+  b.test = "Lab" + a.lab + ".Build";
+  b.tier = "cpu";
+  const BuildResult br = build_lab(a.lab, a.source, a.work);
+  b.status = br.ok ? "passed" : "failed";
+  b.checks = 1;
+  b.seconds = br.seconds;
+  b.message = br.message;
+  all.push_back(b);
+  const std::string me = self_exe();
+  for (const std::string& t : registered_tests(a.lab)) {
+    const std::string tier = tier_of(t.substr(0, t.find('.')));
+    if (a.tier != "all" && tier != a.tier) continue;
+    const std::string file = results + "/lab" + a.lab + "/" + t + ".json";
+    std::remove(file.c_str());
+    std::vector<std::string> cmd = {me, "test", "--lab", a.lab, "--work", a.work, "--test", t, "--results", results};
+    if (a.graded) cmd.push_back("--graded");
+    ProcessOptions opt;
+    opt.output_file = a.work + "/test.log";
+    opt.timeout_s = tier == "gpu" ? 180 : 60;
+    const ProcessResult r = run_process(cmd, opt);
+    Verdict v;
+    if (!read_verdict(file, v) || v.test != t) {
+      v = Verdict{};
+      v.lab = a.lab;
+      v.test = t;
+      v.tier = tier;
+      v.status = "failed";
+      v.message = "the judge wrote no verdict for this test (" + r.describe() + "): " + read_file(opt.output_file, 2000);
+    }
+    std::printf("%s\n", summary_line(v).c_str());
+    std::fflush(stdout);
+    all.push_back(v);
+  }
+  const std::string src = read_file(a.source, 8u << 20);
+  const std::string json = grade_json(a.lab, a.source, sha256_hex(src), all);
+  if (!a.json.empty() && !write_file(a.json, json)) {
+    std::fprintf(stderr, "banklab-judge: cannot write %s\n", a.json.c_str());
+    return 2;
+  }
+  int passed = 0;
+  for (const Verdict& v : all) passed += v.status == "passed";
+  std::printf("lab %s: %d of %zu passed\n", a.lab.c_str(), passed, all.size());
+  return 0;
+}
+
+int cmd_list(const Args& a) {
+  for (const std::string& t : registered_tests(a.lab)) {
+    const std::string suite = t.substr(0, t.find('.'));
+    std::printf("%s %s %s\n", suite.substr(3, 2).c_str(), t.c_str(), tier_of(suite).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace judge
+
+int main(int argc, char** argv) {
+  // Whatever a child leaves behind (a probe's daemon) is re-parented to the judge, which then
+  // kills it (see build.cpp), instead of outliving the grading.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  judge::Args a;
+  if (!judge::parse(argc, argv, a)) return judge::usage("bad arguments");
+  if (a.command == "list") return judge::cmd_list(a);
+  if (a.lab.empty() || a.lab.size() != 2) return judge::usage("--lab NN is required");
+  if (a.command == "build") {
+    if (a.source.empty() || a.work.empty()) return judge::usage("build needs --source and --work");
+    return judge::cmd_build(a);
+  }
+  if (a.command == "test") {
+    if (a.work.empty() || a.test.empty()) return judge::usage("test needs --work and --test");
+    return judge::cmd_test(a, argc, argv);
+  }
+  if (a.command == "grade") {
+    if (a.source.empty() || a.work.empty()) return judge::usage("grade needs --source and --work");
+    return judge::cmd_grade(a);
+  }
+  return judge::usage("unknown command");
+}

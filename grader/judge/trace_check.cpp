@@ -1,0 +1,103 @@
+// The traced check of grader/gpu/trace.cuh.
+#include <algorithm>
+#include <memory>
+
+#include "grader/gpu/trace.cuh"
+
+namespace grader::gpu {
+
+#if defined(BANKLAB_HAVE_TRACE)
+namespace {
+std::unique_ptr<banklab::trace::Session>& session() {
+  static std::unique_ptr<banklab::trace::Session> s;
+  return s;
+}
+}  // namespace
+
+// Called by banklab-judge's main before the first CUDA call of a traced test.
+void start_trace_session() {
+  if (banklab::trace::Session::unavailable_reason().empty()) session() = std::make_unique<banklab::trace::Session>();
+}
+
+std::string trace_unavailable_reason() {
+  const std::string why = banklab::trace::Session::unavailable_reason();
+  if (!why.empty()) return "the shared-memory tracer cannot run here: " + why;
+  if (!session()) return "the shared-memory tracer was not started for this test";
+  return "";
+}
+
+::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
+                                                               const std::function<void()>& launch,
+                                                               const std::string& hint) {
+  session()->clear();
+  launch();
+  const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
+  const std::vector<banklab::trace::Unmodelled> un = session()->take_unmodelled();
+  std::map<std::string, TracedLine> lines;
+  long long total = 0, bad = 0;
+  for (const auto& in : ins) {
+    const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
+    TracedLine& l = lines[key];
+    l.kernel = in.kernel;
+    l.file = in.file;
+    l.line = in.line;
+    const int w = banklab::count_wavefronts(in.access), m = banklab::minimum_wavefronts(in.access);
+    const long long n = static_cast<long long>(in.count);
+    l.instructions += n;
+    l.wavefronts += w * n;
+    l.minimum += m * n;
+    total += n;
+    if (w > m) bad += n;
+    if (w - m > l.worst_excess) {
+      l.worst_excess = w - m;
+      l.worst = in.access;
+    }
+  }
+  if (total == 0 && un.empty())
+    return ::testing::AssertionFailure() << what << ": the trace recorded no shared-memory instruction at all: the "
+                                         << "kernel does not stage its data through shared memory as the lab asks.";
+  std::vector<TracedLine> sorted;
+  for (auto& [k, l] : lines) sorted.push_back(l);
+  std::sort(sorted.begin(), sorted.end(), [](const TracedLine& a, const TracedLine& b) {
+    return a.wavefronts - a.minimum > b.wavefronts - b.minimum;
+  });
+  std::ostringstream os;
+  os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
+  if (bad == 0 && un.empty()) return ::testing::AssertionSuccess() << os.str();
+  auto f = ::testing::AssertionFailure();
+  if (bad > 0) {
+    f << os.str() << "; " << bad << " of them take more than the minimum:\n";
+    const std::string source = grader::context().source;
+    for (const TracedLine& l : sorted) {
+      if (l.wavefronts == l.minimum) continue;
+      f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
+        << " warp instructions, " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
+        << describe(banklab::analyze(l.worst)) << "    See it: " << explain_command(l.worst) << "\n";
+    }
+    if (!hint.empty()) f << "  Try: " << hint << "\n";
+  }
+  if (!un.empty()) {
+    f << (bad > 0 ? "" : os.str() + "; ") << "the kernel also uses shared-memory instructions the model does not cover:";
+    for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ");";
+    f << " this lab's kernel needs only plain loads and stores.";
+  }
+  return f;
+}
+
+#else
+
+void start_trace_session() {}
+
+std::string trace_unavailable_reason() {
+  return "this judge was built without the shared-memory tracer (the Compute Sanitizer API was not found when the "
+         "project was configured)";
+}
+
+::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what, const std::function<void()>&,
+                                                               const std::string&) {
+  return ::testing::AssertionFailure() << what << ": " << trace_unavailable_reason();
+}
+
+#endif
+
+}  // namespace grader::gpu

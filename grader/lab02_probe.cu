@@ -1,0 +1,32 @@
+// Lab 02's probe (see grader/include/grader/probe.hpp). The coefficient loads of eval_channels
+// are described here, once. The staging copy's order is written in the kernel body, not in an
+// access function, so it is judged on the GPU only, from the trace of the real stores.
+#include "grader/probe.hpp"
+#include "kernel.cu"
+
+#if defined(lab02) || defined(coef_index) || defined(channel_of) || defined(kChannels) || \
+    defined(kTerms) || defined(predict) || defined(kBlockThreads)
+#error "kernel.cu defines a macro named like a name of the lab: remove it"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace lab02;
+  probe::Writer w(argc, argv, "02");
+  w.value("kChannels", kChannels);
+  w.value("kLanesPerChannel", kLanesPerChannel);
+  w.value("kTerms", kTerms);
+  w.value("kTableFloats", kTableFloats);
+  w.value("kBlockThreads", kBlockThreads);
+  w.table("channel_of", {32}, [](const int* i) { return channel_of(i[0]); });
+  w.table("coef_index", {kChannels, kTerms}, [](const int* i) { return coef_index(i[0], i[1]); });
+  // Horner's rule, term t: lane l loads coefficient t of channel_of(l).
+  w.access("table_load", "ld", 4, {kTerms}, [](const int* i, int lane) { return 4LL * coef_index(channel_of(lane), i[0]); });
+  w.predict("kAllLanesLoadOneWord", predict::kAllLanesLoadOneWord);
+  w.predict("kAllLanesStoreOneWord", predict::kAllLanesStoreOneWord);
+  w.predict("kGroupsOf4LoadConsecutiveWords", predict::kGroupsOf4LoadConsecutiveWords);
+  w.predict("kTwoWordsInOneBank", predict::kTwoWordsInOneBank);
+  w.predict("kGroupsOf4LoadWords32Apart", predict::kGroupsOf4LoadWords32Apart);
+  w.predict("kStoresToWordsStride32", predict::kStoresToWordsStride32);
+  w.predict("kStubTableLoad", predict::kStubTableLoad);
+  return 0;
+}

@@ -1,0 +1,32 @@
+// Lab 04's probe (see grader/include/grader/probe.hpp). Each shared-memory instruction of
+// transpose_padded is described here, once.
+#include "grader/probe.hpp"
+#include "kernel.cu"
+
+#if defined(lab04) || defined(tile_index) || defined(TILE_DIM) || defined(BLOCK_ROWS) || \
+    defined(kPad) || defined(predict)
+#error "kernel.cu defines a macro named like a name of the lab: remove it"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace lab04;
+  probe::Writer w(argc, argv, "04");
+  w.value("TILE_DIM", TILE_DIM);
+  w.value("BLOCK_ROWS", BLOCK_ROWS);
+  w.value("kPad", kPad);
+  w.value("kTileFloats", kTileFloats);
+  w.table("tile_index", {TILE_DIM, TILE_DIM}, [](const int* i) { return tile_index(i[0], i[1]); });
+  // transpose_padded: warp w (threadIdx.y == w), loop step s (j = s * BLOCK_ROWS); lane = threadIdx.x.
+  const int steps = TILE_DIM / BLOCK_ROWS;
+  w.access("row_write", "st", 4, {BLOCK_ROWS, steps},
+           [](const int* i, int lane) { return 4LL * tile_index(i[0] + i[1] * BLOCK_ROWS, lane); });
+  w.access("column_read", "ld", 4, {BLOCK_ROWS, steps},
+           [](const int* i, int lane) { return 4LL * tile_index(lane, i[0] + i[1] * BLOCK_ROWS); });
+  w.predict("kUnpaddedColumnReadWavefronts", predict::kUnpaddedColumnReadWavefronts);
+  w.predict("kPaddedColumnReadWavefronts", predict::kPaddedColumnReadWavefronts);
+  w.predict("kPaddedTileBytes", predict::kPaddedTileBytes);
+  w.predict("kDoublePad", predict::kDoublePad);
+  w.predict("kPaddedDoubleColumnReadWavefronts", predict::kPaddedDoubleColumnReadWavefronts);
+  w.predict("kFloat4RowPadBytes", predict::kFloat4RowPadBytes);
+  return 0;
+}

@@ -1,0 +1,50 @@
+// Lab 05's probe: compiled with the student's kernel.cu (and nothing else of the grader), run in
+// its own process; it writes the answers the judge checks (see grader/include/grader/probe.hpp).
+// Each shared-memory instruction of the two kernels is described here, once, as the access
+// functions give it; the CPU tier, the replay harness and the trace comparison all read it.
+#include "grader/probe.hpp"
+#include "kernel.cu"
+
+#if defined(lab05) || defined(tile_index) || defined(chunk_offset) || defined(TILE_DIM) || \
+    defined(BLOCK_ROWS) || defined(predict) || defined(kChunkRows) || defined(kChunksPerRow)
+#error "kernel.cu defines a macro named like a name of the lab: remove it"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace lab05;
+  probe::Writer w(argc, argv, "05");
+  w.value("TILE_DIM", TILE_DIM);
+  w.value("BLOCK_ROWS", BLOCK_ROWS);
+  w.value("kTileFloats", kTileFloats);
+  w.value("kChunkRows", kChunkRows);
+  w.value("kChunksPerRow", kChunksPerRow);
+  w.value("kChunkBytes", kChunkBytes);
+  w.value("kChunkTileBytes", kChunkTileBytes);
+
+  w.table("tile_index", {TILE_DIM, TILE_DIM}, [](const int* i) { return tile_index(i[0], i[1]); });
+  w.table("chunk_offset", {kChunkRows, kChunksPerRow}, [](const int* i) { return chunk_offset(i[0], i[1]); });
+
+  // transpose_swizzled: warp w (threadIdx.y == w), loop step s (j = s * BLOCK_ROWS); lane = threadIdx.x.
+  const int steps = TILE_DIM / BLOCK_ROWS;
+  w.access("row_write", "st", 4, {BLOCK_ROWS, steps},
+           [](const int* i, int lane) { return 4LL * tile_index(i[0] + i[1] * BLOCK_ROWS, lane); });
+  w.access("column_read", "ld", 4, {BLOCK_ROWS, steps},
+           [](const int* i, int lane) { return 4LL * tile_index(lane, i[0] + i[1] * BLOCK_ROWS); });
+  // transpose_float4: thread t = 32 w + lane writes chunk t % 8 of row t / 8, then warp w reads
+  // chunk w of row lane.
+  const int warps = kChunkRows * kChunksPerRow / 32;
+  w.access("chunk_row_write", "st", 16, {warps}, [](const int* i, int lane) {
+    const int t = 32 * i[0] + lane;
+    return static_cast<long long>(chunk_offset(t / kChunksPerRow, t % kChunksPerRow));
+  });
+  w.access("chunk_column_read", "ld", 16, {warps},
+           [](const int* i, int lane) { return static_cast<long long>(chunk_offset(lane, i[0])); });
+
+  w.predict("kUnswizzledColumnReadWavefronts", predict::kUnswizzledColumnReadWavefronts);
+  w.predict("kSwizzledColumnReadWavefronts", predict::kSwizzledColumnReadWavefronts);
+  w.predict("kStoredColumnOfRow5Col3", predict::kStoredColumnOfRow5Col3);
+  w.predict("kBytesSavedOverPadding", predict::kBytesSavedOverPadding);
+  w.predict("kUnswizzledChunkColumnReadWavefronts", predict::kUnswizzledChunkColumnReadWavefronts);
+  w.predict("kSwizzledChunkColumnReadWavefronts", predict::kSwizzledChunkColumnReadWavefronts);
+  return 0;
+}
