@@ -97,7 +97,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
                "--lab", "all", "-j", "2", "--timeout", "600", "--judge", JUDGE]
         if BANKLAB:
             cmd += ["--banklab", BANKLAB]
-        cls.run = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        cls.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
         with open(cls.out / "gradebook.csv") as f:
             cls.rows = {(r["student"], r["lab"]): r for r in csv.DictReader(f)}
         cls.tables = {lab: bg.load_points(ROOT, lab) for lab in LABS}
@@ -110,7 +110,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         return json.loads((self.out / "results" / student / f"lab{lab}.json").read_text())
 
     def test_the_batch_grader_exits_zero(self):
-        self.assertEqual(self.run.returncode, 0, self.run.stderr[-3000:])
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-3000:])
 
     def test_the_gradebook_has_every_student_and_lab(self):
         self.assertEqual(len({s for s, _ in self.rows}), self.n_students)
