@@ -391,7 +391,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
 def apply_points(res: LabResult, table: PointsTable) -> None:
     alloc = table.allocate(v.test for v in res.verdicts)
     for v in res.verdicts:
-        v.max_points = round(alloc.get(v.test, 0.0), 4)
+        v.max_points = alloc.get(v.test, 0.0)   # unrounded: the sums are rounded, not the shares
         v.points = v.max_points if v.status == "passed" else 0.0
     res.points_table = table.path
 

@@ -164,7 +164,9 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
     for test, n in fails.most_common(top):
         md.append(f"| `{test}` | {n} |")
         data["most_failed"].append({"test": test, "failed": n})
-    md.append("")
+    tables = sorted({(r.lab, r.points_table) for r in results})
+    md += ["", "Points tables: " + ", ".join(f"lab {lab} `{t}`" for lab, t in tables), ""]
+    data["points_tables"] = {lab: t for lab, t in tables}
     return "\n".join(md), data
 
 
@@ -196,12 +198,15 @@ def gradescope_results(results: list[LabResult]) -> dict:
     tests = []
     for r in sorted(results, key=lambda r: r.lab):
         for v in r.verdicts:
-            tests.append({"name": f"lab{r.lab} {v.test}", "score": v.points, "max_score": v.max_points,
+            tests.append({"name": f"lab{r.lab} {v.test}", "score": round(v.points, 4),
+                          "max_score": round(v.max_points, 4),
                           "status": "passed" if v.status == "passed" else "failed",
                           "output": _output(v), "visibility": "visible"})
     notes = [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
+    notes += [f"lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points "
+              f"(table {r.points_table}, tier {r.tier})" for r in sorted(results, key=lambda r: r.lab)]
     return {"score": round(sum(r.points for r in results), 3),
-            "output": "\n".join(notes) if notes else "Graded by banklab-judge.",
+            "output": "\n".join(notes) if notes else "Nothing was graded.",
             "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
 
 
@@ -211,7 +216,8 @@ def prairielearn_results(results: list[LabResult]) -> dict:
     tests = []
     for r in sorted(results, key=lambda r: r.lab):
         for v in r.verdicts:
-            tests.append({"name": f"lab{r.lab} {v.test}", "points": v.points, "max_points": v.max_points,
+            tests.append({"name": f"lab{r.lab} {v.test}", "points": round(v.points, 4),
+                          "max_points": round(v.max_points, 4),
                           "message": STATUS_WORD[v.status], "output": _output(v)})
     pts = sum(r.points for r in results)
     mx = sum(r.max_points for r in results)
@@ -227,7 +233,8 @@ def github_summary(results: list[LabResult]) -> str:
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
         md.append(f"| {r.lab} | {fmt_points(r.points)} / {fmt_points(r.max_points)} | {failed} |")
     md += ["", f"**Total: {fmt_points(sum(r.points for r in results))} / "
-               f"{fmt_points(sum(r.max_points for r in results))}**", ""]
+               f"{fmt_points(sum(r.max_points for r in results))}**", "",
+           "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
     for r in sorted(results, key=lambda r: r.lab):
         for v in r.failed:
             md += [f"<details><summary>lab {r.lab} {v.test}</summary>", "", "```text",

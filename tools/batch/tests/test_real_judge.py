@@ -184,6 +184,37 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         stub04 = float(self.rows[("stub_a", "04")]["points"])
         self.assertAlmostEqual(d["score"], float(self.rows[("solved_a", "05")]["max"]) + stub04, places=1)
 
+    def test_prairielearn_and_github_grade_on_fake_roots(self):
+        pl = self.tmp / "pl"
+        for kind, lab in (("solved", "05"), ("stub", "04")):
+            p = pl / "student" / f"{LABS[lab]}.cu"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(lab_source(kind, lab))
+        (pl / "student" / "03_vector_lds.cu").write_text(
+            (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
+        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "prairielearn",
+                            "--root", str(pl), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads((pl / "results" / "results.json").read_text())
+        validate_prairielearn(self, d)
+        max03 = json.loads((pl / "results" / "lab03.json").read_text())["max_points"]
+        self.assertEqual(json.loads((pl / "results" / "lab03.json").read_text())["points"], 0)
+        mx = float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["max"]) + max03
+        want = (float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["points"])) / mx
+        self.assertAlmostEqual(d["score"], want, places=3)
+
+        gh = self.tmp / "gh"
+        p = gh / "labs" / LABS["05"] / "kernel.cu"
+        p.parent.mkdir(parents=True)
+        p.write_text(lab_source("solved", "05"))
+        summary = gh / "summary.md"
+        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "github", "--root", str(gh),
+                            "--lab", "05", "--summary", str(summary), "--judge", JUDGE],
+                           capture_output=True, text=True, timeout=3600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        mx05 = self.rows[("solved_a", "05")]["max"]
+        self.assertIn(f"| 05 | {mx05} / {mx05} | none |", summary.read_text())
+
 
 if __name__ == "__main__":
     unittest.main()
