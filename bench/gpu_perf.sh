@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
-# Performance of the solutions and stubs on the GPU at hand, in one run: builds the grader against
-# solutions/ and labs/, runs every GPU test with BANKLAB_PERF=1 (cycles per warp instruction of
-# each access, full-size 16384 x 16384 transposes against a tiled copy), and writes a table.
+# Performance of the solutions and stubs on the GPU at hand, in one run: builds the judge, grades
+# every lab's solution and stub with BANKLAB_PERF=1 (cycles per warp instruction of each replayed
+# access, full-size 16384 x 16384 transposes against a tiled copy, whole-kernel timings against the
+# grader's reference kernels), and writes a table.
 #
 #   bench/gpu_perf.sh [OUT.md]        default: docs/perf/gpu_perf.md
 #
-# Targets (issue "GPU tier"): every solution's access at most 1.05 cycles per warp instruction per
-# minimum wavefront; the lab 04/05 solution transposes at >= 85 % of the copy's bandwidth.
+# Targets: every solution's access at most 1.05 cycles per warp instruction per minimum wavefront;
+# the lab 04/05 solution transposes at >= 85 % of the copy's bandwidth.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/docs/perf/gpu_perf.md}
-jobs=$(nproc)
 logs=$(mktemp -d)
+b=$root/build/perf
+cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$logs/cmake.log" 2>&1 || { cat "$logs/cmake.log"; exit 1; }
+cmake --build "$b" --target banklab_judge banklab -j "$(nproc)" >"$logs/build.log" 2>&1 || { tail -50 "$logs/build.log"; exit 1; }
+judge=$b/grader/banklab-judge
 
 for grade in solutions labs; do
-  b=$root/build/perf-$grade
-  cmake -S "$root" -B "$b" -G Ninja -DBANKLAB_GRADE=$grade -DCMAKE_BUILD_TYPE=Release >"$logs/cmake-$grade.log" 2>&1 \
-    || { cat "$logs/cmake-$grade.log"; exit 1; }
-  cmake --build "$b" --target selftest_targets -j "$jobs" >"$logs/build-$grade.log" 2>&1 \
-    || { tail -50 "$logs/build-$grade.log"; exit 1; }
-  for exe in "$b"/grader/grade_lab??; do
-    lab=$(basename "$exe")
-    echo "== $grade $lab"
-    BANKLAB_PERF=1 timeout 600 "$exe" --gtest_filter='*OnGpu.*' --gtest_color=no >"$logs/$grade-$lab.log" 2>&1
-    echo "exit $?" >>"$logs/$grade-$lab.log"
-    grep -E '^\[ (TIMING|CYCLES|BANDWIDTH)|^\[ +(OK|FAILED|SKIPPED) +\] Lab' "$logs/$grade-$lab.log" | grep -v ' listed below' | head -40
+  for dir in "$root"/labs/[0-9][0-9]_*/; do
+    folder=$(basename "$dir"); n=${folder:0:2}
+    work=$b/perf-$grade-$n
+    echo "== $grade lab$n"
+    BANKLAB_PERF=1 "$judge" grade --lab "$n" --source "$root/$grade/$folder/kernel.cu" --work "$work" \
+      --json "$logs/$grade-$n.json" --tier gpu >"$logs/$grade-grade_lab$n.summary" 2>&1
+    # one log per lab: every test's output, then its verdict as a "[ OK/FAILED/SKIPPED ]" line
+    for f in "$work"/logs/*.log; do cat "$f"; done >"$logs/$grade-grade_lab$n.log"
+    python3 - "$logs/$grade-$n.json" >>"$logs/$grade-grade_lab$n.log" <<'PY'
+import json, sys
+tag = {"passed": "OK", "failed": "FAILED", "skipped": "SKIPPED"}
+for v in json.load(open(sys.argv[1]))["verdicts"]:
+    print(f"[ {tag[v['status']]:>8} ] {v['test']} (judge)")
+PY
+    grep -E '^\[ (TIMING|CYCLES|BANDWIDTH)|^\[ +(OK|FAILED|SKIPPED) +\] Lab' "$logs/$grade-grade_lab$n.log" | head -40
   done
 done
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Runs the whole GPU tier N times back to back (solutions and stubs) and reports any test whose
-# verdict changed between runs. Use after bench/gpu_perf.sh has built build/perf-{solutions,labs}.
-#   bench/gpu_repeat.sh [N]      default N = 20
+# verdict changed between runs.
+#   bench/gpu_repeat.sh [N] [build-dir]     default N = 20; the build dir must hold banklab-judge
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-20}
+b=${2:-$root/build/perf}
+judge=$b/grader/banklab-judge
+[[ -x $judge ]] || { echo "no judge at $judge: run bench/gpu_perf.sh first"; exit 1; }
 tmp=$(mktemp -d)
 for i in $(seq 1 "$n"); do
   for grade in solutions labs; do
-    for exe in "$root"/build/perf-$grade/grader/grade_lab??; do
-      timeout 600 "$exe" --gtest_filter='*OnGpu.*' --gtest_color=no 2>&1 \
-        | sed -nE "s/^\[ +(OK|FAILED|SKIPPED) +\] (Lab[A-Za-z0-9_]+\.[A-Za-z0-9_]+) \(.*/$grade \2 \1/p" >>"$tmp/run$i"
+    for dir in "$root"/labs/[0-9][0-9]_*/; do
+      folder=$(basename "$dir"); lab=${folder:0:2}
+      "$judge" grade --lab "$lab" --source "$root/$grade/$folder/kernel.cu" --work "$tmp/w-$grade-$lab" \
+        --json "$tmp/g.json" --tier gpu >/dev/null 2>&1
+      python3 -c "import json,sys; [print('$grade', v['test'], v['status']) for v in json.load(open('$tmp/g.json'))['verdicts'] if v['tier']=='gpu']" >>"$tmp/run$i"
     done
   done
   sort -o "$tmp/run$i" "$tmp/run$i"
@@ -21,7 +26,7 @@ for i in $(seq 2 "$n"); do
     flips=$((flips + 1)); echo "run $i differs from run 1:"; diff "$tmp/run1" "$tmp/run$i"
   fi
 done
-echo "verdicts per run: $(wc -l <"$tmp/run1") tests; $(grep -c ' OK$' "$tmp/run1") ok, $(grep -c ' FAILED$' "$tmp/run1") failed"
+echo "verdicts per run: $(wc -l <"$tmp/run1") tests; $(grep -c ' passed$' "$tmp/run1") passed, $(grep -c ' failed$' "$tmp/run1") failed"
 cat "$tmp/run1"
 echo "$n back-to-back runs: $flips run(s) with a changed verdict"
 [[ $flips -eq 0 ]]

@@ -1,13 +1,7 @@
-// Lab 02's probe (see grader/include/grader/probe.hpp). The coefficient loads of eval_channels
-// are described here, once. The staging copy's order is written in the kernel body, not in an
-// access function, so it is judged on the GPU only, from the trace of the real stores.
-#include "grader/probe.hpp"
-#include "kernel.cu"
-
-#if defined(lab02) || defined(coef_index) || defined(channel_of) || defined(kChannels) || \
-    defined(kTerms) || defined(predict) || defined(kBlockThreads)
-#error "kernel.cu defines a macro named like a name of the lab: remove it"
-#endif
+// Lab 02's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
+// that includes both, see grader/include/grader/probe.hpp) and run in its own process.
+// The coefficient loads of eval_channels are described here, once; the staging copy's order is
+// written in the kernel body, not in an access function, so only the trace of the real stores judges it.
 
 int main(int argc, char** argv) {
   using namespace lab02;

@@ -1,14 +1,7 @@
-// Lab 05's probe: compiled with the student's kernel.cu (and nothing else of the grader), run in
-// its own process; it writes the answers the judge checks (see grader/include/grader/probe.hpp).
-// Each shared-memory instruction of the two kernels is described here, once, as the access
-// functions give it; the CPU tier, the replay harness and the trace comparison all read it.
-#include "grader/probe.hpp"
-#include "kernel.cu"
-
-#if defined(lab05) || defined(tile_index) || defined(chunk_offset) || defined(TILE_DIM) || \
-    defined(BLOCK_ROWS) || defined(predict) || defined(kChunkRows) || defined(kChunksPerRow)
-#error "kernel.cu defines a macro named like a name of the lab: remove it"
-#endif
+// Lab 05's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
+// that includes both, see grader/include/grader/probe.hpp) and run in its own process. Each
+// shared-memory instruction of the two kernels is described here, once, as the access functions
+// give it; the CPU tier, the replay harness and the trace comparison all read it.
 
 int main(int argc, char** argv) {
   using namespace lab05;

@@ -22,6 +22,14 @@ bool partners_agree(const WarpAccess& a, int k) {
   return true;
 }
 
+// The groups of a width: 64-bit accesses in half-warps (or, merged, the warp), 128-bit in
+// quarter-warps (or, merged, half-warps), narrower ones as the warp.
+Grouping grouping_for(int width, bool merged) {
+  if (width == 8) return merged ? Grouping::Warp : Grouping::HalfWarps;
+  if (width == 16) return merged ? Grouping::HalfWarps : Grouping::QuarterWarps;
+  return Grouping::Warp;
+}
+
 int group_size(Grouping g) {
   switch (g) {
     case Grouping::Warp: return 32;
@@ -76,117 +84,264 @@ GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankT
   return c;
 }
 
-// --- The fast count path (count_wavefronts, minimum_wavefronts) ---------------------------
+// --- The one-pass summary (summarize, count_wavefronts, minimum_wavefronts) -----------------
 // For a valid access, a lane of width w >= 4 covers w/4 consecutive words starting at a word
 // index that is a multiple of w/4, i.e. the aligned "unit" key = offset / max(w, 4). Its words
 // live in the banks of one "slot" (key % (32 / (w/4))), and two lanes' words in a bank are the
 // same exactly when their keys are the same. So the distinct words a bank of the slot must
 // deliver to a group = the distinct keys of the group in that slot, for every bank of the slot,
 // and the group's cost is the largest such count: the same numbers cost_of_group() computes,
-// without a per-bank word table. Distinct keys are found with a table of (key, group) ids that
-// was marked in this call (stamp == this call's generation); valid offsets keep every id below
-// 2^16. Stamps instead of bits: nothing to clear after a call, and lanes with nearby ids never
-// wait for each other's store. The table is wiped once every 65535 calls, when the generation
-// wraps.
+// without a per-bank word table.
+//
+// Every lane gets one 16-bit id: the row (offset / 128: 128 bytes are one word in every bank)
+// above a 5-bit "bin" = (group << slot bits) | slot. Two active lanes count once when their ids
+// are the same (same key, same group); the bin is the low 5 bits, so a group's slots are a run
+// of 32 >> group bits bins. Valid offsets keep every id below 58112; inactive lanes get the
+// spare id kIdleId. "Seen in this call" is a table of stamps (stamp == this call's generation):
+// nothing to clear after a call, and lanes with nearby ids never wait for each other's store.
+// The table is wiped once every 65535 calls, when the generation wraps. Counts per bin go to
+// four interleaved histograms (lane % 4), so that lanes hitting one bank do not form one long
+// chain of read-modify-writes.
 constexpr std::uint32_t kSeenIds = 1u << 16;
+constexpr std::uint32_t kIdleId = kSeenIds - 1u;
+static_assert((kMaxSharedBytesPerBlock / kWavefrontBytes) * kNumBanks <= kIdleId,
+              "every valid id must fit below the idle id");
 thread_local std::uint16_t tl_stamp[kSeenIds];
 thread_local std::uint16_t tl_generation = 0;
 
-struct FastCounts {
-  int wavefronts = 0;
-  int minimum = 0;
-};
+inline std::uint16_t next_generation() noexcept {
+  std::uint16_t gen = ++tl_generation;
+  if (gen == 0) {
+    std::memset(tl_stamp, 0, sizeof tl_stamp);
+    gen = tl_generation = 1;
+  }
+  tl_stamp[kIdleId] = gen;  // inactive lanes are never new
+  return gen;
+}
 
 // Same answer as grouping_of(): for 64/128-bit loads, does every active lane i have lane i^1
 // (or, for all lanes, lane i^2) inactive or at the same address? Branch-free: one bit per lane
 // for "differs from lane i^k", then a mask test.
+template <bool kSimd>
 inline bool merges(const WarpAccess& a) noexcept {
   std::uint32_t diff1 = 0, diff2 = 0;
 #if defined(__SSE2__)
-  for (int q = 0; q < kWarpSize / 4; ++q) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 4 * q));
-    const __m128i x1 = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1));  // lanes i^1
-    const __m128i x2 = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2));  // lanes i^2
-    const auto eq1 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x1))));
-    const auto eq2 = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, x2))));
-    diff1 |= (~eq1 & 0xfu) << (4 * q);
-    diff2 |= (~eq2 & 0xfu) << (4 * q);
-  }
-#else
-  for (int i = 0; i < kWarpSize; ++i) {
-    diff1 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 1]) << i;
-    diff2 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 2]) << i;
-  }
+  if constexpr (kSimd) {
+    // 16 lanes at a time: compare with lanes i^1 and i^2, narrow the all-ones / all-zeros
+    // results to bytes (signed saturation keeps them) and take one bit per lane.
+    std::uint32_t eq1 = 0, eq2 = 0;
+    for (int half = 0; half < 2; ++half) {
+      __m128i e1[4], e2[4];
+      for (int q = 0; q < 4; ++q) {
+        const __m128i v =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 16 * half + 4 * q));
+        e1[q] = _mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));  // lanes i^1
+        e2[q] = _mm_cmpeq_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));  // lanes i^2
+      }
+      const __m128i b1 = _mm_packs_epi16(_mm_packs_epi32(e1[0], e1[1]), _mm_packs_epi32(e1[2], e1[3]));
+      const __m128i b2 = _mm_packs_epi16(_mm_packs_epi32(e2[0], e2[1]), _mm_packs_epi32(e2[2], e2[3]));
+      eq1 |= static_cast<std::uint32_t>(_mm_movemask_epi8(b1)) << (16 * half);
+      eq2 |= static_cast<std::uint32_t>(_mm_movemask_epi8(b2)) << (16 * half);
+    }
+    diff1 = ~eq1;
+    diff2 = ~eq2;
+  } else
 #endif
+  {
+    for (int i = 0; i < kWarpSize; ++i) {
+      diff1 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 1]) << i;
+      diff2 |= static_cast<std::uint32_t>(a.offset[i] != a.offset[i ^ 2]) << i;
+    }
+  }
   const std::uint32_t m = a.mask;
   const std::uint32_t partner1 = ((m & 0x55555555u) << 1) | ((m >> 1) & 0x55555555u);
   const std::uint32_t partner2 = ((m & 0x33333333u) << 2) | ((m >> 2) & 0x33333333u);
   return (diff1 & m & partner1) == 0 || (diff2 & m & partner2) == 0;
 }
 
-// The counts for one shape, with every shift a constant: U = log2 of the bytes per key
-// (2, 3, 4), G = log2 of the lanes per group (5, 4, 3).
-template <int U, int G>
-FastCounts counts_for(const WarpAccess& a) noexcept {
-  constexpr int kWplShift = U - 2;           // log2 of the words per lane
-  constexpr int kSlotShift = 5 - kWplShift;  // log2 of the slots (32, 16 or 8)
-  constexpr int kGroupBits = 5 - G;          // log2 of the groups (1, 2 or 4)
+// Each lane's id (see above), inactive lanes kIdleId.
+template <int U, int G, bool kSimd>
+inline void lane_ids(const WarpAccess& a, std::uint32_t* id) noexcept {
+  constexpr int kSlotShift = 5 - (U - 2);  // log2 of the slots (32, 16 or 8)
   constexpr std::uint32_t kSlotMask = (1u << kSlotShift) - 1u;
-
-  std::uint16_t gen = ++tl_generation;
-  if (gen == 0) {
-    std::memset(tl_stamp, 0, sizeof tl_stamp);
-    gen = tl_generation = 1;
+  constexpr int kRowShift = 7;  // log2(kWavefrontBytes): one row of 32 banks
+  static_assert((1 << kRowShift) == kWavefrontBytes, "a row is one word in every bank");
+#if defined(__SSE2__)
+  if constexpr (kSimd) {
+    const __m128i slot_mask = _mm_set1_epi32(static_cast<int>(kSlotMask));
+    const __m128i lane_bit = _mm_set_epi32(8, 4, 2, 1);
+    const __m128i idle = _mm_set1_epi32(static_cast<int>(kIdleId));
+    const bool full = a.mask == 0xffffffffu;
+    for (int q = 0; q < kWarpSize / 4; ++q) {
+      const __m128i off = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 4 * q));
+      const int group = (4 * q) >> G;
+      __m128i v;
+      if constexpr (U == 2) {
+        v = _mm_srli_epi32(off, 2);  // the word index: row and bank
+      } else {
+        v = _mm_or_si128(_mm_slli_epi32(_mm_srli_epi32(off, kRowShift), 5),
+                         _mm_and_si128(_mm_srli_epi32(off, U), slot_mask));
+      }
+      if (group) v = _mm_or_si128(v, _mm_set1_epi32(group << kSlotShift));
+      if (!full) {
+        const __m128i bits = _mm_and_si128(_mm_set1_epi32(static_cast<int>((a.mask >> (4 * q)) & 0xfu)), lane_bit);
+        const __m128i on = _mm_cmpeq_epi32(bits, lane_bit);
+        v = _mm_or_si128(_mm_and_si128(on, v), _mm_andnot_si128(on, idle));
+      }
+      _mm_store_si128(reinterpret_cast<__m128i*>(id + 4 * q), v);
+    }
+    return;
   }
+#endif
+  for (int i = 0; i < kWarpSize; ++i) {
+    const std::uint32_t off = a.offset[i];
+    const std::uint32_t v = ((off >> kRowShift) << 5) | ((off >> U) & kSlotMask) |
+                            (static_cast<std::uint32_t>(i >> G) << kSlotShift);
+    id[i] = ((a.mask >> i) & 1u) ? v : kIdleId;
+  }
+}
+
+// Largest count and sum of counts of each run of 8 bins: quarter q covers bins 8q .. 8q+7.
+template <bool kSimd>
+inline void quarter_stats(const std::uint8_t (&hist)[4 * kNumBanks], int (&max)[4], int (&sum)[4]) noexcept {
+#if defined(__SSE2__)
+  if constexpr (kSimd) {
+    const auto* h = reinterpret_cast<const __m128i*>(hist);
+    const __m128i lo = _mm_add_epi8(_mm_add_epi8(_mm_load_si128(h + 0), _mm_load_si128(h + 2)),
+                                    _mm_add_epi8(_mm_load_si128(h + 4), _mm_load_si128(h + 6)));
+    const __m128i hi = _mm_add_epi8(_mm_add_epi8(_mm_load_si128(h + 1), _mm_load_si128(h + 3)),
+                                    _mm_add_epi8(_mm_load_si128(h + 5), _mm_load_si128(h + 7)));
+    auto fold = [](__m128i v) {  // the max of each 8-byte half, in bytes 0 and 8
+      v = _mm_max_epu8(v, _mm_srli_epi64(v, 32));
+      v = _mm_max_epu8(v, _mm_srli_epi64(v, 16));
+      return _mm_max_epu8(v, _mm_srli_epi64(v, 8));
+    };
+    const __m128i mlo = fold(lo), mhi = fold(hi);
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i slo = _mm_sad_epu8(lo, zero), shi = _mm_sad_epu8(hi, zero);
+    max[0] = _mm_extract_epi16(mlo, 0) & 0xff;
+    max[1] = _mm_extract_epi16(mlo, 4) & 0xff;
+    max[2] = _mm_extract_epi16(mhi, 0) & 0xff;
+    max[3] = _mm_extract_epi16(mhi, 4) & 0xff;
+    sum[0] = _mm_extract_epi16(slo, 0);
+    sum[1] = _mm_extract_epi16(slo, 4);
+    sum[2] = _mm_extract_epi16(shi, 0);
+    sum[3] = _mm_extract_epi16(shi, 4);
+    return;
+  }
+#endif
+  for (int q = 0; q < 4; ++q) {
+    max[q] = sum[q] = 0;
+    for (int b = 8 * q; b < 8 * q + 8; ++b) {
+      const int c = hist[b] + hist[kNumBanks + b] + hist[2 * kNumBanks + b] + hist[3 * kNumBanks + b];
+      max[q] = c > max[q] ? c : max[q];
+      sum[q] += c;
+    }
+  }
+}
+
+// The summary for one shape, with every shift a constant: U = log2 of the bytes per key
+// (2, 3, 4), G = log2 of the lanes per group (5, 4, 3).
+template <int U, int G, bool kSimd>
+Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcept {
+  constexpr int kWplShift = U - 2;           // log2 of the words per lane
+  constexpr int kGroupBits = 5 - G;          // log2 of the groups (1, 2 or 4)
+  constexpr int kSlotShift = 5 - kWplShift;  // log2 of the slots (32, 16 or 8): a group's bins
+  constexpr int kQuartersPerGroup = (1 << kSlotShift) / 8;
+  static_assert(kGroupBits >= 0 && kGroupBits <= 2, "1, 2 or 4 groups");
+  static_assert((kQuartersPerGroup << kGroupBits) <= 4, "the groups' bins fit in 32");
+
+  alignas(16) std::uint32_t id[kWarpSize];
+  lane_ids<U, G, kSimd>(a, id);
+  const std::uint16_t gen = next_generation();
   std::uint16_t* stamp = tl_stamp;
-  std::uint8_t total[kNumBanks] = {};  // groups x slots <= 32
-  auto visit = [&](int i) {
-    const std::uint32_t key = a.offset[i] >> U;
-    const std::uint32_t g = static_cast<std::uint32_t>(i) >> G;
-    const std::uint32_t id = (key << kGroupBits) | g;
-    total[(g << kSlotShift) | (key & kSlotMask)] += static_cast<std::uint8_t>(stamp[id] != gen);
-    stamp[id] = gen;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+r"(stamp));  // keep the table's address in a register, not re-derived per lane
+#endif
+  alignas(16) std::uint8_t hist[4 * kNumBanks];  // four histograms of the 32 bins, lane % 4
+#if defined(__SSE2__)
+  if constexpr (kSimd) {
+    // An opaque zero: the compiler would otherwise turn these stores into `rep stos`, whose
+    // start-up and failed store forwarding cost more than the whole count.
+    __m128i zero = _mm_setzero_si128();
+    __asm__("" : "+x"(zero));
+    for (int k = 0; k < 8; ++k) _mm_store_si128(reinterpret_cast<__m128i*>(hist) + k, zero);
+  } else
+#endif
+  {
+    std::memset(hist, 0, sizeof hist);
+  }
+  auto visit = [&](std::uint8_t* h, std::uint32_t x) {
+    const std::uint16_t seen = stamp[x];
+    stamp[x] = gen;
+    // stamps never exceed gen: "seen < gen" is "not seen in this call" (one add-with-carry)
+    h[x & (kNumBanks - 1)] += static_cast<std::uint8_t>(seen < gen);
   };
-  if (a.mask == 0xffffffffu) {
-    for (int i = 0; i < kWarpSize; ++i) visit(i);
-  } else {
-    for (std::uint32_t m = a.mask; m; m &= m - 1) visit(__builtin_ctz(m));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+  for (int i = 0; i < kWarpSize; i += 4) {
+    visit(hist, id[i]);
+    visit(hist + kNumBanks, id[i + 1]);
+    visit(hist + 2 * kNumBanks, id[i + 2]);
+    visit(hist + 3 * kNumBanks, id[i + 3]);
   }
 
-  FastCounts out;
+  int qmax[4], qsum[4];
+  quarter_stats<kSimd>(hist, qmax, qsum);
+  Summary out;
+  out.grouping = grouping;
+  out.merged = merged;
   for (int g = 0; g < (1 << kGroupBits); ++g) {
-    const std::uint8_t* c = total + (g << kSlotShift);
-    int mx = 0, sum = 0;
-    for (int s = 0; s < (1 << kSlotShift); ++s) {
-      mx = c[s] > mx ? c[s] : mx;
-      sum += c[s];
+    int mx = 0, distinct = 0;
+    for (int q = g * kQuartersPerGroup; q < (g + 1) * kQuartersPerGroup; ++q) {
+      mx = qmax[q] > mx ? qmax[q] : mx;
+      distinct += qsum[q];
     }
     out.wavefronts += mx;
-    out.minimum += ((sum << kWplShift) + kNumBanks - 1) / kNumBanks;
+    out.minimum += ((distinct << kWplShift) + kNumBanks - 1) / kNumBanks;
   }
   return out;
 }
 
-// False when the access is not valid input: then the callers use the general path, which
-// defines the answer for any input.
-bool fast_counts(const WarpAccess& a, FastCounts& out) noexcept {
-  const int width = a.width;
-  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) return false;
-  const std::uint32_t align = static_cast<std::uint32_t>(width) - 1u;
-  const std::uint32_t limit = kMaxSharedBytesPerBlock - static_cast<std::uint32_t>(width);
-  std::uint32_t bad = 0;
-  for (int i = 0; i < kWarpSize; ++i)
-    bad |= (a.offset[i] & align) | static_cast<std::uint32_t>(a.offset[i] > limit);
-  if (bad) return false;
-
-  if (width <= 4) {
-    out = counts_for<2, 5>(a);
-  } else {
-    const bool m = a.op == Op::Load && merges(a);
-    if (width == 8) out = m ? counts_for<3, 5>(a) : counts_for<3, 4>(a);
-    else out = m ? counts_for<4, 4>(a) : counts_for<4, 3>(a);
+template <bool kSimd>
+Summary summarize_valid(const WarpAccess& a) noexcept {
+  switch (a.width) {
+    case 8:
+      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<3, 5, kSimd>(a, grouping_for(8, true), true);
+      return summary_for<3, 4, kSimd>(a, grouping_for(8, false), false);
+    case 16:
+      if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<4, 4, kSimd>(a, grouping_for(16, true), true);
+      return summary_for<4, 3, kSimd>(a, grouping_for(16, false), false);
+    default:
+      return summary_for<2, 5, kSimd>(a, Grouping::Warp, false);
   }
-  return true;
+}
+
+// The grouping as analyze() derives it, written independently of merges() (lane by lane, from
+// the rule's words) so that the tests that compare summarize() with analyze() check the rule
+// twice.
+Grouping explained_grouping(const WarpAccess& a, bool* merged) {
+  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load &&
+                 (partners_agree(a, 1) || partners_agree(a, 2));
+  if (merged) *merged = m;
+  return grouping_for(a.width, m);
+}
+
+// The general path, defined for any input (also invalid ones): group by group with a word
+// table per bank.
+Summary summarize_general(const WarpAccess& a) noexcept {
+  Summary s;
+  s.grouping = explained_grouping(a, &s.merged);
+  BankTable t;
+  const int size = group_size(s.grouping);
+  const int wpl = words_per_lane(a.width);
+  for (int first = 0; first < kWarpSize; first += size) {
+    const GroupCost c = cost_of_group(a, first, size, wpl, t);
+    s.wavefronts += c.wavefronts;
+    s.minimum += (c.distinct + kNumBanks - 1) / kNumBanks;
+  }
+  return s;
 }
 
 }  // namespace
@@ -202,9 +357,40 @@ const char* to_string(Grouping g) {
   return "?";
 }
 
+std::string legal_widths_text() {
+  std::string s;
+  for (int w : kLegalWidths) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(w);
+  }
+  return s;
+}
+
+bool is_valid(const WarpAccess& a) noexcept {
+  if (!is_legal_width(a.width)) return false;
+  const std::uint32_t align = static_cast<std::uint32_t>(a.width) - 1u;
+  const std::uint32_t limit = kMaxSharedBytesPerBlock - static_cast<std::uint32_t>(a.width);
+  std::uint32_t any = 0;
+#if defined(__SSE2__)
+  __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data()));
+  for (int q = 1; q < kWarpSize / 4; ++q)
+    v = _mm_or_si128(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.offset.data() + 4 * q)));
+  v = _mm_or_si128(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm_or_si128(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
+  any = static_cast<std::uint32_t>(_mm_cvtsi128_si32(v));
+#else
+  for (std::uint32_t off : a.offset) any |= off;
+#endif
+  if (any & align) return false;          // some offset is misaligned
+  if (any <= limit) return true;          // every offset is at most `any`
+  for (std::uint32_t off : a.offset)
+    if (off > limit) return false;
+  return true;
+}
+
 std::optional<std::string> validate(const WarpAccess& a) {
-  if (a.width != 1 && a.width != 2 && a.width != 4 && a.width != 8 && a.width != 16)
-    return "width must be 1, 2, 4, 8 or 16 bytes, not " + std::to_string(a.width);
+  if (!is_legal_width(a.width))
+    return "width must be " + legal_widths_text() + " bytes, not " + std::to_string(a.width);
   for (int i = 0; i < kWarpSize; ++i) {
     const std::uint32_t off = a.offset[i];
     if (off % static_cast<std::uint32_t>(a.width) != 0)
@@ -218,51 +404,32 @@ std::optional<std::string> validate(const WarpAccess& a) {
   return std::nullopt;
 }
 
+Summary summarize(const WarpAccess& a) noexcept {
+  if (!is_valid(a)) return summarize_general(a);
+  return summarize_valid<true>(a);
+}
+
+namespace detail {
+Summary summarize_portable(const WarpAccess& a) noexcept {
+  if (!is_valid(a)) return summarize_general(a);
+  return summarize_valid<false>(a);
+}
+}  // namespace detail
+
 Grouping grouping_of(const WarpAccess& a, bool* merged) {
-  bool m = false;
-  Grouping g = Grouping::Warp;
-  if (a.width == 8) {
-    m = a.op == Op::Load && (partners_agree(a, 1) || partners_agree(a, 2));
-    g = m ? Grouping::Warp : Grouping::HalfWarps;
-  } else if (a.width == 16) {
-    m = a.op == Op::Load && (partners_agree(a, 1) || partners_agree(a, 2));
-    g = m ? Grouping::HalfWarps : Grouping::QuarterWarps;
-  }
+  // The rule summarize() applies (one home: merges()).
+  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load && merges<true>(a);
   if (merged) *merged = m;
-  return g;
+  return grouping_for(a.width, m);
 }
 
-int count_wavefronts(const WarpAccess& a) noexcept {
-  FastCounts f;
-  if (fast_counts(a, f)) return f.wavefronts;
-  // Every group holds at most 32 distinct words: 32 lanes x 1 word, 16 x 2, 8 x 4, or a merged
-  // group whose lanes come in pairs sharing an address (16 addresses x 2, 8 x 4).
-  BankTable t;
-  const int size = group_size(grouping_of(a));
-  const int wpl = words_per_lane(a.width);
-  int total = 0;
-  for (int first = 0; first < kWarpSize; first += size)
-    total += cost_of_group(a, first, size, wpl, t).wavefronts;
-  return total;
-}
+int count_wavefronts(const WarpAccess& a) noexcept { return summarize(a).wavefronts; }
 
-int minimum_wavefronts(const WarpAccess& a) noexcept {
-  FastCounts f;
-  if (fast_counts(a, f)) return f.minimum;
-  BankTable t;
-  const int size = group_size(grouping_of(a));
-  const int wpl = words_per_lane(a.width);
-  int total = 0;
-  for (int first = 0; first < kWarpSize; first += size) {
-    const int d = cost_of_group(a, first, size, wpl, t).distinct;
-    total += (d + kNumBanks - 1) / kNumBanks;
-  }
-  return total;
-}
+int minimum_wavefronts(const WarpAccess& a) noexcept { return summarize(a).minimum; }
 
 Analysis analyze(const WarpAccess& a) {
   Analysis r;
-  r.grouping = grouping_of(a, &r.merged);
+  r.grouping = explained_grouping(a, &r.merged);
   const int size = group_size(r.grouping);
   const int wpl = words_per_lane(a.width);
 

@@ -19,9 +19,26 @@ std::string_view next_token(std::string_view s, std::size_t& pos) {
   return s.substr(start, pos - start);
 }
 
-std::string quote(std::string_view tok) {
+template <typename T>
+bool parse_number(std::string_view tok, T& value, int base = 10) {
+  if (tok.empty()) return false;
+  const char* end = tok.data() + tok.size();
+  auto [p, ec] = std::from_chars(tok.data(), end, value, base);
+  return ec == std::errc() && p == end;
+}
+
+std::optional<std::string> parse_fields(std::string_view op_tok, std::string_view width_tok,
+                                        std::string_view mask_tok, WarpAccess& out) {
+  if (auto err = parse_op(op_tok, out.op)) return err;
+  if (auto err = parse_width(width_tok, out.width)) return err;
+  return parse_mask(mask_tok, out.mask);
+}
+
+}  // namespace
+
+std::string quote_token(std::string_view tok) {
   constexpr std::size_t kMax = 24;  // never echo a 10 MB token back
-  std::string s;
+  std::string s = "'";
   for (char c : tok.substr(0, kMax)) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u >= 0x7f) {  // never echo control bytes (or broken UTF-8) to a terminal
@@ -34,52 +51,38 @@ std::string quote(std::string_view tok) {
     }
   }
   if (tok.size() > kMax) s += "...";
-  return "'" + s + "'";
+  return s + "'";
 }
 
-// validate() without building a message: the common case of predict, millions of lines.
-// Only when this says no does the caller ask validate() for the message.
-bool quickly_valid(const WarpAccess& a) {
-  const std::uint32_t w = static_cast<std::uint32_t>(a.width);
-  if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16) return false;
-  const std::uint32_t limit = kMaxSharedBytesPerBlock - w;
-  std::uint32_t bad = 0;
-  for (std::uint32_t off : a.offset) bad |= (off & (w - 1)) | static_cast<std::uint32_t>(off > limit);
-  return bad == 0;
-}
-
-template <typename T>
-bool parse_number(std::string_view tok, T& value, int base = 10) {
-  if (tok.empty()) return false;
-  const char* end = tok.data() + tok.size();
-  auto [p, ec] = std::from_chars(tok.data(), end, value, base);
-  return ec == std::errc() && p == end;
-}
-
-std::optional<std::string> parse_fields(std::string_view op_tok, std::string_view width_tok,
-                                        std::string_view mask_tok, WarpAccess& out) {
-  if (op_tok == "ld") {
-    out.op = Op::Load;
-  } else if (op_tok == "st") {
-    out.op = Op::Store;
+std::optional<std::string> parse_op(std::string_view tok, Op& out) {
+  if (tok == "ld") {
+    out = Op::Load;
+  } else if (tok == "st") {
+    out = Op::Store;
   } else {
-    return "unknown op " + quote(op_tok) + " (expected 'ld' or 'st')";
+    return "unknown op " + quote_token(tok) + " (expected 'ld' or 'st')";
   }
-  int width = 0;
-  if (!parse_number(width_tok, width)) return "width " + quote(width_tok) + " is not a number";
-  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
-    return "width " + std::to_string(width) + " is not one of 1, 2, 4, 8, 16";
-  out.width = width;
-  std::string_view m = mask_tok;
-  if (m.size() > 2 && m[0] == '0' && (m[1] == 'x' || m[1] == 'X')) m.remove_prefix(2);
-  std::uint32_t mask = 0;
-  if (m.size() > 8 || !parse_number(m, mask, 16))
-    return "mask " + quote(mask_tok) + " is not a 32-bit hexadecimal number";
-  out.mask = mask;
   return std::nullopt;
 }
 
-}  // namespace
+std::optional<std::string> parse_width(std::string_view tok, int& out) {
+  int width = 0;
+  if (!parse_number(tok, width)) return "width " + quote_token(tok) + " is not a number";
+  if (!is_legal_width(width))
+    return "width " + std::to_string(width) + " is not one of " + legal_widths_text();
+  out = width;
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_mask(std::string_view tok, std::uint32_t& out) {
+  std::string_view m = tok;
+  if (m.size() > 2 && m[0] == '0' && (m[1] == 'x' || m[1] == 'X')) m.remove_prefix(2);
+  std::uint32_t mask = 0;
+  if (m.size() > 8 || !parse_number(m, mask, 16))
+    return "mask " + quote_token(tok) + " is not a 32-bit hexadecimal number";
+  out = mask;
+  return std::nullopt;
+}
 
 bool is_blank_or_comment(std::string_view line) {
   for (char c : line) {
@@ -118,12 +121,12 @@ std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& 
       return "expected 32 offsets after the mask, found " + std::to_string(i);
     std::uint32_t off = 0;
     if (!parse_number(tok, off))
-      return "offset of lane " + std::to_string(i) + " " + quote(tok) +
+      return "offset of lane " + std::to_string(i) + " " + quote_token(tok) +
              " is not a non-negative decimal number";
     out.offset[static_cast<std::size_t>(i)] = off;
   }
   if (!next_token(line, pos).empty()) return "more than 32 offsets after the mask";
-  if (quickly_valid(out)) return std::nullopt;
+  if (is_valid(out)) return std::nullopt;
   return validate(out);
 }
 

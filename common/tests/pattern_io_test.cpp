@@ -119,3 +119,42 @@ TEST(PatternIo, AMeasurementCsvMayCarryAGpuColumn) {
 
 }  // namespace
 }  // namespace banklab
+
+namespace banklab {
+namespace {
+
+TEST(FieldParsers, ReadOpWidthAndMask) {
+  Op op = Op::Store;
+  int width = 0;
+  std::uint32_t mask = 0;
+  EXPECT_FALSE(parse_op("ld", op).has_value());
+  EXPECT_EQ(op, Op::Load);
+  for (int w : kLegalWidths) {
+    EXPECT_FALSE(parse_width(std::to_string(w), width).has_value());
+    EXPECT_EQ(width, w);
+  }
+  EXPECT_FALSE(parse_mask("0x0000ffff", mask).has_value());
+  EXPECT_EQ(mask, 0x0000ffffu);
+  EXPECT_FALSE(parse_mask("F0", mask).has_value());
+  EXPECT_EQ(mask, 0xf0u);
+}
+
+TEST(FieldParsers, NameTheBadValueInTheirMessages) {
+  Op op;
+  int width;
+  std::uint32_t mask;
+  EXPECT_EQ(parse_op("mov", op).value_or(""), "unknown op 'mov' (expected 'ld' or 'st')");
+  EXPECT_EQ(parse_width("3", width).value_or(""), "width 3 is not one of 1, 2, 4, 8, 16");
+  EXPECT_EQ(parse_width("four", width).value_or(""), "width 'four' is not a number");
+  EXPECT_EQ(parse_width("", width).value_or(""), "width '' is not a number");
+  EXPECT_EQ(parse_mask("1ffffffff", mask).value_or(""), "mask '1ffffffff' is not a 32-bit hexadecimal number");
+  EXPECT_EQ(parse_mask("0x", mask).value_or(""), "mask '0x' is not a 32-bit hexadecimal number");
+}
+
+TEST(FieldParsers, NeverEchoControlBytesOrLongTokens) {
+  EXPECT_EQ(quote_token("a\x1b[2Jb"), "'a\\x1b[2Jb'");
+  EXPECT_EQ(quote_token(std::string(100, 'x')), "'" + std::string(24, 'x') + "...'");
+}
+
+}  // namespace
+}  // namespace banklab

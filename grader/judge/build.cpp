@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <vector>
 
 #include "grader/answers.hpp"
@@ -43,6 +44,12 @@ std::vector<std::string> archs() {
 }
 
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
+
+std::string self_path() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
 
 std::vector<std::string> common_flags() {
   return {"-std=c++17", "-w", "-I" + src_dir() + "/common/include", "-I" + src_dir() + "/grader/include"};
@@ -140,7 +147,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   make_dirs(work);
   const std::string stamp = stamp_of(lab, text);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
-  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && access(fatbin.c_str(), R_OK) == 0) {
+  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 &&
+      read_file(work + "/kernel.fatbin.sha256", 128) == sha256_hex(read_file(fatbin, 64u << 20))) {
     grader::Answers check;
     if (!check.load(answers, lab)) return done(true, "");  // nothing changed since the last build
   }
@@ -154,11 +162,17 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   if (!write_file(copy, text)) return done(false, "cannot write " + copy);
 
   const std::vector<std::string> arch = archs();
-  std::vector<std::string> probe_cmd = {BANKLAB_NVCC};
-  for (const auto& f : common_flags()) probe_cmd.push_back(f);
-  probe_cmd.insert(probe_cmd.end(), {"-I" + srcdir, "-O1", "-gencode",
-                                     "arch=compute_" + arch.front() + ",code=compute_" + arch.front(),
-                                     probe_src, "-o", work + "/probe"});
+  // Macros that the student's file leaves defined, found by preprocessing it and a baseline of
+  // the headers it may use: the probe #undefs every one of them after the student's file, so no
+  // macro of the student's (say `#define lane 0`) can rewrite the probe's own code.
+  write_file(srcdir + "/baseline.cu",
+             "#include <cuda_runtime.h>\n#include <cstdint>\n#include \"banklab/hardware.hpp\"\n");
+  auto macro_dump = [&](const std::string& in, const std::string& out) {
+    std::vector<std::string> cmd = {BANKLAB_NVCC};
+    for (const auto& f : common_flags()) cmd.push_back(f);
+    cmd.insert(cmd.end(), {"-E", "-Xcompiler", "-dM", "-x", "cu", in, "-o", out});
+    return cmd;
+  };
   std::vector<std::string> fatbin_cmd = {BANKLAB_NVCC};
   for (const auto& f : common_flags()) fatbin_cmd.push_back(f);
   fatbin_cmd.insert(fatbin_cmd.end(), {"-fatbin", "-lineinfo"});
@@ -168,55 +182,100 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   }
   fatbin_cmd.insert(fatbin_cmd.end(), {copy, "-o", fatbin});
 
-  ProcessOptions po, fo;
-  po.output_file = work + "/probe_build.log";
+  ProcessOptions fo, mo, bo;
   fo.output_file = work + "/fatbin_build.log";
-  po.timeout_s = fo.timeout_s = kCompileTimeoutS;
-  po.max_output_bytes = fo.max_output_bytes = 256 << 10;
-  const std::vector<ProcessResult> res = run_processes({probe_cmd, fatbin_cmd}, {po, fo});
+  mo.output_file = work + "/macros.log";
+  bo.output_file = work + "/baseline.log";
+  fo.timeout_s = mo.timeout_s = bo.timeout_s = kCompileTimeoutS;
+  fo.max_output_bytes = 256 << 10;
+  std::vector<ProcessResult> first = run_processes(
+      {macro_dump(copy, work + "/macros.txt"), macro_dump(srcdir + "/baseline.cu", work + "/baseline.txt")}, {mo, bo});
   kill_leftovers();
-  for (int i = 0; i < 2; ++i) {
-    if (res[static_cast<std::size_t>(i)].ok()) continue;
-    const std::string log = replace_all(read_file(i == 0 ? po.output_file : fo.output_file, 16 << 10), copy, source);
-    std::string msg = "your file does not compile (nvcc: " + res[static_cast<std::size_t>(i)].describe() + ").\n" + log;
-    if (res[static_cast<std::size_t>(i)].timed_out)
+  auto compile_error = [&](const ProcessResult& pr, const std::string& log_file) {
+    const std::string log = replace_all(read_file(log_file, 16 << 10), copy, source);
+    std::string msg = "your file does not compile (nvcc: " + pr.describe() + ").\n" + log;
+    if (pr.timed_out)
       msg = "compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
             " s and was stopped: look for templates or constexpr evaluation that never end.";
     write_file(work + "/build.log", msg);
     unlink(fatbin.c_str());
     return done(false, msg);
+  };
+  if (!first[0].ok()) return compile_error(first[0], mo.output_file);
+  if (!first[1].ok()) return done(false, "the judge could not preprocess its own baseline: " + read_file(bo.output_file, 4096));
+  {
+    std::set<std::string> base;
+    std::istringstream b(read_file(work + "/baseline.txt", 8 << 20));
+    for (std::string line; std::getline(b, line);)
+      if (line.rfind("#define ", 0) == 0) base.insert(line.substr(8, line.find_first_of(" (", 8) - 8));
+    std::istringstream m(read_file(work + "/macros.txt", 8 << 20));
+    std::string undefs = "// Generated by banklab-judge: every macro the student's file leaves defined.\n";
+    for (std::string line; std::getline(m, line);) {
+      if (line.rfind("#define ", 0) != 0) continue;
+      const std::string name = line.substr(8, line.find_first_of(" (", 8) - 8);
+      if (!base.count(name)) undefs += "#undef " + name + "\n";
+    }
+    write_file(srcdir + "/undef_student_macros.hpp", undefs);
   }
+  write_file(srcdir + "/probe_main.cu", "#include \"kernel.cu\"\n#include \"undef_student_macros.hpp\"\n"
+                                        "#include \"grader/probe.hpp\"\n#include \"" + probe_src + "\"\n");
+  std::vector<std::string> probe_cmd = {BANKLAB_NVCC};
+  for (const auto& f : common_flags()) probe_cmd.push_back(f);
+  probe_cmd.insert(probe_cmd.end(), {"-I" + srcdir, "-O1", "-gencode",
+                                     "arch=compute_" + arch.front() + ",code=compute_" + arch.front(),
+                                     srcdir + "/probe_main.cu", "-o", work + "/probe"});
+  ProcessOptions po;
+  po.output_file = work + "/probe_build.log";
+  po.timeout_s = kCompileTimeoutS;
+  po.max_output_bytes = 256 << 10;
+  // The probe and the device code compile side by side.
+  const std::vector<ProcessResult> res = run_processes({probe_cmd, fatbin_cmd}, {po, fo});
+  kill_leftovers();
+  if (!res[0].ok()) return compile_error(res[0], po.output_file);
+  if (!res[1].ok()) return compile_error(res[1], fo.output_file);
 
   // The probe: the student's host code runs here, in a process of its own, and nowhere else.
+  // Run as root (batch grading), it runs as nobody and can write only its own folder. Either
+  // way the judge's files are hashed before and checked after: a probe that changed the device
+  // code or the judge itself is caught.
   const std::string rundir = work + "/run";
-  mkdir(rundir.c_str(), 0755);
+  make_dirs(rundir);
+  const std::string fatbin_hash = sha256_hex(read_file(fatbin, 64u << 20));
+  const std::string judge_path = self_path();
+  const std::string judge_hash = sha256_hex(read_file(judge_path, 256u << 20));
   ProcessOptions pr;
   pr.cwd = rundir;
   pr.output_file = work + "/probe.log";
   pr.max_output_bytes = 1 << 20;
   pr.timeout_s = kProbeTimeoutS;
   pr.clean_env = true;
+  pr.as_nobody = true;
   pr.env["CUDA_VISIBLE_DEVICES"] = "";  // the probe has no business with a GPU
-  const ProcessResult p = run_process({work + "/probe", answers}, pr);
+  const std::string probe_answers = rundir + "/answers.txt";
+  const ProcessResult p = run_process({work + "/probe", probe_answers}, pr);
   kill_leftovers();
+  auto fail = [&](const std::string& msg) {
+    write_file(work + "/build.log", msg);
+    unlink(answers.c_str());
+    unlink(fatbin.c_str());
+    return done(false, msg);
+  };
+  if (sha256_hex(read_file(fatbin, 64u << 20)) != fatbin_hash || sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
+    return fail("your file's probe changed the grader's files (its compiled kernels or banklab-judge itself) while it "
+                "ran: not judged. Rebuild the project (cmake --build) before grading again.");
+  // The answers are copied out of the probe's folder into the judge's.
+  if (access(probe_answers.c_str(), R_OK) == 0) write_file(answers, read_file(probe_answers, 16u << 20));
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
     std::string msg = "your file's answers could not be read: " + *err + " (probe: " + p.describe() + ").";
     const std::string out = read_file(pr.output_file, 2000);
     if (!out.empty()) msg += "\nIt printed:\n" + out;
-    write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
-    return done(false, msg);
+    return fail(msg);
   }
-  if (!p.ok()) {
-    const std::string msg = "your file's probe wrote its answers but then ended badly (" + p.describe() +
-                            "): something in your file runs at exit. Remove it.";
-    write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
-    return done(false, msg);
-  }
+  if (!p.ok())
+    return fail("your file's probe wrote its answers but then ended badly (" + p.describe() +
+                "): something in your file runs at exit. Remove it.");
+  write_file(work + "/kernel.fatbin.sha256", fatbin_hash);
   write_file(work + "/stamp", stamp);
   return done(true, "");
 }

@@ -1,8 +1,7 @@
 // The CPU-tier checks of grader.hpp.
 #include <map>
-#include <sstream>
 
-#include "banklab/pattern_io.hpp"
+#include "banklab/describe.hpp"
 #include "grader/grader.hpp"
 
 #ifndef BANKLAB_CLI_PATH
@@ -56,52 +55,14 @@ long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
   return n;
 }
 
-std::string banklab_command() {
-  const std::string path = BANKLAB_CLI_PATH;
-  if (path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == std::string::npos)
-    return path;
-  std::string q = "'";
-  for (char c : path) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string banklab_command() { return banklab::shell_quote(BANKLAB_CLI_PATH); }
 
-std::string explain_command(const WarpAccess& a) {
-  return banklab_command() + " explain --line \"" + banklab::format_access_line(a) + "\"";
-}
+std::string explain_command(const WarpAccess& a) { return banklab::explain_command(a, BANKLAB_CLI_PATH); }
 
 std::string describe(const banklab::Analysis& r, int max_banks) {
-  std::ostringstream os;
-  os << r.wavefronts << " wavefronts, minimum " << r.minimum << " (" << r.conflicts()
-     << " extra); grouping: " << banklab::to_string(r.grouping) << (r.merged ? " (merged)" : "")
-     << ". " << r.why << "\n";
-  int shown = 0;
-  for (std::size_t gi = 0; gi < r.groups.size() && shown < max_banks; ++gi) {
-    const banklab::Group& g = r.groups[gi];
-    if (g.wavefronts <= g.minimum || g.worst_bank < 0) continue;
-    std::map<std::uint32_t, std::vector<int>> lanes_of_word;
-    for (const banklab::Wavefront& w : r.wavefront_detail) {
-      if (w.group != static_cast<int>(gi)) continue;
-      for (const banklab::LaneWord& x : w.served)
-        if (x.bank == g.worst_bank) lanes_of_word[x.word].push_back(x.lane);
-    }
-    os << "  lanes " << g.first_lane << "-" << g.first_lane + g.lane_count - 1 << ": bank " << g.worst_bank
-       << " must serve " << lanes_of_word.size() << " different words:";
-    int n = 0;
-    for (const auto& [word, lanes] : lanes_of_word) {
-      if (n++ == 6) {
-        os << " ...";
-        break;
-      }
-      os << (n > 1 ? ", word " : " word ") << word << " (lane";
-      if (lanes.size() > 1) os << "s";
-      for (std::size_t k = 0; k < lanes.size() && k < 4; ++k) os << (k ? "," : " ") << lanes[k];
-      if (lanes.size() > 4) os << ",...";
-      os << ")";
-    }
-    os << "\n";
-    ++shown;
-  }
-  return os.str();
+  banklab::DescribeOptions o;
+  o.max_banks = max_banks;
+  return banklab::describe(r, o);
 }
 
 namespace {
@@ -110,7 +71,7 @@ namespace {
 }
 void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, const std::string& hint) {
   if (!hint.empty()) f << "  Try: " << hint << "\n";
-  f << "  See it: " << explain_command(in.access);
+  f << "  See it: " << grader::explain_command(in.access);
 }
 }  // namespace
 
@@ -119,7 +80,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   const banklab::Analysis r = banklab::analyze(in.access);
   if (r.wavefronts == r.minimum) return ::testing::AssertionSuccess();
   auto f = ::testing::AssertionFailure();
-  f << in.what << " is not conflict-free: " << describe(r);
+  f << in.what << " is not conflict-free: " << grader::describe(r);
   add_hint_and_command(f, in, hint);
   return f;
 }
@@ -142,7 +103,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   const banklab::Analysis r = banklab::analyze(in.access);
   auto f = ::testing::AssertionFailure();
   f << failing << " of " << list.size() << " warp instructions are not conflict-free. The worst, " << in.what
-    << ", takes " << describe(r);
+    << ", takes " << grader::describe(r);
   add_hint_and_command(f, in, hint);
   return f;
 }
@@ -152,7 +113,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   const banklab::Analysis r = banklab::analyze(in.access);
   if (r.wavefronts == expected) return ::testing::AssertionSuccess();
   auto f = ::testing::AssertionFailure();
-  f << in.what << " should take " << expected << " wavefront(s) but takes " << describe(r);
+  f << in.what << " should take " << expected << " wavefront(s) but takes " << grader::describe(r);
   add_hint_and_command(f, in, hint);
   return f;
 }
@@ -166,7 +127,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   if (predicted <= 0) f << " (It still holds the stub's placeholder: replace it with your answer.)";
   f << "\n";
   if (!hint.empty()) f << "  Think: " << hint << "\n";
-  f << "  Check yourself: " << explain_command(in.access);
+  f << "  Check yourself: " << grader::explain_command(in.access);
   return f;
 }
 

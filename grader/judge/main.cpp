@@ -246,7 +246,8 @@ int cmd_grade(const Args& a) {
     std::vector<std::string> cmd = {me, "test", "--lab", a.lab, "--work", a.work, "--test", t, "--results", results};
     if (a.graded) cmd.push_back("--graded");
     ProcessOptions opt;
-    opt.output_file = a.work + "/test.log";
+    make_dirs(a.work + "/logs");
+    opt.output_file = a.work + "/logs/" + t + ".log";
     opt.timeout_s = tier == "gpu" ? 180 : 60;
     const ProcessResult r = run_process(cmd, opt);
     Verdict v;

@@ -1,6 +1,7 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,6 +70,12 @@ pid_t spawn(const std::vector<std::string>& argv, const ProcessOptions& opt) {
     if (fd < 0) _exit(126);
     dup2(fd, 1);
     dup2(fd, 2);
+  }
+  // Output and input are open; now the child may lose its rights.
+  if (opt.as_nobody && getuid() == 0) {
+    constexpr uid_t kNobody = 65534;
+    if (!opt.cwd.empty() && chown(opt.cwd.c_str(), kNobody, kNobody) != 0) _exit(126);
+    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(126);
   }
   // No descriptor of the judge's (a results file, a pipe) reaches the child.
   for (int fd = 3; fd < 1024; ++fd) close(fd);

@@ -24,6 +24,9 @@ struct ProcessOptions {
   double timeout_s = 60;
   bool clean_env = false;                        ///< start with only PATH, HOME=cwd, LANG=C
   std::map<std::string, std::string> env;        ///< added or replaced
+  /// When the judge runs as root: run the child as user nobody (uid/gid 65534), so that it
+  /// cannot write the judge's files; cwd is handed to nobody first.
+  bool as_nobody = false;
 };
 
 /// Runs argv[0] (a path) with arguments, in a new process group, and waits at most timeout_s;

@@ -72,7 +72,7 @@ std::string trace_unavailable_reason() {
       if (l.wavefronts == l.minimum) continue;
       f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
         << " warp instructions, " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
-        << describe(banklab::analyze(l.worst)) << "    See it: " << explain_command(l.worst) << "\n";
+        << grader::describe(banklab::analyze(l.worst)) << "    See it: " << grader::explain_command(l.worst) << "\n";
     }
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }

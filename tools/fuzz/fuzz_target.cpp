@@ -77,8 +77,8 @@ void fuzz_line(std::string_view data) {
 void fuzz_expression(std::string_view data) {
   if (data.size() < 3) return;
   const Op op = (data[0] & 1) ? Op::Store : Op::Load;
-  static const int widths[] = {1, 2, 4, 8, 16};
-  const int width = widths[static_cast<unsigned char>(data[1]) % 5];
+  constexpr std::size_t kWidths = sizeof kLegalWidths / sizeof kLegalWidths[0];
+  const int width = kLegalWidths[static_cast<unsigned char>(data[1]) % kWidths];
   const std::uint32_t mask = (data[2] & 1) ? 0xffffffffu : 0x0f0f00ffu * static_cast<unsigned char>(data[2]);
   data.remove_prefix(3);
   try {
@@ -101,9 +101,9 @@ void fuzz_raw(std::string_view data) {
   WarpAccess a;
   if (data.size() < 6 + 4 * kWarpSize) return;
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  static const int widths[] = {1, 2, 4, 8, 16};
+  constexpr std::size_t kWidths = sizeof kLegalWidths / sizeof kLegalWidths[0];
   a.op = (p[0] & 1) ? Op::Store : Op::Load;
-  a.width = widths[p[1] % 5];
+  a.width = kLegalWidths[p[1] % kWidths];
   std::memcpy(&a.mask, p + 2, 4);
   // Offsets: mostly small and aligned (so the model sees conflicts and merges), sometimes raw.
   const bool raw = (p[0] & 2) != 0;

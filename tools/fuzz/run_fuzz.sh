@@ -16,7 +16,7 @@ mkdir -p "$out/corpus"
   -I"$root/common/include" -I"$root/tools/lib/include" \
   "$root/tools/fuzz/fuzz_target.cpp" \
   "$root"/tools/lib/src/{expr,explain_render,svg,predict,compare}.cpp \
-  "$root"/common/src/{model,pattern_io}.cpp \
+  "$root"/common/src/{model,pattern_io,describe}.cpp \
   -o "$out/banklab_fuzz"
 
 # -timeout: one input taking longer than 5 s is a hang; -rss_limit_mb: an input needing more

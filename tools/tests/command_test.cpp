@@ -274,9 +274,19 @@ TEST(ExplainCommand, RejectsAMisalignedExpression) {
                    "expression:1: lane 1: offset 2 is not a multiple of the width 4 in \"lane\\*2\"");
 }
 
-TEST(ExplainCommand, RejectsWidthThree) {
+TEST(ExplainCommand, RejectsWidthThreeWithTheMessageOfPredict) {
   expect_bad_input(run("explain ld 3 'lane*4'", "explainw3"),
-                   "arguments:1: width '3' is not one of 1, 2, 4, 8, 16 \\(bytes per lane\\)");
+                   "arguments:1: width 3 is not one of 1, 2, 4, 8, 16");
+}
+
+TEST(ExplainCommand, RejectsAWidthThatIsNotANumber) {
+  expect_bad_input(run("explain ld four 'lane*4'", "explainwfour"),
+                   "arguments:1: width 'four' is not a number");
+}
+
+TEST(ExplainCommand, RejectsAnUnknownOpWithTheMessageOfPredict) {
+  expect_bad_input(run("explain mov 4 'lane*4'", "explainmov"),
+                   "arguments:1: unknown op 'mov' \\(expected 'ld' or 'st'\\)");
 }
 
 TEST(ExplainCommand, RejectsABadLine) {

@@ -12,12 +12,11 @@ namespace {
 
 TEST(ModelAgreement, CountAndMinimumMatchTheFullAnalysisOnRandomPatterns) {
   std::mt19937 rng(2024);
-  const int widths[] = {1, 2, 4, 8, 16};
   int checked = 0;
   for (int n = 0; n < 100000; ++n) {
     WarpAccess a;
     a.op = rng() % 2 ? Op::Store : Op::Load;
-    a.width = widths[rng() % 5];
+    a.width = kLegalWidths[rng() % (sizeof kLegalWidths / sizeof kLegalWidths[0])];
     switch (rng() % 4) {
       case 0: a.mask = 0xffffffffu; break;
       case 1: a.mask = static_cast<std::uint32_t>(rng()); break;

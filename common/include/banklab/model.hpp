@@ -35,6 +35,20 @@
 
 namespace banklab {
 
+/// The legal widths of one lane's access, in bytes: the one list every parser, check and
+/// message uses (`char`/`short`/`int`/`float2`/`float4`-sized accesses).
+inline constexpr int kLegalWidths[] = {1, 2, 4, 8, 16};
+
+/// True when `width` is one of kLegalWidths.
+constexpr bool is_legal_width(int width) noexcept {
+  for (int w : kLegalWidths)
+    if (w == width) return true;
+  return false;
+}
+
+/// kLegalWidths as text for messages: "1, 2, 4, 8, 16".
+std::string legal_widths_text();
+
 /// Load (LDS) or store (STS).
 enum class Op : std::uint8_t {
   Load,  ///< a shared-memory load (LDS)
@@ -44,7 +58,7 @@ enum class Op : std::uint8_t {
 /// One warp-wide shared-memory instruction: what the model takes as input.
 struct WarpAccess {
   Op op = Op::Load;                      ///< load or store
-  int width = 4;                         ///< bytes per lane: 1, 2, 4, 8 or 16
+  int width = 4;                         ///< bytes per lane: one of kLegalWidths
   std::uint32_t mask = 0xffffffffu;      ///< active lanes, bit i = lane i
   std::array<std::uint32_t, kWarpSize> offset{};  ///< byte offset of each lane (inactive lanes ignored)
 };
@@ -96,18 +110,42 @@ struct Analysis {
 };
 
 /// Why an access is not valid input for the model, or nothing when it is.
-/// Checks: width in {1, 2, 4, 8, 16}; every offset a multiple of the width; every access
-/// inside kMaxSharedBytesPerBlock.
+/// Checks: width in kLegalWidths; every offset (of every lane, active or not) a multiple of
+/// the width; every access inside kMaxSharedBytesPerBlock.
 std::optional<std::string> validate(const WarpAccess& access);
+
+/// validate() without the message: true exactly when validate() returns nothing. No
+/// allocation; for hot loops that ask validate() for the message only when this says no.
+bool is_valid(const WarpAccess& access) noexcept;
+
+/// The model's answer for one instruction without the explanation: what `banklab predict`
+/// prints, computed in one pass (one grouping, one count of distinct words per bank).
+struct Summary {
+  int wavefronts = 0;                  ///< total wavefronts of the instruction
+  int minimum = 0;                     ///< unavoidable wavefronts (see the file comment)
+  Grouping grouping = Grouping::Warp;  ///< how the hardware split the lanes into groups
+  bool merged = false;                 ///< true when a 64/128-bit load was served in larger groups
+
+  /// Extra wavefronts caused by bank conflicts.
+  int conflicts() const { return wavefronts - minimum; }
+};
+
+/// Wavefronts, minimum, grouping and merged of one instruction in one pass: the same numbers
+/// as analyze(), without building the explanation. No allocation, no exception.
+/// Precondition: validate() passed (an invalid access still gets a defined answer, from the
+/// slow path, but the numbers mean nothing for hardware).
+Summary summarize(const WarpAccess& access) noexcept;
 
 /// The grouping the hardware uses for this instruction (depends on op, width, mask and,
 /// for loads, on which lanes share an address).
 Grouping grouping_of(const WarpAccess& access, bool* merged = nullptr);
 
-/// Wavefronts of one instruction. Fast: no allocation. Precondition: validate() passed.
+/// Wavefronts of one instruction: `summarize(access).wavefronts`. Fast: no allocation.
+/// Precondition: validate() passed.
 int count_wavefronts(const WarpAccess& access) noexcept;
 
-/// The unavoidable minimum for this instruction (see the file comment). No allocation.
+/// The unavoidable minimum for this instruction (see the file comment):
+/// `summarize(access).minimum`. No allocation.
 int minimum_wavefronts(const WarpAccess& access) noexcept;
 
 /// The full explanation: groups, and for every wavefront which lanes get which words.
@@ -117,5 +155,11 @@ Analysis analyze(const WarpAccess& access);
 const char* to_string(Op op);
 /// "warp", "half-warps", "quarter-warps".
 const char* to_string(Grouping g);
+
+namespace detail {
+/// summarize() computed by the portable code path (no SSE2), whatever the build: lets the
+/// tests check both paths against analyze() on one machine. Not for other callers.
+Summary summarize_portable(const WarpAccess& access) noexcept;
+}  // namespace detail
 
 }  // namespace banklab

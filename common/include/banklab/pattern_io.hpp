@@ -3,6 +3,7 @@
 ///        measurement CSV format of `common/data/h200_wavefronts_named.csv`.
 #pragma once
 
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +28,22 @@ class ParseError : public std::runtime_error {
  private:
   long line_;
 };
+
+/// A token of the input as a message shows it: in single quotes, at most 24 characters (then
+/// "..."), control and non-ASCII bytes as `\xNN`, so that no input can garble a terminal.
+std::string quote_token(std::string_view token);
+
+/// Parse an op: "ld" or "st". @return the message ("unknown op 'mov' (expected 'ld' or 'st')"),
+/// or nothing on success.
+std::optional<std::string> parse_op(std::string_view token, Op& out);
+
+/// Parse a width in bytes, one of kLegalWidths. @return the message ("width 'x' is not a
+/// number", "width 3 is not one of 1, 2, 4, 8, 16"), or nothing on success.
+std::optional<std::string> parse_width(std::string_view token, int& out);
+
+/// Parse a mask: up to 8 hexadecimal digits, with an optional `0x`. @return the message
+/// ("mask '1ffffffff' is not a 32-bit hexadecimal number"), or nothing on success.
+std::optional<std::string> parse_mask(std::string_view token, std::uint32_t& out);
 
 /// Parse `op width mask off0 ... off31` (op `ld`/`st`, width 1/2/4/8/16, mask in hexadecimal
 /// with optional `0x`, 32 decimal byte offsets) separated by spaces or tabs.

@@ -53,9 +53,10 @@ long long total_wavefronts(const std::vector<Instruction>& list, Op op);
 
 /// The absolute path of the built `banklab` command, quoted for a POSIX shell when needed.
 std::string banklab_command();
-/// `banklab explain --line "..."` for this access: pastes into a shell as printed.
+/// `banklab explain --line "..."` for this access with the built banklab's path: pastes into a
+/// shell as printed (banklab::explain_command).
 std::string explain_command(const WarpAccess& a);
-/// A few lines that show where the wavefronts went (see banklab::analyze).
+/// A few lines that show where the wavefronts went (banklab::describe).
 std::string describe(const banklab::Analysis& r, int max_banks = 2);
 
 /// Passes when the instruction takes the model's minimum number of wavefronts.

@@ -1,6 +1,8 @@
 // `banklab compare`: every measured pattern against the model.
 #include "banklab_cli/compare.hpp"
 
+#include "banklab/describe.hpp"
+
 namespace banklab::cli {
 
 CompareResult compare_measurements(const std::vector<Measurement>& rows) {
@@ -25,8 +27,7 @@ CompareResult compare_measurements(const std::vector<Measurement>& rows) {
          ": " + r.why + "\n";
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
       const Group& gr = r.groups[g];
-      o += "    lanes " + std::to_string(gr.first_lane) + "-" +
-           std::to_string(gr.first_lane + gr.lane_count - 1) + ": " + std::to_string(gr.wavefronts) +
+      o += "    " + group_lanes(gr) + ": " + std::to_string(gr.wavefronts) +
            " wavefronts, minimum " + std::to_string(gr.minimum) + ", " +
            std::to_string(gr.distinct_words) + " distinct words";
       if (gr.worst_bank >= 0 && gr.wavefronts > 0) o += ", worst bank " + std::to_string(gr.worst_bank);
@@ -37,7 +38,7 @@ CompareResult compare_measurements(const std::vector<Measurement>& rows) {
            " wavefronts (predicted - measured)\n";
     else
       o += "  same wavefronts, but the bank-conflict counter differs from wavefronts - minimum\n";
-    o += "  draw it: banklab explain --line \"" + format_access_line(m.access) + "\"\n";
+    o += "  draw it: " + explain_command(m.access) + "\n";
   }
   res.report += std::to_string(res.matched) + "/" + std::to_string(res.total) + " patterns match\n";
   return res;

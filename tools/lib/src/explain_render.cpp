@@ -38,8 +38,7 @@ bool affine_stride(const WarpAccess& a, std::int64_t& d) {
 }
 
 std::string group_name(const Analysis& r, int g) {
-  const Group& gr = r.groups[static_cast<std::size_t>(g)];
-  return "lanes " + std::to_string(gr.first_lane) + "-" + std::to_string(gr.first_lane + gr.lane_count - 1);
+  return group_lanes(r.groups[static_cast<std::size_t>(g)]);
 }
 
 const char* grouping_words(Grouping g) {
@@ -91,25 +90,6 @@ std::string describe_access(const WarpAccess& a) {
 
 std::string count_line(const Analysis& r) {
   return plural(r.wavefronts, "wavefront", "wavefronts") + " (minimum " + std::to_string(r.minimum) + ")";
-}
-
-std::string lane_list(const std::vector<int>& lanes, std::size_t max_items) {
-  std::string s = lanes.size() == 1 ? "lane " : "lanes ";
-  std::size_t items = 0;
-  for (std::size_t i = 0; i < lanes.size();) {
-    std::size_t j = i;
-    while (j + 1 < lanes.size() && lanes[j + 1] == lanes[j] + 1) ++j;
-    if (items == max_items) {
-      s += ", ...";
-      break;
-    }
-    if (items) s += ", ";
-    s += std::to_string(lanes[i]);
-    if (j > i) s += (j == i + 1 ? ", " : "-") + std::to_string(lanes[j]);
-    ++items;
-    i = j + 1;
-  }
-  return s;
 }
 
 std::string hint_for(const WarpAccess& a, const Analysis& r) {
@@ -244,27 +224,14 @@ std::string render_explanation(const WarpAccess& a, const Analysis& r, const Ren
        "), merged: " + (r.merged ? "yes" : "no") + ". " + r.why + "\n";
 
   // Conflicts: for every group above its minimum, the worst bank and its words.
-  for (std::size_t gi = 0; gi < r.groups.size(); ++gi) {
-    const Group& g = r.groups[gi];
-    if (g.wavefronts <= g.minimum || g.worst_bank < 0) continue;
-    std::vector<int> lanes;
+  for (const BankConflict& c : bank_conflicts(r)) {
     std::string words;
-    int nwords = 0;
-    for (const Row& row : rows) {
-      if (row.group != static_cast<int>(gi)) continue;
-      const Cell& c = row.cells[static_cast<std::size_t>(g.worst_bank)];
-      if (!c.used) continue;
-      lanes.insert(lanes.end(), c.lanes.begin(), c.lanes.end());
-      if (nwords < 6) words += (nwords ? ", " : "") + std::to_string(c.word);
-      else if (nwords == 6) words += ", ...";
-      ++nwords;
-    }
-    std::sort(lanes.begin(), lanes.end());
-    lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
-    o += std::string("Conflict: ") + red + "bank " + std::to_string(g.worst_bank) + reset +
-         " serves " + plural(nwords, "distinct word", "distinct words") + " (words " + words +
-         ") to " + lane_list(lanes) + " of group " + std::to_string(gi + 1) + ": " +
-         plural(g.wavefronts, "wavefront", "wavefronts") + " where " + std::to_string(g.minimum) +
+    for (std::size_t k = 0; k < c.words.size() && k <= 6; ++k)
+      words += k == 6 ? ", ..." : (k ? ", " : "") + std::to_string(c.words[k].word);
+    o += std::string("Conflict: ") + red + "bank " + std::to_string(c.bank) + reset + " serves " +
+         plural(static_cast<int>(c.words.size()), "distinct word", "distinct words") + " (words " +
+         words + ") to " + lane_list(c.lanes) + " of group " + std::to_string(c.group + 1) + ": " +
+         plural(c.wavefronts, "wavefront", "wavefronts") + " where " + std::to_string(c.minimum) +
          " would do.\n";
   }
   // Broadcasts: the words several lanes share (a few of them).

@@ -1,6 +1,8 @@
 // Recursive-descent parser and evaluator for lane expressions (see expr.hpp).
 #include "banklab_cli/expr.hpp"
 
+#include "banklab/pattern_io.hpp"
+
 #include <charconv>
 #include <limits>
 
@@ -9,24 +11,6 @@ namespace {
 
 using Kind = LaneExpr::Kind;
 using Node = LaneExpr::Node;
-
-std::string shown(std::string_view s) {
-  constexpr std::size_t kMax = 24;
-  std::string out;
-  for (char c : s.substr(0, kMax)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  if (s.size() > kMax) out += "...";
-  return out;
-}
 
 class Parser {
  public:
@@ -37,8 +21,8 @@ class Parser {
     skip_space();
     if (pos_ < s_.size()) {
       if (s_[pos_] == ')') fail("unmatched ')'");
-      fail("expected an operator or the end of the expression, found '" +
-           shown(s_.substr(pos_, 8)) + "'");
+      fail("expected an operator or the end of the expression, found " +
+           quote_token(s_.substr(pos_, 8)));
     }
     return root;
   }
@@ -140,8 +124,8 @@ class Parser {
       skip_space();
       if (pos_ >= s_.size() || s_[pos_] != ')') {
         if (pos_ >= s_.size()) fail("missing ')' for the '(' at column " + std::to_string(col));
-        fail("expected ')' for the '(' at column " + std::to_string(col) + ", found '" +
-             shown(s_.substr(pos_, 8)) + "'");
+        fail("expected ')' for the '(' at column " + std::to_string(col) + ", found " +
+             quote_token(s_.substr(pos_, 8)));
       }
       ++pos_;
       return inner;
@@ -160,8 +144,8 @@ class Parser {
       const char* last = digits.data() + digits.size();
       auto [p, ec] = std::from_chars(digits.data(), last, v, base);
       if (digits.empty() || p != last || ec == std::errc::invalid_argument)
-        fail("'" + shown(tok) + "' is not a number (decimal, or hexadecimal with 0x)");
-      if (ec == std::errc::result_out_of_range) fail("number '" + shown(tok) + "' is too large");
+        fail(quote_token(tok) + " is not a number (decimal, or hexadecimal with 0x)");
+      if (ec == std::errc::result_out_of_range) fail("number " + quote_token(tok) + " is too large");
       pos_ = end;
       return add(Kind::Number, -1, -1, v, col);
     }
@@ -169,13 +153,13 @@ class Parser {
       std::size_t end = pos_;
       while (end < s_.size() && is_ident_char(s_[end])) ++end;
       const std::string_view name = s_.substr(pos_, end - pos_);
-      if (name != "lane") fail("unknown name '" + shown(name) + "' (the only variable is 'lane')");
+      if (name != "lane") fail("unknown name " + quote_token(name) + " (the only variable is 'lane')");
       pos_ = end;
       return add(Kind::Lane, -1, -1, 0, col);
     }
     if (c == ')') fail("expected a number, 'lane' or '(' before ')'");
-    fail("unexpected character '" + shown(s_.substr(pos_, 1)) +
-         "' (operators: + - * / % & | ^ << >> ~ and parentheses)");
+    fail("unexpected character " + quote_token(s_.substr(pos_, 1)) +
+         " (operators: + - * / % & | ^ << >> ~ and parentheses)");
   }
 
   std::string_view s_;
@@ -277,31 +261,6 @@ WarpAccess access_from_expression(Op op, int width, std::uint32_t mask, std::str
   }
   if (auto problem = validate(a)) throw ExprError(0, *problem);
   return a;
-}
-
-Op parse_op(std::string_view s) {
-  if (s == "ld") return Op::Load;
-  if (s == "st") return Op::Store;
-  throw ExprError(0, "unknown op '" + shown(s) + "' (expected 'ld' or 'st')");
-}
-
-int parse_width(std::string_view s) {
-  int w = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), w);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() ||
-      (w != 1 && w != 2 && w != 4 && w != 8 && w != 16))
-    throw ExprError(0, "width '" + shown(s) + "' is not one of 1, 2, 4, 8, 16 (bytes per lane)");
-  return w;
-}
-
-std::uint32_t parse_mask(std::string_view s) {
-  std::string_view d = s;
-  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
-  std::uint32_t m = 0;
-  auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), m, 16);
-  if (d.empty() || d.size() > 8 || ec != std::errc() || p != d.data() + d.size())
-    throw ExprError(0, "mask '" + shown(s) + "' is not a 32-bit hexadecimal number");
-  return m;
 }
 
 }  // namespace banklab::cli

@@ -100,18 +100,15 @@ inline char* put_str(char* p, const char* s) {
 }  // namespace
 
 char* format_prediction(const WarpAccess& a, char* p) noexcept {
-  bool merged = false;
-  const Grouping g = grouping_of(a, &merged);
-  const int w = count_wavefronts(a);
-  const int m = minimum_wavefronts(a);
-  p = put_uint(p, static_cast<unsigned>(w));
+  const Summary s = summarize(a);  // one pass: no second validation or grouping
+  p = put_uint(p, static_cast<unsigned>(s.wavefronts));
   p = put_str(p, " min=");
-  p = put_uint(p, static_cast<unsigned>(m));
+  p = put_uint(p, static_cast<unsigned>(s.minimum));
   p = put_str(p, " conflicts=");
-  p = put_uint(p, static_cast<unsigned>(w - m));
+  p = put_uint(p, static_cast<unsigned>(s.conflicts()));
   p = put_str(p, " groups=");
-  p = put_str(p, to_string(g));
-  p = put_str(p, merged ? " merged=yes\n" : " merged=no\n");
+  p = put_str(p, to_string(s.grouping));
+  p = put_str(p, s.merged ? " merged=yes\n" : " merged=no\n");
   return p;
 }
 

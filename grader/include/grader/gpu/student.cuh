@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "banklab/cuda_check.cuh"
 #include "grader/context.hpp"
+#include "sha256.hpp"  // grader/judge/
 
 namespace grader::gpu {
 
@@ -25,8 +28,21 @@ struct KernelName {
 class StudentLibrary {
  public:
   StudentLibrary() {
+    // Loaded from memory after checking the bytes against the hash the build recorded: what
+    // runs is what was compiled from the student's file, whatever changed on disk since.
     const std::string path = grader::context().fatbin();
-    const cudaError_t e = cudaLibraryLoadFromFile(&lib_, path.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    image_ = os.str();
+    std::ifstream h(path + ".sha256");
+    std::string recorded;
+    h >> recorded;
+    if (image_.empty() || recorded != judge::sha256_hex(image_)) {
+      error_ = "your compiled kernels (" + path + ") are missing or are not the ones the build made: not judged";
+      return;
+    }
+    const cudaError_t e = cudaLibraryLoadData(&lib_, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e != cudaSuccess) {
       error_ = "could not load your compiled kernels (" + path + "): " + cudaGetErrorName(e) + " (" +
                cudaGetErrorString(e) + ")";
@@ -69,6 +85,7 @@ class StudentLibrary {
 
  private:
   cudaLibrary_t lib_ = nullptr;
+  std::string image_;
   std::string error_;
 };
 

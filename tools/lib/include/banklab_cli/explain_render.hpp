@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "banklab/describe.hpp"
 #include "banklab/model.hpp"
 
 namespace banklab::cli {
@@ -36,8 +37,8 @@ std::string describe_access(const WarpAccess& a);
 /// "32 wavefronts (minimum 1)".
 std::string count_line(const Analysis& r);
 
-/// "lanes 0-15" / "lane 3" / "lanes 0, 2, 5" (compressed ranges).
-std::string lane_list(const std::vector<int>& lanes, std::size_t max_items = 12);
+/// "lanes 0-15" / "lane 3" / "lanes 0, 2, 5" (compressed ranges): banklab::lane_list.
+using banklab::lane_list;
 
 /// What to try next, in one or more sentences, for this access.
 std::string hint_for(const WarpAccess& a, const Analysis& r);

@@ -76,10 +76,4 @@ class LaneExpr {
 ///         too large offset, or an offset the model rejects (misaligned, beyond shared memory).
 WarpAccess access_from_expression(Op op, int width, std::uint32_t mask, std::string_view expr);
 
-/// Parse "ld"/"st" and a width of 1, 2, 4, 8 or 16. @throws ExprError(0, ...) naming the value.
-Op parse_op(std::string_view s);
-int parse_width(std::string_view s);
-/// Parse a hexadecimal mask with optional 0x. @throws ExprError(0, ...).
-std::uint32_t parse_mask(std::string_view s);
-
 }  // namespace banklab::cli
