@@ -45,6 +45,9 @@ def main() -> int:
     for gone in ("solutions", "grader/bad", "grader/selftest", "instructor"):
         if (rel / gone).exists():
             failures.append(f"the release holds {gone}/")
+    for wf in (".github/workflows/grade.yml", ".github/workflows/pages.yml", "RELEASE"):
+        if not (rel / wf).is_file():
+            failures.append(f"the release has no {wf}")
     if "--preset selftest" in (rel / "README.md").read_text():
         failures.append("the release README still runs the selftest preset")
 
