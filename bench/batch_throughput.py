@@ -40,6 +40,7 @@ def main() -> int:
         sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")
     sources += sorted((ROOT / "grader" / "bad" / lab_dir).glob("*.cu")) if (ROOT / "grader" / "bad").is_dir() else []
     work = Path(tempfile.mkdtemp(prefix="banklab-throughput-"))
+    work.chmod(0o755)   # run as root, the judge runs each probe as nobody, which must reach it
     subs = work / "submissions"
     for i in range(a.n):
         src = sources[i % len(sources)]

@@ -156,6 +156,7 @@ def _fake_list(lab):
 class ReadingTheJudgesVerdicts(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="banklab-batch-"))
+        self.tmp.chmod(0o755)
         self.addCleanup(shutil.rmtree, self.tmp)
         self.table = bg.load_points(ROOT, "05")
         self.expected = [t for t in _fake_list("05") if t[1] == "cpu"]
@@ -200,6 +201,17 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertEqual(bg.parse_list('[{"lab": "05", "test": "Lab05Layout.A", "tier": "cpu"}]'),
                          [("05", "Lab05Layout.A", "cpu")])
         self.assertEqual(bg.parse_list("05  Lab05OnGpu.B  gpu\n"), [("05", "Lab05OnGpu.B", "gpu")])
+
+    @unittest.skipUnless(os.geteuid() == 0, "only root's judge runs the probe as nobody")
+    def test_run_as_root_an_output_folder_nobody_can_reach_is_refused_before_grading(self):
+        hidden = self.tmp / "hidden"
+        hidden.mkdir(mode=0o700)
+        hidden.chmod(0o700)
+        (self.tmp / "subs" / "alice").mkdir(parents=True)
+        r = subprocess.run([sys.executable, str(GRADE_CLASS), str(self.tmp / "subs"), "--out", str(hidden / "out"),
+                            "--judge", str(FAKE)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("chmod o+x", r.stderr)
 
     def test_a_passed_record_with_zero_checks_is_a_failure(self):
         v = bg.read_verdict("T.A", "cpu", {"status": "passed", "checks": 0}, "")
@@ -274,6 +286,7 @@ class GradingAClass(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-class-"))
+        cls.tmp.chmod(0o755)
         subs = cls.tmp / "submissions"
         for student, files in SUBMISSIONS.items():
             for rel, text in files.items():
@@ -383,6 +396,7 @@ class GradingAClass(unittest.TestCase):
 class PlatformsOnAFakeRoot(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="banklab-platform-"))
+        self.tmp.chmod(0o755)
         self.addCleanup(shutil.rmtree, self.tmp)
 
     def run_platform(self, *args):

@@ -80,6 +80,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-real-"))
+        cls.tmp.chmod(0o755)   # run as root, the judge's probe runs as nobody and must reach it
         subs = cls.tmp / "submissions"
         for kind in KINDS:
             for lab in LABS:
