@@ -166,21 +166,22 @@ struct StudentMultiply {
   }
 };
 
-// The grader's own multiply_by_i: the same one warp per tile, walking the tile by diagonals
-// (lane l handles row l, column (l + step) % 32), which puts every step in 32 different banks.
+// The grader's own multiply_by_i: the same one warp per tile; at step s the warp takes row s
+// (its 128 bytes in one coalesced access), lane l column (l + s) % 32 (a rotation: still 32
+// different banks, every step).
 __global__ void reference_multiply_by_i(const float* in, float* out) {
   __shared__ volatile float tile[32 * 32];
   const int lane = static_cast<int>(threadIdx.x);
   const long base = static_cast<long>(blockIdx.x) * 32 * 32;
   for (int step = 0; step < 32; ++step) {
     const int c = (lane + step) % 32;
-    tile[lane * 32 + c] = in[base + lane * 32 + c];
+    tile[step * 32 + c] = in[base + step * 32 + c];
   }
   __syncwarp();
   for (int step = 0; step < 32; ++step) {
     const int c = (lane + step) % 32;
-    const float partner = tile[lane * 32 + (c ^ 1)];
-    out[base + lane * 32 + c] = (c & 1) ? partner : -partner;
+    const float partner = tile[step * 32 + (c ^ 1)];
+    out[base + step * 32 + c] = (c & 1) ? partner : -partner;
   }
 }
 

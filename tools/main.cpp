@@ -11,6 +11,9 @@
 #if defined(BANKLAB_HAVE_CALIBRATE)
 #include "calibrate/calibrate.hpp"
 #endif
+#if defined(BANKLAB_HAVE_TRACE)
+#include "trace_command.hpp"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"banklab: how many wavefronts a warp's shared-memory access takes, and why.\n"
@@ -23,6 +26,9 @@ int main(int argc, char** argv) {
   banklab::cli::add_explain_command(app);
 #if defined(BANKLAB_HAVE_CALIBRATE)
   banklab::cli::add_calibrate_command(app);
+#endif
+#if defined(BANKLAB_HAVE_TRACE)
+  banklab::cli::add_trace_command(app);
 #endif
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
 
 namespace grader::gpu {
@@ -33,6 +34,10 @@ std::string trace_unavailable_reason() {
   launch();
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
   const std::vector<banklab::trace::Unmodelled> un = session()->take_unmodelled();
+  if (const std::uint64_t lost = session()->dropped(); lost > 0)
+    return ::testing::AssertionFailure() << what << ": the tracer could not record " << lost
+                                         << " warp instructions (its buffer was full), so the kernel cannot be judged "
+                                            "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
   long long total = 0, bad = 0;
   for (const auto& in : ins) {

@@ -1,0 +1,31 @@
+// Cheat: at exit, overwrite every writable regular file named on the process's command line (the
+// probe's answers file) with a short, inconsistent text: a header, one value, and an "end" count
+// that matches nothing. Garbled or truncated answers must fail, never be half-read as a pass.
+// APPLIES: all
+// MODE: append
+// EXPECT: no-full-pass
+// BUILD: may-fail
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+
+namespace banklab_cheat_garble {
+inline void garble() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string a;
+  bool first = true;
+  while (std::getline(f, a, '\0')) {
+    if (first) {  // the executable itself
+      first = false;
+      continue;
+    }
+    struct stat st {};
+    if (a.empty() || a[0] == '-' || stat(a.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || access(a.c_str(), W_OK) != 0) continue;
+    std::ofstream(a, std::ios::trunc) << "banklab-answers 1 lab 05\nvalue TILE_DIM 32\npredict kSwizzledColumnReadWavefronts 1\nend 999\n";
+  }
+}
+const int kRegistered = std::atexit(garble);
+}  // namespace banklab_cheat_garble

@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Check a `banklab-judge grade --json` output against what a selftest case expects.
+
+    expect.py --case FILE --verdicts grade.json [--stub-verdicts stub.json] [--source kernel.cu]
+              [--graded]
+
+What must hold depends on the case (see grader/selftest/README.md):
+
+- bad/NN_name/*.patch: the lab built, and the test named in `// EXPECT_FAIL: Suite.Test` failed.
+- cheats/*.cu (`// EXPECT: no-full-pass`, the default): a lab that did not build, with no test
+  passed, is a correct outcome (said in the OK line: "refused at build"); otherwise not every
+  test passed, every test the plain stub fails
+  (--stub-verdicts: the stub's own grade.json) still fails, and nothing in the verdicts came from
+  the student: one well-formed record per test of the lab (the stub's list when given), nothing
+  extra, no `// MARKER:` string of the case in any message. `// TIER: gpu` cheats need the GPU
+  tier: at least one gpu test must fail; where every gpu test skipped the result is "skipped".
+- alternatives/NN_name/*.patch: every test passed; gpu tests may skip, except with --graded/--gpu.
+
+Exit status: 0 the expectation holds, 1 it does not (each reason printed), 77 it cannot be
+judged here (the deciding tests were skipped: no GPU), 2 bad arguments or unreadable files.
+Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from materialize import CaseError, load_case  # noqa: E402
+
+GRADE_SCHEMA = "banklab.grade.v1"
+VERDICT_SCHEMA = "banklab.verdict.v1"
+STATUSES = ("passed", "failed", "skipped")
+TIERS = ("cpu", "gpu")
+TEST_RE = re.compile(r"^Lab(\d\d)[A-Za-z0-9]*\.[A-Za-z0-9_]+$")
+SKIP = 77
+NOTES: list[str] = []  # said with an OK (e.g. a cheat refused at build)
+
+
+class Unjudgeable(Exception):
+    """The verdicts that decide this case were skipped (no GPU)."""
+
+
+def load_grade(path: str, what: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{what} {path}: unreadable: {e}") from e
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} {path}: not a JSON object")
+    return data
+
+
+def check_shape(grade: dict, what: str, lab: str | None) -> tuple[list[str], dict[str, dict]]:
+    """Problems with the record's form, and the verdicts by test name."""
+    problems: list[str] = []
+    if grade.get("schema") != GRADE_SCHEMA:
+        problems.append(f"{what}: schema is {grade.get('schema')!r}, expected {GRADE_SCHEMA!r}")
+    if lab is not None and grade.get("lab") != lab:
+        problems.append(f"{what}: lab is {grade.get('lab')!r}, expected {lab!r}")
+    verdicts = grade.get("verdicts")
+    by_test: dict[str, dict] = {}
+    if not isinstance(verdicts, list) or not verdicts:
+        problems.append(f"{what}: no verdicts (a grade without verdicts proves nothing)")
+        return problems, by_test
+    for i, v in enumerate(verdicts):
+        where = f"{what}: verdict {i}"
+        if not isinstance(v, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        test = v.get("test")
+        if not isinstance(test, str) or not TEST_RE.match(test):
+            problems.append(f"{where}: test name {test!r} is not LabNNSuite.Test")
+            continue
+        where = f"{what}: {test}"
+        if test in by_test:
+            problems.append(f"{where}: two verdicts for one test")
+        if v.get("schema") not in (None, VERDICT_SCHEMA):
+            problems.append(f"{where}: schema {v.get('schema')!r}")
+        if lab is not None and TEST_RE.match(test).group(1) != lab:
+            problems.append(f"{where}: a test of another lab")
+        if v.get("status") not in STATUSES:
+            problems.append(f"{where}: status {v.get('status')!r} is none of {', '.join(STATUSES)}")
+        if v.get("tier") not in TIERS:
+            problems.append(f"{where}: tier {v.get('tier')!r} is none of {', '.join(TIERS)}")
+        checks = v.get("checks")
+        if not isinstance(checks, int) or isinstance(checks, bool) or checks < 0:
+            problems.append(f"{where}: checks {checks!r} is not a count")
+        elif v.get("status") == "passed" and checks == 0:
+            problems.append(f"{where}: passed with zero checks (a pass needs evidence)")
+        if not isinstance(v.get("message", ""), str):
+            problems.append(f"{where}: message is not text")
+        by_test[test] = v
+    return problems, by_test
+
+
+def is_build(test: str) -> bool:
+    return test.endswith(".Build")
+
+
+def build_failed(by_test: dict[str, dict]) -> dict | None:
+    for test, v in by_test.items():
+        if is_build(test) and v.get("status") == "failed":
+            return v
+    return None
+
+
+def summary(by_test: dict[str, dict]) -> str:
+    counts = {s: sum(1 for v in by_test.values() if v.get("status") == s) for s in STATUSES}
+    return ", ".join(f"{n} {s}" for s, n in counts.items())
+
+
+def expect_bad(case, by_test: dict[str, dict], graded: bool) -> list[str]:
+    names = case.headers.get("EXPECT_FAIL") or []
+    if not names:
+        return [f"{case.path}: a known-bad case needs a line '// EXPECT_FAIL: Suite.Test'"]
+    problems: list[str] = []
+    b = build_failed(by_test)
+    if b is not None:
+        return [f"the case did not build, so it proves nothing about {', '.join(names)}: "
+                f"{b.get('message', '')[:400]}"]
+    skipped = []
+    for name in names:
+        v = by_test.get(name)
+        if v is None:
+            problems.append(f"{name}: no verdict for it (renamed or removed? the case must name a test "
+                            f"that exists)")
+        elif v["status"] == "failed":
+            continue
+        elif v["status"] == "skipped" and not graded:
+            skipped.append(name)
+        else:
+            tool = case.first("EXPECT_TOOL")
+            extra = f" (the case expects {tool} to flag it)" if tool else ""
+            problems.append(f"{name}: {v['status']} but must fail{extra}")
+    if not problems and skipped:
+        raise Unjudgeable(f"{', '.join(skipped)} skipped: {by_test[skipped[0]].get('message', '')[:200]}")
+    return problems
+
+
+def expect_alternative(case, by_test: dict[str, dict], graded: bool) -> list[str]:
+    problems = []
+    for test, v in sorted(by_test.items()):
+        if v["status"] == "passed":
+            continue
+        if v["status"] == "skipped" and v.get("tier") == "gpu" and not graded:
+            continue
+        problems.append(f"{test}: {v['status']} (a valid alternative must pass every test): "
+                        f"{v.get('message', '')[:600]}")
+    return problems
+
+
+def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool) -> list[str]:
+    problems: list[str] = []
+    expect = (case.first("EXPECT") or "no-full-pass").lower()
+    tier = (case.first("TIER") or "cpu").lower()
+    b = build_failed(by_test)
+    if expect == "build-fails":
+        if b is None:
+            problems.append("the case must fail its build (LabNN.Build failed), but no build failure was "
+                            "recorded")
+        if any(v["status"] == "passed" for t, v in by_test.items() if not is_build(t)):
+            problems.append("a test passed although the lab did not build")
+        return problems
+    if expect != "no-full-pass":
+        return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
+    if b is not None:
+        # Refusing to build (a compile or link error, or a probe that gave no answers) fails the
+        # lab: a correct outcome for a cheat, reported as such so a stale case stays visible.
+        passed = sorted(t for t, v in by_test.items() if v["status"] == "passed" and not is_build(t))
+        if passed:
+            return [f"the lab did not build, yet these passed: {', '.join(passed)}"]
+        NOTES.append("refused at build: " + " ".join(b.get("message", "").split())[:160])
+        return []
+    for marker in case.headers.get("MARKER", []):
+        for test, v in by_test.items():
+            if marker and marker in v.get("message", ""):
+                problems.append(f"{test}: its message contains the cheat's output {marker!r}: the student's "
+                                f"output reached a verdict")
+    if stub is not None:
+        missing = sorted(set(stub) - set(by_test))
+        extra = sorted(set(by_test) - set(stub))
+        if missing:
+            problems.append(f"tests the stub's grade has but this grade lacks: {', '.join(missing)}")
+        if extra:
+            problems.append(f"tests this grade has but the stub's lacks (registered by the student?): "
+                            f"{', '.join(extra)}")
+    non_build = {t: v for t, v in by_test.items() if not is_build(t)}
+    if non_build and all(v["status"] == "passed" for v in non_build.values()):
+        problems.append(f"every test passed ({len(non_build)}): the cheat got a full pass")
+    if tier == "gpu":
+        gpu = {t: v for t, v in non_build.items() if v.get("tier") == "gpu"}
+        if not gpu:
+            problems.append("a gpu-tier cheat, but the grade has no gpu test")
+        elif not any(v["status"] == "failed" for v in gpu.values()):
+            if all(v["status"] == "skipped" for v in gpu.values()) and not graded and not problems:
+                raise Unjudgeable("every gpu test skipped: this cheat can be judged only on a GPU")
+            if graded and any(v["status"] == "skipped" for v in gpu.values()):
+                problems.append("graded mode, yet gpu tests were skipped (a gpu test that cannot run must fail)")
+            problems.append(f"no gpu test failed ({summary(gpu)}): the kernel that really runs was not caught")
+        return problems
+    if stub is not None:
+        for test, sv in sorted(stub.items()):
+            if sv.get("status") != "failed" or is_build(test):
+                continue
+            v = by_test.get(test)
+            if v is not None and v["status"] != "failed":
+                problems.append(f"{test}: the stub fails it, the stub with this cheat {v['status']}")
+        for test, sv in sorted(stub.items()):
+            v = by_test.get(test)
+            if sv.get("status") == "skipped" and v is not None and v["status"] == "passed":
+                problems.append(f"{test}: skipped for the stub (no GPU?), passed with this cheat: a pass "
+                                f"where the judge could not have run the test")
+    elif not any(v["status"] == "failed" for v in non_build.values()):
+        problems.append(f"no test failed ({summary(non_build)})")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--verdicts", required=True, help="banklab-judge grade --json output for the case")
+    ap.add_argument("--stub-verdicts", help="the same for the plain stub (cheats)")
+    ap.add_argument("--source", help="the materialized kernel.cu: its sha256 must be the grade's")
+    ap.add_argument("--graded", action="store_true", help="graded mode: a skipped gpu test counts as failed")
+    ap.add_argument("--gpu", action="store_true",
+                    help="this machine has a GPU: a skipped gpu test is not an acceptable outcome (as --graded)")
+    args = ap.parse_args(argv)
+    try:
+        case = load_case(args.case)
+        grade = load_grade(args.verdicts, "verdicts")
+        stub_grade = load_grade(args.stub_verdicts, "stub verdicts") if args.stub_verdicts else None
+    except (CaseError, ValueError, OSError) as e:
+        print(f"expect.py: error: {e}", file=sys.stderr)
+        return 2
+    # The lab: the stub's grade is the reference when given (a forged grade may name any lab).
+    lab = None
+    for g in (stub_grade, grade):
+        if g is not None and isinstance(g.get("lab"), str):
+            lab = g["lab"]
+            break
+    problems, by_test = check_shape(grade, "verdicts", lab)
+    stub = None
+    if stub_grade is not None:
+        stub_problems, stub = check_shape(stub_grade, "stub verdicts", lab)
+        problems += stub_problems
+    if args.source:
+        with open(args.source, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        if grade.get("source_sha256") != sha:
+            problems.append(f"verdicts: source_sha256 {grade.get('source_sha256')!r} is not the case's "
+                            f"kernel.cu ({sha}): these verdicts judge another file")
+    if lab is not None and not case.applies_to(lab):
+        problems.append(f"{case.path} does not apply to lab {lab}")
+    args.graded = args.graded or args.gpu
+    try:
+        if not problems:
+            if case.kind == "bad":
+                problems = expect_bad(case, by_test, args.graded)
+            elif case.kind == "alternative":
+                problems = expect_alternative(case, by_test, args.graded)
+            else:
+                problems = expect_cheat(case, by_test, stub, args.graded)
+    except Unjudgeable as e:
+        print(f"SKIPPED {case.path}: {e}")
+        return SKIP
+    if problems:
+        print(f"FAILED {case.path} ({case.kind}, lab {lab}; {summary(by_test)}):")
+        for p in problems:
+            print(f"  - {p}")
+        return 1
+    note = f" [{'; '.join(NOTES)}]" if NOTES else ""
+    NOTES.clear()
+    print(f"OK {case.path} ({case.kind}, lab {lab}; {summary(by_test)}){note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Unit tests of materialize.py and expect.py (python3 -m unittest, standard library only).
+
+Run: python3 grader/selftest/test_selftest_tools.py   (or python3 -m unittest discover -s grader/selftest)
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import json
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import expect  # noqa: E402
+import materialize  # noqa: E402
+
+STUB = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\n"
+
+
+def run_main(module, argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = module.main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+class TempTree(unittest.TestCase):
+    """A temporary tree with labs/05_swizzle/kernel.cu = STUB and the three case folders."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        self.lab = os.path.join(self.root, "labs", "05_swizzle")
+        os.makedirs(self.lab)
+        self.write("labs/05_swizzle/kernel.cu", STUB)
+        for d in ("cheats", "alternatives/05_swizzle", "bad/05_swizzle"):
+            os.makedirs(os.path.join(self.root, "selftest", d))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, rel, text):
+        path = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def materialize(self, case_rel, text, lab_dir=None):
+        case = self.write(case_rel, text)
+        out = os.path.join(self.root, "out", "kernel.cu")
+        code, _, err = run_main(materialize, ["--case", case, "--lab-dir", lab_dir or self.lab, "--out", out])
+        result = None
+        if code == 0:
+            with open(out, encoding="utf-8") as f:
+                result = f.read()
+        return code, result, err
+
+
+PATCH_2_TO_TWO = textwrap.dedent("""\
+    // EXPECT_FAIL: Lab05Layout.X
+    --- a/kernel.cu
+    +++ b/kernel.cu
+    @@ -1,4 +1,4 @@
+     line 1
+    -line 2
+    +line TWO
+     line 3
+     line 4
+    """)
+
+
+class MaterializeTest(TempTree):
+    def test_an_exact_patch_replaces_the_named_line(self):
+        code, out, _ = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO)
+        self.assertEqual(code, 0)
+        self.assertEqual(out, STUB.replace("line 2\n", "line TWO\n"))
+
+    def test_two_hunks_apply_with_the_shift_of_the_first(self):
+        patch = textwrap.dedent("""\
+            --- a/kernel.cu
+            +++ b/kernel.cu
+            @@ -1,3 +1,4 @@
+             line 1
+            +inserted
+             line 2
+             line 3
+            @@ -6,3 +7,2 @@
+             line 6
+            -line 7
+             line 8
+            """)
+        code, out, err = self.materialize("selftest/alternatives/05_swizzle/a.patch", patch)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out, "line 1\ninserted\nline 2\nline 3\nline 4\nline 5\nline 6\nline 8\n")
+
+    def test_a_patch_whose_context_no_longer_matches_fails_loudly(self):
+        code, out, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace(" line 3", " line 3 (old)"))
+        self.assertEqual(code, 2)
+        self.assertIsNone(out)
+        self.assertIn("stale", err)
+        self.assertIn("line 3", err)
+
+    def test_a_hunk_at_the_wrong_line_is_not_searched_for(self):
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -2,4 +2,4 @@"))
+        self.assertEqual(code, 2)
+        self.assertIn("does not match", err)
+
+    def test_a_hunk_whose_line_counts_disagree_with_its_header_fails(self):
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@"))
+        self.assertEqual(code, 2)
+        self.assertIn("hunk", err)
+
+    def test_a_case_without_a_diff_fails(self):
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", "// EXPECT_FAIL: Lab05Layout.X\n")
+        self.assertEqual(code, 2)
+        self.assertIn("no unified diff", err)
+
+    def test_a_patch_of_two_files_fails(self):
+        two = PATCH_2_TO_TWO + PATCH_2_TO_TWO.split("\n", 1)[1]
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", two)
+        self.assertEqual(code, 2)
+        self.assertIn("second file", err)
+
+    def test_a_patch_past_the_end_of_the_file_fails(self):
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -7,4 +7,4 @@"))
+        self.assertEqual(code, 2)
+
+    def test_an_appended_cheat_follows_the_whole_stub(self):
+        cheat = "// APPLIES: all\n// MODE: append\nint cheat;\n"
+        code, out, _ = self.materialize("selftest/cheats/c.cu", cheat)
+        self.assertEqual(code, 0)
+        self.assertTrue(out.startswith(STUB))
+        self.assertTrue(out.endswith(cheat))
+
+    def test_a_prepended_cheat_comes_before_the_stub(self):
+        cheat = "// APPLIES: 05\n// MODE: prepend\n#define X 1\n"
+        code, out, _ = self.materialize("selftest/cheats/c.cu", cheat)
+        self.assertEqual(code, 0)
+        self.assertIn(cheat, out)
+        self.assertTrue(out.endswith(STUB))
+        self.assertLess(out.index("#define X 1"), out.index("line 1"))
+
+    def test_a_cheat_in_patch_mode_applies_its_diff(self):
+        cheat = "// APPLIES: 05\n// MODE: patch\n" + PATCH_2_TO_TWO.split("\n", 1)[1]
+        code, out, _ = self.materialize("selftest/cheats/c.cu", cheat)
+        self.assertEqual(code, 0)
+        self.assertIn("line TWO", out)
+
+    def test_a_cheat_for_another_lab_is_refused(self):
+        code, _, err = self.materialize("selftest/cheats/c.cu", "// APPLIES: 02 04\n// MODE: append\nint x;\n")
+        self.assertEqual(code, 2)
+        self.assertIn("not 05", err)
+
+    def test_an_unknown_mode_is_refused(self):
+        code, _, err = self.materialize("selftest/cheats/c.cu", "// APPLIES: all\n// MODE: sideways\nint x;\n")
+        self.assertEqual(code, 2)
+        self.assertIn("MODE", err)
+
+    def test_a_patch_of_another_labs_folder_is_refused(self):
+        os.makedirs(os.path.join(self.root, "labs", "04_padding"))
+        self.write("labs/04_padding/kernel.cu", STUB)
+        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO,
+                                        lab_dir=os.path.join(self.root, "labs", "04_padding"))
+        self.assertEqual(code, 2)
+        self.assertIn("not 04", err)
+
+    def test_missing_newline_markers_are_accepted(self):
+        patch = PATCH_2_TO_TWO + "\\ No newline at end of file\n"
+        code, out, err = self.materialize("selftest/bad/05_swizzle/a.patch", patch)
+        self.assertEqual(code, 0, err)
+
+
+class RepositoryCasesTest(unittest.TestCase):
+    """Every case in the repository applies to what it names (so a stale case fails here)."""
+
+    def test_every_known_bad_and_alternative_patch_applies_to_its_solution(self):
+        cases = sorted(glob.glob(os.path.join(HERE, "bad", "*", "*.patch")) +
+                       glob.glob(os.path.join(HERE, "alternatives", "*", "*.patch")))
+        self.assertGreaterEqual(len(cases), 36)
+        for case_path in cases:
+            lab_dir = os.path.join(ROOT, "solutions", os.path.basename(os.path.dirname(case_path)))
+            with self.subTest(case=os.path.relpath(case_path, ROOT)):
+                case = materialize.load_case(case_path)
+                text = materialize.materialize(case, lab_dir)
+                with open(os.path.join(lab_dir, "kernel.cu"), encoding="utf-8") as f:
+                    self.assertNotEqual(text, f.read(), "the patch changes nothing")
+
+    def test_every_known_bad_patch_names_the_test_it_must_fail(self):
+        for case_path in sorted(glob.glob(os.path.join(HERE, "bad", "*", "*.patch"))):
+            with self.subTest(case=os.path.basename(case_path)):
+                case = materialize.load_case(case_path)
+                names = case.headers.get("EXPECT_FAIL", [])
+                self.assertTrue(names)
+                lab = os.path.basename(os.path.dirname(case_path))[:2]
+                for n in names:
+                    self.assertRegex(n, rf"^Lab{lab}[A-Za-z]+\.[A-Za-z0-9_]+$")
+
+    def test_every_cheat_applies_to_the_stub_of_every_lab_it_names(self):
+        cheats = sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu")))
+        self.assertGreaterEqual(len(cheats), 20)
+        labs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "labs", "[0-9][0-9]_*")))
+        for case_path in cheats:
+            case = materialize.load_case(case_path)
+            self.assertIn(case.mode, materialize.MODES)
+            self.assertIn((case.first("EXPECT") or "no-full-pass"), ("no-full-pass", "build-fails"))
+            applied = 0
+            for lab in labs:
+                if not case.applies_to(lab[:2]):
+                    continue
+                with self.subTest(case=os.path.basename(case_path), lab=lab):
+                    materialize.materialize(case, os.path.join(ROOT, "labs", lab))
+                    applied += 1
+            self.assertGreater(applied, 0, case_path)
+
+
+def verdict(test, status="failed", tier=None, checks=5, message="msg"):
+    if tier is None:
+        tier = "gpu" if "OnGpu" in test else "cpu"
+    return {"schema": "banklab.verdict.v1", "lab": "05", "test": test, "tier": tier, "status": status,
+            "checks": checks, "seconds": 0.01, "message": message}
+
+
+def grade(*verdicts):
+    return {"schema": "banklab.grade.v1", "lab": "05", "source": "kernel.cu", "source_sha256": "x",
+            "verdicts": list(verdicts)}
+
+
+CPU_A = "Lab05Layout.ColumnReadsOfTheTileAreConflictFree"
+CPU_B = "Lab05Predictions.SwizzledColumnReadTakesThePredictedWavefronts"
+CPU_C = "Lab05Layout.TileIndexIsInBoundsAndOneToOne"
+GPU_A = "Lab05OnGpu.TransposeIsCorrectFor1024x1024"
+
+
+class ExpectTest(TempTree):
+    def check(self, case_rel, case_text, grade_obj, stub_obj=None, extra=()):
+        case = self.write(case_rel, case_text)
+        g = self.write("g.json", json.dumps(grade_obj))
+        argv = ["--case", case, "--verdicts", g]
+        if stub_obj is not None:
+            argv += ["--stub-verdicts", self.write("s.json", json.dumps(stub_obj))]
+        code, out, err = run_main(expect, argv + list(extra))
+        return code, out + err
+
+    BAD = "// EXPECT_FAIL: " + CPU_A + "\n" + PATCH_2_TO_TWO.split("\n", 1)[1]
+    CHEAT = "// APPLIES: all\n// MODE: append\n// MARKER: CHEAT-MARK\nint x;\n"
+    GPU_CHEAT = "// APPLIES: 05\n// MODE: append\n// TIER: gpu\nint x;\n"
+    ALT = PATCH_2_TO_TWO.split("\n", 1)[1]
+    STUB_GRADE = grade(verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+
+    # -- known-bad
+    def test_a_known_bad_case_holds_when_its_named_test_failed(self):
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A), verdict(CPU_C, "passed")))
+        self.assertEqual(code, 0, out)
+
+    def test_a_known_bad_case_fails_when_its_named_test_passed(self):
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A, "passed"), verdict(CPU_C)))
+        self.assertEqual(code, 1)
+        self.assertIn(CPU_A, out)
+
+    def test_a_known_bad_case_fails_when_its_named_test_is_missing(self):
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_C)))
+        self.assertEqual(code, 1)
+        self.assertIn("no verdict", out)
+
+    def test_a_known_bad_case_that_did_not_build_proves_nothing(self):
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD,
+                               grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A)))
+        self.assertEqual(code, 1)
+        self.assertIn("did not build", out)
+
+    def test_a_known_bad_gpu_case_without_a_gpu_is_skipped(self):
+        bad = self.BAD.replace(CPU_A, GPU_A)
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", bad, grade(verdict(GPU_A, "skipped"), verdict(CPU_C, "passed")))
+        self.assertEqual(code, 77, out)
+
+    def test_a_known_bad_gpu_case_skipped_in_graded_mode_fails(self):
+        bad = self.BAD.replace(CPU_A, GPU_A)
+        code, _ = self.check("selftest/bad/05_swizzle/a.patch", bad, grade(verdict(GPU_A, "skipped")), extra=["--graded"])
+        self.assertEqual(code, 1)
+
+    # -- alternatives
+    def test_an_alternative_holds_when_every_test_passed_and_gpu_tests_skipped(self):
+        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+                               grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped")))
+        self.assertEqual(code, 0, out)
+
+    def test_an_alternative_fails_when_a_test_failed(self):
+        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+                               grade(verdict(CPU_A, "passed"), verdict(CPU_B, message="prediction wrong")))
+        self.assertEqual(code, 1)
+        self.assertIn(CPU_B, out)
+        self.assertIn("prediction wrong", out)
+
+    def test_an_alternative_fails_when_a_cpu_test_skipped(self):
+        code, _ = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+                             grade(verdict(CPU_A, "passed"), verdict(CPU_B, "skipped")))
+        self.assertEqual(code, 1)
+
+    def test_an_alternative_with_a_gpu_test_skipped_fails_in_graded_mode(self):
+        code, _ = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+                             grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped")), extra=["--graded"])
+        self.assertEqual(code, 1)
+
+    def test_a_pass_with_zero_checks_is_not_evidence(self):
+        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+                               grade(verdict(CPU_A, "passed", checks=0)))
+        self.assertEqual(code, 1)
+        self.assertIn("zero checks", out)
+
+    # -- cheats
+    def test_a_cheat_holds_when_every_test_the_stub_fails_still_fails(self):
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, self.STUB_GRADE, self.STUB_GRADE)
+        self.assertEqual(code, 0, out)
+
+    def test_a_cheat_fails_when_a_test_the_stub_fails_passes(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+        self.assertIn(CPU_A, out)
+
+    def test_a_cheat_fails_when_a_test_the_stub_fails_is_skipped(self):
+        g = grade(verdict(CPU_A, "skipped"), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        code, _ = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+
+    def test_a_cheat_fails_when_a_test_skipped_for_the_stub_passes(self):
+        g = grade(verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "passed"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+        self.assertIn("could not have run", out)
+
+    def test_a_cheat_fails_when_tests_vanish_from_the_grade(self):
+        g = grade(verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+        self.assertIn("lacks", out)
+
+    def test_a_cheat_fails_when_its_output_reaches_a_verdict(self):
+        g = grade(verdict(CPU_A), verdict(CPU_B, message="x CHEAT-MARK y"), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, self.STUB_GRADE)
+        self.assertEqual(code, 1)
+        self.assertIn("CHEAT-MARK", out)
+
+    def test_a_cheat_that_passes_everything_fails_even_without_stub_verdicts(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(CPU_B, "passed"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
+        self.assertEqual(code, 1)
+        self.assertIn("full pass", out)
+
+    def test_a_cheat_refused_at_build_holds_and_says_so(self):
+        g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C), verdict(GPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
+        self.assertEqual(code, 0, out)
+        self.assertIn("refused at build", out)
+
+    def test_a_cheat_refused_at_build_with_a_passed_test_fails(self):
+        g = grade(verdict("Lab05.Build"), verdict(CPU_A, "passed"), verdict(CPU_B))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
+        self.assertEqual(code, 1)
+        self.assertIn("did not build, yet", out)
+
+    def test_a_build_fails_cheat_needs_a_build_failure(self):
+        cheat = "// APPLIES: all\n// MODE: append\n// EXPECT: build-fails\nint x;\n"
+        code, _ = self.check("selftest/cheats/c.cu", cheat, grade(verdict(CPU_A)))
+        self.assertEqual(code, 1)
+        code, out = self.check("selftest/cheats/c.cu", cheat, grade(verdict("Lab05.Build"), verdict(CPU_A)))
+        self.assertEqual(code, 0, out)
+
+    def test_a_gpu_cheat_holds_when_a_gpu_test_failed(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 0, out)
+
+    def test_a_gpu_cheat_without_a_gpu_is_skipped(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 77, out)
+
+    def test_a_gpu_cheat_whose_gpu_tests_skip_on_a_gpu_machine_fails(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped"))
+        for flag in ("--gpu", "--graded"):
+            code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g, extra=[flag])
+            self.assertEqual(code, 1, flag)
+
+    def test_a_gpu_cheat_whose_gpu_tests_pass_fails(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A, "passed"))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 1)
+        self.assertIn("full pass", out)
+
+    # -- form
+    def test_a_grade_without_verdicts_fails(self):
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, grade())
+        self.assertEqual(code, 1)
+        self.assertIn("no verdicts", out)
+
+    def test_a_grade_of_another_schema_fails(self):
+        g = grade(verdict(CPU_A))
+        g["schema"] = "something.else"
+        code, _ = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, g)
+        self.assertEqual(code, 1)
+
+    def test_a_verdict_with_an_unknown_status_fails(self):
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A, "ok")))
+        self.assertEqual(code, 1)
+        self.assertIn("status", out)
+
+    def test_an_unreadable_grade_is_an_error(self):
+        case = self.write("selftest/bad/05_swizzle/a.patch", self.BAD)
+        g = self.write("g.json", "{not json")
+        code, _, err = run_main(expect, ["--case", case, "--verdicts", g])
+        self.assertEqual(code, 2)
+        self.assertIn("unreadable", err)
+
+    def test_the_grade_must_be_of_the_materialized_source(self):
+        src = self.write("kernel.cu", "int x;\n")
+        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A)), extra=["--source", src])
+        self.assertEqual(code, 1)
+        self.assertIn("another file", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

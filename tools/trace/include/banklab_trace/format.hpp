@@ -1,0 +1,60 @@
+/// @file format.hpp
+/// @brief The binary records of `banklab trace`: what the device patch writes, what the
+///        injection library merges and saves, and what the host analysis reads.
+///
+/// One DeviceRecord is one WARP instruction: the patch groups the lanes of a warp that reached
+/// the same pc with `__match_any_sync`, and the first of them appends the record. Plain C
+/// layout (no padding surprises), shared by the patch (nvcc) and the host (g++).
+#pragma once
+#include <stdint.h>
+
+namespace banklab::trace {
+
+/// What a record describes: a plain shared load/store the model explains, or an instruction
+/// the model does not cover (reported with counts only).
+enum RecordKind : uint8_t {
+  kKindAccess = 0,       ///< LDS/STS/ATOMS through the memory-access callback (flags say which)
+  kKindCpAsync = 1,      ///< cp.async global -> shared
+  kKindLdmatrix = 2,     ///< ldmatrix / stmatrix
+  kKindBulkCopy = 3,     ///< TMA / bulk copies touching shared memory
+  kKindRemoteShared = 4, ///< distributed shared memory (another block's shared memory)
+  kKindWgmma = 5,        ///< wgmma reading operands from shared memory
+  kKindCount = 6
+};
+
+/// Flags of the memory-access callback (Sanitizer_DeviceMemoryFlags): read 0x1, write 0x2;
+/// an atomic reads and writes (0x3).
+inline constexpr uint8_t kFlagRead = 0x1;
+inline constexpr uint8_t kFlagWrite = 0x2;
+inline constexpr uint8_t kFlagAtomic = kFlagRead | kFlagWrite;
+
+/// Lanes per warp (the patch and the host agree on it).
+inline constexpr int kRecordLanes = 32;
+
+/// One warp instruction as the patch saw it. `offset[i]` is lane i's offset in the shared
+/// window (not yet corrected for the reserved bytes) and is meaningful only when bit i of
+/// `mask` is set.
+struct DeviceRecord {
+  uint64_t pc;                     ///< pc of the instruction (as the sanitizer reports it)
+  uint32_t mask;                   ///< lanes that executed it
+  uint8_t kind;                    ///< RecordKind
+  uint8_t width;                   ///< bytes per lane (1, 2, 4, 8, 16); 0 for unmodelled kinds
+  uint8_t flags;                   ///< Sanitizer_DeviceMemoryFlags (kKindAccess only)
+  uint8_t reserved;
+  uint32_t offset[kRecordLanes];   ///< per lane, offset in the shared window
+};
+static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host and device");
+
+/// The device-side buffer header the patch receives as its user data.
+struct DeviceBuffer {
+  unsigned long long count;        ///< records appended this launch (may exceed capacity)
+  unsigned long long capacity;     ///< records that fit in `records`
+  DeviceRecord* records;           ///< the records themselves
+};
+
+/// On sm_90 the shared window starts with 1 KiB the driver reserves: the first `__shared__`
+/// variable sits at 0x400. Records keep the raw window offset; the host subtracts this before
+/// handing offsets to the model (banks do not change: 0x400 is a multiple of 128).
+inline constexpr uint32_t kSharedWindowReservedBytes = 0x400;
+
+}  // namespace banklab::trace

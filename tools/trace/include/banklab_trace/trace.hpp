@@ -1,0 +1,130 @@
+/// @file trace.hpp
+/// @brief The host side of `banklab trace`, free of any CUDA or sanitizer dependency (it runs
+///        and is tested on machines without a GPU): merging raw warp records, the binary trace
+///        file, decoding records into model input, per-line aggregation and the report formats.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "banklab/model.hpp"
+#include "banklab_trace/format.hpp"
+#include "banklab_trace/lines.hpp"
+#include "banklab_trace/session.hpp"
+
+namespace banklab::trace {
+
+/// A kernel the trace saw launched: its name, the module it came from, where its code starts.
+struct KernelInfo {
+  std::string name;
+  std::uint32_t module = 0;    ///< index into TraceData::cubins
+  std::uint64_t base_pc = 0;   ///< pc of its first instruction (records' pc minus this = offset)
+  std::uint64_t launches = 0;
+};
+
+/// A distinct warp record of one kernel and how often it occurred. Inactive lanes' offsets are 0.
+struct MergedRecord {
+  std::uint32_t kernel = 0;  ///< index into TraceData::kernels
+  DeviceRecord record{};
+  std::uint64_t count = 0;
+};
+
+/// Merges identical warp records (same kernel, pc, kind, width, flags, lanes, offsets) into one
+/// with a count: most warps of a kernel repeat the same shared-memory pattern, so the analysis
+/// runs once per distinct instruction.
+class Merger {
+ public:
+  /// Adds `n` raw records of kernel `kernel` (inactive lanes' offsets may hold anything).
+  void add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n);
+  /// The distinct records so far, in first-seen order; the merger is empty afterwards.
+  std::vector<MergedRecord> take();
+  std::size_t distinct() const { return records_.size(); }
+
+ private:
+  void grow();
+  std::vector<MergedRecord> records_;
+  std::vector<std::uint64_t> hashes_;   // hash of records_[i]
+  std::vector<std::uint32_t> slots_;    // open addressing: index + 1 into records_, 0 = empty
+};
+
+/// Everything one traced run produced.
+struct TraceData {
+  std::vector<std::string> cubins;    ///< images of the modules kernels were launched from
+  std::vector<KernelInfo> kernels;
+  std::vector<MergedRecord> records;
+  std::uint64_t dropped = 0;          ///< warp instructions not recorded (device buffer full)
+};
+
+/// The binary trace file ("BLTRACE1"): what the injected library writes at exit for the CLI.
+void write_trace(std::ostream& out, const TraceData& data);
+/// Reads a trace file. @throws std::runtime_error naming the problem on a malformed file.
+TraceData read_trace(std::istream& in);
+
+/// Raw records -> model input: op from the flags, width, active lanes, offsets minus the
+/// reserved window bytes, pc relative to the kernel, source line from the cubin's line table.
+/// Atomics, unmodelled kinds and accesses the model rejects go to `unmodelled`.
+void decode(const TraceData& data, std::vector<Instruction>& instructions,
+            std::vector<Unmodelled>& unmodelled);
+
+/// Wavefronts and minimum of one warp instruction: the one place the trace calls the model.
+struct Cost {
+  int wavefronts = 0;
+  int minimum = 0;
+};
+Cost cost_of(const WarpAccess& access) noexcept;
+
+/// One source line of one kernel (or one pc when the line is unknown).
+struct LineReport {
+  std::string kernel, file;
+  int line = 0;
+  std::uint64_t pc = 0;                 ///< lowest pc of the line
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t wavefronts = 0;
+  std::uint64_t minimum = 0;
+  std::uint64_t excess() const { return wavefronts - minimum; }
+  WarpAccess worst;                     ///< the instance with the largest excess per instruction
+  int worst_wavefronts = 0, worst_minimum = 0;
+  std::string hint;
+};
+
+struct KernelReport {
+  std::string kernel;
+  std::uint64_t warp_instructions = 0, wavefronts = 0, minimum = 0;
+  /// The same split by op, as Nsight Compute's shared_op_ld / shared_op_st metrics count them.
+  std::uint64_t load_instructions = 0, load_wavefronts = 0, store_instructions = 0, store_wavefronts = 0;
+  std::uint64_t excess() const { return wavefronts - minimum; }
+  std::vector<LineReport> lines;        ///< worst first
+};
+
+struct UnmodelledReport {
+  std::string kernel, what;
+  std::uint64_t count = 0;
+};
+
+struct Report {
+  std::vector<KernelReport> kernels;      ///< most excess first
+  std::vector<UnmodelledReport> unmodelled;
+  std::uint64_t dropped = 0;
+};
+
+/// Aggregates per kernel and per line, worst first (excess, then wavefronts, then name/line).
+Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
+                 std::uint64_t dropped = 0);
+
+/// A hint for a line's worst instance (what to try).
+std::string hint_for(const WarpAccess& worst, int wavefronts, int minimum);
+
+/// The `banklab explain` command that draws an access, quoted to paste into a shell.
+std::string explain_command(const WarpAccess& access);
+
+/// A kernel's name as a person reads it (demangled when it is a C++ name).
+std::string display_name(const std::string& mangled);
+
+enum class Format { Text, Csv, Json, Predict };
+/// Writes the report. `predict` needs the instructions (one access line per distinct one).
+void write_report(std::ostream& out, Format format, const Report& report,
+                  const std::vector<Instruction>& instructions);
+
+}  // namespace banklab::trace

@@ -1,0 +1,327 @@
+// libbanklab_trace_inject.so: the host side of the tracer inside the traced process.
+//
+// Loaded by the CUDA driver through CUDA_INJECTION64_PATH (InitializeInjection), or by
+// banklab::trace::Session in process (banklab_trace_attach). It patches every shared-memory
+// instruction of every module as it loads, gives each launch a device buffer, and after each
+// launch copies the warp records back (pinned host memory) and merges identical ones. With
+// BANKLAB_TRACE_OUT set it writes the binary trace file at exit, for `banklab trace`.
+#include <dlfcn.h>
+#include <sanitizer.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "banklab_trace/trace.hpp"
+
+namespace {
+
+using banklab::trace::DeviceBuffer;
+using banklab::trace::DeviceRecord;
+
+struct ContextState {
+  DeviceBuffer* dev_header = nullptr;   // device
+  DeviceRecord* dev_records = nullptr;  // device
+  DeviceBuffer* host_header = nullptr;  // pinned host
+  DeviceRecord* host_records = nullptr; // pinned host
+  std::uint64_t capacity = 0;
+  bool patches_loaded = false;
+  bool failed = false;
+};
+
+struct State {
+  std::recursive_mutex mu;  // the sanitizer calls we make inside callbacks may call back
+  bool attached = false;
+  std::string error;
+  Sanitizer_SubscriberHandle subscriber{};
+  std::string patch_path;
+  std::unordered_map<CUcontext, ContextState> contexts;
+  std::unordered_map<CUmodule, std::uint32_t> module_index;  // loaded module -> cubins index
+  std::unordered_set<CUmodule> patched;
+  std::vector<std::string> cubins;
+  std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> kernel_index;
+  std::vector<banklab::trace::KernelInfo> kernels;
+  banklab::trace::Merger merger;
+  std::uint64_t dropped = 0;
+  std::uint64_t traced = 0;  // warp instructions copied back
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: callbacks may run during exit
+  return *s;
+}
+
+void note_error(const std::string& what, SanitizerResult r) {
+  const char* str = nullptr;
+  sanitizerGetResultString(r, &str);
+  std::fprintf(stderr, "banklab trace: %s failed: %s\n", what.c_str(), str ? str : "unknown error");
+  if (state().error.empty()) state().error = what + ": " + (str ? str : "unknown error");
+}
+
+#define BL_CHECK(call)                                   \
+  do {                                                   \
+    const SanitizerResult r_ = (call);                   \
+    if (r_ != SANITIZER_SUCCESS) { note_error(#call, r_); return; } \
+  } while (0)
+
+std::string library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&library_dir), &info) && info.dli_fname) {
+    std::string p = info.dli_fname;
+    const auto slash = p.rfind('/');
+    return slash == std::string::npos ? std::string(".") : p.substr(0, slash);
+  }
+  return ".";
+}
+
+std::uint64_t buffer_records() {
+  std::uint64_t mb = 256;
+  if (const char* e = std::getenv("BANKLAB_TRACE_BUFFER_MB")) {
+    const long long v = std::atoll(e);
+    if (v > 0) mb = static_cast<std::uint64_t>(v);
+  }
+  return std::max<std::uint64_t>(1, (mb << 20) / sizeof(DeviceRecord));
+}
+
+ContextState* context_state(CUcontext ctx) {
+  State& s = state();
+  ContextState& c = s.contexts[ctx];
+  if (c.failed) return nullptr;
+  if (c.dev_header) return &c;
+  c.capacity = buffer_records();
+  auto fail = [&](const char* what, SanitizerResult r) { note_error(what, r); c.failed = true; return nullptr; };
+  SanitizerResult r;
+  if ((r = sanitizerAlloc(ctx, reinterpret_cast<void**>(&c.dev_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
+    return fail("sanitizerAlloc(header)", r);
+  if ((r = sanitizerAlloc(ctx, reinterpret_cast<void**>(&c.dev_records), c.capacity * sizeof(DeviceRecord))) != SANITIZER_SUCCESS)
+    return fail("sanitizerAlloc(records)", r);
+  if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
+    return fail("sanitizerAllocHost(header)", r);
+  if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_records), c.capacity * sizeof(DeviceRecord))) != SANITIZER_SUCCESS)
+    return fail("sanitizerAllocHost(records)", r);
+  return &c;
+}
+
+bool debug();
+
+// Patches `module` for context `ctx` (once per module): our device callbacks in front of every
+// shared-memory instruction. The context's copy of the patches is loaded first.
+bool patch_module(CUcontext ctx, CUmodule module) {
+  State& s = state();
+  if (ctx == nullptr || module == nullptr) return false;
+  if (s.patched.count(module)) return true;
+  ContextState& c = s.contexts[ctx];
+  if (!c.patches_loaded) {
+    const SanitizerResult r = sanitizerAddPatchesFromFile(s.patch_path.c_str(), ctx);
+    if (r != SANITIZER_SUCCESS) { note_error("sanitizerAddPatchesFromFile", r); return false; }
+    c.patches_loaded = true;
+  }
+  SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, "banklab_shared_access");
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchInstructions(shared access)", r); return false; }
+  // Not modelled, but counted so the report can say what it left out.
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, module, "banklab_cp_async");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, module, "banklab_matrix_access");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, module, "banklab_remote_shared");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, "banklab_bulk_g2s");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, "banklab_bulk_s2g");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, "banklab_wgmma");
+  r = sanitizerPatchModule(module);
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
+  s.patched.insert(module);
+  return true;
+}
+
+void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
+  State& s = state();
+  if (debug())
+    std::fprintf(stderr, "banklab trace: module %p loaded in context %p (library %p, %zu bytes)\n",
+                 static_cast<void*>(d->module), static_cast<void*>(d->context), static_cast<void*>(d->library),
+                 d->cubinSize);
+  if (d->pCubin && d->cubinSize && !s.module_index.count(d->module)) {
+    s.module_index[d->module] = static_cast<std::uint32_t>(s.cubins.size());
+    s.cubins.emplace_back(d->pCubin, d->cubinSize);
+  }
+  // A module loaded with no context (a context-independent cudaLibrary load) is patched at its
+  // first launch instead, in the launch's context.
+  patch_module(d->context, d->module);
+}
+
+// The launch being traced (launches are serialised: each one is synchronised at its end).
+struct Pending { ContextState* ctx = nullptr; std::uint32_t kernel = 0; };
+Pending g_pending;
+
+void on_launch_begin(const Sanitizer_LaunchData* d) {
+  State& s = state();
+  g_pending = Pending{};
+  ContextState* c = context_state(d->context);
+  if (!c) return;
+  if (debug())
+    std::fprintf(stderr, "banklab trace: launch of %s (module %p, context %p)\n", d->functionName ? d->functionName : "?",
+                 static_cast<void*>(d->module), static_cast<void*>(d->context));
+  if (!patch_module(d->context, d->module)) return;
+  auto mod = s.module_index.find(d->module);
+  std::uint32_t module;
+  if (mod == s.module_index.end()) {  // loaded before we attached, or no image: no lines
+    module = static_cast<std::uint32_t>(s.cubins.size());
+    s.module_index[d->module] = module;
+    s.cubins.emplace_back();
+  } else {
+    module = mod->second;
+  }
+  const std::string name = d->functionName ? d->functionName : "?";
+  auto [it, fresh] = s.kernel_index.try_emplace({module, name}, static_cast<std::uint32_t>(s.kernels.size()));
+  if (fresh) {
+    banklab::trace::KernelInfo k;
+    k.name = name;
+    k.module = module;
+    std::uint64_t pc = 0, size = 0;
+    if (sanitizerGetFunctionPcAndSize(d->module, name.c_str(), &pc, &size) == SANITIZER_SUCCESS) k.base_pc = pc;
+    s.kernels.push_back(k);
+  }
+  s.kernels[it->second].launches++;
+  c->host_header->count = 0;
+  c->host_header->capacity = c->capacity;
+  c->host_header->records = c->dev_records;
+  BL_CHECK(sanitizerMemcpyHostToDeviceAsync(c->dev_header, c->host_header, sizeof(DeviceBuffer), d->hStream));
+  BL_CHECK(sanitizerSetCallbackData(d->function, c->dev_header));
+  g_pending = Pending{c, it->second};
+}
+
+void on_launch_end(const Sanitizer_LaunchData* d) {
+  State& s = state();
+  Pending p = g_pending;
+  g_pending = Pending{};
+  if (!p.ctx) return;
+  BL_CHECK(sanitizerStreamSynchronize(d->hStream));
+  BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_header, p.ctx->dev_header, sizeof(DeviceBuffer), d->hStream));
+  const std::uint64_t count = p.ctx->host_header->count;
+  const std::uint64_t n = std::min(count, p.ctx->capacity);
+  s.dropped += count - n;
+  if (n == 0) return;
+  BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_records, p.ctx->dev_records, n * sizeof(DeviceRecord), d->hStream));
+  s.merger.add(p.kernel, p.ctx->host_records, n);
+  s.traced += n;
+}
+
+bool debug() {
+  static const bool on = std::getenv("BANKLAB_TRACE_DEBUG") != nullptr;
+  return on;
+}
+
+void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata) {
+  // Only three callbacks matter; the others (memory allocations our own sanitizerAlloc makes
+  // included) return at once, without the lock.
+  const bool loaded = domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED;
+  const bool begin = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN;
+  const bool end = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END;
+  if (!loaded && !begin && !end) return;
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (debug()) std::fprintf(stderr, "banklab trace: %s\n", loaded ? "module loaded" : begin ? "launch begin" : "launch end");
+  if (loaded) on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
+  else if (begin) on_launch_begin(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  else on_launch_end(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  if (debug()) std::fprintf(stderr, "banklab trace: done (%llu records so far, %llu dropped)\n",
+                            static_cast<unsigned long long>(s.traced), static_cast<unsigned long long>(s.dropped));
+}
+
+// Everything recorded so far, as a trace; the records are taken (the modules stay).
+banklab::trace::TraceData snapshot_locked(bool take) {
+  State& s = state();
+  banklab::trace::TraceData d;
+  d.cubins = s.cubins;
+  d.kernels = s.kernels;
+  if (take) {
+    d.records = s.merger.take();
+    d.dropped = s.dropped;
+    s.dropped = 0;
+  }
+  return d;
+}
+
+void write_at_exit() {
+  const char* path = std::getenv("BANKLAB_TRACE_OUT");
+  if (!path || !*path) return;
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  banklab::trace::write_trace(out, snapshot_locked(true));
+  if (!out) std::fprintf(stderr, "banklab trace: cannot write %s\n", path);
+}
+
+int attach() {
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (s.attached) return 0;
+  if (!s.error.empty()) return 1;
+  const char* env = std::getenv("BANKLAB_TRACE_PATCH");
+  s.patch_path = env && *env ? env : library_dir() + "/banklab_trace_patch.fatbin";
+  if (std::FILE* f = std::fopen(s.patch_path.c_str(), "rb")) {
+    std::fclose(f);
+  } else {
+    s.error = "cannot read the device patch " + s.patch_path;
+    return 1;
+  }
+  SanitizerResult r = sanitizerSubscribe(&s.subscriber, callback, nullptr);
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerSubscribe", r); return 1; }
+  if ((r = sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_RESOURCE)) != SANITIZER_SUCCESS ||
+      (r = sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_LAUNCH)) != SANITIZER_SUCCESS) {
+    note_error("sanitizerEnableDomain", r);
+    return 1;
+  }
+  s.attached = true;
+  return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Called by the CUDA driver when this library is named by CUDA_INJECTION64_PATH.
+__attribute__((visibility("default"))) int InitializeInjection() {
+  if (attach() != 0) return 0;  // keep the program running untraced; the error was printed
+  std::atexit(write_at_exit);
+  return 1;
+}
+
+/// Session's entry points. 0 on success.
+__attribute__((visibility("default"))) int banklab_trace_attach() { return attach(); }
+
+__attribute__((visibility("default"))) const char* banklab_trace_error() {
+  return state().error.c_str();
+}
+
+__attribute__((visibility("default"))) void banklab_trace_clear() {
+  State& s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
+  (void)s.merger.take();
+  s.dropped = 0;
+}
+
+/// The records so far as a trace file image (malloc'd; free with banklab_trace_free); taken.
+__attribute__((visibility("default"))) char* banklab_trace_take(std::size_t* size) {
+  State& s = state();
+  std::ostringstream out(std::ios::binary);
+  {
+    std::lock_guard<std::recursive_mutex> lock(s.mu);
+    banklab::trace::write_trace(out, snapshot_locked(true));
+  }
+  const std::string data = out.str();
+  char* p = static_cast<char*>(std::malloc(data.size() ? data.size() : 1));
+  if (p) std::memcpy(p, data.data(), data.size());
+  *size = p ? data.size() : 0;
+  return p;
+}
+
+__attribute__((visibility("default"))) void banklab_trace_free(char* p) { std::free(p); }
+
+}  // extern "C"

@@ -1,0 +1,434 @@
+// The host side of banklab trace: merge, file, decode, aggregate, report.
+#include "banklab_trace/trace.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <istream>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "banklab/pattern_io.hpp"
+
+namespace banklab::trace {
+namespace {
+
+// The record with its inactive lanes zeroed, so equal instructions compare equal.
+DeviceRecord canonical(const DeviceRecord& in) {
+  DeviceRecord r = in;
+  r.reserved = 0;
+  if (r.mask != 0xffffffffu)
+    for (int i = 0; i < kRecordLanes; ++i)
+      if (!(r.mask >> i & 1u)) r.offset[i] = 0;
+  return r;
+}
+
+std::uint64_t hash_record(std::uint32_t kernel, const DeviceRecord& r) {
+  // Two independent multiply-add chains over the record's 64-bit words, then a final mix:
+  // fast, and spreads well enough for an open-addressing table.
+  std::uint64_t words[sizeof(DeviceRecord) / 8];
+  std::memcpy(words, &r, sizeof r);
+  std::uint64_t a = 0x9e3779b97f4a7c15ull ^ kernel, b = 0xc2b2ae3d27d4eb4full;
+  for (std::size_t i = 0; i < sizeof(DeviceRecord) / 8; i += 2) {
+    a = (a ^ words[i]) * 0xff51afd7ed558ccdull;
+    b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ull;
+  }
+  std::uint64_t h = a ^ (b >> 29) ^ (b << 35);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+constexpr char kMagic[8] = {'B', 'L', 'T', 'R', 'A', 'C', 'E', '1'};
+
+template <class T> void put(std::ostream& out, const T& v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
+void put_string(std::ostream& out, const std::string& s) {
+  put<std::uint64_t>(out, s.size());
+  out.write(s.data(), static_cast<std::streamsize>(s.size()));
+}
+template <class T> T get(std::istream& in, const char* what) {
+  T v{};
+  if (!in.read(reinterpret_cast<char*>(&v), sizeof v)) throw std::runtime_error(std::string("trace file ends inside ") + what);
+  return v;
+}
+std::string get_string(std::istream& in, const char* what) {
+  const auto n = get<std::uint64_t>(in, what);
+  if (n > (1ull << 31)) throw std::runtime_error(std::string("trace file: implausible length of ") + what);
+  std::string s(n, '\0');
+  if (n && !in.read(&s[0], static_cast<std::streamsize>(n))) throw std::runtime_error(std::string("trace file ends inside ") + what);
+  return s;
+}
+
+const char* kind_name(std::uint8_t kind) {
+  switch (kind) {
+    case kKindCpAsync: return "cp.async";
+    case kKindLdmatrix: return "ldmatrix";
+    case kKindBulkCopy: return "TMA / bulk copy";
+    case kKindRemoteShared: return "distributed shared memory";
+    case kKindWgmma: return "wgmma operand";
+    default: return "unknown";
+  }
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) { if (c == '"') o += '"'; o += c; }
+  return o + "\"";
+}
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+        else o += static_cast<char>(c);
+    }
+  }
+  return o + "\"";
+}
+
+}  // namespace
+
+std::string display_name(const std::string& mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) { std::free(d); return mangled; }
+  std::string s = d;
+  std::free(d);
+  return s;
+}
+
+namespace {
+
+std::string where(const LineReport& l) {
+  if (l.line > 0) return l.file + ":" + std::to_string(l.line);
+  char b[32];
+  std::snprintf(b, sizeof b, "pc 0x%llx", static_cast<unsigned long long>(l.pc));
+  return std::string("(no -lineinfo) ") + b;
+}
+
+}  // namespace
+
+void Merger::grow() {
+  std::vector<std::uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+  const std::size_t mask = slots.size() - 1;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    std::size_t at = hashes_[i] & mask;
+    while (slots[at] != 0) at = (at + 1) & mask;
+    slots[at] = static_cast<std::uint32_t>(i + 1);
+  }
+  slots_.swap(slots);
+}
+
+void Merger::add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n) {
+  if (slots_.empty()) grow();
+  DeviceRecord scratch;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Full warps are already canonical: no copy.
+    const bool full = records[i].mask == 0xffffffffu && records[i].reserved == 0;
+    if (!full) scratch = canonical(records[i]);
+    const DeviceRecord& r = full ? records[i] : scratch;
+    const std::uint64_t h = hash_record(kernel, r);
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = h & mask;
+    bool found = false;
+    while (slots_[at] != 0) {
+      const std::uint32_t idx = slots_[at] - 1;
+      MergedRecord& m = records_[idx];
+      if (hashes_[idx] == h && m.kernel == kernel && std::memcmp(&m.record, &r, sizeof r) == 0) {
+        ++m.count;
+        found = true;
+        break;
+      }
+      at = (at + 1) & mask;
+    }
+    if (found) continue;
+    slots_[at] = static_cast<std::uint32_t>(records_.size() + 1);
+    records_.push_back(MergedRecord{kernel, r, 1});
+    hashes_.push_back(h);
+    if (records_.size() * 2 > slots_.size()) grow();
+  }
+}
+
+std::vector<MergedRecord> Merger::take() {
+  slots_.clear();
+  hashes_.clear();
+  std::vector<MergedRecord> out = std::move(records_);
+  records_.clear();
+  return out;
+}
+
+void write_trace(std::ostream& out, const TraceData& d) {
+  out.write(kMagic, sizeof kMagic);
+  put<std::uint64_t>(out, d.dropped);
+  put<std::uint64_t>(out, d.cubins.size());
+  for (const auto& c : d.cubins) put_string(out, c);
+  put<std::uint64_t>(out, d.kernels.size());
+  for (const auto& k : d.kernels) {
+    put_string(out, k.name);
+    put(out, k.module);
+    put(out, k.base_pc);
+    put(out, k.launches);
+  }
+  put<std::uint64_t>(out, d.records.size());
+  for (const auto& r : d.records) {
+    put(out, r.kernel);
+    put(out, r.count);
+    put(out, r.record);
+  }
+}
+
+TraceData read_trace(std::istream& in) {
+  char magic[sizeof kMagic];
+  if (!in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof magic) != 0)
+    throw std::runtime_error("not a banklab trace file (no BLTRACE1 header)");
+  TraceData d;
+  d.dropped = get<std::uint64_t>(in, "the header");
+  const auto ncubins = get<std::uint64_t>(in, "the module count");
+  if (ncubins > 1u << 20) throw std::runtime_error("trace file: implausible module count");
+  for (std::uint64_t i = 0; i < ncubins; ++i) d.cubins.push_back(get_string(in, "a module image"));
+  const auto nkernels = get<std::uint64_t>(in, "the kernel count");
+  if (nkernels > 1u << 24) throw std::runtime_error("trace file: implausible kernel count");
+  for (std::uint64_t i = 0; i < nkernels; ++i) {
+    KernelInfo k;
+    k.name = get_string(in, "a kernel name");
+    k.module = get<std::uint32_t>(in, "a kernel");
+    k.base_pc = get<std::uint64_t>(in, "a kernel");
+    k.launches = get<std::uint64_t>(in, "a kernel");
+    if (k.module >= d.cubins.size()) throw std::runtime_error("trace file: kernel " + k.name + " names a missing module");
+    d.kernels.push_back(std::move(k));
+  }
+  const auto nrecords = get<std::uint64_t>(in, "the record count");
+  if (nrecords > (1ull << 40)) throw std::runtime_error("trace file: implausible record count");
+  for (std::uint64_t i = 0; i < nrecords; ++i) {
+    MergedRecord r;
+    r.kernel = get<std::uint32_t>(in, "a record");
+    r.count = get<std::uint64_t>(in, "a record");
+    r.record = get<DeviceRecord>(in, "a record");
+    if (r.kernel >= d.kernels.size()) throw std::runtime_error("trace file: record of kernel " + std::to_string(r.kernel) + " which is not listed");
+    d.records.push_back(r);
+  }
+  return d;
+}
+
+void decode(const TraceData& data, std::vector<Instruction>& instructions, std::vector<Unmodelled>& unmodelled) {
+  std::vector<LineTable> tables;
+  tables.reserve(data.cubins.size());
+  for (const auto& c : data.cubins) tables.push_back(LineTable::from_cubin(c.data(), c.size()));
+  // Unmodelled instructions are counted per (kernel, pc, what).
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::string>, std::uint64_t> other;
+  for (const MergedRecord& m : data.records) {
+    const KernelInfo& k = data.kernels[m.kernel];
+    const DeviceRecord& r = m.record;
+    const std::uint64_t pc = r.pc >= k.base_pc ? r.pc - k.base_pc : r.pc;
+    if (r.kind != kKindAccess) { other[{m.kernel, pc, kind_name(r.kind)}] += m.count; continue; }
+    if ((r.flags & kFlagAtomic) == kFlagAtomic) { other[{m.kernel, pc, "shared atomic"}] += m.count; continue; }
+    Instruction ins;
+    ins.kernel = k.name;
+    ins.pc = pc;
+    ins.count = m.count;
+    ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
+    ins.access.width = r.width;
+    ins.access.mask = r.mask;
+    bool below_window = false;
+    for (int i = 0; i < kRecordLanes; ++i) {
+      if (!(r.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
+      if (r.offset[i] < kSharedWindowReservedBytes) below_window = true;
+      ins.access.offset[i] = r.offset[i] - kSharedWindowReservedBytes;
+    }
+    if (below_window) { other[{m.kernel, pc, "invalid: offset inside the reserved first 1 KiB of the shared window"}] += m.count; continue; }
+    if (auto why = validate(ins.access)) { other[{m.kernel, pc, "invalid: " + *why}] += m.count; continue; }
+    SourceLine src = tables[k.module].lookup(k.name, pc);
+    if (!tables[k.module].has(k.name))  // launched through another handle of the same image
+      for (const LineTable& t : tables)
+        if (t.has(k.name)) { src = t.lookup(k.name, pc); break; }
+    ins.file = src.file;
+    ins.line = src.line;
+    instructions.push_back(std::move(ins));
+  }
+  for (const auto& [key, count] : other)
+    unmodelled.push_back(Unmodelled{data.kernels[std::get<0>(key)].name, std::get<1>(key), std::get<2>(key), count});
+}
+
+Cost cost_of(const WarpAccess& access) noexcept {
+  // The one call into the model: wavefronts and minimum in one pass.
+  const Summary s = summarize(access);
+  return Cost{s.wavefronts, s.minimum};
+}
+
+std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
+  if (wavefronts <= minimum) return "at the minimum: nothing to gain";
+  const int ways = minimum > 0 ? (wavefronts + minimum - 1) / minimum : wavefronts;
+  std::string s = std::to_string(ways) + "-way: lanes ask one bank for different words. ";
+  if (a.width <= 4)
+    s += "If the lanes walk a column of a 2-D tile, pad each row by one element (tile[N][N+1]) "
+         "or XOR-swizzle the column index so consecutive lanes land in different banks.";
+  else
+    s += "For " + std::to_string(a.width) + "-byte accesses each group of " +
+         std::string(a.width == 8 ? "16" : "8") +
+         " lanes should cover distinct banks: make the stride between lanes the access width, "
+         "or swizzle 16-byte chunks (Swizzle<3,4,3>).";
+  return s;
+}
+
+std::string explain_command(const WarpAccess& access) {
+  return "banklab explain --line \"" + format_access_line(access) + "\"";
+}
+
+Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
+                 std::uint64_t dropped) {
+  Report rep;
+  rep.dropped = dropped;
+  std::map<std::string, KernelReport> kernels;
+  std::map<std::tuple<std::string, std::string, int, std::uint64_t>, LineReport> lines;
+  std::map<std::tuple<std::string, std::string, int, std::uint64_t>, long long> worst_excess;
+  for (const Instruction& ins : instructions) {
+    const Cost c = cost_of(ins.access);
+    // Instructions with a line share a row per line; without one, a row per pc.
+    const auto key = std::make_tuple(ins.kernel, ins.file, ins.line, ins.line > 0 ? 0 : ins.pc);
+    auto [it, fresh] = lines.try_emplace(key);
+    LineReport& l = it->second;
+    if (fresh) { l.kernel = ins.kernel; l.file = ins.file; l.line = ins.line; l.pc = ins.pc; }
+    l.pc = std::min(l.pc, ins.pc);
+    l.warp_instructions += ins.count;
+    l.wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    l.minimum += ins.count * std::uint64_t(c.minimum);
+    const long long ex = c.wavefronts - c.minimum;
+    auto [w, first] = worst_excess.try_emplace(key, -1);
+    // Worst = most excess, then most wavefronts, then the smallest access (so the choice does
+    // not depend on the order the GPU produced the records in).
+    auto smaller = [](const WarpAccess& a, const WarpAccess& b) {
+      return std::tie(a.op, a.width, a.mask, a.offset) < std::tie(b.op, b.width, b.mask, b.offset);
+    };
+    if (first || ex > w->second || (ex == w->second && c.wavefronts > l.worst_wavefronts) ||
+        (ex == w->second && c.wavefronts == l.worst_wavefronts && smaller(ins.access, l.worst))) {
+      w->second = ex;
+      l.worst = ins.access;
+      l.worst_wavefronts = c.wavefronts;
+      l.worst_minimum = c.minimum;
+    }
+    KernelReport& k = kernels[ins.kernel];
+    k.kernel = ins.kernel;
+    k.warp_instructions += ins.count;
+    k.wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    k.minimum += ins.count * std::uint64_t(c.minimum);
+    if (ins.access.op == Op::Load) {
+      k.load_instructions += ins.count;
+      k.load_wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    } else {
+      k.store_instructions += ins.count;
+      k.store_wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    }
+  }
+  for (auto& [key, l] : lines) {
+    l.hint = hint_for(l.worst, l.worst_wavefronts, l.worst_minimum);
+    kernels[l.kernel].lines.push_back(std::move(l));
+  }
+  for (auto& [name, k] : kernels) {
+    std::sort(k.lines.begin(), k.lines.end(), [](const LineReport& a, const LineReport& b) {
+      if (a.excess() != b.excess()) return a.excess() > b.excess();
+      if (a.wavefronts != b.wavefronts) return a.wavefronts > b.wavefronts;
+      if (a.file != b.file) return a.file < b.file;
+      if (a.line != b.line) return a.line < b.line;
+      return a.pc < b.pc;
+    });
+    rep.kernels.push_back(std::move(k));
+  }
+  std::stable_sort(rep.kernels.begin(), rep.kernels.end(), [](const KernelReport& a, const KernelReport& b) {
+    if (a.excess() != b.excess()) return a.excess() > b.excess();
+    return a.wavefronts > b.wavefronts;
+  });
+  std::map<std::pair<std::string, std::string>, std::uint64_t> un;
+  for (const Unmodelled& u : unmodelled) un[{u.kernel, u.what}] += u.count;
+  for (const auto& [key, count] : un) rep.unmodelled.push_back(UnmodelledReport{key.first, key.second, count});
+  return rep;
+}
+
+void write_report(std::ostream& out, Format format, const Report& rep, const std::vector<Instruction>& instructions) {
+  switch (format) {
+    case Format::Text: {
+      if (rep.kernels.empty()) out << "No shared-memory load or store was traced.\n";
+      for (const KernelReport& k : rep.kernels) {
+        out << "kernel " << display_name(k.kernel) << ": " << k.warp_instructions << " warp instructions, "
+            << k.wavefronts << " wavefronts, minimum " << k.minimum << ", excess " << k.excess() << "\n";
+        for (const LineReport& l : k.lines) {
+          out << "  " << where(l) << ": " << l.warp_instructions << " warp instructions, " << l.wavefronts
+              << " wavefronts, minimum " << l.minimum << ", excess " << l.excess() << "\n";
+          if (l.excess() > 0) {
+            out << "    worst: " << to_string(l.worst.op) << " " << l.worst.width << " bytes, "
+                << l.worst_wavefronts << " wavefronts against a minimum of " << l.worst_minimum << "\n"
+                << "    hint: " << l.hint << "\n"
+                << "    see:  " << explain_command(l.worst) << "\n";
+          }
+        }
+      }
+      for (const UnmodelledReport& u : rep.unmodelled)
+        out << "not modelled: " << display_name(u.kernel) << ": " << u.what << ": " << u.count << " warp instructions\n";
+      if (rep.dropped > 0)
+        out << "warning: " << rep.dropped << " warp instructions ran but were not recorded (device buffer full; "
+            << "raise BANKLAB_TRACE_BUFFER_MB)\n";
+      break;
+    }
+    case Format::Csv: {
+      out << "kernel,file,line,pc,warp_instructions,wavefronts,minimum,excess,worst_access\n";
+      for (const KernelReport& k : rep.kernels)
+        for (const LineReport& l : k.lines)
+          out << csv_field(k.kernel) << "," << csv_field(l.file) << "," << l.line << "," << l.pc << ","
+              << l.warp_instructions << "," << l.wavefronts << "," << l.minimum << "," << l.excess() << ","
+              << format_access_line(l.worst) << "\n";
+      for (const UnmodelledReport& u : rep.unmodelled)
+        out << csv_field(u.kernel) << ",,0,0," << u.count << ",,,," << csv_field("not modelled: " + u.what) << "\n";
+      break;
+    }
+    case Format::Json: {
+      out << "{\"kernels\":[";
+      for (std::size_t i = 0; i < rep.kernels.size(); ++i) {
+        const KernelReport& k = rep.kernels[i];
+        out << (i ? "," : "") << "{\"kernel\":" << json_string(k.kernel) << ",\"warp_instructions\":" << k.warp_instructions
+            << ",\"wavefronts\":" << k.wavefronts << ",\"minimum\":" << k.minimum << ",\"excess\":" << k.excess()
+            << ",\"load_instructions\":" << k.load_instructions << ",\"load_wavefronts\":" << k.load_wavefronts
+            << ",\"store_instructions\":" << k.store_instructions << ",\"store_wavefronts\":" << k.store_wavefronts
+            << ",\"lines\":[";
+        for (std::size_t j = 0; j < k.lines.size(); ++j) {
+          const LineReport& l = k.lines[j];
+          out << (j ? "," : "") << "{\"file\":" << json_string(l.file) << ",\"line\":" << l.line << ",\"pc\":" << l.pc
+              << ",\"warp_instructions\":" << l.warp_instructions << ",\"wavefronts\":" << l.wavefronts
+              << ",\"minimum\":" << l.minimum << ",\"excess\":" << l.excess()
+              << ",\"worst\":" << json_string(format_access_line(l.worst))
+              << ",\"worst_wavefronts\":" << l.worst_wavefronts << ",\"worst_minimum\":" << l.worst_minimum
+              << ",\"hint\":" << json_string(l.hint) << ",\"explain\":" << json_string(explain_command(l.worst)) << "}";
+        }
+        out << "]}";
+      }
+      out << "],\"unmodelled\":[";
+      for (std::size_t i = 0; i < rep.unmodelled.size(); ++i)
+        out << (i ? "," : "") << "{\"kernel\":" << json_string(rep.unmodelled[i].kernel) << ",\"what\":"
+            << json_string(rep.unmodelled[i].what) << ",\"count\":" << rep.unmodelled[i].count << "}";
+      out << "],\"dropped\":" << rep.dropped << "}\n";
+      break;
+    }
+    case Format::Predict: {
+      // One line per distinct instruction, as `banklab predict` reads them; '#' lines say where.
+      for (const Instruction& ins : instructions) {
+        out << "# " << ins.kernel << " " << (ins.line > 0 ? ins.file + ":" + std::to_string(ins.line) : std::string("pc ") + std::to_string(ins.pc))
+            << " x" << ins.count << "\n"
+            << format_access_line(ins.access) << "\n";
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace banklab::trace
