@@ -38,20 +38,26 @@ def main() -> int:
     sources = [ROOT / "labs" / lab_dir / "kernel.cu"]
     if (ROOT / "solutions" / lab_dir / "kernel.cu").is_file():
         sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")
-    sources += sorted((ROOT / "grader" / "bad" / lab_dir).glob("*.cu")) if (ROOT / "grader" / "bad").is_dir() else []
+    texts = [src.read_text() for src in sources]
+    # Known-bad cases (grader/selftest/bad/NN_name/*.patch against the solution), when present.
+    sel = ROOT / "grader" / "selftest"
+    for case in sorted((sel / "bad" / lab_dir).glob("*.patch")) if len(sources) > 1 else []:
+        r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",
+                            str(ROOT / "solutions" / lab_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
+        if r.returncode == 0 and "SLOW: yes" not in case.read_text():
+            texts.append(r.stdout)
     work = Path(tempfile.mkdtemp(prefix="banklab-throughput-"))
     work.chmod(0o755)   # run as root, the judge runs each probe as nobody, which must reach it
     subs = work / "submissions"
     for i in range(a.n):
-        src = sources[i % len(sources)]
         d = subs / f"student{i:03d}"
         d.mkdir(parents=True)
-        (d / f"{lab_dir}.cu").write_text(src.read_text() + f"\n// submission {i} (from {src.name})\n")
+        (d / f"{lab_dir}.cu").write_text(texts[i % len(texts)] + f"\n// submission {i} (kernel {i % len(texts)})\n")
     cmd = [sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(subs), "--out", str(work / "out"),
            "--lab", a.lab, "-j", str(a.jobs), "--tier", a.tier, "--quiet"]
     if a.judge:
         cmd += ["--judge", a.judge]
-    print(f"{a.n} submissions of lab {a.lab} ({len(sources)} distinct kernels), tier {a.tier}, -j {a.jobs}, "
+    print(f"{a.n} submissions of lab {a.lab} ({len(texts)} distinct kernels), tier {a.tier}, -j {a.jobs}, "
           f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.2f}")
     t0 = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)

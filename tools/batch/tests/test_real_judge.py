@@ -30,7 +30,17 @@ from test_batch import validate_gradescope, validate_junit, validate_prairielear
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 BANKLAB = os.environ.get("BANKLAB_EXE")
 LABS = {"04": "04_padding", "05": "05_swizzle"}
-WRONG = {"04": "pad_two.cu", "05": "wrong_bits.cu"}
+WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}   # grader/selftest/bad/NN_name/
+SELFTEST = ROOT / "grader" / "selftest"
+
+
+def known_bad(lab):
+    """The kernel a known-bad case stands for (the solution with the case's defect applied)."""
+    out = subprocess.run([sys.executable, str(SELFTEST / "materialize.py"), "--case",
+                          str(SELFTEST / "bad" / LABS[lab] / WRONG[lab]), "--lab-dir",
+                          str(ROOT / "solutions" / LABS[lab]), "--out", "/dev/stdout"],
+                         check=True, capture_output=True, text=True)
+    return out.stdout
 HANG_HOST = "\nstatic int banklab_hang_ = [] { for (volatile int i = 0;; i = i + 1) {} return 0; }();\n"
 # Host code that forges "all passed" grade files wherever it can reach, with the right hash of its
 # own source, then leaves before the probe writes anything.
@@ -61,7 +71,7 @@ def lab_source(kind, lab):
     if kind == "stub":
         return (ROOT / "labs" / d / "kernel.cu").read_text()
     if kind == "wrong":
-        return (ROOT / "grader" / "bad" / d / WRONG[lab]).read_text()
+        return known_bad(lab)
     if kind == "nocompile":
         return (ROOT / "solutions" / d / "kernel.cu").read_text().replace("namespace predict {", "namespace predict {\nint x = ;", 1)
     if kind == "hang":
@@ -137,7 +147,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
 
     def test_a_known_bad_kernel_fails_the_test_its_expect_fail_line_names(self):
         for lab in LABS:
-            src = (ROOT / "grader" / "bad" / LABS[lab] / WRONG[lab]).read_text()
+            src = (SELFTEST / "bad" / LABS[lab] / WRONG[lab]).read_text()
             test = re.search(r"EXPECT_FAIL:\s*(\S+)", src).group(1)
             r = self.rows[("wrong_a", lab)]
             self.assertIn(test, r["failed_tests"].split(";"))
