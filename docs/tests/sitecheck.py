@@ -420,7 +420,8 @@ def ink_share(png: Path) -> float:
 
 
 def chromium(a, args: list[str], profile: str) -> subprocess.CompletedProcess:
-    cmd = [a.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    cmd = [a.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            "--hide-scrollbars", f"--user-data-dir={profile}", "--window-size=1280,1600",
            "--virtual-time-budget=5000", *args]

@@ -61,8 +61,9 @@ struct DescribeOptions {
 std::string describe(const Analysis& r, const DescribeOptions& options = {});
 
 /// `s` as one shell word that a POSIX shell reads back as `s`: unchanged when it holds only
-/// characters no shell treats specially (letters, digits and `_ - . / : +`), else in
-/// single quotes (a `'` inside written as `'\''`). The empty string gives `''`.
+/// letters, digits, underscore, minus, dot, slash, colon and plus (no shell treats them
+/// specially), else in single quotes (a single quote inside becomes quote, backslash, quote,
+/// quote). The empty string gives two single quotes.
 std::string shell_quote(std::string_view s);
 
 /// The command that draws this access, pasteable into a shell as printed:

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Throughput of the batch grader: N submissions of one lab (default 100 of lab 05, CPU tier).
+
+  python3 bench/batch_throughput.py [--judge PATH] [-n 100] [--lab 05] [-j 2] [--tier cpu]
+
+A benchmark, not a test: it makes N student folders (the stub, the solution when the course
+repository has one, and the known-bad kernels, in turn; each file gets a unique comment so no
+two hashes are equal and nothing is reused), grades them once from an empty output folder with
+tools/batch/grade-class, and prints submissions per minute and seconds per submission. It then
+runs again on the same folder to time a resumed run (everything reused). Say what else the
+machine was doing when you quote the figure.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--judge", default=os.environ.get("BANKLAB_JUDGE"))
+    ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("--lab", default="05")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--tier", default="cpu")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    a = ap.parse_args()
+
+    lab_dir = next(d.name for d in (ROOT / "labs").iterdir() if d.name.startswith(a.lab + "_"))
+    sources = [ROOT / "labs" / lab_dir / "kernel.cu"]
+    if (ROOT / "solutions" / lab_dir / "kernel.cu").is_file():
+        sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")
+    texts = [src.read_text() for src in sources]
+    # Known-bad cases (grader/selftest/bad/NN_name/*.patch against the solution), when present.
+    sel = ROOT / "grader" / "selftest"
+    for case in sorted((sel / "bad" / lab_dir).glob("*.patch")) if len(sources) > 1 else []:
+        r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",
+                            str(ROOT / "solutions" / lab_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
+        if r.returncode == 0 and "SLOW: yes" not in case.read_text():
+            texts.append(r.stdout)
+    work = Path(tempfile.mkdtemp(prefix="banklab-throughput-"))
+    work.chmod(0o755)   # run as root, the judge runs each probe as nobody, which must reach it
+    subs = work / "submissions"
+    for i in range(a.n):
+        d = subs / f"student{i:03d}"
+        d.mkdir(parents=True)
+        (d / f"{lab_dir}.cu").write_text(texts[i % len(texts)] + f"\n// submission {i} (kernel {i % len(texts)})\n")
+    cmd = [sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(subs), "--out", str(work / "out"),
+           "--lab", a.lab, "-j", str(a.jobs), "--tier", a.tier, "--quiet"]
+    if a.judge:
+        cmd += ["--judge", a.judge]
+    print(f"{a.n} submissions of lab {a.lab} ({len(texts)} distinct kernels), tier {a.tier}, -j {a.jobs}, "
+          f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.2f}")
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    t1 = time.monotonic()
+    if r.returncode != 0:
+        print(r.stdout, r.stderr)
+        return 1
+    r2 = subprocess.run(cmd, capture_output=True, text=True)
+    t2 = time.monotonic()
+    summary = json.loads((work / "out" / "summary.json").read_text())
+    lab = summary["labs"][a.lab]
+    print(f"first run: {t1 - t0:.1f} s = {a.n / (t1 - t0) * 60:.1f} submissions/min "
+          f"({(t1 - t0) / a.n:.2f} s each); load average after: {os.getloadavg()[0]:.2f}")
+    print(f"resumed run (all reused): {t2 - t1:.1f} s; {r2.stdout.strip().splitlines()[-1]}")
+    print(f"points: mean {lab['mean']} of {lab['max']}, {lab['full_marks']} full marks")
+    if a.keep:
+        print(f"kept {work}")
+    else:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

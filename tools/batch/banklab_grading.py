@@ -1,0 +1,427 @@
+"""Grading one submission with the judge, and turning verdicts into points.
+
+This is the one home of the rules that turn the judge's verdict records
+(docs/dev/GRADER.md) into points: the batch grader (grade-class), the platform
+scripts (Gradescope, PrairieLearn, GitHub Actions) and the reports all call it.
+
+Fail closed: a test earns its points only when the judge's own record for it,
+in a grade file whose source hash is the hash of the file we gave the judge,
+says "passed" with checks > 0. Anything else (no record, unreadable file, a
+hash that does not match, a judge that timed out or crashed) is a failure with
+a message that says why. Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Iterable
+
+GRADE_SCHEMA = "banklab.grade.v1"
+VERDICT_SCHEMA = "banklab.verdict.v1"
+STATUSES = ("passed", "failed", "skipped")
+TIERS = ("cpu", "gpu", "all")
+LAB_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
+
+#: Outer limit on one `banklab-judge grade` run (the judge has its own per step:
+#: 120 s per compile, 20 s for the probe). Overridable with --timeout.
+DEFAULT_GRADE_TIMEOUT_S = 900.0
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------- labs
+
+def find_labs(root: Path) -> dict[str, str]:
+    """Labs found from the folders labs/NN_name/ (each with a kernel.cu): {"05": "05_swizzle"}."""
+    labs = {}
+    for d in sorted((root / "labs").iterdir()):
+        m = LAB_DIR_RE.match(d.name)
+        if m and d.is_dir() and (d / "kernel.cu").is_file():
+            labs[m.group(1)] = d.name
+    return labs
+
+
+def source_candidates(lab: str, lab_dir: str, single: bool = False) -> list[Path]:
+    """Where a submission may hold lab NN's kernel, first match wins. `single`: the
+    submission is for this one lab, so a bare kernel.cu is accepted too."""
+    c = [Path("labs") / lab_dir / "kernel.cu", Path(lab_dir) / "kernel.cu", Path(f"{lab_dir}.cu"),
+         Path(f"lab{lab}") / "kernel.cu", Path(f"lab{lab}.cu")]
+    return c + [Path("kernel.cu")] if single else c
+
+
+def find_source(folder: Path, lab: str, lab_dir: str, single: bool = False) -> tuple[Path | None, str]:
+    """The submitted kernel of one lab in `folder`, or (None, why). Symbolic links are refused
+    (a link could point at the instructor's solution); so is anything outside `folder`."""
+    base = folder.resolve()
+    cands = source_candidates(lab, lab_dir, single)
+    for rel in cands:
+        p = folder / rel
+        if p.is_symlink() or any(q.is_symlink() for q in list(p.parents)[: len(rel.parts) - 1]):
+            return None, f"{rel} is a symbolic link: only regular files are graded"
+        if p.is_file():
+            if base not in p.resolve().parents:
+                return None, f"{rel} lies outside the submission"
+            return p, ""
+    return None, "no kernel.cu for lab {} was submitted (looked for {})".format(
+        lab, ", ".join(str(c) for c in cands))
+
+
+# --------------------------------------------------------------------------- points
+
+@dataclasses.dataclass
+class PointsTable:
+    lab: str
+    groups: list[tuple[str, str, float]]  # (name, pattern, points)
+    tests: dict[str, float]               # test -> its own points
+    path: str = ""
+
+    @staticmethod
+    def load(path: Path) -> "PointsTable":
+        try:
+            data = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ValueError(f"{path}: {e}") from e
+        lab = str(data.get("lab", ""))
+        if not re.fullmatch(r"\d\d", lab):
+            raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
+        groups = []
+        for name, g in (data.get("groups") or {}).items():
+            if not isinstance(g, dict) or "match" not in g or "points" not in g:
+                raise ValueError(f"{path}: [groups.{name}] needs 'match' and 'points'")
+            pts = g["points"]
+            if not isinstance(pts, (int, float)) or pts < 0:
+                raise ValueError(f"{path}: [groups.{name}] points must be a number >= 0")
+            groups.append((name, str(g["match"]), float(pts)))
+        tests = {}
+        for name, pts in (data.get("tests") or {}).items():
+            if not isinstance(pts, (int, float)) or pts < 0:
+                raise ValueError(f"{path}: [tests] \"{name}\" must be a number >= 0")
+            tests[name] = float(pts)
+        return PointsTable(lab, groups, tests, str(path))
+
+    def group_of(self, test: str) -> str | None:
+        for name, pattern, _ in self.groups:
+            if fnmatch.fnmatchcase(test, pattern):
+                return name
+        return None
+
+    def allocate(self, tests: Iterable[str]) -> dict[str, float]:
+        """Points of each test among `tests` (the tests judged in this run).
+
+        A test under [tests] keeps its own points; a group's points are shared
+        equally by its other tests; a test in no group gets 0 (unscored). A group
+        with no test in this run adds nothing to the maximum.
+        """
+        tests = list(dict.fromkeys(tests))
+        out: dict[str, float] = {}
+        members: dict[str, list[str]] = {}
+        for t in tests:
+            if t in self.tests:
+                out[t] = self.tests[t]
+                continue
+            g = self.group_of(t)
+            if g is None:
+                out[t] = 0.0
+            else:
+                members.setdefault(g, []).append(t)
+        for name, _, pts in self.groups:
+            mem = members.get(name, [])
+            if not mem:
+                continue
+            own = sum(self.tests.get(t, 0.0) for t in tests
+                      if t in self.tests and self.group_of(t) == name)
+            share = max(pts - own, 0.0) / len(mem)
+            for t in mem:
+                out[t] = share
+        return out
+
+
+def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
+    path = (points_dir or root / "grader" / "points") / f"lab{lab}.toml"
+    if not path.is_file():
+        raise ValueError(f"no points table for lab {lab}: {path} is missing")
+    table = PointsTable.load(path)
+    try:
+        table.path = str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        pass
+    if table.lab != lab:
+        raise ValueError(f"{path} says lab = \"{table.lab}\", expected \"{lab}\"")
+    return table
+
+
+# --------------------------------------------------------------------------- judge
+
+@dataclasses.dataclass
+class Verdict:
+    test: str
+    tier: str
+    status: str        # passed | failed | skipped (after our own fail-closed reading)
+    message: str
+    checks: int = 0
+    points: float = 0.0
+    max_points: float = 0.0
+
+
+@dataclasses.dataclass
+class LabResult:
+    student: str
+    lab: str
+    source: str
+    source_sha256: str
+    tier: str
+    verdicts: list[Verdict]
+    judge_note: str = ""       # why the judge's file was not used (empty when it was)
+    seconds: float = 0.0
+    points_table: str = ""
+
+    @property
+    def points(self) -> float:
+        return round(sum(v.points for v in self.verdicts), 3)
+
+    @property
+    def max_points(self) -> float:
+        return round(sum(v.max_points for v in self.verdicts), 3)
+
+    @property
+    def failed(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.status == "failed"]
+
+    def to_json(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["schema"] = "banklab.batch.result.v1"
+        d["points"] = self.points
+        d["max_points"] = self.max_points
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> "LabResult":
+        d = dict(d)
+        for k in ("schema", "points", "max_points", "graded"):
+            d.pop(k, None)
+        d["verdicts"] = [Verdict(**v) for v in d["verdicts"]]
+        return LabResult(**d)
+
+
+def find_judge(root: Path, given: str | None = None) -> Path:
+    """The judge binary: --judge, else $BANKLAB_JUDGE, else the first banklab-judge under build/."""
+    cand = given or os.environ.get("BANKLAB_JUDGE")
+    if cand:
+        p = Path(cand)
+        if not p.is_file():
+            raise FileNotFoundError(f"judge {p} does not exist")
+        return p.resolve()
+    for p in sorted((root / "build").glob("*/**/banklab-judge")):
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    raise FileNotFoundError(
+        "no banklab-judge found: build it (cmake --build build/dev --target banklab_judge) "
+        "or pass --judge PATH")
+
+
+def probe_access_problem(work: Path) -> str:
+    """Run as root, the judge runs the student's probe as `nobody`, which must be able to reach
+    the work folder: every folder above it must be searchable by others (o+x). Returns what is
+    wrong ("" when nothing is, or when not root), so that a class is not graded to 0 silently."""
+    if os.geteuid() != 0:
+        return ""
+    p = work.resolve()
+    while not p.exists():
+        p = p.parent
+    for d in [p, *p.parents]:
+        if not d.stat().st_mode & 0o001:
+            return (f"{d} is not searchable by other users (mode {d.stat().st_mode & 0o777:o}); run as root, "
+                    f"banklab-judge runs each student's probe as 'nobody', which must reach the work folder "
+                    f"below it: chmod o+x {d}, or use another output folder")
+    return ""
+
+
+def judge_cmd(judge: Path) -> list[str]:
+    # A script judge (the test double) runs with this Python, so no PATH lookup is involved.
+    if judge.suffix == ".py":
+        return [sys.executable, str(judge)]
+    return [str(judge)]
+
+
+def parse_list(text: str) -> list[tuple[str, str, str]]:
+    """`banklab-judge list` output -> [(lab, test, tier)]. Accepts JSON (a list of objects
+    with lab/test or name/tier) or lines holding a two-digit lab, a Suite.Test name and a tier."""
+    text = text.strip()
+    out = []
+    if text.startswith("[") or text.startswith("{"):
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = data.get("tests", [])
+        for t in data:
+            out.append((str(t["lab"]), str(t.get("test") or t["name"]), str(t["tier"])))
+        return out
+    for line in text.splitlines():
+        toks = line.replace(",", " ").replace("\t", " ").split()
+        lab = next((t for t in toks if re.fullmatch(r"\d\d", t)), None)
+        name = next((t for t in toks if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", t)), None)
+        tier = next((t for t in toks if t in ("cpu", "gpu")), None)
+        if lab and name and tier:
+            out.append((lab, name, tier))
+    return out
+
+
+def list_tests(judge: Path, lab: str, timeout: float = 60) -> list[tuple[str, str]]:
+    """[(test, tier)] of one lab, from the judge itself (the grader's own list)."""
+    r = subprocess.run(judge_cmd(judge) + ["list", "--lab", lab], capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"banklab-judge list --lab {lab} failed ({r.returncode}): {r.stderr.strip()}")
+    tests = [(name, tier) for l, name, tier in parse_list(r.stdout) if l == lab]
+    if not tests:
+        raise RuntimeError(f"banklab-judge list --lab {lab} named no test of lab {lab}")
+    return tests
+
+
+def run_limited(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, str]:
+    """Run `cmd` in its own process group with stdout+stderr to `log`; kill the whole group
+    at `timeout`. Returns (exit status or None when killed, a note)."""
+    with open(log, "wb") as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             start_new_session=True)
+        try:
+            return p.wait(timeout=timeout), ""
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            return None, f"the judge did not finish within {timeout:g} s and was stopped"
+
+
+def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], str]:
+    """The judge's records by test name, or ({}, why) when the file cannot be trusted."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}, "the judge wrote no verdict file"
+    except (OSError, ValueError) as e:
+        return {}, f"the judge's verdict file is unreadable ({e})"
+    if not isinstance(data, dict) or data.get("schema") != GRADE_SCHEMA:
+        return {}, f"the verdict file is not a {GRADE_SCHEMA} record"
+    if str(data.get("lab")) != lab:
+        return {}, f"the verdict file is for lab {data.get('lab')!r}, not {lab}"
+    if data.get("source_sha256") != sha:
+        return {}, "the verdict file names a different source than the one submitted (hash differs)"
+    records = {}
+    for r in data.get("verdicts") or []:
+        if not isinstance(r, dict) or r.get("schema") != VERDICT_SCHEMA or "test" not in r:
+            return {}, "the verdict file holds a record that is not a verdict"
+        records[str(r["test"])] = r
+    return records, ""
+
+
+def read_verdict(test: str, tier: str, rec: dict | None, note: str) -> Verdict:
+    if rec is None:
+        why = note or "the judge gave no verdict for this test (missing evidence fails)"
+        return Verdict(test, tier, "failed", f"not judged: {why}")
+    status = rec.get("status")
+    checks = rec.get("checks")
+    msg = str(rec.get("message") or "")
+    tier = str(rec.get("tier") or tier)
+    if status not in STATUSES:
+        return Verdict(test, tier, "failed", f"not judged: unknown status {status!r}")
+    if status == "passed" and not (isinstance(checks, int) and checks > 0):
+        return Verdict(test, tier, "failed", "not judged: a 'passed' record with no checks counts as failed")
+    return Verdict(test, tier, status, msg, checks if isinstance(checks, int) else 0)
+
+
+def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student: str = "",
+              expected: list[tuple[str, str]] | None = None, tier: str = "cpu",
+              graded: bool = False, timeout: float = DEFAULT_GRADE_TIMEOUT_S,
+              table: PointsTable | None = None, missing_note: str = "") -> LabResult:
+    """Grade one kernel.cu for one lab in its own judge process; never trusts more than the
+    judge's record. `expected` is the judge's list of the lab's tests for this tier."""
+    work.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    note = ""
+    records: dict[str, dict] = {}
+    sha = ""
+    if source is None:
+        note = missing_note or f"no kernel.cu for lab {lab} was submitted"
+    else:
+        # The judge reads a copy in our own folder: the student's folder is never written to.
+        sha = sha256_of(source)
+        judged = work / "kernel.cu"
+        judged.write_bytes(source.read_bytes())
+        # The verdict file goes to a fresh folder with a random name outside the work folder,
+        # so that the student's host code (run by the judge's probe) cannot guess its path and
+        # leave a forged one behind; it is read only when the judge itself exited 0 or 1.
+        vdir = Path(tempfile.mkdtemp(prefix="banklab-verdict-"))
+        out = vdir / "grade.json"
+        cmd = judge_cmd(judge) + ["grade", "--lab", lab, "--source", str(judged),
+                                  "--work", str(work / "judge"), "--json", str(out),
+                                  "--tier", tier]
+        if graded:
+            cmd.append("--graded")
+        try:
+            rc, note = run_limited(cmd, timeout, work / "judge.log")
+            if rc is not None and rc not in (0, 1):
+                note = f"the judge exited with status {rc}"
+            elif rc is not None:
+                records, note = read_grade_file(out, lab, sha)
+                if out.is_file():
+                    shutil.copyfile(out, work / "grade.json")
+        finally:
+            shutil.rmtree(vdir, ignore_errors=True)
+    verdicts = []
+    seen = set()
+    for test, t_tier in (expected or []):
+        verdicts.append(read_verdict(test, t_tier, records.get(test), note))
+        seen.add(test)
+    for test, rec in records.items():       # e.g. LabNN.Build, or tests the list did not give
+        if test not in seen:
+            verdicts.append(read_verdict(test, str(rec.get("tier") or "cpu"), rec, note))
+    if not verdicts:
+        verdicts.append(Verdict(f"Lab{lab}.Judge", "cpu", "failed", f"not judged: {note}"))
+    res = LabResult(student, lab, str(source or ""), sha, tier, verdicts, note,
+                    round(time.monotonic() - t0, 3))
+    if table is not None:
+        apply_points(res, table)
+    return res
+
+
+def apply_points(res: LabResult, table: PointsTable) -> None:
+    alloc = table.allocate(v.test for v in res.verdicts)
+    for v in res.verdicts:
+        v.max_points = alloc.get(v.test, 0.0)   # unrounded: the sums are rounded, not the shares
+        v.points = v.max_points if v.status == "passed" else 0.0
+    res.points_table = table.path
+
+
+# --------------------------------------------------------------------------- messages
+
+EXPLAIN_RE = re.compile(r'banklab explain --line "([^"]+)"')
+
+
+def explain_lines(message: str) -> list[str]:
+    """The access lines of every `banklab explain --line "..."` command in a teaching message."""
+    return list(dict.fromkeys(EXPLAIN_RE.findall(message)))
+
+
+def fmt_points(x: float) -> str:
+    return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))

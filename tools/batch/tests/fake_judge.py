@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""TEST DOUBLE of banklab-judge (docs/dev/GRADER.md): NOT a grader.
+
+It speaks the judge's command line and writes contract-shaped verdict files so that the
+batch grader, the reports and the platform scripts can be tested on a machine without the
+real judge, and so that their fail-closed handling of a broken or forged judge output can be
+tested at all. It judges nothing: what it reports is chosen by a marker line in the source,
+
+    // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage
+
+(no marker: the stub's behaviour). Test names come from the real grader/labNN_test.cu files.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
+EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i in range(32)) + '"'
+
+
+def tests_of(lab):
+    f = ROOT / "grader" / f"lab{lab}_test.cu"
+    if not f.is_file():
+        return []
+    src = f.read_text()
+    out = []
+    for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
+        out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
+    return out
+
+
+def record(lab, test, tier, status, checks, message=""):
+    return {"schema": "banklab.verdict.v1", "lab": lab, "test": test, "tier": tier,
+            "status": status, "checks": checks, "seconds": 0.001, "message": message}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    ls = sub.add_parser("list")
+    ls.add_argument("--lab")
+    g = sub.add_parser("grade")
+    g.add_argument("--lab", required=True)
+    g.add_argument("--source", required=True)
+    g.add_argument("--work", required=True)
+    g.add_argument("--json", required=True)
+    g.add_argument("--graded", action="store_true")
+    g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
+    a = ap.parse_args()
+
+    if a.cmd == "list":
+        labs = [a.lab] if a.lab else sorted(p.name[3:5] for p in (ROOT / "grader").glob("lab??_test.cu"))
+        for lab in labs:
+            for test, tier in tests_of(lab):
+                print(f"{lab} {test} {tier}")
+        return 0
+
+    src = Path(a.source).read_bytes()
+    sha = hashlib.sha256(src).hexdigest()
+    m = re.search(rb"FAKE-JUDGE:\s*(\w+)(?:[ \t]+(\S+))?", src)
+    mode, arg = (m.group(1).decode(), (m.group(2) or b"").decode()) if m else ("stub", "")
+    Path(a.work).mkdir(parents=True, exist_ok=True)
+    tests = [(t, tier) for t, tier in tests_of(a.lab) if a.tier in ("all", tier)]
+    lab = a.lab
+    recs = []
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "crash":
+        os.abort()
+    if mode == "garbage":
+        Path(a.json).write_text('{"schema": "banklab.grade.v1", "verdicts": [')
+        return 1
+    if mode == "nocompile":
+        recs.append(record(lab, f"Lab{lab}.Build", "cpu", "failed", 0,
+                           "kernel.cu:12:5: error: expected ';' before '}' token"))
+        for t, tier in tests:
+            recs.append(record(lab, t, tier, "failed", 0, "not judged: the lab did not build"))
+    elif mode == "forge":
+        # What a cheat that got to write the judge's output file would leave: every test
+        # "passed", zero checks, the hash of some other file.
+        sha = hashlib.sha256(b"not the submission").hexdigest()
+        for t, tier in tests:
+            recs.append(record(lab, t, tier, "passed", 0))
+    else:
+        first_layout = next((t for t, _ in tests if ".Layout" in t or "Layout." in t), None)
+        for t, tier in tests:
+            if tier == "gpu":
+                st = ("failed", 0, "graded mode: " + GPU_SKIP) if a.graded else ("skipped", 0, GPU_SKIP)
+            elif mode == "solved":
+                st = ("passed", 32, "")
+            elif mode == "wrong":
+                st = ("failed", 32, f"lanes 0 and 16 ask bank 0 for words 0 and 32: 2 wavefronts, "
+                                    f"minimum 1. Try an odd stride. See it: {EXPLAIN}") if t == arg else ("passed", 32, "")
+            elif "Predictions." in t:
+                st = ("failed", 1, "your prediction is -1 (the placeholder): answer it in "
+                                   f"namespace lab{lab}::predict")
+            elif t == first_layout:
+                st = ("failed", 32, "lanes 0..31 ask bank 0 for 32 different words: 32 wavefronts, "
+                                    f"minimum 1 (31 extra). Pad each row by one word. See it: {EXPLAIN}")
+            else:
+                st = ("passed", 32, "")
+            recs.append(record(lab, t, tier, *st))
+    Path(a.json).write_text(json.dumps({"schema": "banklab.grade.v1", "lab": lab, "source": a.source,
+                                        "source_sha256": sha, "verdicts": recs}, indent=1))
+    return 1 if any(r["status"] == "failed" for r in recs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

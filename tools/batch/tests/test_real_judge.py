@@ -1,0 +1,231 @@
+"""End to end with the real judge ($BANKLAB_JUDGE, target banklab_judge): a class of 14
+submissions of labs 04 and 05 (solved, stub, wrong, non-compiling, hanging, cheating), graded by
+tools/batch/grade-class, CPU tier; then every output file, and the platforms on fake roots.
+
+The expected points are not copied from a run: a solution earns the maximum, a submission that
+does not build, hangs in its host code or cheats earns nothing, a stub earns exactly what the
+judge's records for the stub itself give (graded alone, by the judge, in this test), and a
+known-bad kernel loses the test its EXPECT_FAIL line names and nothing a solution would pass
+beyond it.
+"""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import banklab_grading as bg   # noqa: E402
+from test_batch import validate_gradescope, validate_junit, validate_prairielearn  # noqa: E402
+
+JUDGE = os.environ.get("BANKLAB_JUDGE")
+BANKLAB = os.environ.get("BANKLAB_EXE")
+LABS = {"04": "04_padding", "05": "05_swizzle"}
+WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}   # grader/selftest/bad/NN_name/
+SELFTEST = ROOT / "grader" / "selftest"
+
+
+def known_bad(lab):
+    """The kernel a known-bad case stands for (the solution with the case's defect applied)."""
+    out = subprocess.run([sys.executable, str(SELFTEST / "materialize.py"), "--case",
+                          str(SELFTEST / "bad" / LABS[lab] / WRONG[lab]), "--lab-dir",
+                          str(ROOT / "solutions" / LABS[lab]), "--out", "/dev/stdout"],
+                         check=True, capture_output=True, text=True)
+    return out.stdout
+HANG_HOST = "\nstatic int banklab_hang_ = [] { for (volatile int i = 0;; i = i + 1) {} return 0; }();\n"
+# Host code that forges "all passed" grade files wherever it can reach, with the right hash of its
+# own source, then leaves before the probe writes anything.
+CHEAT_HOST = r'''
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+namespace {
+int banklab_cheat_ = [] {
+  const char* names[] = {"grade.json", "../grade.json", "../../grade.json", "answers.txt", "../answers.txt"};
+  for (const char* n : names) {
+    if (FILE* f = std::fopen(n, "w")) {
+      std::fputs("{\"schema\": \"banklab.grade.v1\", \"verdicts\": []}", f);
+      std::fclose(f);
+    }
+  }
+  std::exit(0);
+  return 0;
+}();
+}
+'''
+
+
+def lab_source(kind, lab):
+    d = LABS[lab]
+    if kind == "solved":
+        return (ROOT / "solutions" / d / "kernel.cu").read_text()
+    if kind == "stub":
+        return (ROOT / "labs" / d / "kernel.cu").read_text()
+    if kind == "wrong":
+        return known_bad(lab)
+    if kind == "nocompile":
+        return (ROOT / "solutions" / d / "kernel.cu").read_text().replace("namespace predict {", "namespace predict {\nint x = ;", 1)
+    if kind == "hang":
+        return (ROOT / "solutions" / d / "kernel.cu").read_text() + HANG_HOST
+    if kind == "cheat":
+        return (ROOT / "labs" / d / "kernel.cu").read_text() + CHEAT_HOST
+    raise ValueError(kind)
+
+
+KINDS = ["solved", "stub", "wrong", "nocompile", "hang", "cheat"]
+
+
+@unittest.skipUnless(JUDGE, "BANKLAB_JUDGE is not set: the real judge is not built")
+@unittest.skipUnless((ROOT / "solutions").is_dir(), "no solutions/ (a student release)")
+class GradingAClassWithTheRealJudge(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-real-"))
+        cls.tmp.chmod(0o755)   # run as root, the judge's probe runs as nobody and must reach it
+        subs = cls.tmp / "submissions"
+        for kind in KINDS:
+            for lab in LABS:
+                p = subs / f"{kind}_a" / f"{LABS[lab]}.cu"          # files named by lab
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(lab_source(kind, lab))
+        for kind in ("solved", "stub"):                                # checkouts
+            for lab in LABS:
+                p = subs / f"{kind}_checkout" / "labs" / LABS[lab] / "kernel.cu"
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(lab_source(kind, lab))
+        cls.n_students = len(KINDS) + 2
+        cls.out = cls.tmp / "out"
+        cmd = [sys.executable, str(HERE.parent / "grade-class"), str(subs), "--out", str(cls.out),
+               "--lab", "all", "-j", "2", "--timeout", "600", "--judge", JUDGE]
+        if BANKLAB:
+            cmd += ["--banklab", BANKLAB]
+        cls.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        with open(cls.out / "gradebook.csv") as f:
+            cls.rows = {(r["student"], r["lab"]): r for r in csv.DictReader(f)}
+        cls.tables = {lab: bg.load_points(ROOT, lab) for lab in LABS}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def result(self, student, lab):
+        return json.loads((self.out / "results" / student / f"lab{lab}.json").read_text())
+
+    def test_the_batch_grader_exits_zero(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-3000:])
+
+    def test_the_gradebook_has_every_student_and_lab(self):
+        self.assertEqual(len({s for s, _ in self.rows}), self.n_students)
+
+    def test_a_solution_earns_every_cpu_point(self):
+        for student in ("solved_a", "solved_checkout"):
+            for lab in LABS:
+                r = self.rows[(student, lab)]
+                self.assertGreater(float(r["max"]), 0)
+                self.assertEqual(float(r["points"]), float(r["max"]), (student, lab, r["failed_tests"]))
+
+    def test_a_stub_earns_what_the_judges_records_for_the_stub_give_and_fails_with_teaching_messages(self):
+        for lab in LABS:
+            res = self.result("stub_a", lab)
+            passed = {v["test"] for v in res["verdicts"] if v["status"] == "passed"}
+            alloc = self.tables[lab].allocate(v["test"] for v in res["verdicts"])
+            self.assertAlmostEqual(float(self.rows[("stub_a", lab)]["points"]),
+                                   sum(alloc[t] for t in passed), places=1)
+            self.assertLess(float(self.rows[("stub_a", lab)]["points"]), float(self.rows[("stub_a", lab)]["max"]))
+            self.assertEqual(self.rows[("stub_a", lab)]["points"], self.rows[("stub_checkout", lab)]["points"])
+            msgs = " ".join(v["message"] for v in res["verdicts"] if v["status"] == "failed")
+            self.assertRegex(msgs, r"bank|wavefront|predict")
+
+    def test_a_known_bad_kernel_fails_the_test_its_expect_fail_line_names(self):
+        for lab in LABS:
+            src = (SELFTEST / "bad" / LABS[lab] / WRONG[lab]).read_text()
+            test = re.search(r"EXPECT_FAIL:\s*(\S+)", src).group(1)
+            r = self.rows[("wrong_a", lab)]
+            self.assertIn(test, r["failed_tests"].split(";"))
+            self.assertLess(float(r["points"]), float(r["max"]))
+
+    def test_a_submission_that_does_not_compile_earns_nothing_and_shows_the_compiler(self):
+        for lab in LABS:
+            self.assertEqual(float(self.rows[("nocompile_a", lab)]["points"]), 0)
+            md = (self.out / "feedback" / "nocompile_a.md").read_text()
+            self.assertIn("error", md)
+
+    def test_a_submission_whose_host_code_hangs_earns_nothing(self):
+        for lab in LABS:
+            self.assertEqual(float(self.rows[("hang_a", lab)]["points"]), 0)
+
+    def test_a_submission_that_forges_verdict_files_earns_nothing(self):
+        for lab in LABS:
+            self.assertEqual(float(self.rows[("cheat_a", lab)]["points"]), 0)
+
+    def test_every_output_file_is_written_and_valid(self):
+        self.assertTrue((self.out / "summary.md").is_file())
+        data = json.loads((self.out / "summary.json").read_text())
+        self.assertEqual(set(data["labs"]), set(bg.find_labs(ROOT)))
+        for student in {s for s, _ in self.rows}:
+            self.assertTrue((self.out / "feedback" / f"{student}.md").is_file())
+            self.assertTrue((self.out / "feedback" / f"{student}.html").is_file())
+            pf = self.out / "platforms" / student
+            validate_gradescope(self, json.loads((pf / "gradescope" / "results.json").read_text()))
+            validate_prairielearn(self, json.loads((pf / "prairielearn" / "results.json").read_text()))
+            validate_junit(self, (pf / "junit.xml").read_text())
+
+    def test_the_platforms_grade_a_solved_lab_a_stub_and_a_cheat_on_fake_roots(self):
+        root = self.tmp / "gs"
+        for kind, lab in (("solved", "05"), ("stub", "04")):
+            p = root / "submission" / f"{LABS[lab]}.cu"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(lab_source(kind, lab))
+        (root / "submission" / "03_vector_lds.cu").write_text(
+            (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
+        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "gradescope",
+                            "--root", str(root), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads((root / "results" / "results.json").read_text())
+        validate_gradescope(self, d)
+        stub04 = float(self.rows[("stub_a", "04")]["points"])
+        self.assertAlmostEqual(d["score"], float(self.rows[("solved_a", "05")]["max"]) + stub04, places=1)
+
+    def test_prairielearn_and_github_grade_on_fake_roots(self):
+        pl = self.tmp / "pl"
+        for kind, lab in (("solved", "05"), ("stub", "04")):
+            p = pl / "student" / f"{LABS[lab]}.cu"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(lab_source(kind, lab))
+        (pl / "student" / "03_vector_lds.cu").write_text(
+            (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
+        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "prairielearn",
+                            "--root", str(pl), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads((pl / "results" / "results.json").read_text())
+        validate_prairielearn(self, d)
+        max03 = json.loads((pl / "results" / "lab03.json").read_text())["max_points"]
+        self.assertEqual(json.loads((pl / "results" / "lab03.json").read_text())["points"], 0)
+        mx = float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["max"]) + max03
+        want = (float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["points"])) / mx
+        self.assertAlmostEqual(d["score"], want, places=3)
+
+        gh = self.tmp / "gh"
+        p = gh / "labs" / LABS["05"] / "kernel.cu"
+        p.parent.mkdir(parents=True)
+        p.write_text(lab_source("solved", "05"))
+        summary = gh / "summary.md"
+        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "github", "--root", str(gh),
+                            "--lab", "05", "--summary", str(summary), "--judge", JUDGE],
+                           capture_output=True, text=True, timeout=3600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        mx05 = self.rows[("solved_a", "05")]["max"]
+        self.assertIn(f"| 05 | {mx05} / {mx05} | none |", summary.read_text())
+
+
+if __name__ == "__main__":
+    unittest.main()
