@@ -18,6 +18,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
+#include "grader/tiled_transpose.cuh"
 
 namespace {
 
@@ -27,20 +28,8 @@ using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
 
-std::vector<Instruction> row_writes() {
-  const long long rows = constant("BLOCK_ROWS");
-  return grader::all_of(answers().access("row_write"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": store tile[" +
-           std::to_string(i[0] + i[1] * rows) + "][lane] (row write)";
-  });
-}
-std::vector<Instruction> column_reads() {
-  const long long rows = constant("BLOCK_ROWS");
-  return grader::all_of(answers().access("column_read"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": load tile[lane][" +
-           std::to_string(i[0] + i[1] * rows) + "] (column read)";
-  });
-}
+using grader::transpose::column_reads;
+using grader::transpose::row_writes;
 
 // Column c of a tile of `elem`-byte elements whose rows are `row_bytes` long: lane i reads row i.
 Instruction column_of(const std::string& what, int elem, int row_bytes, int c = 0) {
@@ -167,25 +156,11 @@ namespace {
 const grader::gpu::KernelName kTransposeKernel{"_ZN5lab0416transpose_paddedEPfPKfii",
                                                "lab04::transpose_padded(float* odata, const float* idata, int width, int height)"};
 
-// The student's transpose_padded, launched as lab04::transpose does.
-struct StudentTranspose {
-  grader::gpu::StudentLibrary lib;
-  cudaKernel_t k{};
-  ::testing::AssertionResult found = lib.find(kTransposeKernel, &k);
-  cudaError_t operator()(float* o, const float* i, int w, int h) const {
-    const int tile = static_cast<int>(constant("TILE_DIM")), rows = static_cast<int>(constant("BLOCK_ROWS"));
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(w / tile), static_cast<unsigned>(h / tile)),
-                               dim3(static_cast<unsigned>(tile), static_cast<unsigned>(rows)), o, i, w, h);
-  }
-};
+grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
 
 void check_transpose(int width, int height) {
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  std::vector<Instruction> block = row_writes();
-  for (Instruction& i : column_reads()) block.push_back(i);
-  grader::gpu::announce_model_prediction("transpose_padded", block, static_cast<long long>(width / 32) * (height / 32));
-  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab04::transpose_padded", std::cref(st), width, height));
+  const grader::transpose::StudentTranspose st = student_transpose();
+  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", width, height));
 }
 
 }  // namespace
@@ -203,7 +178,7 @@ TEST(Lab04OnGpu, TransposeIsCorrectForANonSquareMatrix) {
 TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   BANKLAB_REQUIRE_TRACE();
-  StudentTranspose st;
+  const grader::transpose::StudentTranspose st = student_transpose();
   BANKLAB_ASSERT(st.found);
   const int n = 256;
   grader::gpu::DeviceBuffer<float> in(n * n), out(n * n);
@@ -219,14 +194,7 @@ TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
 
 TEST(Lab04OnGpu, TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  const int n = 4096;
-  grader::gpu::DeviceBuffer<float> in(static_cast<std::size_t>(n) * n), out(static_cast<std::size_t>(n) * n);
-  in.upload(grader::gpu::random_floats(static_cast<std::size_t>(n) * n));
-  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab04::transpose_padded, 4096 x 4096", [&] { CUDA_CHECK(st(out.get(), in.get(), n, n)); },
-      [&] { grader::gpu::launch_reference_transpose(out.get(), in.get(), n, n); }));
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(student_transpose(), "lab04::transpose_padded"));
 }
 
 TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
@@ -243,15 +211,5 @@ TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  const int n = grader::gpu::perf_mode() ? 16384 : 4096;
-  {
-    grader::gpu::DeviceBuffer<float> d_in(static_cast<std::size_t>(n) * n), d_out(static_cast<std::size_t>(n) * n);
-    d_in.upload(grader::gpu::random_floats(static_cast<std::size_t>(n) * n));
-    float* o = d_out.get();
-    const float* i = d_in.get();
-    grader::gpu::fraction_of_copy_bandwidth("lab04 transpose", [&] { CUDA_CHECK(st(o, i, n, n)); }, i, o, n);
-  }
-  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab04::transpose_padded", std::cref(st), n, n));
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(student_transpose(), "lab04 transpose"));
 }

@@ -20,6 +20,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
+#include "grader/tiled_transpose.cuh"
 
 namespace {
 
@@ -29,20 +30,8 @@ using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
 
-std::vector<Instruction> row_writes() {
-  const long long rows = constant("BLOCK_ROWS");
-  return grader::all_of(answers().access("row_write"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": store tile[" +
-           std::to_string(i[0] + i[1] * rows) + "][lane] (row write)";
-  });
-}
-std::vector<Instruction> column_reads() {
-  const long long rows = constant("BLOCK_ROWS");
-  return grader::all_of(answers().access("column_read"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": load tile[lane][" +
-           std::to_string(i[0] + i[1] * rows) + "] (column read)";
-  });
-}
+using grader::transpose::column_reads;
+using grader::transpose::row_writes;
 std::vector<Instruction> chunk_row_writes() {
   return grader::all_of(answers().access("chunk_row_write"), [](const std::vector<int>& i) {
     return "float4 tile, warp " + std::to_string(i[0]) + ": store chunk (lane % 8) of row " +
@@ -201,17 +190,7 @@ const grader::gpu::KernelName kTranspose4Kernel{
     "_ZN5lab0516transpose_float4EP6float4PKS0_ii",
     "lab05::transpose_float4(float4* odata, const float4* idata, int width, int height)"};
 
-// The student's transpose_swizzled, launched as lab05::transpose does.
-struct StudentTranspose {
-  grader::gpu::StudentLibrary lib;
-  cudaKernel_t k{};
-  ::testing::AssertionResult found = lib.find(kTransposeKernel, &k);
-  cudaError_t operator()(float* o, const float* i, int w, int h) const {
-    const int tile = static_cast<int>(constant("TILE_DIM")), rows = static_cast<int>(constant("BLOCK_ROWS"));
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(w / tile), static_cast<unsigned>(h / tile)),
-                               dim3(static_cast<unsigned>(tile), static_cast<unsigned>(rows)), o, i, w, h);
-  }
-};
+grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
 
 // The grader's float4 transpose: row r keeps chunk c at chunk (c + r) % 8.
 __global__ void reference_transpose4(float4* odata, const float4* idata, int width, int height) {
@@ -234,12 +213,8 @@ struct StudentTranspose4 {
 };
 
 void check_transpose(int width, int height) {
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  std::vector<Instruction> block = row_writes();
-  for (Instruction& i : column_reads()) block.push_back(i);
-  grader::gpu::announce_model_prediction("transpose_swizzled", block, static_cast<long long>(width / 32) * (height / 32));
-  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab05::transpose_swizzled", std::cref(st), width, height));
+  const grader::transpose::StudentTranspose st = student_transpose();
+  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_swizzled", "lab05::transpose_swizzled", width, height));
 }
 
 ::testing::AssertionResult float4_transpose_correct(const StudentTranspose4& st, int width, int height) {
@@ -288,7 +263,7 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
 TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   BANKLAB_REQUIRE_TRACE();
-  StudentTranspose st;
+  const grader::transpose::StudentTranspose st = student_transpose();
   StudentTranspose4 st4;
   BANKLAB_ASSERT(st.found);
   BANKLAB_ASSERT(st4.found);
@@ -307,15 +282,7 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
 
 TEST(Lab05OnGpu, TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  const int n = 4096;
-  grader::gpu::DeviceBuffer<float> in(static_cast<std::size_t>(n) * n), out(static_cast<std::size_t>(n) * n);
-  in.upload(grader::gpu::random_floats(static_cast<std::size_t>(n) * n));
-  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab05::transpose_swizzled, 4096 x 4096",
-      [&] { CUDA_CHECK(st(out.get(), in.get(), n, n)); },
-      [&] { grader::gpu::launch_reference_transpose(out.get(), in.get(), n, n); }));
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(student_transpose(), "lab05::transpose_swizzled"));
 }
 
 TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
@@ -349,15 +316,5 @@ TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  StudentTranspose st;
-  BANKLAB_ASSERT(st.found);
-  const int n = grader::gpu::perf_mode() ? 16384 : 4096;
-  {
-    grader::gpu::DeviceBuffer<float> d_in(static_cast<std::size_t>(n) * n), d_out(static_cast<std::size_t>(n) * n);
-    d_in.upload(grader::gpu::random_floats(static_cast<std::size_t>(n) * n));
-    float* o = d_out.get();
-    const float* i = d_in.get();
-    grader::gpu::fraction_of_copy_bandwidth("lab05 transpose", [&] { CUDA_CHECK(st(o, i, n, n)); }, i, o, n);
-  }
-  BANKLAB_EXPECT(grader::gpu::TransposesCorrectly("lab05::transpose_swizzled", std::cref(st), n, n));
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(student_transpose(), "lab05 transpose"));
 }
