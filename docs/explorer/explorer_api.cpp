@@ -10,6 +10,7 @@
 #include <string>
 
 #include "banklab/model.hpp"
+#include "banklab/pattern_io.hpp"
 #include "banklab_cli/explain_render.hpp"
 #include "banklab_cli/expr.hpp"
 #include "banklab_cli/svg.hpp"
@@ -49,7 +50,18 @@ extern "C" const char* banklab_explain(const char* op, const char* width, const 
   try {
     WarpAccess a;
     try {
-      a = access_from_expression(parse_op(op), parse_width(width), parse_mask(mask), expr);
+      // The same parsers and messages as `banklab explain` (banklab/pattern_io.hpp).
+      Op op_value = Op::Load;
+      int width_value = 0;
+      std::uint32_t mask_value = 0;
+      std::optional<std::string> err = parse_op(op, op_value);
+      if (!err) err = parse_width(width, width_value);
+      if (!err) err = parse_mask(mask, mask_value);
+      if (err) {
+        result = "{\"ok\":false,\"error\":" + json_string(*err) + "}";
+        return result.c_str();
+      }
+      a = access_from_expression(op_value, width_value, mask_value, expr);
     } catch (const ExprError& e) {
       std::string where = e.what();
       result = "{\"ok\":false,\"error\":" + json_string(where) + "}";

@@ -143,12 +143,14 @@ int exit_code_of(const Verdict& v) {
   return 1;
 }
 
-int finish(const Verdict& v, const std::string& results) {
+// print_message: the verdict did not come from a GoogleTest run (which printed the failure).
+int finish(const Verdict& v, const std::string& results, bool print_message = false) {
   if (!results.empty()) {
     const std::string dir = results + "/lab" + v.lab;
     make_dirs(dir);
     write_file(dir + "/" + v.test + ".json", to_json(v) + "\n");
   }
+  if (print_message && !v.message.empty()) std::printf("%s\n", v.message.c_str());
   std::printf("%s\n", summary_line(v).c_str());
   std::fflush(stdout);
   return exit_code_of(v);
@@ -170,14 +172,14 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   if (std::find(known.begin(), known.end(), a.test) == known.end()) {
     v.status = "failed";
     v.message = "lab " + a.lab + " has no test " + a.test;
-    return finish(v, a.results);
+    return finish(v, a.results, true);
   }
   if (auto err = grader::answers().load(a.work + "/answers.txt", a.lab)) {
     v.status = "failed";
     v.message = "not judged: " + *err + ".";
     const std::string build_log = read_file(a.work + "/build.log", 2000);
     if (!build_log.empty()) v.message += " The build said:\n" + build_log;
-    return finish(v, a.results);
+    return finish(v, a.results, true);
   }
 
   if (a.test.find("Traced") != std::string::npos) grader::gpu::start_trace_session();  // before any CUDA call
@@ -196,11 +198,12 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
     out.status = "failed";
     out.message = "the test did not run";
   }
+  const bool not_from_gtest = (out.status == "skipped" && a.graded) || !recorder->ran || out.checks <= 0;
   if (out.status == "skipped" && a.graded) {
     out.status = "failed";
     out.message = "graded mode: this test must run, but it could not here: " + out.message;
   }
-  return finish(out, a.results);
+  return finish(out, a.results, not_from_gtest);
 }
 
 int cmd_build(const Args& a) {
