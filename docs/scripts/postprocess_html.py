@@ -60,11 +60,20 @@ def process(page: Path, root: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html", type=Path, required=True)
+    ap.add_argument("--no-pagefind", action="store_true",
+                    help="Pagefind is not installed: the search page loses its links to the index it would make "
+                         "(its script then says why there is no search)")
     a = ap.parse_args()
     if not (a.html / "index.html").is_file():
         print(f"postprocess_html: {a.html}/index.html does not exist", file=sys.stderr)
         return 1
     n = sum(process(p, a.html) for p in sorted(a.html.glob("*.html")))
+    search = a.html / "search_course.html"
+    if a.no_pagefind and search.is_file():
+        text = search.read_text(encoding="utf-8")
+        text = re.sub(r'<link href="pagefind/[^"]*"[^>]*>\s*', "", text)
+        text = re.sub(r'<script src="pagefind/[^"]*"></script>\s*', "", text)
+        search.write_text(text, encoding="utf-8")
     print(f"postprocess_html: {n} page(s) updated")
     return 0
 
