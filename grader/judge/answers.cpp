@@ -2,6 +2,8 @@
 // rejected as a whole, with a reason a student can act on.
 #include "grader/answers.hpp"
 
+#include "banklab/pattern_io.hpp"
+
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -129,11 +131,12 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
     if (kind == "table") {
       tables_[name] = Table{name, std::move(dims), std::move(v)};
     } else {
-      if ((op != "ld" && op != "st") || (width != 1 && width != 2 && width != 4 && width != 8 && width != 16))
+      banklab::Op parsed_op = banklab::Op::Load;
+      if (banklab::parse_op(op, parsed_op) || !banklab::is_legal_width(width))
         return "the answers file is garbled at " + name;
       AccessTable a;
       a.name = name;
-      a.op = op == "ld" ? banklab::Op::Load : banklab::Op::Store;
+      a.op = parsed_op;
       a.width = width;
       a.dims = std::move(dims);
       a.offsets = std::move(v);

@@ -45,11 +45,6 @@ std::vector<std::string> archs() {
 
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
-std::string self_path() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
 
 std::vector<std::string> common_flags() {
   return {"-std=c++17", "-w", "-I" + src_dir() + "/common/include", "-I" + src_dir() + "/grader/include"};
@@ -191,15 +186,20 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   std::vector<ProcessResult> first = run_processes(
       {macro_dump(copy, work + "/macros.txt"), macro_dump(srcdir + "/baseline.cu", work + "/baseline.txt")}, {mo, bo});
   kill_leftovers();
+  // A failed build leaves its reason in build.log and neither answers nor device code.
+  auto fail = [&](const std::string& msg) {
+    write_file(work + "/build.log", msg);
+    unlink(answers.c_str());
+    unlink(fatbin.c_str());
+    return done(false, msg);
+  };
   auto compile_error = [&](const ProcessResult& pr, const std::string& log_file) {
     const std::string log = replace_all(read_file(log_file, 16 << 10), copy, source);
     std::string msg = "your file does not compile (nvcc: " + pr.describe() + ").\n" + log;
     if (pr.timed_out)
       msg = "compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
             " s and was stopped: look for templates or constexpr evaluation that never end.";
-    write_file(work + "/build.log", msg);
-    unlink(fatbin.c_str());
-    return done(false, msg);
+    return fail(msg);
   };
   if (!first[0].ok()) return compile_error(first[0], mo.output_file);
   if (!first[1].ok()) return done(false, "the judge could not preprocess its own baseline: " + read_file(bo.output_file, 4096));
@@ -270,12 +270,6 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   const std::string probe_answers = rundir + "/answers.txt";
   const ProcessResult p = run_process({probe_exe, probe_answers}, pr);
   kill_leftovers();
-  auto fail = [&](const std::string& msg) {
-    write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
-    return done(false, msg);
-  };
   if (sha256_hex(read_file(fatbin, 64u << 20)) != fatbin_hash || sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
     return fail("your file's probe changed the grader's files (its compiled kernels or banklab-judge itself) while it "
                 "ran: not judged. Rebuild the project (cmake --build) before grading again.");

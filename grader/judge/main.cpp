@@ -221,12 +221,6 @@ int cmd_build(const Args& a) {
   return finish(v, a.results);
 }
 
-std::string self_exe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("banklab-judge");
-}
-
 int cmd_grade(const Args& a) {
   const std::string results = a.work + "/results";
   make_dirs(a.work);
@@ -241,7 +235,7 @@ int cmd_grade(const Args& a) {
   b.seconds = br.seconds;
   b.message = br.message;
   all.push_back(b);
-  const std::string me = self_exe();
+  const std::string me = self_path();
   for (const std::string& t : registered_tests(a.lab)) {
     const std::string tier = tier_of(t.substr(0, t.find('.')));
     if (a.tier != "all" && tier != a.tier) continue;

@@ -152,6 +152,12 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   return s;
 }
 
+std::string self_path() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
 void make_dirs(const std::string& path) {
   for (std::size_t p = 1; p <= path.size(); ++p)
     if (p == path.size() || path[p] == '/') mkdir(path.substr(0, p).c_str(), 0755);

@@ -40,6 +40,8 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
 /// The text of a file, at most max_bytes of it ("" when unreadable).
 std::string read_file(const std::string& path, std::size_t max_bytes = 1 << 20);
 bool write_file(const std::string& path, const std::string& text);
+/// The running program's own path (/proc/self/exe).
+std::string self_path();
 /// mkdir -p.
 void make_dirs(const std::string& path);
 
