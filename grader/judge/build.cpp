@@ -187,7 +187,7 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
   std::string s = o.str();
   if (dropped > 0)
     s += "(" + std::to_string(dropped) + " line(s) of the compiler's output about other files were left out: the judge shows "
-         "only messages about your own file)\n";
+         "only messages about your own file" + (o.str().empty() ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
   return s;
 }
 
@@ -266,7 +266,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     if (res.process.signal == SIGKILL || res.process.signal == SIGSEGV || res.process.signal == SIGXCPU)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
              "templates or constexpr evaluation that grow without end.\n";
-    return fail(msg + own_diagnostics(res.err + res.out, inside(kStudentInside), source, probe_name));
+    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name));  // stdout is data
   };
 
   // 1. The student's file preprocessed on its own, in the sandbox.

@@ -300,9 +300,10 @@ const SandboxInfo& sandbox_info() {
     SandboxInfo sb;
     std::vector<std::string> tried;
     std::vector<std::string> candidates;
-    if (const char* e = std::getenv("BANKLAB_BWRAP"); e && *e) candidates.push_back(e);
-    if (*BANKLAB_BWRAP) candidates.push_back(BANKLAB_BWRAP);
-    if (const char* path = std::getenv("PATH")) {
+    const char* env = std::getenv("BANKLAB_BWRAP");  // an explicit choice: the only one tried
+    if (env && *env) candidates.push_back(env);
+    if (*BANKLAB_BWRAP && candidates.empty()) candidates.push_back(BANKLAB_BWRAP);
+    if (const char* path = std::getenv("PATH"); path && candidates.empty()) {
       std::string p = path;
       for (std::size_t a = 0; a <= p.size();) {
         const std::size_t b = std::min(p.find(':', a), p.size());
@@ -310,14 +311,19 @@ const SandboxInfo& sandbox_info() {
         a = b + 1;
       }
     }
-    candidates.push_back("/usr/bin/bwrap");
-    candidates.push_back(std::string(BANKLAB_SOURCE_DIR) + "/.carry/bwrap/bwrap");
+    if (!(env && *env)) {
+      candidates.push_back("/usr/bin/bwrap");
+      candidates.push_back(std::string(BANKLAB_SOURCE_DIR) + "/.carry/bwrap/bwrap");
+    }
     if (access(kPrlimit, X_OK) != 0) {
       sb.why_not = std::string("no ") + kPrlimit + " (Debian package util-linux): the sandbox sets its limits with it";
       return sb;
     }
     for (const std::string& c : candidates) {
-      if (access(c.c_str(), X_OK) != 0) continue;
+      if (access(c.c_str(), X_OK) != 0) {
+        if (env && *env) tried.push_back("BANKLAB_BWRAP=" + c + " is not an executable file");
+        continue;
+      }
       const std::string why = probe_sandbox(c);
       if (why.empty()) {
         sb.available = true;
