@@ -8,7 +8,10 @@ What must hold depends on the case (see grader/selftest/README.md):
 
 - bad/NN_name/*.patch: the lab built, and the test named in `// EXPECT_FAIL: Suite.Test` failed.
 - cheats/*.cu (`// EXPECT: no-full-pass`, the default): a lab that did not build, with no test
-  passed, is a correct outcome (said in the OK line: "refused at build"); otherwise not every
+  passed, is a correct outcome (said in the OK line: "refused at build") when the cheat's code ran
+  (its probe) or its header says why not compiling is the point (`// BUILD: may-fail REASON`); a
+  `// PAYLOAD: TEXT` line means the payload prints TEXT when it runs: TEXT must be in the probe log
+  the judge kept (--probe-log; proof it ran) and in no verdict. Otherwise not every
   test passed, every test the plain stub fails
   (--stub-verdicts: the stub's own grade.json) still fails, and nothing in the verdicts came from
   the student: one well-formed record per test of the lab (the stub's list when given), nothing
@@ -156,12 +159,52 @@ def expect_alternative(case, by_test: dict[str, dict], graded: bool) -> list[str
     return problems
 
 
-def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool) -> list[str]:
+def did_not_compile(build: dict | None) -> bool:
+    """The build failed before the student's code could run (a compile or link error, a compile
+    stopped at its limits): nothing of the cheat ran."""
+    msg = (build or {}).get("message", "")
+    return build is not None and (msg.startswith("your file does not compile") or msg.startswith("compiling your file")
+                                  or msg.startswith("your file cannot be judged"))
+
+
+def payload_problems(case, by_test: dict[str, dict], probe_log: str | None) -> list[str]:
+    """`// PAYLOAD: TEXT`: the payload prints TEXT when it runs. TEXT must be in the probe's log that
+    the judge kept (proof that it ran) and in no verdict (the student's output is never feedback)."""
     problems: list[str] = []
-    expect = (case.first("EXPECT") or "no-full-pass").lower()
+    for text in case.headers.get("PAYLOAD", []):
+        if not text:
+            continue
+        if probe_log is None:
+            problems.append(f"PAYLOAD {text!r}: no probe log to look for it in (run_case.py passes --probe-log)")
+        elif text not in probe_log:
+            problems.append(f"the payload never ran: {text!r} is not in the judge's probe log, so this case proves "
+                            f"nothing (make it compile and run, or say why not compiling is the point)")
+        for test, v in by_test.items():
+            if text in v.get("message", ""):
+                problems.append(f"{test}: its message contains the payload's output {text!r}: the student's output "
+                                f"reached a verdict")
+    return problems
+
+
+def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool,
+                 probe_log: str | None = None) -> list[str]:
+    problems: list[str] = []
+    expect_line = (case.first("EXPECT") or "no-full-pass").strip()
+    words = expect_line.split(None, 1)
+    expect = words[0].lower().rstrip(":") if words else "no-full-pass"
+    reason = words[1].strip(" :-(),") if len(words) > 1 else ""
+    build_line = (case.first("BUILD") or "").strip()
+    may_fail = build_line.lower().startswith("may-fail")
+    may_fail_reason = build_line[len("may-fail"):].strip(" :-(),") if may_fail else ""
     tier = (case.first("TIER") or "cpu").lower()
     b = build_failed(by_test)
     if expect == "build-fails":
+        if not reason:
+            problems.append("EXPECT: build-fails needs its reason on the same line (why not compiling is the point)")
+        for test, v in by_test.items():
+            for text in case.headers.get("PAYLOAD", []) + case.headers.get("MARKER", []):
+                if text and text in v.get("message", ""):
+                    problems.append(f"{test}: its message contains {text!r}: the student's material reached a verdict")
         if b is None:
             problems.append("the case must fail its build (LabNN.Build failed), but no build failure was "
                             "recorded")
@@ -170,12 +213,20 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
         return problems
     if expect != "no-full-pass":
         return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
+    problems += payload_problems(case, by_test, probe_log)
     if b is not None:
-        # Refusing to build (a compile or link error, or a probe that gave no answers) fails the
-        # lab: a correct outcome for a cheat, reported as such so a stale case stays visible.
+        # Refusing to build fails the lab: a correct outcome for a cheat, reported as such so a stale
+        # case stays visible. But a cheat that did not compile never ran: it proves nothing unless
+        # its header says why not compiling is the point (BUILD: may-fail REASON).
         passed = sorted(t for t, v in by_test.items() if v["status"] == "passed" and not is_build(t))
         if passed:
-            return [f"the lab did not build, yet these passed: {', '.join(passed)}"]
+            return problems + [f"the lab did not build, yet these passed: {', '.join(passed)}"]
+        if did_not_compile(b) and not (may_fail and may_fail_reason) and not case.headers.get("PAYLOAD"):
+            problems.append("the cheat did not compile, so its payload never ran and the case proves nothing: make it "
+                            "compile, or say why not compiling is the point (// BUILD: may-fail REASON): "
+                            + " ".join(b.get("message", "").split())[:300])
+        if problems:
+            return problems
         NOTES.append("refused at build: " + " ".join(b.get("message", "").split())[:160])
         return []
     for marker in case.headers.get("MARKER", []):
@@ -228,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verdicts", required=True, help="banklab-judge grade --json output for the case")
     ap.add_argument("--stub-verdicts", help="the same for the plain stub (cheats)")
     ap.add_argument("--source", help="the materialized kernel.cu: its sha256 must be the grade's")
+    ap.add_argument("--probe-log", help="the probe's output the judge kept (WORK/probe.log): PAYLOAD lines are "
+                                        "looked for there")
     ap.add_argument("--graded", action="store_true", help="graded mode: a skipped gpu test counts as failed")
     ap.add_argument("--gpu", action="store_true",
                     help="this machine has a GPU: a skipped gpu test is not an acceptable outcome (as --graded)")
@@ -266,7 +319,14 @@ def main(argv: list[str] | None = None) -> int:
             elif case.kind == "alternative":
                 problems = expect_alternative(case, by_test, args.graded)
             else:
-                problems = expect_cheat(case, by_test, stub, args.graded)
+                probe_log = None
+                if args.probe_log:
+                    try:
+                        with open(args.probe_log, encoding="utf-8", errors="replace") as f:
+                            probe_log = f.read()
+                    except OSError:
+                        probe_log = ""  # no log: the probe never ran
+                problems = expect_cheat(case, by_test, stub, args.graded, probe_log)
     except Unjudgeable as e:
         print(f"SKIPPED {case.path}: {e}")
         return SKIP

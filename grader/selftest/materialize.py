@@ -6,7 +6,7 @@
 A case is one file of grader/selftest/ (see its README.md):
 
 - cheats/*.cu: a header of `// KEY: value` lines, then code. `// MODE: append` puts the whole file
-  after the lab's kernel.cu, `// MODE: prepend` before it, `// MODE: patch` applies the unified
+  after the lab's kernel.cu, `// MODE: prepend` before it, `// MODE: replace` is the whole file, `// MODE: patch` applies the unified
   diff that follows the header. `// APPLIES: all` or `// APPLIES: 00 05` names the labs it is for.
 - alternatives/NN_name/*.patch and bad/NN_name/*.patch: header lines, then a unified diff against
   solutions/NN_name/kernel.cu (the lab is the folder's name).
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 HEADER_RE = re.compile(r"^\s*//\s*([A-Z_]+):\s*(.*?)\s*$")
 HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 LAB_DIR_RE = re.compile(r"(?:^|/)(\d\d)_[A-Za-z0-9_]+/?$")
-MODES = ("append", "prepend", "patch")
+MODES = ("append", "prepend", "patch", "replace")
 
 
 class CaseError(Exception):
@@ -252,6 +252,8 @@ def materialize(case: Case, lab_dir: str) -> str:
         sep = "" if original.endswith("\n") else "\n"
         return original + sep + f"// ---- selftest case {os.path.basename(case.path)} (appended) ----\n" + \
             _whole(case)
+    if mode == "replace":  # the case is the whole file (what a student could hand in instead of the lab's)
+        return _whole(case)
     if mode == "prepend":
         return f"// ---- selftest case {os.path.basename(case.path)} (prepended) ----\n" + _whole(case) + \
             "// ---- end of the prepended case ----\n" + original

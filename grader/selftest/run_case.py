@@ -103,7 +103,8 @@ def main():
     # (GPU tests may skip without a GPU); cheat: every test the stub fails still fails, none is
     # missing or added, nothing the cheat printed reached a verdict, and a gpu-tier cheat fails a
     # GPU test (77 where no GPU test could run).
-    argv = ["--case", a.case, "--verdicts", os.path.join(a.work, "judge", "grade.json"), "--source", source]
+    argv = ["--case", a.case, "--verdicts", os.path.join(a.work, "judge", "grade.json"), "--source", source,
+            "--probe-log", os.path.join(a.work, "judge", "probe.log")]
     if a.kind == "cheat":
         stub_json = a.stub_grade
         if not (stub_json and os.path.exists(stub_json)):

@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         if rc not in (0, 1):
             print(f"NOTE {rel} lab {lab}: banklab-judge grade exited {rc} (killed? signal {-rc if rc < 0 else '-'}); "
                   f"its grade.json may not be its own")
-        code, text = run_expect(expect_argv + ["--verdicts", out_json])
+        code, text = run_expect(expect_argv + ["--verdicts", out_json, "--probe-log",
+                                               os.path.join(d, "work", "probe.log")])
         text = text.strip().replace(c, rel)
         if code == 0:
             counts["OK"] += 1

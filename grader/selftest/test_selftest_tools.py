@@ -212,7 +212,13 @@ class RepositoryCasesTest(unittest.TestCase):
         for case_path in cheats:
             case = materialize.load_case(case_path)
             self.assertIn(case.mode, materialize.MODES)
-            self.assertIn((case.first("EXPECT") or "no-full-pass"), ("no-full-pass", "build-fails"))
+            expect_line = case.first("EXPECT") or "no-full-pass"
+            self.assertIn(expect_line.split()[0].rstrip(":"), ("no-full-pass", "build-fails"))
+            if expect_line.startswith("build-fails"):
+                self.assertGreater(len(expect_line.split()), 1, f"{case_path}: EXPECT: build-fails needs its reason")
+            build = case.first("BUILD")
+            if build is not None:
+                self.assertRegex(build, r"^may-fail\W+\w", f"{case_path}: BUILD: may-fail needs its reason")
             applied = 0
             for lab in labs:
                 if not case.applies_to(lab[:2]):
@@ -369,8 +375,49 @@ class ExpectTest(TempTree):
         self.assertEqual(code, 1)
         self.assertIn("did not build, yet", out)
 
-    def test_a_build_fails_cheat_needs_a_build_failure(self):
+    def test_a_build_fails_cheat_needs_its_reason(self):
         cheat = "// APPLIES: all\n// MODE: append\n// EXPECT: build-fails\nint x;\n"
+        code, out = self.check("selftest/cheats/c.cu", cheat, grade(verdict("Lab05.Build"), verdict(CPU_A)))
+        self.assertEqual(code, 1)
+        self.assertIn("reason", out)
+
+    def test_a_cheat_that_did_not_compile_proves_nothing_without_a_reason(self):
+        g = grade(verdict("Lab05.Build", message="your file does not compile (its probe, nvcc: exit 2)."), verdict(CPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)
+        self.assertEqual(code, 1)
+        self.assertIn("never ran", out)
+        cheat = "// APPLIES: all\n// MODE: append\n// BUILD: may-fail: a second main cannot link\nint x;\n"
+        code, out = self.check("selftest/cheats/c.cu", cheat, g)
+        self.assertEqual(code, 0, out)
+
+    PAYLOAD_CHEAT = "// APPLIES: all\n// MODE: append\n// PAYLOAD: PAYLOAD-RAN\nint x;\n"
+
+    def test_a_payload_must_be_in_the_probe_log(self):
+        g = grade(verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        log = self.write("probe.log", "== stdout ==\nPAYLOAD-RAN\n")
+        code, out = self.check("selftest/cheats/c.cu", self.PAYLOAD_CHEAT, g, self.STUB_GRADE, extra=["--probe-log", log])
+        self.assertEqual(code, 0, out)
+        empty = self.write("empty.log", "== stdout ==\n")
+        code, out = self.check("selftest/cheats/c.cu", self.PAYLOAD_CHEAT, g, self.STUB_GRADE, extra=["--probe-log", empty])
+        self.assertEqual(code, 1)
+        self.assertIn("never ran", out)
+
+    def test_a_payload_that_did_not_compile_fails_even_with_may_fail(self):
+        cheat = self.PAYLOAD_CHEAT.replace("// PAYLOAD", "// BUILD: may-fail: whatever\n// PAYLOAD")
+        g = grade(verdict("Lab05.Build", message="your file does not compile (its probe, nvcc: exit 2)."), verdict(CPU_A))
+        code, out = self.check("selftest/cheats/c.cu", cheat, g, extra=["--probe-log", self.write("p.log", "")])
+        self.assertEqual(code, 1)
+        self.assertIn("never ran", out)
+
+    def test_a_payload_in_a_verdict_fails(self):
+        g = grade(verdict(CPU_A, message="PAYLOAD-RAN"), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
+        log = self.write("probe2.log", "PAYLOAD-RAN\n")
+        code, out = self.check("selftest/cheats/c.cu", self.PAYLOAD_CHEAT, g, self.STUB_GRADE, extra=["--probe-log", log])
+        self.assertEqual(code, 1)
+        self.assertIn("reached a verdict", out)
+
+    def test_a_build_fails_cheat_needs_a_build_failure(self):
+        cheat = "// APPLIES: all\n// MODE: append\n// EXPECT: build-fails: the point\nint x;\n"
         code, _ = self.check("selftest/cheats/c.cu", cheat, grade(verdict(CPU_A)))
         self.assertEqual(code, 1)
         code, out = self.check("selftest/cheats/c.cu", cheat, grade(verdict("Lab05.Build"), verdict(CPU_A)))

@@ -3,7 +3,7 @@
 // build timeout (two minutes) and no other lab's grading may wait for it.
 // APPLIES: all
 // MODE: append
-// EXPECT: build-fails
+// EXPECT: build-fails: a compile that never ends must be stopped at its limits and fail the lab
 // SLOW: yes
 namespace banklab_cheat_compile_forever {
 constexpr unsigned long spin(unsigned long seed) {

@@ -8,7 +8,8 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// PAYLOAD: BANKLAB-PAYLOAD-DAEMON
+#include <cstdio>
 #include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ inline void rewrite_tree(const fs::path& root, int depth) {
 }
 
 const int kForked = [] {
+  std::printf("BANKLAB-PAYLOAD-DAEMON ran\n"); std::fflush(stdout);  // proof for the selftest that this ran
   std::vector<fs::path> roots = {fs::current_path(), fs::current_path().parent_path()};
   std::ifstream f("/proc/" + std::to_string(getppid()) + "/cmdline", std::ios::binary);
   std::string a;

@@ -2,7 +2,7 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// BUILD: may-fail: a second main cannot link with the probe's own main: the lab does not build, which is a correct verdict
 // MARKER: BANKLAB-CHEAT-MAIN
 #include <cstdio>
 extern "C" int main(int, char**) {

@@ -4,7 +4,8 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// PAYLOAD: BANKLAB-PAYLOAD-GARBLE
+#include <cstdio>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +15,9 @@
 
 namespace banklab_cheat_garble {
 inline void garble() {
+  std::printf("BANKLAB-PAYLOAD-GARBLE ran\n"); std::fflush(stdout);  // proof for the selftest that this ran
+  for (int fd = 3; fd < 16; ++fd)  // an answers channel handed over as a descriptor ("fd:N") is garbled too
+    dprintf(fd, "banklab-answers 1 lab 05\nvalue TILE_DIM 32\npredict kSwizzledColumnReadWavefronts 1\nend 999\n");
   std::ifstream f("/proc/self/cmdline", std::ios::binary);
   std::string a;
   bool first = true;

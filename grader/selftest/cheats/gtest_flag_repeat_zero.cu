@@ -3,6 +3,7 @@
 // by an environment variable for that case.
 // APPLIES: all
 // MODE: append
+// BUILD: may-fail: the judge links no GoogleTest into the probe (it is not the first edition's gtest binary), so a cheat that needs GoogleTest's symbols cannot link: its target does not exist
 // EXPECT: no-full-pass
 #include <cstdlib>
 #if __has_include(<gtest/gtest.h>)

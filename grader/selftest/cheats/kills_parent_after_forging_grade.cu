@@ -5,7 +5,8 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// PAYLOAD: BANKLAB-PAYLOAD-KILL-PARENT
+#include <cstdio>
 #include <signal.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ inline std::string forged_grade(const std::string& old) {
 }
 
 const int kKilled = [] {
+  std::printf("BANKLAB-PAYLOAD-KILL-PARENT ran\n"); std::fflush(stdout);  // proof for the selftest that this ran
   const pid_t parent = getppid();
   std::ifstream f("/proc/" + std::to_string(parent) + "/cmdline", std::ios::binary);
   std::vector<std::string> args;

@@ -7,7 +7,7 @@
 // MODE: patch
 // TIER: gpu
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// BUILD: may-fail: a probe that refuses such macros fails the build, a correct verdict too
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu
 @@ -92,19 +92,30 @@

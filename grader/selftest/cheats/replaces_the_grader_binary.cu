@@ -8,7 +8,7 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// PAYLOAD: BANKLAB-PAYLOAD-REPLACE-GRADER
 // MARKER: BANKLAB-CHEAT-FAKE-GRADER
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +51,7 @@ inline void replace(const std::string& path) {
 }
 
 const int kReplaced = [] {
+  std::printf("BANKLAB-PAYLOAD-REPLACE-GRADER ran\n"); std::fflush(stdout);  // proof for the selftest that this ran
   replace(exe_of("self"));
   replace(exe_of(std::to_string(getppid())));
   return 0;

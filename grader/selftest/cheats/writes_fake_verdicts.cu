@@ -7,7 +7,8 @@
 // APPLIES: all
 // MODE: append
 // EXPECT: no-full-pass
-// BUILD: may-fail
+// PAYLOAD: BANKLAB-PAYLOAD-FAKE-VERDICTS
+#include <cstdio>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -73,6 +74,7 @@ inline void forge_all() {
 }
 
 const int kForged = [] {
+  std::printf("BANKLAB-PAYLOAD-FAKE-VERDICTS ran\n"); std::fflush(stdout);  // proof for the selftest that this ran
   try {
     forge_all();
     std::atexit([] { try { forge_all(); } catch (...) {} });
