@@ -6,6 +6,7 @@
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,9 +122,287 @@ class TheJudge(unittest.TestCase):
         self.assertIn(bad, r.stdout)  # the student's path, not the judge's copy
 
 
+class TheSandbox(unittest.TestCase):
+    """Issue 16's families, tried on the real judge as the user running this test and, when that is
+    root, as user nobody too (a student's or a TA's account): every one must be caught both ways."""
+
+    USER = None  # None: as whoever runs the test; "nobody": through runuser (root only)
+
+    @classmethod
+    def setUpClass(cls):
+        if cls.USER and os.geteuid() != 0:
+            raise unittest.SkipTest("only root can run the judge as another user")
+        cls.tmp = tempfile.mkdtemp(prefix="banklab-sandbox-test-")
+        os.chmod(cls.tmp, 0o777)
+        cls.solution = os.path.join(ARGS.root, "solutions", "05_swizzle", "kernel.cu")
+        cls.stub = os.path.join(ARGS.root, "labs", "05_swizzle", "kernel.cu")
+        # What a submission must never reach: a solved work folder (answers.txt), a classmate's
+        # file in a batch output, a secret file readable by the judge's user.
+        cls.solved = cls.path("solved")
+        r = cls.run_judge("build", "--lab", "05", "--source", cls.solution, "--work", cls.solved)
+        assert r.returncode == 0, r.stdout
+        cls.classmate = cls.path("class", "work", "alice", "kernel.cu")
+        os.makedirs(os.path.dirname(cls.classmate))
+        shutil.copy(cls.solution, cls.classmate)
+        cls.secret = cls.path("secret.txt")
+        with open(cls.secret, "w") as f:
+            f.write("BANKLAB-SECRET-LINE-1\nBANKLAB-SECRET-LINE-2\n")
+        for d, _, files in os.walk(cls.tmp):
+            os.chmod(d, 0o777)
+            for n in files:
+                os.chmod(os.path.join(d, n), 0o644)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def path(cls, *parts):
+        return os.path.join(cls.tmp, *parts)
+
+    @classmethod
+    def run_judge(cls, *args, env=None):
+        cmd = [ARGS.judge, *args]
+        if cls.USER:
+            cmd = ["runuser", "-u", cls.USER, "--", *cmd]
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+                              env=env, cwd=cls.tmp)
+
+    def write_case(self, name, text):
+        src = self.path(name + ".cu")
+        with open(src, "w") as f:
+            f.write(text)
+        os.chmod(src, 0o644)
+        return src
+
+    def grade(self, name, text, lab="05"):
+        src = self.write_case(name, text)
+        work = self.path("w-" + name)
+        out = self.path("g-" + name + ".json")
+        r = self.run_judge("grade", "--lab", lab, "--source", src, "--work", work, "--json", out, "--tier", "cpu")
+        self.assertTrue(os.path.exists(out), r.stdout)
+        with open(out) as f:
+            g = json.load(f)
+        log = ""
+        if os.path.exists(os.path.join(work, "probe.log")):
+            with open(os.path.join(work, "probe.log")) as f:
+                log = f.read()
+        return g["verdicts"], r.stdout, log, work
+
+    def stub_text(self):
+        with open(self.stub) as f:
+            return f.read()
+
+    def assert_not_passed(self, verdicts):
+        passed = [v["test"] for v in verdicts if v["status"] == "passed" and not v["test"].endswith(".Build")]
+        self.assertLess(len(passed), len(verdicts) - 1, "every test passed")
+        return passed
+
+    def test_sandbox_is_there(self):
+        r = self.run_judge("sandbox")
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+    def test_no_course_file_or_classmates_file_can_be_included(self):
+        for name, inc in (("rel", "../../solutions/05_swizzle/kernel.cu"), ("abs", self.solution),
+                          ("classmate", self.classmate), ("answers", os.path.join(self.solved, "answers.txt"))):
+            with self.subTest(include=name):
+                verdicts, out, _, _ = self.grade("inc_" + name, '#include "%s"\n' % inc)
+                build = verdicts[0]
+                self.assertEqual(build["status"], "failed", out)
+                self.assertIn("No such file", build["message"])
+                self.assertFalse(any(v["status"] == "passed" for v in verdicts), out)
+
+    def test_no_line_of_another_file_reaches_feedback(self):
+        for name, inc, secret in (("secret", self.secret, "BANKLAB-SECRET-LINE"), ("passwd", "/etc/passwd", "root:x:0"),
+                                  ("shadow", "/etc/shadow", "root:")):
+            with self.subTest(include=name):
+                verdicts, out, _, work = self.grade("leak_" + name, '#include "%s"\n' % inc + self.stub_text())
+                self.assertEqual(verdicts[0]["status"], "failed")
+                for v in verdicts:
+                    self.assertNotIn(secret, v["message"])
+                self.assertNotIn(secret, out)
+        # A file that does exist for the compiler (the system's): its lines are not shown either.
+        verdicts, out, _, _ = self.grade("leak_os_release", '#include "/usr/lib/os-release"\n' + self.stub_text())
+        self.assertEqual(verdicts[0]["status"], "failed")
+        self.assertNotIn("PRETTY_NAME", verdicts[0]["message"])
+        self.assertIn("left out", verdicts[0]["message"])
+
+    def test_the_probe_sees_nothing_of_the_course_the_judge_or_other_judges(self):
+        looks = [self.solution, os.path.join(self.solved, "answers.txt"), self.classmate, self.secret, ARGS.judge]
+        cheat = self.stub_text() + """
+#include <dirent.h>
+#include <unistd.h>
+#include <cstdio>
+#include <fstream>
+#include <string>
+namespace banklab_test_looks {
+const int kLooked = [] {
+  std::printf("TEST-PAYLOAD-RAN\\n");
+  for (const char* p : {%s}) if (access(p, F_OK) == 0) std::printf("TEST-SEEN %%s\\n", p);
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline");
+      std::string all, a;
+      while (std::getline(f, a, '\\0')) all += a + " ";
+      if (all.find("banklab-judge") != std::string::npos) std::printf("TEST-SEEN a judge: %%s\\n", all.c_str());
+    }
+    closedir(d);
+  }
+  std::fflush(stdout);
+  return 0;
+}();
+}
+""" % ", ".join('"%s"' % p for p in looks)
+        verdicts, out, log, _ = self.grade("looks", cheat)
+        self.assertIn("TEST-PAYLOAD-RAN", log)  # it ran
+        self.assertNotIn("TEST-SEEN", log)
+        for v in verdicts:
+            self.assertNotIn("TEST-PAYLOAD-RAN", v["message"])  # the probe's output is never feedback
+
+    def test_no_process_of_a_submission_outlives_its_build(self):
+        cheat = self.stub_text() + """
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <cstdio>
+#include <fstream>
+namespace banklab_test_chain {
+const int kChained = [] {
+  std::printf("TEST-CHAIN-RAN\\n");
+  std::fflush(stdout);
+  if (fork() != 0) return 0;
+  for (int i = 0; i < 8; ++i) { setsid(); if (fork() != 0) _exit(0); }
+  prctl(PR_SET_NAME, "banklab-testsurv");
+  for (int i = 0; i < 300; ++i) {
+    std::ofstream("%s", std::ios::trunc) << "forged";
+    usleep(100000);
+  }
+  _exit(0);
+}();
+}
+""" % os.path.join(self.solved, "answers.txt")
+        with open(os.path.join(self.solved, "answers.txt")) as f:
+            before = f.read()
+        verdicts, out, log, _ = self.grade("chain", cheat)
+        self.assertIn("TEST-CHAIN-RAN", log)
+        survivors = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open(f"/proc/{pid}/comm") as f:
+                        if f.read().strip() == "banklab-testsurv":
+                            survivors.append(pid)
+                except OSError:
+                    pass
+        self.assertEqual(survivors, [], "a process of the submission outlived its build")
+        with open(os.path.join(self.solved, "answers.txt")) as f:
+            self.assertEqual(f.read(), before)
+
+    def test_links_left_by_the_probe_are_never_followed(self):
+        cheat = self.stub_text() + """
+#include <unistd.h>
+#include <cstdio>
+namespace banklab_test_links {
+const int kLinked = [] {
+  std::printf("TEST-LINKS-RAN\\n");
+  for (const char* n : {"answers.txt", "kernel.fatbin", "probe", "run", "src"}) symlink("%s", n);
+  return 0;
+}();
+}
+""" % self.solved
+        verdicts, out, log, work = self.grade("links", cheat)
+        self.assertIn("TEST-LINKS-RAN", log)
+        for d, dirs, files in os.walk(work):
+            for n in dirs + files:
+                self.assertFalse(os.path.islink(os.path.join(d, n)), os.path.join(d, n))
+        self.assertTrue(os.path.exists(os.path.join(self.solved, "answers.txt")))
+        self.assert_not_passed(verdicts)
+
+    def test_a_macro_at_any_include_level_does_not_reach_the_probe(self):
+        cheat = self.stub_text() + """
+#if __INCLUDE_LEVEL__ > 0
+#define tile_index(r, c) ((r) * 32 + ((c) ^ (r)))
+#endif
+#define value(name, v) value(name, 0)
+"""
+        verdicts, out, _, work = self.grade("macros", cheat)
+        with open(os.path.join(work, "answers.txt")) as f:
+            answers = f.read()
+        self.assertIn("value TILE_DIM 32", answers)  # no macro rewrote the probe's Writer calls
+        by = {v["test"]: v["status"] for v in verdicts}
+        self.assertEqual(by["Lab05Layout.ColumnReadsOfTheTileAreConflictFree"], "failed")
+
+    def test_a_fork_bomb_is_stopped_by_the_steps_process_limit(self):
+        cheat = self.stub_text() + """
+#include <dirent.h>
+#include <unistd.h>
+#include <cstdio>
+namespace banklab_test_bomb {
+const int kBomb = [] {
+  const pid_t first = getpid();
+  for (int i = 0; i < 10; ++i) fork();
+  if (getpid() != first) for (;;) pause();
+  usleep(500000);
+  int n = 0;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] >= '1' && e->d_name[0] <= '9';
+    closedir(d);
+  }
+  std::printf("TEST-BOMB processes=%d\\n", n);
+  return 0;
+}();
+}
+"""
+        verdicts, out, log, _ = self.grade("bomb", cheat)
+        m = re.search(r"TEST-BOMB processes=(\d+)", log)
+        self.assertIsNotNone(m, log)
+        self.assertLess(int(m.group(1)), 200)  # of 1024: the step's process limit said no
+
+    def test_every_solution_with_standard_headers_builds_and_grades_as_the_plain_one(self):
+        if self.USER:
+            self.skipTest("once is enough: not a question of the user")
+        for folder in sorted(os.listdir(os.path.join(ARGS.root, "solutions"))):
+            lab = folder[:2]
+            with open(os.path.join(ARGS.root, "solutions", folder, "kernel.cu")) as f:
+                text = f.read() + "#include <vector>\n#include <algorithm>\n#include <cstdio>\n"
+            with self.subTest(lab=lab):
+                verdicts, out, _, _ = self.grade("std_" + lab, text, lab=lab)
+                failed = [v["test"] + ": " + v["message"][:300] for v in verdicts if v["status"] != "passed"]
+                self.assertEqual(failed, [], out)
+
+    def test_a_build_failure_is_reported_once(self):
+        verdicts, _, _, _ = self.grade("broken", self.stub_text() + "\nthis is not C++;\n")
+        self.assertEqual(verdicts[0]["status"], "failed")
+        self.assertIn("does not compile", verdicts[0]["message"])
+        for v in verdicts[1:]:
+            self.assertEqual(v["status"], "failed")
+            self.assertEqual(v["message"], "not judged: the lab did not build (see lab05.build)")
+
+    def test_graded_mode_refuses_without_a_sandbox_unless_the_container_is_fresh(self):
+        env = dict(os.environ, BANKLAB_BWRAP="/nonexistent/bwrap")
+        r = self.run_judge("sandbox", env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("/nonexistent/bwrap", r.stdout)
+        work = self.path("w-nosandbox")
+        r = self.run_judge("build", "--graded", "--lab", "05", "--source", self.solution, "--work", work, env=env)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("refuses", r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(work, "answers.txt")))
+        r = self.run_judge("build", "--graded", "--fresh-container", "--lab", "05", "--source", self.solution,
+                           "--work", work, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        r = self.run_judge("build", "--lab", "05", "--source", self.solution, "--work", self.path("w-nosb2"), env=env)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("no sandbox", r.stdout)
+
+
+class TheSandboxAsNobody(TheSandbox):
+    USER = "nobody"
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
     ap.add_argument("--root", required=True)
     ARGS, rest = ap.parse_known_args()
+    ARGS.judge, ARGS.root = os.path.abspath(ARGS.judge), os.path.abspath(ARGS.root)
     unittest.main(argv=[sys.argv[0], "-v", *rest])
