@@ -39,7 +39,7 @@ function(banklab_add_lab num folder)
   set(source ${PROJECT_SOURCE_DIR}/${BANKLAB_GRADE}/${folder}/kernel.cu)
 
   add_test(NAME ${label}.build
-           COMMAND banklab_judge build --lab ${num} --source ${source} --work ${work} --results ${results})
+           COMMAND banklab_judge build --lab ${num} --source ${source} --work ${work} --results ${results} ${graded})
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
