@@ -262,6 +262,9 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
       return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
                   " s and was stopped: look for templates or constexpr evaluation that never end.");
     if (!res.sandbox_error.empty()) return fail("the judge's sandbox could not run the compiler: " + res.sandbox_error);
+    if (res.process.exit_code == 126 || res.process.exit_code == 127)  // the judge's problem, not the student's
+      return fail("the judge could not start the compiler in its sandbox (" + res.process.describe() +
+                  "): report this to your instructor. " + res.err.substr(0, res.err.find('\n')));
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
     if (res.process.signal == SIGKILL || res.process.signal == SIGSEGV || res.process.signal == SIGXCPU)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "

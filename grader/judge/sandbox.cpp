@@ -69,6 +69,10 @@ std::vector<std::string> system_args() {
       a.insert(a.end(), {"--ro-bind", top, top});
     }
   }
+  // Links into /etc/alternatives (Debian and Ubuntu name the toolkit, cc and c++ there): only links.
+  struct stat alt {};
+  if (stat("/etc/alternatives", &alt) == 0 && S_ISDIR(alt.st_mode))
+    a.insert(a.end(), {"--ro-bind", "/etc/alternatives", "/etc/alternatives"});
   const std::string root = cuda_root(), real = real_path(root);
   if (!real.empty() && !under(real, "/usr")) a.insert(a.end(), {"--ro-bind", real, real});
   if (!under(root, "/usr") && root != real) a.insert(a.end(), {"--ro-bind", real.empty() ? root : real, root});
@@ -264,7 +268,8 @@ std::string probe_sandbox(const std::string& tool) {
   const int fd = open(tool.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "cannot open " + tool + ": " + std::strerror(errno);
   Step s;
-  s.argv = {"/bin/sh", "-c", "test -r /in/x && test ! -e /etc/passwd && echo ok"};
+  s.argv = {"/bin/sh", "-c", std::string("test -r /in/x && test ! -e /etc/passwd && test -x ") + BANKLAB_NVCC +
+                                 " && echo ok || echo 'the sandbox lacks /in or the CUDA toolkit (" + BANKLAB_NVCC + ")' >&2"};
   s.inputs = {{"/in/x", "x"}};
   s.limits.timeout_s = 20;
   Running r = start(s, sb, fd);
