@@ -198,6 +198,10 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
         return problems
     if expect != "no-full-pass":
         return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
+    if b is not None and tier == "gpu" and (case.first("BUILD") or "").lower() != "may-fail":
+        # A gpu-tier cheat's payload is its kernel: if the lab did not build, it never ran.
+        return ["a gpu-tier cheat that did not build proves nothing (its kernel never ran on the GPU): "
+                + " ".join(b.get("message", "").split())[:200]]
     if b is not None:
         # Refusing to build (a compile or link error, or a probe that gave no answers) fails the
         # lab: a correct outcome for a cheat, reported as such so a stale case stays visible.

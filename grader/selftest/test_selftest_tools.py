@@ -391,6 +391,15 @@ class ExpectTest(TempTree):
         self.assertEqual(code, 1, out)
         self.assertIn("GPU_EVIDENCE", out)
 
+    def test_a_gpu_cheat_that_did_not_build_fails_unless_its_header_allows_it(self):
+        g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(GPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 1, out)
+        self.assertIn("did not build proves nothing", out)
+        may = self.GPU_CHEAT.replace("// TIER: gpu\n", "// TIER: gpu\n// BUILD: may-fail\n")
+        code, out = self.check("selftest/cheats/c.cu", may, g)
+        self.assertEqual(code, 0, out)
+
     def test_a_gpu_cheat_without_a_gpu_is_skipped(self):
         g = grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped"))
         code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
