@@ -70,7 +70,8 @@ std::vector<StepInput> header_snapshot() {
     std::sort(names.begin(), names.end());
     for (const std::string& n : names) out.push_back({"/inc/banklab/" + n, read_file(dir + "/" + n, 1 << 20)});
   }
-  out.push_back({"/inc/grader/probe.hpp", read_file(src_dir() + "/grader/include/grader/probe.hpp", 1 << 20)});
+  for (const char* h : {"probe.hpp", "probe_launch.hpp", "launch_calls.hpp"})  // gpulaunch: + the launch capture
+    out.push_back({std::string("/inc/grader/") + h, read_file(src_dir() + "/grader/include/grader/" + h, 1 << 20)});
   return out;
 }
 
@@ -90,6 +91,13 @@ std::vector<std::string> probe_compile_command(const std::string& arch) {
   std::vector<std::string> args = common_flags();
   args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
   // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
+  // gpulaunch: the launch capture (grader/include/grader/probe_launch.hpp) wraps the runtime's
+  // launch entry points: one --wrap per symbol of probe::kWrappedSymbols.
+  for (const char* sym : {"__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+                          "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel",
+                          "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
+                          "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"})
+    args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
   args.insert(args.end(), {"-x", "cu", inside("/in/probe_main.cu"), "-o", inside("/tmp/w/probe")});
   return compile_then_cat(args, inside("/tmp/w/probe"));
 }
@@ -288,7 +296,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   // 2. The probe (the student's text, then the probe's own code, host side only) and the device
   // code (from the student's file as it is) compile side by side, each in its own sandbox.
   const std::vector<std::string> arch = archs();
-  std::string probe_main = "#ifndef __CUDA_ARCH__\n" + own + "\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
+  // gpulaunch: the student's text is seen by both of nvcc's passes, so that its kernels get their
+  // host stubs and registrations (the launch capture calls the launchers); the probe's own code
+  // stays host side only.
+  std::string probe_main = own + "\n#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
                            "\"\n" + probe_text + "\n#endif\n";
   Step probe_build, fatbin_build;
   probe_build.argv = probe_compile_command(arch.front());

@@ -29,7 +29,8 @@ std::string trace_unavailable_reason() {
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
-                                                               const std::string& hint) {
+                                                               const std::string& hint, long long work_minimum,
+                                                               const std::string& work) {
   session()->clear();
   launch();
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
@@ -39,7 +40,7 @@ std::string trace_unavailable_reason() {
                                          << " warp instructions (its buffer was full), so the kernel cannot be judged "
                                             "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
-  long long total = 0, bad = 0;
+  long long total = 0, bad = 0, wavefronts = 0;
   for (const auto& in : ins) {
     const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
     TracedLine& l = lines[key];
@@ -50,6 +51,7 @@ std::string trace_unavailable_reason() {
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
     l.wavefronts += w * n;
+    wavefronts += w * n;
     l.minimum += m * n;
     total += n;
     if (w > m) bad += n;
@@ -68,10 +70,24 @@ std::string trace_unavailable_reason() {
   });
   std::ostringstream os;
   os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
-  if (bad == 0 && un.empty()) return ::testing::AssertionSuccess() << os.str();
+  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum << ")";
+  const bool over = wavefronts > work_minimum;
+  if (bad == 0 && un.empty() && !over) return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
+  if (over) {
+    f << os.str() << ".\n  All together the kernel's shared-memory instructions take " << wavefronts
+      << " wavefronts where the work (" << work << ") needs " << work_minimum
+      << " with full warps. Either it makes more shared-memory accesses than the work needs (more blocks or steps than "
+         "the data has, an access repeated), or a warp's access is split into several instructions of fewer lanes (an "
+         "if on the lane, a loop over parts of the warp), each paying its own wavefronts"
+      << (bad == 0 ? " (every instruction here is at its own minimum, so look for that)" : "")
+      << ". Let all 32 lanes access together, once, in a layout where that is conflict-free.\n";
+  }
   if (bad > 0) {
-    f << os.str() << "; " << bad << " of them take more than the minimum:\n";
+    if (over)
+      f << "  " << bad << " of the " << total << " warp instructions take more than their minimum:\n";
+    else
+      f << os.str() << "; " << bad << " of them take more than the minimum:\n";
     const std::string source = grader::context().source;
     for (const TracedLine& l : sorted) {
       if (l.wavefronts == l.minimum) continue;
@@ -82,9 +98,11 @@ std::string trace_unavailable_reason() {
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
   if (!un.empty()) {
-    f << (bad > 0 ? "" : os.str() + "; ") << "the kernel also uses shared-memory instructions the model does not cover:";
-    for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ");";
-    f << " this lab's kernel needs only plain loads and stores.";
+    f << (bad > 0 || over ? "" : os.str() + "; ")
+      << "the kernel uses shared-memory instructions the bank model does not cover, so its traffic cannot be judged:";
+    for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ", code offset 0x" << std::hex << u.pc << std::dec << ");";
+    f << " this lab's kernel needs only plain loads and stores (ld.shared / st.shared); rewrite those accesses as "
+         "plain loads and stores.";
   }
   return f;
 }
@@ -99,7 +117,7 @@ std::string trace_unavailable_reason() {
 }
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what, const std::function<void()>&,
-                                                               const std::string&) {
+                                                               const std::string&, long long, const std::string&) {
   return ::testing::AssertionFailure() << what << ": " << trace_unavailable_reason();
 }
 
