@@ -344,8 +344,6 @@ TEST(CalibrateCommand, WithoutAGpuItExitsWithStatus3AndSaysWhy) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-}  // namespace
-}  // namespace banklab::calibrate
 
 // The H200 build's listing of the new kernels (cuobjdump -sass, shared-memory lines only):
 // cp.async kernels carry never-executed `@!PT LDS RZ, [RZ]` padding; 64-bit shared atomics are
@@ -373,3 +371,5 @@ TEST(CalibrateSass, AcceptsTheNewKernelsAsTheH200BuildListsThem) {
   EXPECT_TRUE(std::any_of(problems.begin(), problems.end(),
                           [](const std::string& p) { return p.find("banklab_cal_ldsm_x1: not found") != std::string::npos; }));
 }
+}  // namespace
+}  // namespace banklab::calibrate
