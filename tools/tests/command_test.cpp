@@ -84,7 +84,7 @@ TEST(PredictCommand, RejectsTooManyOffsets) {
 TEST(PredictCommand, RejectsAnUnknownOp) {
   write_file(tmp("op.txt"), "ld 4 ffffffff" + offsets(4) + "\nmov 4 ffffffff" + offsets(4) + "\n");
   expect_bad_input(run("predict '" + tmp("op.txt") + "'", "op"),
-                   ".*op.txt:2: unknown op 'mov' \\(expected 'ld' or 'st'\\)");
+                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
 }
 
 TEST(PredictCommand, RejectsWidthThree) {
@@ -224,6 +224,25 @@ TEST(ExplainCommand, StrideThirtyTwoNamesBankZeroAndThirtyTwoWavefronts) {
   EXPECT_NE(r.out.find("bank 0 serves 32 distinct words"), std::string::npos) << r.out;
 }
 
+TEST(ExplainCommand, DrawsLdmatrixFromARowMajorTileAsEightWayPerMatrix) {
+  const Result r = run("explain ldsm 16 '(lane%8)*128+(lane/8)*16'", "ldsm");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ldmatrix (ldsm)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 wavefronts (minimum 4)"), std::string::npos) << r.out;
+  const Result s = run("explain ldsm 16 '(lane%8)*128+((lane/8)^(lane%8))*16'", "ldsmswz");
+  EXPECT_NE(s.out.find("4 wavefronts (minimum 4)"), std::string::npos) << s.out;
+}
+
+TEST(ExplainCommand, SerialisesSharedAtomicsAtOneWord) {
+  const Result r = run("explain atom 4 '0'", "atom");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("32 wavefronts (minimum 1)"), std::string::npos) << r.out;
+}
+
+TEST(ExplainCommand, RejectsAWidthTheOpDoesNotHave) {
+  expect_bad_input(run("explain ldsm 4 'lane*4'", "ldsmw4"), "arguments:1: ldsm width 4 is not one of 16");
+}
+
 TEST(ExplainCommand, AcceptsAWholeLine) {
   const Result r = run("explain --line 'ld 4 ffffffff" + offsets(132) + "'", "line");
   EXPECT_EQ(r.status, 0) << r.err;
@@ -286,7 +305,7 @@ TEST(ExplainCommand, RejectsAWidthThatIsNotANumber) {
 
 TEST(ExplainCommand, RejectsAnUnknownOpWithTheMessageOfPredict) {
   expect_bad_input(run("explain mov 4 'lane*4'", "explainmov"),
-                   "arguments:1: unknown op 'mov' \\(expected 'ld' or 'st'\\)");
+                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
 }
 
 TEST(ExplainCommand, RejectsABadLine) {
