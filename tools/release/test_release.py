@@ -88,6 +88,24 @@ def main() -> int:
     if not (rel / "build" / "dev" / "docs" / "html" / "index.html").is_file():
         failures.append("the release's site has no index.html")
 
+    # No answers in what students get: every text file of the release and every page of its
+    # built site, checked against the answers evaluated from the course's solutions/.
+    ans = work / "answers"
+    ans.mkdir()
+    run([sys.executable, ROOT / "docs/scripts/gen_answers.py", "--source", ROOT, "--out", ans / "answers.cu",
+         "--nvcc", shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc", "--json", ans / "answers.jsonl"],
+        ROOT, logs / "answers.log")
+    for tree in (rel, rel / "build" / "dev" / "docs" / "html"):
+        r = run([sys.executable, ROOT / "docs/tests/leakcheck.py", "tree", "--tree", tree, "--source", ROOT,
+                 "--answers", ans / "answers.jsonl"], ROOT, logs / "leaks.log", ok=None)
+        if r.returncode != 0:
+            failures.append(f"answers in {tree.relative_to(work)}:\n" + r.stdout[-3000:])
+    # The instructor site (solutions, the hardware page's hidden counts) cannot be built from it.
+    r = run(["cmake", "-S", ".", "-B", "build/solutions-site", "-G", "Ninja", "-DBANKLAB_DOCS_SOLUTIONS=ON"],
+            rel, logs / "docs_solutions.log", ok=None)
+    if r.returncode == 0:
+        failures.append("the release configures with -DBANKLAB_DOCS_SOLUTIONS=ON")
+
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         return 1

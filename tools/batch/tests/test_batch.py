@@ -715,9 +715,10 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
     def test_the_gradescope_zip_has_its_scripts_on_top_and_no_solutions(self):
         import zipfile
         z = self.tmp / "autograder.zip"
-        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z)],
+        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
                        check=True, capture_output=True, timeout=300)
         names = zipfile.ZipFile(z).namelist()
+        self.assertIn("BANKLAB_LAB=05", zipfile.ZipFile(z).read("banklab.env").decode())
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
@@ -733,6 +734,26 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
                            env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], CPU_SOLVED)
+
+    def test_instructor_checks_are_not_visible_on_gradescope_until_published(self):
+        v = [bg.Verdict("Lab05InstructorEdgeTiles.A", "cpu", "failed", "secret drawing"),
+             bg.Verdict("Lab05Layout.B", "cpu", "passed", "", 1)]
+        r = bg.LabResult("s", "05", "k.cu", "x", "cpu", v)
+        for vis in ("after_published", "hidden"):
+            tests = {t["name"]: t["visibility"] for t in br.gradescope_results([r], vis)["tests"]}
+            self.assertEqual(tests["lab05 Lab05InstructorEdgeTiles.A"], vis)
+            self.assertEqual(tests["lab05 Lab05Layout.B"], "visible")
+
+    def test_github_fails_the_check_below_the_passing_score(self):
+        self.put("labs/05_swizzle/kernel.cu", "// FAKE-JUDGE: stub")
+        base = [sys.executable, str(PLATFORM), "github", "--root", str(self.tmp), "--lab", "05",
+                "--summary", str(self.tmp / "s.md"), "--judge", str(FAKE)]
+        r = subprocess.run(base + ["--fail-under", "50"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("below the passing score", r.stderr)
+        self.put("labs/05_swizzle/kernel.cu", "// FAKE-JUDGE: solved")
+        r = subprocess.run(base + ["--fail-under", "40"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":
