@@ -36,14 +36,28 @@ STATUSES = ("passed", "failed", "skipped")
 TIERS = ("cpu", "gpu", "all")
 LAB_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 
-#: Outer limit on one `banklab-judge grade` run (the judge has its own per step:
-#: 120 s per compile, 20 s for the probe). Overridable with --timeout.
+#: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
+#: Overridable with --timeout.
 DEFAULT_GRADE_TIMEOUT_S = 900.0
 TIMEOUT_NOTE = "the judge did not finish within {:g} s and was stopped"
 
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+def judge_limits(course: Path | None = None) -> dict[str, float]:
+    """The judge's own time limits, read from their one home, grader/judge/build.cpp:
+    {"compile": seconds per nvcc compile, "probe": seconds for the probe}. Every document and
+    platform setting that states them is checked against these (test batch.*)."""
+    text = ((course or repo_root()) / "grader" / "judge" / "build.cpp").read_text()
+    out = {}
+    for key, name in (("compile", "kCompileTimeoutS"), ("probe", "kProbeTimeoutS")):
+        m = re.search(rf"constexpr\s+double\s+{name}\s*=\s*([0-9.]+)", text)
+        if not m:
+            raise ValueError(f"grader/judge/build.cpp defines no {name}")
+        out[key] = float(m.group(1))
+    return out
 
 
 def sha256_of(path: Path) -> str:

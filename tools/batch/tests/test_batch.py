@@ -508,6 +508,39 @@ class InterruptingAClass(unittest.TestCase):
         self.assertFalse((tmp / "out" / "results" / "b" / "lab05.json").exists())
 
 
+class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
+    """grader/judge/build.cpp is the one home of the judge's time limits: documents state the same
+    numbers, and every outer limit (grade-class, PrairieLearn's run and info.json) leaves room for
+    two compiles and the probe."""
+    DOCS = ["README.md", "docs/dev/GRADER.md", "grader/points/README.md", "instructor/README.md",
+            "tools/platforms/prairielearn/Dockerfile", "tools/platforms/prairielearn/run",
+            "tools/platforms/gradescope/setup.sh", "tools/batch/grade-class"]
+    RX = re.compile(r"compiles?\b[^.\n|]{0,60}?\b(\d+) ?s\b|\b(\d+) ?s\b[^.\n|]{0,12}\bcompile", re.I)
+
+    def test_every_document_states_the_judges_compile_limit(self):
+        limit = bg.judge_limits()["compile"]
+        found = 0
+        for rel in self.DOCS:
+            p = ROOT / rel
+            if not p.is_file():
+                continue
+            for m in self.RX.finditer(p.read_text()):
+                n = int(m.group(1) or m.group(2))
+                found += 1
+                self.assertEqual(n, limit, f"{rel}: {m.group(0)!r} (the judge: {limit:g} s)")
+        self.assertGreater(found, 0)
+
+    def test_every_outer_limit_leaves_room_for_two_compiles_and_the_probe(self):
+        lim = bg.judge_limits()
+        need = 2 * lim["compile"] + lim["probe"]
+        run = (ROOT / "tools/platforms/prairielearn/run").read_text()
+        pl_run = float(re.search(r"BANKLAB_TIMEOUT:-(\d+)", run).group(1))
+        info = json.loads((ROOT / "tools/platforms/prairielearn/question/info.json").read_text())
+        self.assertGreater(pl_run, need)
+        self.assertGreater(info["externalGradingOptions"]["timeout"], pl_run)
+        self.assertGreater(bg.DEFAULT_GRADE_TIMEOUT_S, need)
+
+
 # ----------------------------------------------------------------------------- an LMS export
 
 # Two assignment exports (lab 04, then lab 05), as an LMS gives them: folders named after the
