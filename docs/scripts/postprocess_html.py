@@ -57,6 +57,9 @@ def process(page: Path, root: Path) -> bool:
     return False
 
 
+NO_NAME_MATCH = "No name matches. Press Enter to search the whole course text."
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html", type=Path, required=True)
@@ -68,6 +71,14 @@ def main() -> int:
         print(f"postprocess_html: {a.html}/index.html does not exist", file=sys.stderr)
         return 1
     n = sum(process(p, a.html) for p in sorted(a.html.glob("*.html")))
+    # The sidebar's live results come from Doxygen's index of names only: for a word of the
+    # course text ("padding") they said "No Matches" until Enter sent it to the course search.
+    # Say what Enter does instead.
+    for p in sorted((a.html / "search").glob("*.html")):
+        text = p.read_text(encoding="utf-8")
+        new = text.replace('id="NoMatches">No Matches<', f'id="NoMatches">{NO_NAME_MATCH}<')
+        if new != text:
+            p.write_text(new, encoding="utf-8")
     search = a.html / "search_course.html"
     if a.no_pagefind and search.is_file():
         text = search.read_text(encoding="utf-8")

@@ -3,6 +3,9 @@
 
   leakcheck.py site --html DIR --source S --answers ANSWERS [--banklab EXE]
         every course page of the built site: no leak (exit 1 and a list when there is one)
+  leakcheck.py tree --tree RELEASE --source S --answers ANSWERS
+        every text file of a student release (README, handouts, workflows, code, and the site's
+        HTML if it was built there): no leak
   leakcheck.py old  --pages DIR --source S --answers ANSWERS --expect FILE [--banklab EXE]
         the first-edition pages (docs/tests/leak_fixtures/old_site/): every leak the issue
         lists (FILE, one `page | rule | key` a line) must be reported, so the checker is proven
@@ -650,9 +653,72 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     return sorted(set(leaks))
 
 
+#: What the tree check reads: every text file of a student release (README, handouts, workflow
+#: files, the site's HTML when it was built, code). A lab's own files count as that lab's page.
+TREE_SKIP_DIRS = {".git", "node_modules", "build"}
+#: What a student reads as text: prose, pages, workflow and data files. Code (.cu, .cpp, .py, ...)
+#: is the grader's, the model's and the student's own stub, as the site's rules also leave the
+#: stub ("Your work") and the model's API reference unchecked; the site's HTML is checked whole.
+TREE_TEXT = {".md", ".txt", ".html", ".htm", ".json", ".yml", ".yaml", ".toml", ".csv", ".svg", ""}
+
+
+def text_as_html(text: str) -> str:
+    """Markdown or plain text as the HTML the site would make of it, as far as units go: a
+    Markdown table becomes a table (so that each cell is read with its column heading, as on the
+    site), any other line a paragraph."""
+    out, table = [], []
+    cells = lambda l: [html.escape(c.strip()) for c in l.strip().strip("|").split("|")]
+
+    def flush():
+        if table:
+            rows = [r for r in table if not re.fullmatch(r"\|?[\s:|-]+\|?", r.strip())]
+            if rows:
+                out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in cells(rows[0])) + "</tr>"
+                           + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in cells(r)) + "</tr>" for r in rows[1:])
+                           + "</table>\n")
+            table.clear()
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        if line.strip():
+            out.append(f"<p>{html.escape(line)}</p>\n")
+    flush()
+    return "".join(out)
+
+
+def tree_pages(tree: Path, tmp: Path) -> list[Path]:
+    """Every text file under `tree` as a page the checker reads: HTML files as they are, any other
+    text file one unit per line (escaped). A file under labs/NN_name/ is named like lab NN's page
+    (so that lab NN's and later labs' answers count there, as on the site)."""
+    pages = []
+    for f in sorted(tree.rglob("*")):
+        rel = f.relative_to(tree)
+        if not f.is_file() or f.is_symlink() or TREE_SKIP_DIRS & set(rel.parts) or f.suffix not in TREE_TEXT:
+            continue
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if "\0" in text:
+            continue
+        m = re.match(r"(?:labs|docs/pages)/(\d\d)_", str(rel)) or re.search(r"(?:^|/)lab(\d\d)_", str(rel))
+        flat = str(rel).replace("/", "__")
+        name = (f"lab{m.group(1)}_{flat}" if m else f"file__{flat}") + ".html"
+        if f.suffix in (".html", ".htm"):
+            body = text
+        else:
+            body = '<div class="header"></div>' + text_as_html(text)
+        (tmp / name).write_text(body, encoding="utf-8")
+        pages.append(tmp / name)
+    return pages
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["site", "old"])
+    ap.add_argument("command", choices=["site", "old", "tree"])
+    ap.add_argument("--tree", type=Path, help="tree: a student release (every text file is checked)")
     ap.add_argument("--html", type=Path)
     ap.add_argument("--pages", type=Path)
     ap.add_argument("--source", type=Path, required=True)
@@ -667,6 +733,16 @@ def main() -> int:
         print(f"FAIL: {a.answers} does not exist: the docs build makes it (gen_answers.py + nvcc)")
         return 1
     root = a.source.resolve()
+    if a.command == "tree":
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="leakcheck-tree-") as tmp:
+            pages = tree_pages(a.tree, Path(tmp))
+            leaks = check_pages(pages, root, a.answers)
+        for l in leaks:
+            print("LEAK: " + l)
+        print(f"{len(pages)} files of {a.tree} checked against the answers of "
+              f"{len(read_answers(a.answers)[0])} labs: {len(leaks)} leak(s)")
+        return 1 if leaks else 0
     if a.command == "site":
         pages = course_pages(a.html)
         if not pages:

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -35,13 +36,28 @@ STATUSES = ("passed", "failed", "skipped")
 TIERS = ("cpu", "gpu", "all")
 LAB_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 
-#: Outer limit on one `banklab-judge grade` run (the judge has its own per step:
-#: 120 s per compile, 20 s for the probe). Overridable with --timeout.
+#: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
+#: Overridable with --timeout.
 DEFAULT_GRADE_TIMEOUT_S = 900.0
+TIMEOUT_NOTE = "the judge did not finish within {:g} s and was stopped"
 
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
+
+
+def judge_limits(course: Path | None = None) -> dict[str, float]:
+    """The judge's own time limits, read from their one home, grader/judge/build.cpp:
+    {"compile": seconds per nvcc compile, "probe": seconds for the probe}. Every document and
+    platform setting that states them is checked against these (test batch.*)."""
+    text = ((course or repo_root()) / "grader" / "judge" / "build.cpp").read_text()
+    out = {}
+    for key, name in (("compile", "kCompileTimeoutS"), ("probe", "kProbeTimeoutS")):
+        m = re.search(rf"constexpr\s+double\s+{name}\s*=\s*([0-9.]+)", text)
+        if not m:
+            raise ValueError(f"grader/judge/build.cpp defines no {name}")
+        out[key] = float(m.group(1))
+    return out
 
 
 def sha256_of(path: Path) -> str:
@@ -81,55 +97,133 @@ def find_source(folder: Path, lab: str, lab_dir: str, single: bool = False) -> t
             if base not in p.resolve().parents:
                 return None, f"{rel} lies outside the submission"
             return p, ""
+    if single:
+        # One lab's assignment: whatever layout the LMS exported, one .cu file is the kernel.
+        found = sorted(p for p in folder.rglob("*.cu") if not p.name.startswith("."))
+        links = [p for p in found if p.is_symlink() or any(
+            q.is_symlink() for q in list(p.parents)[: len(p.relative_to(folder).parts) - 1])]
+        if links:
+            return None, f"{links[0].relative_to(folder)} is a symbolic link: only regular files are graded"
+        found = [p for p in found if p.is_file()]
+        if len(found) == 1:
+            return found[0], ""
+        if len(found) > 1:
+            return None, ("several .cu files were submitted ({}): hand in one, or name it kernel.cu"
+                          .format(", ".join(str(p.relative_to(folder)) for p in found[:6])))
     return None, "no kernel.cu for lab {} was submitted (looked for {})".format(
-        lab, ", ".join(str(c) for c in cands))
+        lab, ", ".join(str(c) for c in cands) + (", or any one .cu file" if single else ""))
+
+
+def submitted_labs(folder: Path, labs: dict[str, str]) -> dict[str, tuple[Path | None, str]]:
+    """The labs a student handed in (for --lab all): {lab: (source, "")} for each lab whose kernel
+    is found, {lab: (None, why)} where something was handed in but refused (a link). Labs with
+    nothing handed in are left out: they are not graded, so they are not failed either."""
+    out = {}
+    for lab, lab_dir in labs.items():
+        src, why = find_source(folder, lab, lab_dir)
+        if src is not None or "symbolic link" in why:
+            out[lab] = (src, why)
+    return out
 
 
 # --------------------------------------------------------------------------- points
 
+#: The one place where the weight of each role is set: grader/points/weights.toml.
+WEIGHTS_FILE = "weights.toml"
+
+
+def load_weights(points_dir: Path) -> dict[str, float]:
+    """Points of each role ({"objective": 50, ...}) from POINTS_DIR/weights.toml."""
+    path = points_dir / WEIGHTS_FILE
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: {e}") from e
+    out = {}
+    for role, pts in (data.get("roles") or {}).items():
+        if not isinstance(pts, (int, float)) or pts < 0:
+            raise ValueError(f"{path}: [roles] {role} must be a number >= 0")
+        out[str(role)] = float(pts)
+    return out
+
+
+@dataclasses.dataclass
+class Group:
+    name: str
+    patterns: list[str]
+    points: float
+    role: str = ""
+    requires: list[str] = dataclasses.field(default_factory=list)
+
+    def matches(self, test: str) -> bool:
+        return any(fnmatch.fnmatchcase(test, p) for p in self.patterns)
+
+
 @dataclasses.dataclass
 class PointsTable:
     lab: str
-    groups: list[tuple[str, str, float]]  # (name, pattern, points)
+    groups: list[Group]
     tests: dict[str, float]               # test -> its own points
     path: str = ""
+    digest: str = ""                      # sha256 of the table and the weights it used
 
     @staticmethod
-    def load(path: Path) -> "PointsTable":
+    def load(path: Path, weights: dict[str, float] | None = None) -> "PointsTable":
         try:
-            data = tomllib.loads(path.read_text())
+            text = path.read_text()
+            data = tomllib.loads(text)
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"{path}: {e}") from e
+        weights = weights or {}
         lab = str(data.get("lab", ""))
         if not re.fullmatch(r"\d\d", lab):
             raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
         groups = []
         for name, g in (data.get("groups") or {}).items():
-            if not isinstance(g, dict) or "match" not in g or "points" not in g:
-                raise ValueError(f"{path}: [groups.{name}] needs 'match' and 'points'")
-            pts = g["points"]
+            if not isinstance(g, dict) or "match" not in g or ("points" not in g and "role" not in g):
+                raise ValueError(f"{path}: [groups.{name}] needs 'match' and 'points' or 'role'")
+            role = str(g.get("role", ""))
+            if "points" in g:
+                pts = g["points"]
+            elif role in weights:
+                pts = weights[role]
+            else:
+                raise ValueError(f"{path}: [groups.{name}] role {role!r} has no weight in {WEIGHTS_FILE}")
             if not isinstance(pts, (int, float)) or pts < 0:
                 raise ValueError(f"{path}: [groups.{name}] points must be a number >= 0")
-            groups.append((name, str(g["match"]), float(pts)))
+            pats = g["match"] if isinstance(g["match"], list) else [g["match"]]
+            req = g.get("requires", [])
+            req = req if isinstance(req, list) else [req]
+            groups.append(Group(name, [str(x) for x in pats], float(pts), role, [str(x) for x in req]))
+        names = {g.name for g in groups}
+        for g in groups:
+            for r in g.requires:
+                if r not in names:
+                    raise ValueError(f"{path}: [groups.{g.name}] requires unknown group {r!r}")
         tests = {}
         for name, pts in (data.get("tests") or {}).items():
             if not isinstance(pts, (int, float)) or pts < 0:
                 raise ValueError(f"{path}: [tests] \"{name}\" must be a number >= 0")
             tests[name] = float(pts)
-        return PointsTable(lab, groups, tests, str(path))
+        digest = hashlib.sha256((text + json.dumps(weights, sort_keys=True)).encode()).hexdigest()
+        return PointsTable(lab, groups, tests, str(path), digest)
 
     def group_of(self, test: str) -> str | None:
-        for name, pattern, _ in self.groups:
-            if fnmatch.fnmatchcase(test, pattern):
-                return name
+        for g in self.groups:
+            if g.matches(test):
+                return g.name
         return None
 
+    def group(self, name: str) -> Group | None:
+        return next((g for g in self.groups if g.name == name), None)
+
     def allocate(self, tests: Iterable[str]) -> dict[str, float]:
-        """Points of each test among `tests` (the tests judged in this run).
+        """Points of each test among `tests` (every test of the lab the judge lists, whether
+        or not this run judged it: a test left out of the run keeps its points in the maximum).
 
         A test under [tests] keeps its own points; a group's points are shared
         equally by its other tests; a test in no group gets 0 (unscored). A group
-        with no test in this run adds nothing to the maximum.
+        with no test in the list adds nothing to the maximum.
         """
         tests = list(dict.fromkeys(tests))
         out: dict[str, float] = {}
@@ -143,23 +237,26 @@ class PointsTable:
                 out[t] = 0.0
             else:
                 members.setdefault(g, []).append(t)
-        for name, _, pts in self.groups:
-            mem = members.get(name, [])
+        for g in self.groups:
+            mem = members.get(g.name, [])
             if not mem:
                 continue
             own = sum(self.tests.get(t, 0.0) for t in tests
-                      if t in self.tests and self.group_of(t) == name)
-            share = max(pts - own, 0.0) / len(mem)
+                      if t in self.tests and self.group_of(t) == g.name)
+            share = max(g.points - own, 0.0) / len(mem)
             for t in mem:
                 out[t] = share
         return out
 
 
 def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
-    path = (points_dir or root / "grader" / "points") / f"lab{lab}.toml"
+    pdir = points_dir or root / "grader" / "points"
+    path = pdir / f"lab{lab}.toml"
     if not path.is_file():
         raise ValueError(f"no points table for lab {lab}: {path} is missing")
-    table = PointsTable.load(path)
+    weights_dir = pdir if (pdir / WEIGHTS_FILE).is_file() else root / "grader" / "points"
+    weights = load_weights(weights_dir) if (weights_dir / WEIGHTS_FILE).is_file() else {}
+    table = PointsTable.load(path, weights)
     try:
         table.path = str(path.resolve().relative_to(root.resolve()))
     except ValueError:
@@ -180,6 +277,7 @@ class Verdict:
     checks: int = 0
     points: float = 0.0
     max_points: float = 0.0
+    note: str = ""     # why a passed test earned nothing (a required group failed)
 
 
 @dataclasses.dataclass
@@ -193,6 +291,7 @@ class LabResult:
     judge_note: str = ""       # why the judge's file was not used (empty when it was)
     seconds: float = 0.0
     points_table: str = ""
+    timed_out: bool = False    # the outer timeout stopped the judge: never reused on a resume
 
     @property
     def points(self) -> float:
@@ -206,17 +305,39 @@ class LabResult:
     def failed(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.status == "failed"]
 
+    @property
+    def not_judged(self) -> list[Verdict]:
+        """Tests this grade does not cover: left out of the run (--tier cpu) or skipped (no GPU)."""
+        return [v for v in self.verdicts if v.status == "skipped"]
+
+    @property
+    def complete(self) -> bool:
+        """A grade is complete when every test of the lab was judged (none skipped or left out)."""
+        return not self.not_judged
+
+    def incomplete_line(self) -> str:
+        """One sentence for the feedback and the reports; "" when the grade is complete."""
+        if self.complete:
+            return ""
+        pts = sum(v.max_points for v in self.not_judged)
+        tiers = sorted({v.tier for v in self.not_judged})
+        return (f"Incomplete grade: {len(self.not_judged)} test(s) of the {'/'.join(tiers)} tier "
+                f"({fmt_points(round(pts, 2))} of {fmt_points(self.max_points)} points) were not judged "
+                f"(no GPU, or the run left that tier out); they earn nothing until a run with "
+                f"--tier all on a GPU judges them.")
+
     def to_json(self) -> dict:
         d = dataclasses.asdict(self)
         d["schema"] = "banklab.batch.result.v1"
         d["points"] = self.points
         d["max_points"] = self.max_points
+        d["complete"] = self.complete
         return d
 
     @staticmethod
     def from_json(d: dict) -> "LabResult":
         d = dict(d)
-        for k in ("schema", "points", "max_points", "graded"):
+        for k in ("schema", "points", "max_points", "graded", "complete", "cache_key", "lms_id"):
             d.pop(k, None)
         d["verdicts"] = [Verdict(**v) for v in d["verdicts"]]
         return LabResult(**d)
@@ -236,6 +357,26 @@ def find_judge(root: Path, given: str | None = None) -> Path:
     raise FileNotFoundError(
         "no banklab-judge found: build it (cmake --build build/dev --target banklab_judge) "
         "or pass --judge PATH")
+
+
+def judge_identity(judge: Path, course: Path) -> str:
+    """sha256 of what decides a verdict besides the submission: the judge binary and the course
+    files it compiles with a student's file (grader/include, common/include, the probes). A
+    result is reused only when this is unchanged: a fixed judge regrades the class."""
+    h = hashlib.sha256(judge.read_bytes())
+    files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]
+    files += sorted((course / "grader").glob("lab*_probe.cu"))
+    for p in files:
+        if p.is_file():
+            h.update(str(p.relative_to(course)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(judge_id: str, table: PointsTable, sha: str, tier: str, graded: bool, note: str) -> str:
+    """What a saved result must match to be reused: the judge, the points table (and weights),
+    the submission, the tier and graded mode (and, with no submission, why there was none)."""
+    return hashlib.sha256(json.dumps([judge_id, table.digest, sha, tier, graded, "" if sha else note])
+                          .encode()).hexdigest()
 
 
 def probe_access_problem(work: Path) -> str:
@@ -287,12 +428,34 @@ def list_tests(judge: Path, lab: str, timeout: float = 60) -> list[tuple[str, st
     return tests
 
 
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+#: Set by stop_all(): results finished after it are not to be kept (the run was interrupted).
+STOPPING = threading.Event()
+
+
+def stop_all() -> None:
+    """Stop every judge this process started (each in its own session) and refuse new ones:
+    what Ctrl-C in grade-class does before it exits."""
+    STOPPING.set()
+    with _RUNNING_LOCK:
+        for p in list(_RUNNING):
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
 def run_limited(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, str]:
     """Run `cmd` in its own process group with stdout+stderr to `log`; kill the whole group
     at `timeout`. Returns (exit status or None when killed, a note)."""
     with open(log, "wb") as out:
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True)
+        with _RUNNING_LOCK:
+            if STOPPING.is_set():
+                return -1, "the run was interrupted"
+            p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+            _RUNNING.add(p)
         try:
             return p.wait(timeout=timeout), ""
         except subprocess.TimeoutExpired:
@@ -301,7 +464,10 @@ def run_limited(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, 
             except ProcessLookupError:
                 pass
             p.wait()
-            return None, f"the judge did not finish within {timeout:g} s and was stopped"
+            return None, TIMEOUT_NOTE.format(timeout)
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(p)
 
 
 def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], str]:
@@ -341,17 +507,24 @@ def read_verdict(test: str, tier: str, rec: dict | None, note: str) -> Verdict:
     return Verdict(test, tier, status, msg, checks if isinstance(checks, int) else 0)
 
 
+NOT_IN_RUN = "not judged: this run left the {} tier out (--tier {}); the grade is incomplete"
+
+
 def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student: str = "",
               expected: list[tuple[str, str]] | None = None, tier: str = "cpu",
               graded: bool = False, timeout: float = DEFAULT_GRADE_TIMEOUT_S,
-              table: PointsTable | None = None, missing_note: str = "") -> LabResult:
+              table: PointsTable | None = None, missing_note: str = "",
+              extra_args: list[str] | None = None) -> LabResult:
     """Grade one kernel.cu for one lab in its own judge process; never trusts more than the
-    judge's record. `expected` is the judge's list of the lab's tests for this tier."""
+    judge's record. `expected` is the judge's list of ALL the lab's tests (every tier): those
+    outside `tier` are kept as not judged (skipped), so that they stay in the maximum and the
+    grade says it is incomplete. `work` must be a folder private to this one submission."""
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     note = ""
     records: dict[str, dict] = {}
     sha = ""
+    timed_out = False
     if source is None:
         note = missing_note or f"no kernel.cu for lab {lab} was submitted"
     else:
@@ -366,11 +539,12 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         out = vdir / "grade.json"
         cmd = judge_cmd(judge) + ["grade", "--lab", lab, "--source", str(judged),
                                   "--work", str(work / "judge"), "--json", str(out),
-                                  "--tier", tier]
+                                  "--tier", tier] + list(extra_args or [])
         if graded:
             cmd.append("--graded")
         try:
             rc, note = run_limited(cmd, timeout, work / "judge.log")
+            timed_out = rc is None
             if rc is not None and rc not in (0, 1):
                 note = f"the judge exited with status {rc}"
             elif rc is not None:
@@ -379,28 +553,50 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
                     shutil.copyfile(out, work / "grade.json")
         finally:
             shutil.rmtree(vdir, ignore_errors=True)
+    # Messages name files by the grader's private paths: show them relative to the work folder
+    # (the student's file is then "kernel.cu", as on their own machine).
+    for rec in records.values():
+        if isinstance(rec.get("message"), str):
+            rec["message"] = rec["message"].replace(str(work) + "/", "")
     verdicts = []
     seen = set()
     for test, t_tier in (expected or []):
-        verdicts.append(read_verdict(test, t_tier, records.get(test), note))
         seen.add(test)
+        if tier not in ("all", t_tier):
+            verdicts.append(Verdict(test, t_tier, "skipped", NOT_IN_RUN.format(t_tier, tier)))
+            continue
+        verdicts.append(read_verdict(test, t_tier, records.get(test), note))
     for test, rec in records.items():       # e.g. LabNN.Build, or tests the list did not give
         if test not in seen:
             verdicts.append(read_verdict(test, str(rec.get("tier") or "cpu"), rec, note))
     if not verdicts:
         verdicts.append(Verdict(f"Lab{lab}.Judge", "cpu", "failed", f"not judged: {note}"))
     res = LabResult(student, lab, str(source or ""), sha, tier, verdicts, note,
-                    round(time.monotonic() - t0, 3))
+                    round(time.monotonic() - t0, 3), timed_out=timed_out)
     if table is not None:
         apply_points(res, table)
     return res
 
 
 def apply_points(res: LabResult, table: PointsTable) -> None:
+    """Points of each verdict: its share when it passed and every test of the groups its group
+    `requires` (those this run judged) passed too; nothing otherwise. The maximum counts every
+    test of the lab, judged or not."""
     alloc = table.allocate(v.test for v in res.verdicts)
+    status = {v.test: v.status for v in res.verdicts}
+    blocked: dict[str, list[str]] = {}
+    for g in table.groups:
+        if g.requires:
+            blocked[g.name] = [t for t, st in status.items() if st == "failed"
+                               and table.group_of(t) in g.requires]
     for v in res.verdicts:
         v.max_points = alloc.get(v.test, 0.0)   # unrounded: the sums are rounded, not the shares
-        v.points = v.max_points if v.status == "passed" else 0.0
+        gate = blocked.get(table.group_of(v.test) or "", [])
+        v.points = v.max_points if v.status == "passed" and not gate else 0.0
+        v.note = ""
+        if v.status == "passed" and gate and v.max_points > 0:
+            v.note = (f"passed, but earns nothing until {', '.join(gate[:3])}"
+                         f"{' ...' if len(gate) > 3 else ''} pass{'es' if len(gate) == 1 else ''}")
     res.points_table = table.path
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import re
 import statistics
 import subprocess
 import tempfile
@@ -46,19 +47,102 @@ class Explainer:
 # --------------------------------------------------------------------------- gradebook
 
 def write_gradebook(results: list[LabResult], path: Path) -> None:
-    with open(path, "w", newline="") as f:
+    """One row per student, a column per lab (its points), one saying whether that lab's grade is
+    complete (every test judged, GPU tier included) and the total. Student names are verbatim."""
+    labs = sorted({r.lab for r in results})
+    by: dict[str, dict[str, LabResult]] = {}
+    for r in results:
+        by.setdefault(r.student, {})[r.lab] = r
+    with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["student", "lab", "points", "max", "failed_tests"])
+        head = ["student"]
+        for lab in labs:
+            mx = max(r.max_points for r in results if r.lab == lab)
+            head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"]
+        w.writerow(head + ["total", "incomplete labs"])
+        for student in sorted(by):
+            row, total, inc = [student], 0.0, []
+            for lab in labs:
+                r = by[student].get(lab)
+                if r is None:
+                    row += ["", ""]
+                    continue
+                total += r.points
+                row += [fmt_points(r.points), "yes" if r.complete else "no"]
+                if not r.complete:
+                    inc.append(lab)
+            w.writerow(row + [fmt_points(round(total, 3)), " ".join(inc)])
+
+
+def write_results_csv(results: list[LabResult], path: Path) -> None:
+    """One row per (student, lab) graded: the long form, with the failed tests."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "lab", "points", "max", "complete", "failed_tests"])
         for r in sorted(results, key=lambda r: (r.student, r.lab)):
             w.writerow([r.student, r.lab, fmt_points(r.points), fmt_points(r.max_points),
-                        ";".join(v.test for v in r.failed)])
+                        "yes" if r.complete else "no", ";".join(v.test for v in r.failed)])
+
+
+def write_lms_csv(results: list[LabResult], ids: dict[str, str], path: Path) -> None:
+    """A CSV that Canvas's and Moodle's gradebook import take: Canvas reads the columns Student,
+    ID, SIS User ID, SIS Login ID, Section and one column per assignment (a new name makes a new
+    assignment); Moodle maps any identifier column (choose "ID" = the LMS user id, or the student
+    column) and one column per grade item. `ids`: the LMS user id taken from the export's names
+    (Canvas: name_ID_submission_file, Moodle: Full Name_ID_assignsubmission_...), where found."""
+    labs = sorted({r.lab for r in results})
+    by: dict[str, dict[str, LabResult]] = {}
+    for r in results:
+        by.setdefault(r.student, {})[r.lab] = r
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+                   + [f"banklab lab {lab}" for lab in labs])
+        for student in sorted(by):
+            w.writerow([student, ids.get(student, ""), "", "", ""]
+                       + [fmt_points(by[student][lab].points) if lab in by[student] else "" for lab in labs])
+
+
+# --------------------------------------------------------------------------- messages the student reads
+
+#: The banklab command as the student runs it, from the top of their own checkout (the dev preset).
+STUDENT_BANKLAB = "build/dev/tools/banklab"
+_CMD_RE = re.compile(r"(?<![\w/.-])(?:/[^\s\"']*/)?banklab(?= (?:explain|predict|compare|trace)\b)")
+
+
+def student_message(msg: str) -> str:
+    """A teaching message with every `banklab <cmd>` command rewritten to run on the student's
+    machine: the judge prints the absolute path of the grader's own build."""
+    return _CMD_RE.sub(STUDENT_BANKLAB, msg)
+
+
+def failure_groups(r: LabResult) -> list[tuple[str, list[Verdict]]]:
+    """The failed and skipped verdicts of one lab grouped by their message, in order: a build
+    failure (or any message many tests share) is shown once, with the tests it stands for."""
+    groups: dict[str, list[Verdict]] = {}
+    build = [v for v in r.verdicts if v.test == f"Lab{r.lab}.Build"]
+    broken = bool(build) and build[0].status == "failed"
+    for v in build + [v for v in r.verdicts if v not in build]:
+        if v.status != "passed" and v.message:
+            msg = v.message
+            if broken and v not in build and v.status == "failed" and msg.startswith("not judged"):
+                msg = NOT_BUILT.format(r.lab)      # the judge repeats the compiler's message here
+            groups.setdefault(msg, []).append(v)
+    return list(groups.items())
+
+
+NOT_BUILT = "not judged: the lab did not build (the compiler's message is under Lab{}.Build)"
 
 
 # --------------------------------------------------------------------------- feedback
 
 def _verdict_rows(r: LabResult) -> list[tuple[str, str, str, str]]:
-    return [(v.test, v.tier, STATUS_WORD[v.status], f"{fmt_points(v.points)} / {fmt_points(v.max_points)}")
-            for v in r.verdicts]
+    return [(v.test, v.tier, STATUS_WORD[v.status] + (f" ({v.note})" if v.note else ""),
+             f"{fmt_points(v.points)} / {fmt_points(v.max_points)}") for v in r.verdicts]
+
+
+def _names(vs: list[Verdict]) -> str:
+    return vs[0].test if len(vs) == 1 else f"{vs[0].test} and {len(vs) - 1} more test(s)"
 
 
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
@@ -70,14 +154,21 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
         out += [f"## Lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points", ""]
         if r.judge_note:
             out += [f"> Not judged: {r.judge_note}.", ""]
+        if not r.complete:
+            out += [f"> {r.incomplete_line()}", ""]
         out += ["| test | tier | result | points |", "| --- | --- | --- | --- |"]
         out += [f"| `{t}` | {tier} | {s} | {p} |" for t, tier, s, p in _verdict_rows(r)]
         out.append("")
-        for v in r.verdicts:
-            if v.status == "passed" or not v.message:
+        for msg, vs in failure_groups(r):
+            if all(v.status == "skipped" for v in vs) and len(vs) > 1:
+                out += [f"{len(vs)} tests not judged: {msg.removeprefix('not judged: ')}", ""]
                 continue
-            out += [f"### {v.test} ({STATUS_WORD[v.status]})", "", "```text", v.message.rstrip(), "```", ""]
-            for line in explain_lines(v.message):
+            word = STATUS_WORD[vs[0].status]
+            out += [f"### {_names(vs)} ({word})", ""]
+            if len(vs) > 1:
+                out += ["Tests: " + ", ".join(f"`{v.test}`" for v in vs), ""]
+            out += ["```text", student_message(msg).rstrip(), "```", ""]
+            for line in explain_lines(msg):
                 d = ex.draw(line)
                 if d:
                     out += ["```text", d[0].rstrip(), "```", ""]
@@ -101,16 +192,19 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
         out.append(f"<h2>Lab {e(r.lab)}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points</h2>")
         if r.judge_note:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
+        if not r.complete:
+            out.append(f"<p class=\"skipped\"><strong>{e(r.incomplete_line())}</strong></p>")
         out.append("<table><tr><th>test</th><th>tier</th><th>result</th><th>points</th></tr>")
         for v, (t, tier, s, p) in zip(r.verdicts, _verdict_rows(r)):
             out.append(f"<tr class=\"{v.status}\"><td><code>{e(t)}</code></td><td>{tier}</td>"
                        f"<td>{e(s)}</td><td>{p}</td></tr>")
         out.append("</table>")
-        for v in r.verdicts:
-            if v.status == "passed" or not v.message:
+        for msg, vs in failure_groups(r):
+            if all(v.status == "skipped" for v in vs) and len(vs) > 1:
+                out.append(f"<p class=\"skipped\">{len(vs)} tests not judged: {e(msg.removeprefix('not judged: '))}</p>")
                 continue
-            out.append(f"<h3 class=\"{v.status}\">{e(v.test)}</h3><pre>{e(v.message.rstrip())}</pre>")
-            for line in explain_lines(v.message):
+            out.append(f"<h3 class=\"{vs[0].status}\">{e(_names(vs))}</h3><pre>{e(student_message(msg).rstrip())}</pre>")
+            for line in explain_lines(msg):
                 d = ex.draw(line)
                 if d:
                     svg = d[1]
@@ -146,6 +240,7 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
         d = {"submissions": len(rs), "max": mx, "mean": round(statistics.mean(pts), 2),
              "median": statistics.median(pts), "min": min(pts), "best": max(pts),
              "full_marks": sum(1 for r in rs if r.points >= r.max_points > 0),
+             "incomplete": sum(1 for r in rs if not r.complete),
              "histogram": histogram(pts, mx)}
         data["labs"][lab] = d
         md.append(f"| {lab} | {d['submissions']} | {fmt_points(mx)} | {d['mean']} | "
@@ -159,11 +254,21 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
             lo, hi = mx * i / 10, mx * (i + 1) / 10
             md.append(f"{fmt_points(round(lo, 1)):>6}-{fmt_points(round(hi, 1)):<6} {'#' * c} {c}")
         md += ["```", ""]
-    fails = Counter(v.test for r in results for v in r.failed)
-    md += ["## Most-failed tests", "", "| test | submissions failing it |", "| --- | --- |"]
-    for test, n in fails.most_common(top):
-        md.append(f"| `{test}` | {n} |")
-        data["most_failed"].append({"test": test, "failed": n})
+    md += ["## Most-failed tests per lab", ""]
+    data["most_failed"] = {}
+    for lab in sorted(by_lab):
+        fails = Counter(v.test for r in by_lab[lab] for v in r.failed)
+        inc = sum(1 for r in by_lab[lab] if not r.complete)
+        md += [f"### Lab {lab} ({len(by_lab[lab])} submissions"
+               + (f", {inc} graded without every test: incomplete" if inc else "") + ")", ""]
+        if not fails:
+            md += ["No test failed.", ""]
+        else:
+            md += ["| test | submissions failing it |", "| --- | --- |"]
+            for test, n in fails.most_common(top):
+                md.append(f"| `{test}` | {n} |")
+            md.append("")
+        data["most_failed"][lab] = [{"test": t, "failed": n} for t, n in fails.most_common(top)]
     tables = sorted({(r.lab, r.points_table) for r in results})
     md += ["", "Points tables: " + ", ".join(f"lab {lab} `{t}`" for lab, t in tables), ""]
     data["points_tables"] = {lab: t for lab, t in tables}
@@ -189,20 +294,40 @@ def junit_xml(results: list[LabResult], student: str = "") -> str:
 
 
 def _output(v: Verdict) -> str:
-    return v.message if v.message else ("passed" if v.status == "passed" else v.status)
+    if v.message:
+        return student_message(v.message) + (f"\n({v.note})" if v.note else "")
+    return ("passed" if v.status == "passed" else v.status) + (f" ({v.note})" if v.note else "")
 
 
-def gradescope_results(results: list[LabResult]) -> dict:
+def build_failure(r: LabResult) -> str:
+    """The compiler's message when the lab did not build (the judge's LabNN.Build record), else ""."""
+    b = next((v for v in r.verdicts if v.test == f"Lab{r.lab}.Build" and v.status == "failed"), None)
+    return student_message(b.message) if b else ""
+
+
+def _is_instructor(test: str) -> bool:
+    return re.match(r"^Lab\d\dInstructor", test) is not None
+
+
+def gradescope_results(results: list[LabResult], instructor_visibility: str = "after_published") -> dict:
     """Gradescope's autograder results.json: score, tests[] of name, score, max_score, status,
-    output, visibility."""
+    output, visibility. Instructor-only checks (LabNNInstructor*) get `instructor_visibility`
+    ("after_published": shown once grades are published; "hidden": never shown to students).
+    A build failure is one test with the compiler's message, not one per test."""
     tests = []
     for r in sorted(results, key=lambda r: r.lab):
+        built = not build_failure(r)
         for v in r.verdicts:
+            out = _output(v)
+            if not built and v.test != f"Lab{r.lab}.Build" and v.status == "failed":
+                out = NOT_BUILT.format(r.lab)
             tests.append({"name": f"lab{r.lab} {v.test}", "score": round(v.points, 4),
                           "max_score": round(v.max_points, 4),
                           "status": "passed" if v.status == "passed" else "failed",
-                          "output": _output(v), "visibility": "visible"})
+                          "output": out,
+                          "visibility": instructor_visibility if _is_instructor(v.test) else "visible"})
     notes = [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
+    notes += [f"lab {r.lab}: {r.incomplete_line()}" for r in results if not r.complete]
     notes += [f"lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points "
               f"(table {r.points_table}, tier {r.tier})" for r in sorted(results, key=lambda r: r.lab)]
     return {"score": round(sum(r.points for r in results), 3),
@@ -212,7 +337,21 @@ def gradescope_results(results: list[LabResult]) -> dict:
 
 def prairielearn_results(results: list[LabResult]) -> dict:
     """PrairieLearn external grader results.json: gradable, score in [0, 1], tests[] of name,
-    points, max_points, message, output."""
+    points, max_points, message, output. A submission that did not build, or that holds no kernel,
+    is `gradable: false` with `format_errors`: PrairieLearn then shows the errors and the attempt
+    is not counted against the student."""
+    def format_error(r: LabResult) -> str:
+        if build_failure(r):
+            return f"lab {r.lab}: your kernel did not compile:\n{build_failure(r)}"
+        if not r.source and r.judge_note:
+            return f"lab {r.lab}: {r.judge_note}"
+        return ""
+    errors = [format_error(r) for r in results if format_error(r)]
+    # Not gradable when nothing could be judged (a PrairieLearn question is one lab: its compile
+    # error, or a missing kernel); a lab that built in a multi-lab submission keeps it gradable.
+    if not results or len(errors) == len(results):
+        return {"gradable": False, "format_errors": errors or ["no kernel was submitted"],
+                "message": "not graded: " + (errors[0].split("\n")[0] if errors else "no kernel was submitted")}
     tests = []
     for r in sorted(results, key=lambda r: r.lab):
         for v in r.verdicts:
@@ -221,24 +360,28 @@ def prairielearn_results(results: list[LabResult]) -> dict:
                           "message": STATUS_WORD[v.status], "output": _output(v)})
     pts = sum(r.points for r in results)
     mx = sum(r.max_points for r in results)
-    return {"gradable": bool(results), "score": round(pts / mx, 6) if mx > 0 else 0.0,
-            "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests,
-            "message": "; ".join(f"lab {r.lab}: {fmt_points(r.points)}/{fmt_points(r.max_points)}"
-                                 for r in sorted(results, key=lambda r: r.lab))}
+    msg = "; ".join(f"lab {r.lab}: {fmt_points(r.points)}/{fmt_points(r.max_points)}"
+                    + ("" if r.complete else " (incomplete: GPU tier not judged)")
+                    for r in sorted(results, key=lambda r: r.lab))
+    return {"gradable": True, "score": round(pts / mx, 6) if mx > 0 else 0.0,
+            "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests, "message": msg}
 
 
 def github_summary(results: list[LabResult]) -> str:
-    md = ["## banklab: points", "", "| lab | points | failed tests |", "| --- | --- | --- |"]
+    md = ["## banklab: points", "", "| lab | points | complete | failed tests |", "| --- | --- | --- | --- |"]
     for r in sorted(results, key=lambda r: r.lab):
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
-        md.append(f"| {r.lab} | {fmt_points(r.points)} / {fmt_points(r.max_points)} | {failed} |")
+        md.append(f"| {r.lab} | {fmt_points(r.points)} / {fmt_points(r.max_points)} | "
+                  f"{'yes' if r.complete else 'no: GPU tier not judged'} | {failed} |")
     md += ["", f"**Total: {fmt_points(sum(r.points for r in results))} / "
                f"{fmt_points(sum(r.max_points for r in results))}**", "",
            "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
     for r in sorted(results, key=lambda r: r.lab):
-        for v in r.failed:
-            md += [f"<details><summary>lab {r.lab} {v.test}</summary>", "", "```text",
-                   v.message.rstrip(), "```", "</details>", ""]
+        for msg, vs in failure_groups(r):
+            if vs[0].status != "failed":
+                continue
+            md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "", "```text",
+                   student_message(msg).rstrip(), "```", "</details>", ""]
     return "\n".join(md)
 
 

@@ -88,6 +88,25 @@ def main() -> int:
     if not (rel / "build" / "dev" / "docs" / "html" / "index.html").is_file():
         failures.append("the release's site has no index.html")
 
+    # No answers in what students get: every text file of the release and every page of its
+    # built site, checked against the answers evaluated from the course's solutions/.
+    ans = work / "answers"
+    ans.mkdir()
+    run([sys.executable, ROOT / "docs/scripts/gen_answers.py", "--source", ROOT, "--out", ans / "answers.cu",
+         "--nvcc", shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc", "--json", ans / "answers.jsonl"],
+        ROOT, logs / "answers.log")
+    # (the site: its course pages, as docs.no_leaks checks the course's own site)
+    for mode, where in (("tree", ["--tree", rel]), ("site", ["--html", rel / "build" / "dev" / "docs" / "html"])):
+        r = run([sys.executable, ROOT / "docs/tests/leakcheck.py", mode, *where, "--source", ROOT,
+                 "--answers", ans / "answers.jsonl"], ROOT, logs / f"leaks_{mode}.log", ok=None)
+        if r.returncode != 0:
+            failures.append(f"answers in the release ({mode}):\n" + r.stdout[-3000:])
+    # The instructor site (solutions, the hardware page's hidden counts) cannot be built from it.
+    r = run(["cmake", "-S", ".", "-B", "build/solutions-site", "-G", "Ninja", "-DBANKLAB_DOCS_SOLUTIONS=ON"],
+            rel, logs / "docs_solutions.log", ok=None)
+    if r.returncode == 0:
+        failures.append("the release configures with -DBANKLAB_DOCS_SOLUTIONS=ON")
+
     if failures:
         print("\n".join("FAIL: " + f for f in failures))
         return 1

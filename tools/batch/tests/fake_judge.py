@@ -52,6 +52,7 @@ def main():
     g.add_argument("--work", required=True)
     g.add_argument("--json", required=True)
     g.add_argument("--graded", action="store_true")
+    g.add_argument("--fresh-container", action="store_true")
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
     a = ap.parse_args()
 

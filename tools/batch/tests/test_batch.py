@@ -10,6 +10,7 @@ is tools/batch/tests/test_real_judge.py.
 """
 
 import csv
+import fnmatch
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -38,14 +40,35 @@ def cpu_tests(lab):
     return [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
 
 
+def _weights():
+    return tomllib.loads((ROOT / "grader" / "points" / "weights.toml").read_text())["roles"]
+
+
+def _gates(lab):
+    pats = tomllib.loads((ROOT / "grader" / "points" / f"lab{lab}.toml").read_text())["groups"]["gates"]["match"]
+    return lambda t: any(fnmatch.fnmatchcase(t, p) for p in pats)
+
+
 def expected_points(lab, failing):
-    """The default table's rule, computed independently: 30 points shared by the predictions,
-    40 by the layout tests; a test earns its share when it passes."""
+    """The default policy, computed on its own from weights.toml and the lab's gates: the
+    predictions share the `predictions` weight; the layout tests that are not gates share the
+    `layout` weight, and earn nothing while a gate fails; the GPU tier earns nothing on the CPU."""
+    w, gate = _weights(), _gates(lab)
     tests = cpu_tests(lab)
     pred = [t for t in tests if "Predictions." in t]
-    lay = [t for t in tests if "Layout." in t]
-    return (30 * sum(t not in failing for t in pred) / len(pred)
-            + 40 * sum(t not in failing for t in lay) / len(lay))
+    lay = [t for t in tests if "Layout." in t and not gate(t)]
+    gates_ok = not any(gate(t) for t in failing)
+    return (w["predictions"] * sum(t not in failing for t in pred) / len(pred)
+            + (w["layout"] * sum(t not in failing for t in lay) / len(lay) if gates_ok else 0))
+
+
+def lab_max(lab):
+    """Every test of the lab counts in the maximum (the fake judge knows no instructor checks)."""
+    w = _weights()
+    return sum(v for k, v in w.items() if k != "instructor")
+
+
+CPU_SOLVED = _weights()["predictions"] + _weights()["layout"]   # a solved lab on the CPU tier
 
 
 def stub_failing(lab):
@@ -72,6 +95,9 @@ def validate_gradescope(tc, d):
 
 def validate_prairielearn(tc, d):
     tc.assertIsInstance(d["gradable"], bool)
+    if not d["gradable"]:                    # PrairieLearn's format errors: the attempt does not count
+        tc.assertTrue(d["format_errors"] and all(isinstance(e, str) for e in d["format_errors"]))
+        return
     tc.assertIsInstance(d["score"], (int, float))
     tc.assertGreaterEqual(d["score"], 0.0)
     tc.assertLessEqual(d["score"], 1.0)
@@ -108,13 +134,49 @@ class PointsTables(unittest.TestCase):
             self.assertEqual(t.lab, lab)
             self.assertTrue(t.groups)
 
-    def test_the_default_tables_weight_predictions_apart_from_layout_and_gpu(self):
+    def test_the_labs_central_objective_carries_at_least_half_of_its_points(self):
+        for lab in bg.find_labs(ROOT):
+            t = bg.load_points(ROOT, lab)
+            tests = [x for x, _ in _fake_list(lab)]
+            for extra in ([], [f"Lab{lab}InstructorX.A"]):     # the release, and the course with its checks
+                alloc = t.allocate(tests + extra)
+                traced = sum(v for k, v in alloc.items() if k.startswith(f"Lab{lab}OnGpu.Traced"))
+                with self.subTest(lab=lab, instructor=bool(extra)):
+                    self.assertTrue(any(k.startswith(f"Lab{lab}OnGpu.Traced") for k in alloc))
+                    self.assertGreaterEqual(traced + 1e-9, sum(alloc.values()) / 2)
+
+    def test_without_the_gpu_tier_no_lab_can_reach_half_of_its_points(self):
         for lab in bg.find_labs(ROOT):
             alloc = bg.load_points(ROOT, lab).allocate(t for t, _ in _fake_list(lab))
-            by = lambda k: sum(v for t, v in alloc.items() if k in t)
-            self.assertAlmostEqual(by("Predictions."), 30)
-            self.assertAlmostEqual(by("Layout."), 40)
-            self.assertAlmostEqual(by("OnGpu."), 30)
+            cpu = sum(v for k, v in alloc.items() if "OnGpu." not in k)
+            self.assertLess(cpu, sum(alloc.values()) / 2, lab)
+
+    def test_the_weights_live_in_one_file_and_a_role_without_a_weight_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "role 'nosuch' has no weight"):
+            self.table('lab = "05"\n[groups.p]\nmatch = "x"\nrole = "nosuch"\n')
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(ROOT / "grader" / "points" / "lab05.toml", d)
+            (Path(d) / "weights.toml").write_text(
+                "[roles]\nobjective = 1\npredictions = 2\nlayout = 3\ntiming = 4\ngate = 0\ninstructor = 5\n")
+            t = bg.load_points(ROOT, "05", Path(d))
+            self.assertEqual({g.name: g.points for g in t.groups}["layout"], 3)
+
+    def test_a_group_that_requires_the_gates_earns_nothing_while_a_gate_fails(self):
+        t = self.table('lab = "05"\n[groups.g]\nmatch = "Lab05Layout.InBounds"\npoints = 0\n'
+                       '[groups.l]\nmatch = "Lab05Layout.*"\npoints = 20\nrequires = ["g"]\n')
+        r = bg.LabResult("s", "05", "k.cu", "x", "cpu",
+                         [bg.Verdict("Lab05Layout.InBounds", "cpu", "failed", "out of bounds"),
+                          bg.Verdict("Lab05Layout.Conflicts", "cpu", "passed", "", 1)])
+        bg.apply_points(r, t)
+        self.assertEqual((r.points, r.max_points), (0, 20))
+        self.assertIn("earns nothing until Lab05Layout.InBounds passes", r.verdicts[1].note)
+        r.verdicts[0].status = "passed"
+        bg.apply_points(r, t)
+        self.assertEqual(r.points, 20)
+
+    def test_a_table_requiring_an_unknown_group_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "requires unknown group 'nope'"):
+            self.table('lab = "05"\n[groups.l]\nmatch = "x"\npoints = 1\nrequires = ["nope"]\n')
 
     def test_a_group_shares_its_points_equally_among_its_tests(self):
         t = self.table('lab = "05"\n[groups.p]\nmatch = "Lab05Predictions.*"\npoints = 30\n')
@@ -131,10 +193,10 @@ class PointsTables(unittest.TestCase):
         t = self.table('lab = "05"\n[groups.p]\nmatch = "Lab05Layout.*"\npoints = 40\n')
         self.assertEqual(t.allocate(["Lab05.Build", "Lab05Layout.A"]), {"Lab05.Build": 0, "Lab05Layout.A": 40})
 
-    def test_a_group_with_no_test_in_the_run_adds_nothing_to_the_maximum(self):
+    def test_a_group_with_no_test_in_the_list_adds_nothing_to_the_maximum(self):
         t = bg.load_points(ROOT, "05")
         alloc = t.allocate(["Lab05Layout.A"])
-        self.assertEqual(sum(alloc.values()), 40)
+        self.assertEqual(sum(alloc.values()), _weights()["layout"])
 
     def test_a_table_with_negative_points_is_refused(self):
         with self.assertRaisesRegex(ValueError, "points must be a number >= 0"):
@@ -159,7 +221,7 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.tmp.chmod(0o755)
         self.addCleanup(shutil.rmtree, self.tmp)
         self.table = bg.load_points(ROOT, "05")
-        self.expected = [t for t in _fake_list("05") if t[1] == "cpu"]
+        self.expected = _fake_list("05")          # every tier: the GPU tests stay in the maximum
 
     def grade(self, marker, **kw):
         src = self.tmp / f"{abs(hash(marker))}.cu"
@@ -169,12 +231,19 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
 
     def test_a_solved_lab_earns_every_cpu_point(self):
         r = self.grade("solved")
-        self.assertEqual((r.points, r.max_points), (70, 70))
+        self.assertEqual((r.points, r.max_points), (CPU_SOLVED, lab_max("05")))
+
+    def test_a_grade_without_the_gpu_tier_is_incomplete_and_says_so(self):
+        r = self.grade("solved")
+        self.assertFalse(r.complete)
+        self.assertTrue(all(v.status == "skipped" for v in r.verdicts if v.tier == "gpu"))
+        self.assertIn("Incomplete grade", r.incomplete_line())
+        self.assertIn("Incomplete grade", br.feedback_markdown("s", [r], br.Explainer(None)))
 
     def test_passed_records_with_zero_checks_and_another_sources_hash_earn_nothing(self):
         r = self.grade("forge")
         self.assertEqual(r.points, 0)
-        self.assertEqual(r.max_points, 70)
+        self.assertEqual(r.max_points, lab_max("05"))
         self.assertIn("hash differs", r.judge_note)
 
     def test_an_unreadable_verdict_file_earns_nothing(self):
@@ -185,7 +254,7 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
     def test_a_judge_that_crashes_earns_nothing(self):
         r = self.grade("crash")
         self.assertEqual(r.points, 0)
-        self.assertTrue(all(v.status == "failed" for v in r.verdicts))
+        self.assertTrue(all(v.status == "failed" for v in r.verdicts if v.tier == "cpu"))
 
     def test_a_judge_that_hangs_is_stopped_at_the_outer_timeout(self):
         r = self.grade("hang", timeout=2)
@@ -218,11 +287,37 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         build = next(v for v in r.verdicts if v.test == "Lab05.Build")
         self.assertIn("error:", build.message)
 
+    def test_a_build_failure_is_reported_once_in_the_feedback_and_on_the_platforms(self):
+        r = self.grade("nocompile")
+        md = br.feedback_markdown("s", [r], br.Explainer(None))
+        self.assertEqual(md.count("error: expected ';'"), 1)
+        gs = br.gradescope_results([r])
+        self.assertEqual(sum("error: expected" in t["output"] for t in gs["tests"]), 1)
+        pl = br.prairielearn_results([r])
+        self.assertIs(pl["gradable"], False)
+        self.assertEqual(len(pl["format_errors"]), 1)
+        self.assertIn("error: expected ';'", pl["format_errors"][0])
+
+    def test_feedback_commands_run_from_the_students_checkout(self):
+        v = bg.Verdict("Lab05Layout.A", "cpu", "failed",
+                       'x. See it: /work/course/build/gpu/tools/banklab explain --line "ld 4 ffffffff 0"')
+        r = bg.LabResult("s", "05", "k.cu", "x", "cpu", [v])
+        md = br.feedback_markdown("s", [r], br.Explainer(None))
+        self.assertIn('See it: build/dev/tools/banklab explain --line "ld 4 ffffffff 0"', md)
+        self.assertNotIn("/work/course", md)
+        self.assertNotIn("/work/course", json.dumps(br.gradescope_results([r])))
+
+    def test_a_timed_out_result_is_marked_so_that_it_is_never_reused(self):
+        r = self.grade("hang", timeout=2)
+        self.assertTrue(r.timed_out)
+        self.assertTrue(r.to_json()["timed_out"])
+
     def test_gpu_tests_skipped_without_a_gpu_earn_nothing_but_count_in_the_maximum(self):
         r = self.grade("solved", expected=_fake_list("05"), tier="all")
         gpu = [v for v in r.verdicts if v.tier == "gpu"]
         self.assertTrue(gpu and all(v.status == "skipped" for v in gpu))
-        self.assertEqual((r.points, r.max_points), (70, 100))
+        self.assertEqual((r.points, r.max_points), (CPU_SOLVED, lab_max("05")))
+        self.assertFalse(r.complete)
 
     def test_in_graded_mode_a_gpu_test_that_cannot_run_fails(self):
         r = self.grade("solved", expected=_fake_list("05"), tier="all", graded=True)
@@ -263,7 +358,7 @@ def expected_for(student, lab):
         return 0.0
     mode = content.split(": ", 1)[1].split()
     if mode[0] == "solved":
-        return 70.0
+        return CPU_SOLVED
     if mode[0] == "stub":
         return expected_points(lab, stub_failing(lab))
     if mode[0] == "wrong":
@@ -287,7 +382,7 @@ class GradingAClass(unittest.TestCase):
         cls.cmd = [sys.executable, str(GRADE_CLASS), str(subs), "--out", str(cls.out), "--lab", "all",
                    "-j", "4", "--timeout", "15", "--judge", str(FAKE)] + (["--banklab", BANKLAB] if BANKLAB else [])
         cls.first = subprocess.run(cls.cmd, capture_output=True, text=True, timeout=600)
-        with open(cls.out / "gradebook.csv") as f:
+        with open(cls.out / "results.csv") as f:
             cls.rows = list(csv.DictReader(f))
 
     @classmethod
@@ -295,14 +390,18 @@ class GradingAClass(unittest.TestCase):
         shutil.rmtree(cls.tmp)
 
     def row(self, student, lab):
-        return next(r for r in self.rows if r["student"] == student and r["lab"] == lab)
+        return next((r for r in self.rows if r["student"] == student and r["lab"] == lab),
+                    {"points": "0", "max": str(lab_max(lab)), "failed_tests": ""})
 
     def test_the_batch_grader_exits_zero(self):
         self.assertEqual(self.first.returncode, 0, self.first.stderr)
 
-    def test_the_gradebook_has_one_row_per_student_and_lab_with_its_header(self):
-        self.assertEqual(len(self.rows), len(SUBMISSIONS) * len(bg.find_labs(ROOT)))
-        self.assertEqual(list(self.rows[0].keys()), ["student", "lab", "points", "max", "failed_tests"])
+    def test_only_the_labs_a_student_handed_in_are_graded(self):
+        self.assertEqual({(r["student"], r["lab"]) for r in self.rows},
+                         {(st, lab) for st, files in SUBMISSIONS.items() for lab in ("04", "05")
+                          if any(f"{lab}_" in rel or f"lab{lab}" in rel for rel in files)}
+                         | {("s10_symlink", "05")})      # a link is handed in, and refused
+        self.assertEqual(list(self.rows[0].keys()), ["student", "lab", "points", "max", "complete", "failed_tests"])
 
     def test_every_submission_gets_the_points_its_verdicts_earn(self):
         for student in SUBMISSIONS:
@@ -310,7 +409,7 @@ class GradingAClass(unittest.TestCase):
                 with self.subTest(student=student, lab=lab):
                     r = self.row(student, lab)
                     self.assertAlmostEqual(float(r["points"]), expected_for(student, lab), places=1)
-                    self.assertEqual(float(r["max"]), 70)
+                    self.assertEqual(float(r["max"]), lab_max(lab))
 
     def test_the_failed_tests_column_names_the_failing_test(self):
         self.assertEqual(self.row("s03_wrong", "05")["failed_tests"], "Lab05Layout.ColumnReadsOfTheTileAreConflictFree")
@@ -323,7 +422,7 @@ class GradingAClass(unittest.TestCase):
     def test_a_hanging_submission_is_stopped_without_costing_the_others(self):
         r = json.loads((self.out / "results" / "s05_hang" / "lab05.json").read_text())
         self.assertIn("did not finish", r["judge_note"])
-        self.assertEqual(float(self.row("s05_hang", "04")["points"]), 70)
+        self.assertEqual(float(self.row("s05_hang", "04")["points"]), CPU_SOLVED)
 
     def test_every_student_gets_feedback_in_markdown_and_html(self):
         for student in SUBMISSIONS:
@@ -348,11 +447,14 @@ class GradingAClass(unittest.TestCase):
     def test_the_class_summary_gives_the_distribution_and_the_most_failed_tests(self):
         md = (self.out / "summary.md").read_text()
         self.assertIn("## Points distribution per lab", md)
-        self.assertIn("## Most-failed tests", md)
+        self.assertIn("## Most-failed tests per lab", md)
+        self.assertIn("### Lab 04", md)
         data = json.loads((self.out / "summary.json").read_text())
-        self.assertEqual(sum(data["labs"]["05"]["histogram"]), len(SUBMISSIONS))
-        self.assertEqual(data["labs"]["05"]["full_marks"],
-                         sum(1 for s in SUBMISSIONS if expected_for(s, "05") == 70))
+        n05 = sum(1 for r in self.rows if r["lab"] == "05")
+        self.assertEqual(sum(data["labs"]["05"]["histogram"]), n05)
+        self.assertEqual(data["labs"]["05"]["full_marks"], 0)      # CPU tier: never full marks
+        self.assertEqual(data["labs"]["05"]["incomplete"], n05)
+        self.assertTrue(all(t["test"].startswith("Lab05") for t in data["most_failed"]["05"]))
 
     def test_every_student_gets_valid_platform_files(self):
         for student in SUBMISSIONS:
@@ -361,9 +463,10 @@ class GradingAClass(unittest.TestCase):
             validate_prairielearn(self, json.loads((pf / "prairielearn" / "results.json").read_text()))
             validate_junit(self, (pf / "junit.xml").read_text())
 
-    def test_a_second_run_reuses_every_unchanged_result(self):
+    def test_a_second_run_reuses_every_unchanged_result_but_a_timed_out_one(self):
         r = subprocess.run(self.cmd, capture_output=True, text=True, timeout=600)
-        self.assertIn(f"0 graded, {len(self.rows)} unchanged and reused", r.stdout)
+        self.assertIn(f"1 graded, {len(self.rows) - 1} unchanged and reused", r.stdout)
+        self.assertRegex(r.stdout, r"s05_hang +lab 05 .*did not finish")
 
     def test_a_changed_source_is_graded_again(self):
         p = self.tmp / "submissions" / "s02_stub" / "05_swizzle.cu"
@@ -374,10 +477,203 @@ class GradingAClass(unittest.TestCase):
         shutil.copytree(self.out, out)
         cmd = [out.as_posix() if c == self.out.as_posix() else c for c in self.cmd]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        self.assertIn(f"1 graded, {len(self.rows) - 1} unchanged and reused", r.stdout)
-        with open(out / "gradebook.csv") as f:
+        self.assertIn(f"2 graded, {len(self.rows) - 2} unchanged and reused", r.stdout)   # + the hang
+        with open(out / "results.csv") as f:
             row = next(x for x in csv.DictReader(f) if x["student"] == "s02_stub" and x["lab"] == "05")
-        self.assertEqual(float(row["points"]), 70)
+        self.assertEqual(float(row["points"]), CPU_SOLVED)
+
+
+class InterruptingAClass(unittest.TestCase):
+    def test_ctrl_c_stops_every_judge_prints_no_traceback_and_keeps_only_finished_results(self):
+        import signal
+        import time
+        tmp = Path(tempfile.mkdtemp(prefix="banklab-int-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        for st, text in (("a", "// FAKE-JUDGE: solved"), ("b", "// FAKE-JUDGE: hang"), ("c", "// FAKE-JUDGE: hang")):
+            (tmp / "subs" / st).mkdir(parents=True)
+            (tmp / "subs" / st / "lab05.cu").write_text(text + "\n")
+        p = subprocess.Popen([sys.executable, str(GRADE_CLASS), str(tmp / "subs"), "--out", str(tmp / "out"),
+                              "--lab", "05", "-j", "3", "--judge", str(FAKE)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not (tmp / "out" / "results" / "a" / "lab05.json").is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertNotIn("Traceback", err)
+        self.assertIn("Run the same command again to resume", err)
+        self.assertTrue((tmp / "out" / "results" / "a" / "lab05.json").is_file())
+        self.assertFalse((tmp / "out" / "results" / "b" / "lab05.json").exists())
+
+
+class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
+    """grader/judge/build.cpp is the one home of the judge's time limits: documents state the same
+    numbers, and every outer limit (grade-class, PrairieLearn's run and info.json) leaves room for
+    two compiles and the probe."""
+    DOCS = ["README.md", "docs/dev/GRADER.md", "grader/points/README.md", "instructor/README.md",
+            "tools/platforms/prairielearn/Dockerfile", "tools/platforms/prairielearn/run",
+            "tools/platforms/gradescope/setup.sh", "tools/batch/grade-class"]
+    RX = re.compile(r"compiles?\b[^.\n|]{0,60}?\b(\d+) ?s\b|\b(\d+) ?s\b[^.\n|]{0,12}\bcompile", re.I)
+
+    def test_every_document_states_the_judges_compile_limit(self):
+        limit = bg.judge_limits()["compile"]
+        found = 0
+        for rel in self.DOCS:
+            p = ROOT / rel
+            if not p.is_file():
+                continue
+            for m in self.RX.finditer(p.read_text()):
+                n = int(m.group(1) or m.group(2))
+                found += 1
+                self.assertEqual(n, limit, f"{rel}: {m.group(0)!r} (the judge: {limit:g} s)")
+        self.assertGreater(found, 0)
+
+    def test_every_outer_limit_leaves_room_for_two_compiles_and_the_probe(self):
+        lim = bg.judge_limits()
+        need = 2 * lim["compile"] + lim["probe"]
+        run = (ROOT / "tools/platforms/prairielearn/run").read_text()
+        pl_run = float(re.search(r"BANKLAB_TIMEOUT:-(\d+)", run).group(1))
+        info = json.loads((ROOT / "tools/platforms/prairielearn/question/info.json").read_text())
+        self.assertGreater(pl_run, need)
+        self.assertGreater(info["externalGradingOptions"]["timeout"], pl_run)
+        self.assertGreater(bg.DEFAULT_GRADE_TIMEOUT_S, need)
+
+
+# ----------------------------------------------------------------------------- an LMS export
+
+# Two assignment exports (lab 04, then lab 05), as an LMS gives them: folders named after the
+# students verbatim (spaces, punctuation, non-ASCII; Moodle's "Name_ID_assignsubmission_file_"),
+# Canvas's flat files (login_ID_submission_file), bare kernel.cu, labNN.cu, checkouts, one .cu
+# file anywhere, two .cu files, nothing, a symbolic link. None is for lab 04 and lab 05 alike.
+S = "// FAKE-JUDGE: solved"
+T = "// FAKE-JUDGE: stub"
+W4 = "// FAKE-JUDGE: wrong Lab04Layout.ColumnReadsOfTheTileAreConflictFree"
+W5 = "// FAKE-JUDGE: wrong Lab05Predictions.BytesSavedOverPaddingArePredicted"
+N = "// FAKE-JUDGE: nocompile"
+EXPORT04 = {
+    "jo ann/kernel.cu": S, "Zoë Ångström/kernel.cu": T, "O'Brien, Pat/kernel.cu": W4,
+    "李雷/kernel.cu": S, "a.b/kernel.cu": N, "x  y/kernel.cu": S,
+    "s07/lab04.cu": T, "s08/lab04.cu": S, "s09/04_padding.cu": W4,
+    "s10/labs/04_padding/kernel.cu": S, "s11/labs/04_padding/kernel.cu": T,
+    "Ann Lee_1234_assignsubmission_file_/deep/er/my kernel.cu": S,
+    "Bo Yu_5678_assignsubmission_file_/kernel (1).cu": W4,
+    "leeann_111_999_kernel.cu": S, "smithj_LATE_222_998_kernel-1.cu": T, "doej_333_997_lab04.cu": S,
+    "s17/a.cu": S, "s17/b.cu": T,                       # two files: which one?
+    "s18/README.txt": "nothing handed in",
+    "s20/notes.txt": "the kernel is a link",          # + s20/kernel.cu -> a solution (below)
+    "s21/lab04/kernel.cu": S,
+}
+EXPORT05 = {
+    "jo ann/kernel.cu": W5, "Zoë Ångström/lab05.cu": S, "李雷/05_swizzle/kernel.cu": T,
+    "s08/kernel.cu": S, "s10/labs/05_swizzle/kernel.cu": S, "leeann_111_1999_kernel.cu": T,
+    "new student/kernel.cu": S, "another new/x/y.cu": W5,
+}
+MODE_POINTS = {S: lambda lab: CPU_SOLVED, T: lambda lab: expected_points(lab, stub_failing(lab)),
+               W4: lambda lab: expected_points(lab, {W4.split()[-1]}),
+               W5: lambda lab: expected_points(lab, {W5.split()[-1]}), N: lambda lab: 0.0}
+CANVAS = {"leeann": "111", "smithj": "222", "doej": "333"}
+
+
+def export_expected(export, lab):
+    """{student: points} for one export, by the rules the docstring of grade-class states."""
+    out = {}
+    for rel, text in export.items():
+        first = rel.split("/")[0]
+        name = first.split("_")[0] if first.split("_")[0] in CANVAS else first
+        pts = MODE_POINTS.get(text, lambda lab: 0.0)(lab)
+        if name in out and name == "s17":
+            pts = 0.0
+        out[name] = pts if name not in out else min(out[name], pts)
+    return out
+
+
+class GradingAnLmsExport(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-lms-"))
+        cls.tmp.chmod(0o755)
+        for lab, export in (("04", EXPORT04), ("05", EXPORT05)):
+            for rel, text in export.items():
+                p = cls.tmp / f"export{lab}" / rel
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.write_text(text + "\n")
+        (cls.tmp / "export04" / "s20" / "kernel.cu").symlink_to(ROOT / "solutions" / "04_padding" / "kernel.cu")
+        cls.out = cls.tmp / "grades"
+        cls.runs = []
+        for lab in ("04", "05"):
+            cls.runs.append(subprocess.run(
+                [sys.executable, str(GRADE_CLASS), str(cls.tmp / f"export{lab}"), "--out", str(cls.out),
+                 "--lab", lab, "-j", "2", "--judge", str(FAKE)], capture_output=True, text=True, timeout=600))
+        with open(cls.out / "gradebook.csv", encoding="utf-8") as f:
+            cls.book = list(csv.DictReader(f))
+        with open(cls.out / "lms.csv", encoding="utf-8") as f:
+            cls.lms = list(csv.DictReader(f))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_both_runs_exit_zero(self):
+        for r in self.runs:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+
+    def test_the_class_has_at_least_twenty_students(self):
+        self.assertGreaterEqual(len(export_expected(EXPORT04, "04")), 20)
+
+    def test_the_gradebook_has_one_row_per_student_and_a_column_per_lab(self):
+        names = set(export_expected(EXPORT04, "04")) | set(export_expected(EXPORT05, "05"))
+        self.assertEqual(sorted(r["student"] for r in self.book), sorted(names))
+        m = lab_max("04")
+        self.assertEqual(list(self.book[0].keys()), ["student", f"lab04 ({m})", "lab04 complete",
+                                                     f"lab05 ({m})", "lab05 complete", "total", "incomplete labs"])
+
+    def test_every_student_has_the_points_of_each_lab_they_were_graded_for_and_blanks_elsewhere(self):
+        m = lab_max("04")
+        e04, e05 = export_expected(EXPORT04, "04"), export_expected(EXPORT05, "05")
+        for row in self.book:
+            st = row["student"]
+            for lab, exp in (("04", e04), ("05", e05)):
+                with self.subTest(student=st, lab=lab):
+                    if st in exp:
+                        self.assertAlmostEqual(float(row[f"lab{lab} ({m})"]), exp[st], places=1)
+                        self.assertEqual(row[f"lab{lab} complete"], "no")     # CPU tier only
+                    else:
+                        self.assertEqual(row[f"lab{lab} ({m})"], "")
+            self.assertAlmostEqual(float(row["total"]), e04.get(st, 0) + e05.get(st, 0), places=1)
+
+    def test_names_are_kept_verbatim_and_their_files_escaped(self):
+        for st in ("jo ann", "Zoë Ångström", "O'Brien, Pat", "李雷", "x  y", "Ann Lee_1234_assignsubmission_file_"):
+            self.assertTrue(any(r["student"] == st for r in self.book), st)
+        self.assertTrue((self.out / "feedback" / "jo%20ann.md").is_file())
+        self.assertTrue((self.out / "feedback" / "Zo%C3%AB%20%C3%85ngstr%C3%B6m.html").is_file())
+        md = (self.out / "feedback" / "%E6%9D%8E%E9%9B%B7.md").read_text(encoding="utf-8")
+        self.assertIn("# Feedback for 李雷", md)
+        self.assertIn("## Lab 04", md)
+        self.assertIn("## Lab 05", md)
+
+    def test_what_could_not_be_graded_says_why(self):
+        res = lambda st: json.loads((self.out / "results" / st / "lab04.json").read_text())
+        self.assertIn("several .cu files", res("s17")["judge_note"])
+        self.assertIn("no kernel.cu for lab 04", res("s18")["judge_note"])
+        self.assertIn("symbolic link", res("s20")["judge_note"])
+
+    def test_the_lms_csv_has_canvas_columns_and_the_lms_ids(self):
+        self.assertEqual(list(self.lms[0].keys())[:5], ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"])
+        ids = {r["Student"]: r["ID"] for r in self.lms}
+        for login, i in CANVAS.items():
+            self.assertEqual(ids[login], i)
+        self.assertEqual(ids["Ann Lee_1234_assignsubmission_file_"], "1234")
+        self.assertEqual(len(self.lms), len(self.book))
+
+    def test_the_summary_lists_the_most_failed_tests_of_each_lab(self):
+        data = json.loads((self.out / "summary.json").read_text())
+        self.assertEqual(set(data["most_failed"]), {"04", "05"})
+        for lab in ("04", "05"):
+            self.assertTrue(all(t["test"].startswith(f"Lab{lab}") for t in data["most_failed"][lab]))
+        self.assertEqual(data["labs"]["04"]["submissions"], len(export_expected(EXPORT04, "04")))
 
 
 # ----------------------------------------------------------------------------- platforms
@@ -406,7 +702,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.run_platform("gradescope", "--root", str(self.tmp))
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_gradescope(self, d)
-        self.assertAlmostEqual(d["score"], 70 + expected_points("04", stub_failing("04")), places=1)
+        self.assertAlmostEqual(d["score"], CPU_SOLVED + expected_points("04", stub_failing("04")), places=1)
         self.assertFalse(any(t["status"] == "passed" for t in d["tests"] if t["name"].startswith("lab03")))
         validate_junit(self, (self.tmp / "results" / "junit.xml").read_text())
 
@@ -414,7 +710,8 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.put("submission/kernel.cu", "// FAKE-JUDGE: solved")
         self.run_platform("gradescope", "--root", str(self.tmp), "--lab", "05")
         d = json.loads((self.tmp / "results" / "results.json").read_text())
-        self.assertEqual(d["score"], 70)
+        self.assertEqual(d["score"], CPU_SOLVED)
+        self.assertIn("Incomplete grade", d["output"])
 
     def test_prairielearn_scores_a_solved_lab_a_stub_and_a_cheat(self):
         self.put("student/05_swizzle.cu", "// FAKE-JUDGE: solved")
@@ -424,14 +721,14 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_prairielearn(self, d)
         self.assertTrue(d["gradable"])
-        self.assertAlmostEqual(d["score"], (70 + expected_points("04", stub_failing("04"))) / 210, places=3)
+        self.assertAlmostEqual(d["score"], (CPU_SOLVED + expected_points("04", stub_failing("04"))) / (3 * lab_max("04")), places=3)
 
     def test_prairielearn_takes_the_lab_from_the_questions_data(self):
         self.put("student/kernel.cu", "// FAKE-JUDGE: solved")
         self.put("data/data.json", '{"params": {"banklab_lab": "05"}}')
         self.run_platform("prairielearn", "--root", str(self.tmp))
         d = json.loads((self.tmp / "results" / "results.json").read_text())
-        self.assertEqual(d["score"], 1.0)
+        self.assertAlmostEqual(d["score"], CPU_SOLVED / lab_max("05"), places=5)
 
     def test_github_writes_the_points_of_every_lab_to_the_job_summary(self):
         labs = bg.find_labs(ROOT)
@@ -441,8 +738,8 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         summary = self.tmp / "summary.md"
         self.run_platform("github", "--root", str(self.tmp), "--summary", str(summary))
         md = summary.read_text()
-        self.assertIn("| 05 | 70 / 70 | none |", md)
-        self.assertRegex(md, r"\| 03 \| 0 / 70 \|")
+        self.assertIn(f"| 05 | {CPU_SOLVED} / {lab_max('05')} | no: GPU tier not judged | none |", md)
+        self.assertRegex(md, rf"\| 03 \| 0 / {lab_max('03')} \|")
         self.assertIn("**Total:", md)
         validate_junit(self, (self.tmp / "build" / "grade" / "junit.xml").read_text())
 
@@ -451,9 +748,10 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
     def test_the_gradescope_zip_has_its_scripts_on_top_and_no_solutions(self):
         import zipfile
         z = self.tmp / "autograder.zip"
-        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z)],
+        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
                        check=True, capture_output=True, timeout=300)
         names = zipfile.ZipFile(z).namelist()
+        self.assertIn("BANKLAB_LAB=05", zipfile.ZipFile(z).read("banklab.env").decode())
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
@@ -468,7 +766,27 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         r = subprocess.run(["bash", str(ROOT / "tools/platforms/gradescope/run_autograder")],
                            env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], 70)
+        self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], CPU_SOLVED)
+
+    def test_instructor_checks_are_not_visible_on_gradescope_until_published(self):
+        v = [bg.Verdict("Lab05InstructorEdgeTiles.A", "cpu", "failed", "secret drawing"),
+             bg.Verdict("Lab05Layout.B", "cpu", "passed", "", 1)]
+        r = bg.LabResult("s", "05", "k.cu", "x", "cpu", v)
+        for vis in ("after_published", "hidden"):
+            tests = {t["name"]: t["visibility"] for t in br.gradescope_results([r], vis)["tests"]}
+            self.assertEqual(tests["lab05 Lab05InstructorEdgeTiles.A"], vis)
+            self.assertEqual(tests["lab05 Lab05Layout.B"], "visible")
+
+    def test_github_fails_the_check_below_the_passing_score(self):
+        self.put("labs/05_swizzle/kernel.cu", "// FAKE-JUDGE: stub")
+        base = [sys.executable, str(PLATFORM), "github", "--root", str(self.tmp), "--lab", "05",
+                "--summary", str(self.tmp / "s.md"), "--judge", str(FAKE)]
+        r = subprocess.run(base + ["--fail-under", "50"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("below the passing score", r.stderr)
+        self.put("labs/05_swizzle/kernel.cu", "// FAKE-JUDGE: solved")
+        r = subprocess.run(base + ["--fail-under", "40"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":

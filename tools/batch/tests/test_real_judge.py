@@ -109,7 +109,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         if BANKLAB:
             cmd += ["--banklab", BANKLAB]
         cls.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-        with open(cls.out / "gradebook.csv") as f:
+        with open(cls.out / "results.csv") as f:
             cls.rows = {(r["student"], r["lab"]): r for r in csv.DictReader(f)}
         cls.tables = {lab: bg.load_points(ROOT, lab) for lab in LABS}
 
@@ -126,12 +126,29 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
     def test_the_gradebook_has_every_student_and_lab(self):
         self.assertEqual(len({s for s, _ in self.rows}), self.n_students)
 
-    def test_a_solution_earns_every_cpu_point(self):
+    def cpu_max(self, student, lab):
+        return sum(v["max_points"] for v in self.result(student, lab)["verdicts"] if v["tier"] == "cpu")
+
+    def test_a_solution_earns_every_cpu_point_and_its_grade_says_it_is_incomplete(self):
         for student in ("solved_a", "solved_checkout"):
             for lab in LABS:
                 r = self.rows[(student, lab)]
                 self.assertGreater(float(r["max"]), 0)
-                self.assertEqual(float(r["points"]), float(r["max"]), (student, lab, r["failed_tests"]))
+                self.assertAlmostEqual(float(r["points"]), self.cpu_max(student, lab), places=2,
+                                       msg=(student, lab, r["failed_tests"]))
+                self.assertLess(float(r["points"]), float(r["max"]) / 2)    # never full marks without a GPU
+                self.assertEqual(r["complete"], "no")
+                self.assertIn("Incomplete grade", (self.out / "feedback" / f"{student}.md").read_text())
+
+    def test_the_stub_earns_at_most_ten_percent_and_every_test_it_passes_is_a_gate(self):
+        for lab in LABS:
+            r = self.rows[("stub_a", lab)]
+            self.assertLessEqual(float(r["points"]), 0.10 * float(r["max"]))
+            passed = {v["test"] for v in self.result("stub_a", lab)["verdicts"]
+                      if v["status"] == "passed" and v["test"] != f"Lab{lab}.Build"}
+            self.assertTrue(passed)
+            for t in passed:
+                self.assertEqual(self.tables[lab].group_of(t), "gates", t)
 
     def test_a_stub_earns_what_the_judges_records_for_the_stub_give_and_fails_with_teaching_messages(self):
         for lab in LABS:
@@ -158,6 +175,10 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
             self.assertEqual(float(self.rows[("nocompile_a", lab)]["points"]), 0)
             md = (self.out / "feedback" / "nocompile_a.md").read_text()
             self.assertIn("error", md)
+            build = next(v["message"] for v in self.result("nocompile_a", lab)["verdicts"]
+                         if v["test"] == f"Lab{lab}.Build")
+            first = next(l for l in build.splitlines() if "error" in l)
+            self.assertEqual(md.count(first), 1, first)    # the compiler's message once, not once per test
 
     def test_a_submission_whose_host_code_hangs_earns_nothing(self):
         for lab in LABS:
@@ -170,7 +191,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
     def test_every_output_file_is_written_and_valid(self):
         self.assertTrue((self.out / "summary.md").is_file())
         data = json.loads((self.out / "summary.json").read_text())
-        self.assertEqual(set(data["labs"]), set(bg.find_labs(ROOT)))
+        self.assertEqual(set(data["labs"]), set(LABS))
         for student in {s for s, _ in self.rows}:
             self.assertTrue((self.out / "feedback" / f"{student}.md").is_file())
             self.assertTrue((self.out / "feedback" / f"{student}.html").is_file())
@@ -193,7 +214,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         d = json.loads((root / "results" / "results.json").read_text())
         validate_gradescope(self, d)
         stub04 = float(self.rows[("stub_a", "04")]["points"])
-        self.assertAlmostEqual(d["score"], float(self.rows[("solved_a", "05")]["max"]) + stub04, places=1)
+        self.assertAlmostEqual(d["score"], float(self.rows[("solved_a", "05")]["points"]) + stub04, places=1)
 
     def test_prairielearn_and_github_grade_on_fake_roots(self):
         pl = self.tmp / "pl"
@@ -211,7 +232,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         max03 = json.loads((pl / "results" / "lab03.json").read_text())["max_points"]
         self.assertEqual(json.loads((pl / "results" / "lab03.json").read_text())["points"], 0)
         mx = float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["max"]) + max03
-        want = (float(self.rows[("solved_a", "05")]["max"]) + float(self.rows[("stub_a", "04")]["points"])) / mx
+        want = (float(self.rows[("solved_a", "05")]["points"]) + float(self.rows[("stub_a", "04")]["points"])) / mx
         self.assertAlmostEqual(d["score"], want, places=3)
 
         gh = self.tmp / "gh"
@@ -223,8 +244,8 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
                             "--lab", "05", "--summary", str(summary), "--judge", JUDGE],
                            capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)
-        mx05 = self.rows[("solved_a", "05")]["max"]
-        self.assertIn(f"| 05 | {mx05} / {mx05} | none |", summary.read_text())
+        r05 = self.rows[("solved_a", "05")]
+        self.assertIn(f"| 05 | {r05['points']} / {r05['max']} | no: GPU tier not judged | none |", summary.read_text())
 
 
 if __name__ == "__main__":
