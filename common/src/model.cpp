@@ -30,6 +30,9 @@ Grouping grouping_for(int width, bool merged) {
   return Grouping::Warp;
 }
 
+// Only loads (LDS) merge groups; every other kind is served in the groups of its width.
+bool may_merge(const WarpAccess& a) { return a.op == Op::Load && (a.width == 8 || a.width == 16); }
+
 int group_size(Grouping g) {
   switch (g) {
     case Grouping::Warp: return 32;
@@ -390,8 +393,7 @@ Summary summarize_valid(const WarpAccess& a) noexcept {
 // the rule's words) so that the tests that compare summarize() with analyze() check the rule
 // twice.
 Grouping explained_grouping(const WarpAccess& a, bool* merged) {
-  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load &&
-                 (partners_agree(a, 1) || partners_agree(a, 2));
+  const bool m = may_merge(a) && (partners_agree(a, 1) || partners_agree(a, 2));
   if (merged) *merged = m;
   return grouping_for(a.width, m);
 }
@@ -414,7 +416,29 @@ Summary summarize_general(const WarpAccess& a) noexcept {
 
 }  // namespace
 
-const char* to_string(Op op) { return op == Op::Load ? "ld" : "st"; }
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::Load: return "ld";
+    case Op::Store: return "st";
+    case Op::LoadMatrix: return "ldsm";
+    case Op::StoreMatrix: return "stsm";
+    case Op::AsyncCopy: return "cpasync";
+    case Op::Atomic: return "atom";
+  }
+  return "?";
+}
+
+const char* describe(Op op) {
+  switch (op) {
+    case Op::Load: return "load (ld)";
+    case Op::Store: return "store (st)";
+    case Op::LoadMatrix: return "ldmatrix (ldsm)";
+    case Op::StoreMatrix: return "stmatrix (stsm)";
+    case Op::AsyncCopy: return "cp.async, shared side (cpasync)";
+    case Op::Atomic: return "shared atomic (atom)";
+  }
+  return "?";
+}
 
 const char* to_string(Grouping g) {
   switch (g) {
@@ -425,9 +449,12 @@ const char* to_string(Grouping g) {
   return "?";
 }
 
-std::string legal_widths_text() {
+std::string legal_widths_text() { return legal_widths_text(Op::Load); }
+
+std::string legal_widths_text(Op op) {
   std::string s;
   for (int w : kLegalWidths) {
+    if (!is_legal_width(op, w)) continue;
     if (!s.empty()) s += ", ";
     s += std::to_string(w);
   }
@@ -435,7 +462,7 @@ std::string legal_widths_text() {
 }
 
 bool is_valid(const WarpAccess& a) noexcept {
-  if (!is_legal_width(a.width)) return false;
+  if (!is_legal_width(a.op, a.width)) return false;
   const std::uint32_t align = static_cast<std::uint32_t>(a.width) - 1u;
   const std::uint32_t limit = kMaxSharedBytesPerBlock - static_cast<std::uint32_t>(a.width);
   std::uint32_t any = 0;
@@ -457,8 +484,9 @@ bool is_valid(const WarpAccess& a) noexcept {
 }
 
 std::optional<std::string> validate(const WarpAccess& a) {
-  if (!is_legal_width(a.width))
-    return "width must be " + legal_widths_text() + " bytes, not " + std::to_string(a.width);
+  if (!is_legal_width(a.op, a.width))
+    return std::string(a.op == Op::Load || a.op == Op::Store ? "width" : std::string(to_string(a.op)) + " width") +
+           " must be " + legal_widths_text(a.op) + " bytes, not " + std::to_string(a.width);
   for (int i = 0; i < kWarpSize; ++i) {
     const std::uint32_t off = a.offset[i];
     if (off % static_cast<std::uint32_t>(a.width) != 0)
@@ -486,7 +514,7 @@ Summary summarize_portable(const WarpAccess& a) noexcept {
 
 Grouping grouping_of(const WarpAccess& a, bool* merged) {
   // The rule summarize() applies (one home: merges()).
-  const bool m = (a.width == 8 || a.width == 16) && a.op == Op::Load && merges<true>(a);
+  const bool m = may_merge(a) && merges<true>(a);
   if (merged) *merged = m;
   return grouping_for(a.width, m);
 }
@@ -502,7 +530,18 @@ Analysis analyze(const WarpAccess& a) {
   const int wpl = words_per_lane(a.width);
 
   const char* partner = partners_agree(a, 1) ? "i^1" : "i^2";
-  if (a.width <= 4) {
+  if (a.op == Op::LoadMatrix || a.op == Op::StoreMatrix) {
+    r.why = std::string(a.op == Op::LoadMatrix ? "ldmatrix" : "stmatrix") +
+            ": served as four quarter-warps, one 8x8 matrix each (lanes 8m..8m+7 give the 8 "
+            "16-byte row addresses of matrix m), like a 128-bit store.";
+  } else if (a.op == Op::AsyncCopy) {
+    r.why = std::string("cp.async, shared side: served like a ") + std::to_string(a.width * 8) + "-bit store (" +
+            (a.width <= 4 ? "the whole warp as one group" : a.width == 8 ? "two half-warps" : "four quarter-warps") +
+            ").";
+  } else if (a.op == Op::Atomic) {
+    r.why = a.width <= 4 ? "32-bit shared atomic: the whole warp is served as one group."
+                         : "64-bit shared atomic: served as two half-warps, like a 64-bit store.";
+  } else if (a.width <= 4) {
     r.why = "32-bit (or narrower) access: the whole warp is served as one group.";
   } else if (a.op == Op::Store) {
     r.why = a.width == 8 ? "64-bit store: served as two half-warps (stores never merge)."

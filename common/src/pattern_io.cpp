@@ -31,6 +31,9 @@ std::optional<std::string> parse_fields(std::string_view op_tok, std::string_vie
                                         std::string_view mask_tok, WarpAccess& out) {
   if (auto err = parse_op(op_tok, out.op)) return err;
   if (auto err = parse_width(width_tok, out.width)) return err;
+  if (!is_legal_width(out.op, out.width))
+    return std::string(to_string(out.op)) + " width " + std::to_string(out.width) + " is not one of " +
+           legal_widths_text(out.op);
   return parse_mask(mask_tok, out.mask);
 }
 
@@ -55,14 +58,15 @@ std::string quote_token(std::string_view tok) {
 }
 
 std::optional<std::string> parse_op(std::string_view tok, Op& out) {
-  if (tok == "ld") {
-    out = Op::Load;
-  } else if (tok == "st") {
-    out = Op::Store;
-  } else {
-    return "unknown op " + quote_token(tok) + " (expected 'ld' or 'st')";
+  for (Op op : kAllOps) {
+    if (tok == to_string(op)) {
+      out = op;
+      return std::nullopt;
+    }
   }
-  return std::nullopt;
+  std::string names;
+  for (Op op : kAllOps) names += std::string(names.empty() ? "" : ", ") + "'" + to_string(op) + "'";
+  return "unknown op " + quote_token(tok) + " (expected one of " + names + ")";
 }
 
 std::optional<std::string> parse_width(std::string_view tok, int& out) {

@@ -84,7 +84,7 @@ TEST(PredictCommand, RejectsTooManyOffsets) {
 TEST(PredictCommand, RejectsAnUnknownOp) {
   write_file(tmp("op.txt"), "ld 4 ffffffff" + offsets(4) + "\nmov 4 ffffffff" + offsets(4) + "\n");
   expect_bad_input(run("predict '" + tmp("op.txt") + "'", "op"),
-                   ".*op.txt:2: unknown op 'mov' \\(expected 'ld' or 'st'\\)");
+                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
 }
 
 TEST(PredictCommand, RejectsWidthThree) {
@@ -286,7 +286,7 @@ TEST(ExplainCommand, RejectsAWidthThatIsNotANumber) {
 
 TEST(ExplainCommand, RejectsAnUnknownOpWithTheMessageOfPredict) {
   expect_bad_input(run("explain mov 4 'lane*4'", "explainmov"),
-                   "arguments:1: unknown op 'mov' \\(expected 'ld' or 'st'\\)");
+                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
 }
 
 TEST(ExplainCommand, RejectsABadLine) {

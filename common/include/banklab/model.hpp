@@ -18,6 +18,14 @@
 ///  - The instruction takes the sum of its groups' wavefronts; a group with no active lane
 ///    takes none. The SM serves one wavefront per clock.
 ///
+/// The other instruction kinds (Op), as a stated HYPOTHESIS until measured (see
+/// common/data/README.md for what the H200 measured):
+///  - ldsm / stsm (width 16): four quarter-warps, one 8x8 matrix each, like 128-bit stores
+///    (they never merge); `.trans` does not change the cost.
+///  - cpasync (the shared side of LDGSTS): like a store of its width.
+///  - atom (ATOMS/RED): 32-bit as one warp-wide group, 64-bit as two half-warps; lanes at the
+///    same word count once (same-address handling to be measured).
+///
 /// The *minimum* of an instruction is what its groups would need if each group's distinct
 /// words were spread over all 32 banks: `sum over groups of ceil(distinct words / 32)`.
 /// Nsight Compute's `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_*` counter equals
@@ -49,16 +57,43 @@ constexpr bool is_legal_width(int width) noexcept {
 /// kLegalWidths as text for messages: "1, 2, 4, 8, 16".
 std::string legal_widths_text();
 
-/// Load (LDS) or store (STS).
+/// The kind of warp-wide shared-memory instruction. Text names (parse_op, to_string):
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom".
 enum class Op : std::uint8_t {
-  Load,  ///< a shared-memory load (LDS)
-  Store  ///< a shared-memory store (STS)
+  Load,         ///< "ld": a shared-memory load (LDS), widths 1, 2, 4, 8, 16
+  Store,        ///< "st": a shared-memory store (STS), widths 1, 2, 4, 8, 16
+  LoadMatrix,   ///< "ldsm": ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16 (LDSM),
+                ///< width 16: lane i gives the 16-byte row address of row i % 8 of matrix i / 8;
+                ///< mask = the lanes whose addresses are used (x1 0x000000ff, x2 0x0000ffff,
+                ///< x4 0xffffffff). `.trans` does not change the addresses.
+  StoreMatrix,  ///< "stsm": stmatrix (STSM, sm_90), same convention as LoadMatrix
+  AsyncCopy,    ///< "cpasync": the shared-memory (store) side of cp.async (LDGSTS), widths 4, 8,
+                ///< 16 (`.ca`; `.cg` is 16 only)
+  Atomic        ///< "atom": a shared atomic or reduction (ATOMS, RED on shared), widths 4, 8
 };
+
+/// Every Op, in declaration order (for loops over all kinds).
+inline constexpr Op kAllOps[] = {Op::Load, Op::Store, Op::LoadMatrix, Op::StoreMatrix, Op::AsyncCopy, Op::Atomic};
+
+/// True when `width` is legal for `op`: ld/st kLegalWidths; ldsm/stsm 16; cpasync 4, 8, 16;
+/// atom 4, 8.
+constexpr bool is_legal_width(Op op, int width) noexcept {
+  switch (op) {
+    case Op::LoadMatrix:
+    case Op::StoreMatrix: return width == 16;
+    case Op::AsyncCopy: return width == 4 || width == 8 || width == 16;
+    case Op::Atomic: return width == 4 || width == 8;
+    default: return is_legal_width(width);
+  }
+}
+
+/// The legal widths of `op` as text for messages: "1, 2, 4, 8, 16", "16", "4, 8, 16", "4, 8".
+std::string legal_widths_text(Op op);
 
 /// One warp-wide shared-memory instruction: what the model takes as input.
 struct WarpAccess {
-  Op op = Op::Load;                      ///< load or store
-  int width = 4;                         ///< bytes per lane: one of kLegalWidths
+  Op op = Op::Load;                      ///< the kind of instruction
+  int width = 4;                         ///< bytes per lane: legal for op (is_legal_width(op, width))
   std::uint32_t mask = 0xffffffffu;      ///< active lanes, bit i = lane i
   std::array<std::uint32_t, kWarpSize> offset{};  ///< byte offset of each lane (inactive lanes ignored)
 };
@@ -110,7 +145,7 @@ struct Analysis {
 };
 
 /// Why an access is not valid input for the model, or nothing when it is.
-/// Checks: width in kLegalWidths; every offset (of every lane, active or not) a multiple of
+/// Checks: width legal for the op (is_legal_width(op, width)); every offset (of every lane, active or not) a multiple of
 /// the width; every access inside kMaxSharedBytesPerBlock.
 std::optional<std::string> validate(const WarpAccess& access);
 
@@ -151,8 +186,10 @@ int minimum_wavefronts(const WarpAccess& access) noexcept;
 /// The full explanation: groups, and for every wavefront which lanes get which words.
 Analysis analyze(const WarpAccess& access);
 
-/// "ld"/"st".
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom": the names parse_op() reads.
 const char* to_string(Op op);
+/// In words for messages: "load (ld)", "store (st)", "ldmatrix (ldsm)", ...
+const char* describe(Op op);
 /// "warp", "half-warps", "quarter-warps".
 const char* to_string(Grouping g);
 

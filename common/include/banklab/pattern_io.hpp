@@ -33,8 +33,9 @@ class ParseError : public std::runtime_error {
 /// "..."), control and non-ASCII bytes as `\xNN`, so that no input can garble a terminal.
 std::string quote_token(std::string_view token);
 
-/// Parse an op: "ld" or "st". @return the message ("unknown op 'mov' (expected 'ld' or 'st')"),
-/// or nothing on success.
+/// Parse an op: "ld", "st", "ldsm", "stsm", "cpasync" or "atom" (to_string(Op) of each).
+/// @return the message ("unknown op 'mov' (expected one of 'ld', 'st', ...)"), or nothing on
+/// success.
 std::optional<std::string> parse_op(std::string_view token, Op& out);
 
 /// Parse a width in bytes, one of kLegalWidths. @return the message ("width 'x' is not a
@@ -45,7 +46,7 @@ std::optional<std::string> parse_width(std::string_view token, int& out);
 /// ("mask '1ffffffff' is not a 32-bit hexadecimal number"), or nothing on success.
 std::optional<std::string> parse_mask(std::string_view token, std::uint32_t& out);
 
-/// Parse `op width mask off0 ... off31` (op `ld`/`st`, width 1/2/4/8/16, mask in hexadecimal
+/// Parse `op width mask off0 ... off31` (op as parse_op reads it, width legal for the op, mask in hexadecimal
 /// with optional `0x`, 32 decimal byte offsets) separated by spaces or tabs.
 /// @return the error message, or nothing on success (then `out` holds a valid access).
 std::optional<std::string> parse_access_line(std::string_view line, WarpAccess& out);

@@ -83,7 +83,7 @@ std::vector<Row> layout(const Analysis& r) {
 std::string describe_access(const WarpAccess& a) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%s, %d-byte lanes, mask %08x (%d active)",
-                a.op == Op::Load ? "load (ld)" : "store (st)", a.width, a.mask,
+                describe(a.op), a.width, a.mask,
                 __builtin_popcount(a.mask));
   return buf;
 }
@@ -235,15 +235,16 @@ std::string render_explanation(const WarpAccess& a, const Analysis& r, const Ren
          " would do.\n";
   }
   // Broadcasts: the words several lanes share (a few of them).
+  const bool reads = a.op == Op::Load || a.op == Op::LoadMatrix;
   int nb = 0;
   for (const Row& row : rows) {
     for (int b = 0; b < kNumBanks; ++b) {
       const Cell& c = row.cells[static_cast<std::size_t>(b)];
       if (!c.broadcast) continue;
       if (nb < 8)
-        o += std::string(a.op == Op::Load ? "Broadcast: " : "Same word: ") + cyan + "word " +
+        o += std::string(reads ? "Broadcast: " : "Same word: ") + cyan + "word " +
              std::to_string(c.word) + reset + " (bank " + std::to_string(b) + ") to " +
-             lane_list(c.lanes) + (a.op == Op::Load ? ", read once" : ", written once") + ".\n";
+             lane_list(c.lanes) + (reads ? ", read once" : ", written once") + ".\n";
       ++nb;
     }
   }

@@ -1,0 +1,93 @@
+// The instruction kinds beyond LDS/STS: names, widths, and how the model serves them.
+#include <gtest/gtest.h>
+
+#include "banklab/model.hpp"
+#include "banklab/pattern_io.hpp"
+#include "test_util.hpp"
+
+namespace banklab {
+namespace {
+
+using test::make;
+
+TEST(Instructions, EveryOpNameParsesBackToItsOp) {
+  for (Op op : kAllOps) {
+    Op parsed = Op::Load;
+    EXPECT_FALSE(parse_op(to_string(op), parsed).has_value()) << to_string(op);
+    EXPECT_EQ(parsed, op) << to_string(op);
+  }
+}
+
+TEST(Instructions, EachOpHasItsOwnLegalWidths) {
+  EXPECT_EQ(legal_widths_text(Op::LoadMatrix), "16");
+  EXPECT_EQ(legal_widths_text(Op::StoreMatrix), "16");
+  EXPECT_EQ(legal_widths_text(Op::AsyncCopy), "4, 8, 16");
+  EXPECT_EQ(legal_widths_text(Op::Atomic), "4, 8");
+  EXPECT_EQ(legal_widths_text(Op::Load), "1, 2, 4, 8, 16");
+  WarpAccess a;
+  ASSERT_FALSE(parse_access_line("ldsm 8 ff 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", a)
+                   .value_or("")
+                   .empty());
+  EXPECT_EQ(parse_access_line("atom 16 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", a).value_or(""),
+            "atom width 16 is not one of 4, 8");
+  EXPECT_TRUE(validate(make(Op::Atomic, 2, [](int) { return 0u; })).has_value());
+}
+
+TEST(Instructions, AnAccessLineOfEveryOpRoundTrips) {
+  for (Op op : kAllOps) {
+    const WarpAccess a = make(op, 16 - 12 * (op == Op::Atomic), [](int i) { return static_cast<std::uint32_t>(i) * 16u; });
+    WarpAccess b;
+    ASSERT_FALSE(parse_access_line(format_access_line(a), b).has_value()) << format_access_line(a);
+    EXPECT_EQ(b.op, a.op);
+    EXPECT_EQ(b.offset, a.offset);
+  }
+}
+
+// Lane i gives row i % 8 of matrix i / 8; rows of `pitch` bytes, matrix m at column 16 m.
+WarpAccess matrix_rows(Op op, std::uint32_t pitch, std::uint32_t mask = 0xffffffffu) {
+  return make(op, 16, [=](int i) { return static_cast<std::uint32_t>(i % 8) * pitch + static_cast<std::uint32_t>(i / 8) * 16u; }, mask);
+}
+
+TEST(Instructions, LdmatrixFromRowsOf128BytesIsAnEightWayConflictPerMatrix) {
+  for (Op op : {Op::LoadMatrix, Op::StoreMatrix}) {
+    const Summary s = summarize(matrix_rows(op, 128));
+    EXPECT_EQ(s.wavefronts, 32) << to_string(op);
+    EXPECT_EQ(s.minimum, 4) << to_string(op);
+    EXPECT_EQ(s.grouping, Grouping::QuarterWarps);
+    EXPECT_EQ(analyze(matrix_rows(op, 128)).wavefronts, 32);
+  }
+}
+
+TEST(Instructions, LdmatrixFromSwizzledRowsTakesOneWavefrontPerMatrix) {
+  // Swizzle<3,4,3>: chunk c of row r goes to chunk c ^ (r % 8).
+  const WarpAccess a = make(Op::LoadMatrix, 16, [](int i) {
+    const std::uint32_t r = static_cast<std::uint32_t>(i % 8), c = static_cast<std::uint32_t>(i / 8);
+    return r * 128u + ((c ^ r) * 16u);
+  });
+  EXPECT_EQ(summarize(a).wavefronts, 4);
+  EXPECT_EQ(summarize(matrix_rows(Op::LoadMatrix, 128, 0x000000ffu)).wavefronts, 8);  // x1
+  EXPECT_EQ(summarize(matrix_rows(Op::LoadMatrix, 16, 0x0000ffffu)).wavefronts, 2);   // x2, packed rows
+}
+
+TEST(Instructions, SummarizeAgreesWithAnalyzeForEveryOp) {
+  std::uint64_t x = 12345;
+  auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return static_cast<std::uint32_t>(x >> 33); };
+  for (int n = 0; n < 4000; ++n) {
+    const Op op = kAllOps[next() % 6];
+    int w = 0;
+    do w = kLegalWidths[next() % 5]; while (!is_legal_width(op, w));
+    const std::uint32_t range = 64u << (next() % 10);
+    WarpAccess a = make(op, w, [&](int) { return (next() % range) / static_cast<std::uint32_t>(w) * static_cast<std::uint32_t>(w); },
+                        next() % 3 ? 0xffffffffu : next());
+    ASSERT_FALSE(validate(a).has_value());
+    const Summary s = summarize(a);
+    const Analysis r = analyze(a);
+    ASSERT_EQ(s.wavefronts, r.wavefronts) << format_access_line(a);
+    ASSERT_EQ(s.minimum, r.minimum) << format_access_line(a);
+    ASSERT_EQ(s.grouping, r.grouping) << format_access_line(a);
+    ASSERT_EQ(detail::summarize_portable(a).wavefronts, r.wavefronts) << format_access_line(a);
+  }
+}
+
+}  // namespace
+}  // namespace banklab
