@@ -113,9 +113,11 @@ std::vector<std::string> worker_command(const CalibrateOptions& o, const std::st
 }
 
 std::vector<std::string> ncu_command(const CalibrateOptions& o, const std::string& ncu, const std::string& log_file,
-                                     const std::string& pattern_file) {
+                                     const std::string& pattern_file, const std::vector<Pattern>& patterns) {
+  std::string metrics = metric_list(patterns);
+  if (!o.extra_metrics.empty()) metrics += "," + o.extra_metrics;
   std::vector<std::string> cmd = {ncu, "--clock-control", "none", "--cache-control", "none",
-                                  "--metrics", metric_list(), "--csv", "--print-units", "base",
+                                  "--metrics", metrics, "--csv", "--print-units", "base",
                                   "--log-file", log_file};
   for (auto& a : worker_command(o, pattern_file)) cmd.push_back(a);
   return cmd;
@@ -162,7 +164,9 @@ bool sass_ok(const CalibrateOptions& o, const std::string& work, std::ostream& o
   }
   const auto problems = check_sass(parse_sass(read_text(log)));
   for (const auto& p : problems) err << "banklab calibrate: SASS check: " << p << "\n";
-  if (problems.empty()) out << "SASS check: each of the 10 kernels runs exactly one LDS/STS of its width\n";
+  if (problems.empty())
+    out << "SASS check: each of the " << all_kernel_names().size()
+        << " kernels runs exactly one shared-memory instruction of its kind and width\n";
   return problems.empty();
 }
 
@@ -176,7 +180,20 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
     err << "banklab calibrate: --random must be >= 0 and --chunk > 0\n";
     return kCalibrateError;
   }
-  const std::vector<Pattern> patterns = pattern_set(o.random, o.seed);
+  std::vector<Pattern> patterns;
+  try {
+    if (o.family == "all") {
+      for (const char* f : kFamilies) {
+        const auto v = family_patterns(f, o.random, o.seed);
+        patterns.insert(patterns.end(), v.begin(), v.end());
+      }
+    } else {
+      patterns = family_patterns(o.family, o.random, o.seed);
+    }
+  } catch (const std::exception& e) {
+    err << "banklab calibrate: " << e.what() << "\n";
+    return kCalibrateError;
+  }
   for (const Pattern& p : patterns)
     if (auto e = validate(p.access)) {
       err << "banklab calibrate: internal error: pattern " << p.id << " is invalid: " << *e << "\n";
@@ -193,10 +210,10 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
   const std::string ncu = find_program(o.ncu, "ncu");
   const std::size_t chunks = (patterns.size() + static_cast<std::size_t>(o.chunk) - 1) / static_cast<std::size_t>(o.chunk);
   if (o.dry_run) {
-    out << patterns.size() << " patterns (" << named_patterns().size() << " named, " << o.random
-        << " random with seed " << o.seed << "), in " << chunks << " ncu run(s) of at most " << o.chunk << "\n";
+    out << patterns.size() << " patterns (family " << o.family << ", " << o.random
+        << " random with seed " << o.seed << " per family), in " << chunks << " ncu run(s) of at most " << o.chunk << "\n";
     out << "each run: "
-        << shell_quote(ncu_command(o, ncu.empty() ? "ncu" : ncu, "<work>/ncu_<k>.csv", "<work>/patterns_<k>.txt")) << "\n";
+        << shell_quote(ncu_command(o, ncu.empty() ? "ncu" : ncu, "<work>/ncu_<k>.csv", "<work>/patterns_<k>.txt", patterns)) << "\n";
     out << "then: write " << o.out << " and compare it with the model\n";
     if (ncu.empty()) out << "note: ncu was not found (PATH, " BANKLAB_CUDA_BIN_DIR ")\n";
     const std::string reason = gpu_unavailable_reason();
@@ -265,7 +282,7 @@ int run_calibrate(const CalibrateOptions& o, std::ostream& out, std::ostream& er
     const std::string log = work + "/ncu_" + std::to_string(c) + ".csv";
     const std::string cout_log = work + "/ncu_" + std::to_string(c) + ".out";
     std::ofstream(pfile) << format_pattern_list(part);
-    const auto cmd = ncu_command(o, ncu, log, pfile);
+    const auto cmd = ncu_command(o, ncu, log, pfile, part);
     const int rc = run_process(cmd, cout_log);
     const std::string text = read_text(log) + "\n" + read_text(cout_log);
     if (text.find("ERR_NVGPUCTRPERM") != std::string::npos) {
@@ -317,6 +334,12 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--out,-o", opts->out, "measurement CSV to write")->capture_default_str();
   cmd->add_option("--random", opts->random, "random patterns on top of the named cases")->capture_default_str();
   cmd->add_option("--seed", opts->seed, "seed of the random patterns")->capture_default_str();
+  cmd->add_option("--family", opts->family,
+                  "instruction family: ldst (LDS/STS, named cases + --random), ldsm, stsm, cpasync, atom "
+                  "(named cases + --random each), or all four new ones")
+      ->check(CLI::IsMember({"ldst", "ldsm", "stsm", "cpasync", "atom", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--extra-metrics", opts->extra_metrics, "more ncu metrics to collect (comma-separated; kept in --log-dir)");
   cmd->add_flag("--list", opts->list, "print the patterns in `banklab predict` line format (no GPU needed)");
   cmd->add_flag("--dry-run", opts->dry_run, "say what would be measured and how, measure nothing");
   cmd->add_option("--backend", opts->backend, "how to read the counters: auto or ncu (cupti: not implemented)")

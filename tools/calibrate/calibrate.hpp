@@ -41,6 +41,8 @@ struct CalibrateOptions {
   std::string out = "calibration.csv";  ///< where the measured CSV goes
   int random = 800;                     ///< random patterns on top of the named ones
   std::uint64_t seed = 1;               ///< seed of the random set
+  std::string family = "ldst";          ///< ldst, ldsm, stsm, cpasync, atom, or all (the four new ones)
+  std::string extra_metrics;            ///< more ncu metrics to collect, comma-separated
   bool list = false;                    ///< print the patterns in `banklab predict` format, stop
   bool dry_run = false;                 ///< say what would run, measure nothing
   std::string backend = "auto";         ///< auto | ncu | cupti (only ncu is implemented)

@@ -13,7 +13,7 @@ namespace {
 
 using OffsetFn = std::function<std::uint32_t(int)>;
 
-const char* op_name(Op op) { return op == Op::Load ? "ld" : "st"; }
+const char* op_name(Op op) { return to_string(op); }
 
 Pattern make(const std::string& name, Op op, int width, const OffsetFn& f,
              std::uint32_t mask = 0xffffffffu) {
@@ -32,24 +32,7 @@ std::string hex8(std::uint32_t v) {
   return buf;
 }
 
-// A small, fully specified generator (splitmix64): the same numbers everywhere, unlike the
-// standard distributions.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n), n > 0.
-  std::uint32_t below(std::uint64_t n) { return static_cast<std::uint32_t>(next() % n); }
-  bool chance(int percent) { return below(100) < static_cast<std::uint32_t>(percent); }
-
- private:
-  std::uint64_t s_;
-};
+}  // namespace
 
 std::uint32_t random_mask(Rng& r) {
   static const std::uint32_t kStructured[] = {0x0000ffffu, 0xffff0000u, 0x00ff00ffu, 0x0f0f0f0fu,
@@ -75,6 +58,8 @@ std::uint32_t random_mask(Rng& r) {
   }
   return m == 0 ? 1u << r.below(32) : m;
 }
+
+namespace {
 
 Pattern random_pattern(Rng& r, std::uint64_t seed, int index) {
   static const int kWidths[] = {1, 2, 4, 4, 4, 8, 8, 8, 16, 16, 16};

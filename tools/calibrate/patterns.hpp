@@ -2,6 +2,7 @@
 /// @brief The pattern set of `banklab calibrate`: named cases and a seeded random set.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +10,28 @@
 #include "banklab/model.hpp"
 
 namespace banklab::calibrate {
+
+// A small, fully specified generator (splitmix64): the same numbers everywhere, unlike the
+// standard distributions.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n), n > 0.
+  std::uint32_t below(std::uint64_t n) { return static_cast<std::uint32_t>(next() % n); }
+  bool chance(int percent) { return below(100) < static_cast<std::uint32_t>(percent); }
+
+ private:
+  std::uint64_t s_;
+};
+
+/// A random active-lane mask: full, dense, sparse, half, or a structured one; never 0.
+std::uint32_t random_mask(Rng& r);
 
 /// One pattern to measure: a name and one warp-wide instruction.
 struct Pattern {
@@ -37,5 +60,18 @@ std::string format_pattern_list(const std::vector<Pattern>& patterns);
 /// Read what format_pattern_list() wrote (the id comes from the `# id` line before each
 /// access; a line without one gets `p<line>`). @throws banklab::ParseError.
 std::vector<Pattern> parse_pattern_list(const std::string& text, const std::string& source);
+
+/// The instruction families beyond LDS/STS: "ldsm", "stsm", "cpasync", "atom".
+inline constexpr const char* kFamilies[] = {"ldsm", "stsm", "cpasync", "atom"};
+
+/// The named cases and `random` random patterns (seed `seed`) of one family: ldsm/stsm
+/// (x1/x2/x4 from the mask 0xff/0xffff/0xffffffff, `.trans` when the id ends in `_trans`),
+/// cpasync (4/8/16 bytes, `.cg` when the id ends in `_cg`), atom (atom.add 32/64-bit, red.add
+/// when the id ends in `_red`). "ldst" is pattern_set(random, seed). @throws
+/// std::invalid_argument for an unknown family.
+std::vector<Pattern> family_patterns(const std::string& family, int random, std::uint64_t seed);
+
+/// The variant an id names by its last `_` component: "trans", "cg", "red", or "".
+std::string variant_of(const std::string& id);
 
 }  // namespace banklab::calibrate

@@ -54,12 +54,12 @@ double parse_value(const std::string& s, const std::string& what) {
   throw std::runtime_error("ncu value '" + s + "' of " + what + " is not a number");
 }
 
-// True when `name` occurs in `text` not followed by a digit (so banklab_cal_st_w1 does not match
-// banklab_cal_st_w16), plain, mangled (`17banklab_cal_ld_w1E...`) or demangled alike.
+// True when `name` occurs in `text` not followed by a digit or `_` (so banklab_cal_st_w1 does not match
+// banklab_cal_st_w16, nor banklab_cal_ldsm_x1 banklab_cal_ldsm_x1_trans), plain, mangled (`17banklab_cal_ld_w1E...`) or demangled alike.
 bool names_kernel(const std::string& text, const std::string& name) {
   for (std::size_t pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
     const std::size_t end = pos + name.size();
-    if (end >= text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+    if (end >= text.size() || (!std::isdigit(static_cast<unsigned char>(text[end])) && text[end] != '_')) return true;
   }
   return false;
 }
@@ -80,13 +80,69 @@ int width_of_opcode(const std::string& opcode) {
 
 }  // namespace
 
+OpMetrics metrics_for(Op op) {
+  switch (op) {
+    case Op::Load: return {kMetricWavefrontsLd, kMetricConflictsLd, kMetricInstLd};
+    case Op::Store: return {kMetricWavefrontsSt, kMetricConflictsSt, kMetricInstSt};
+    case Op::LoadMatrix:
+      return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum", "smsp__inst_executed_op_ldsm.sum"};
+    case Op::StoreMatrix:
+      return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum", "smsp__inst_executed_op_stsm.sum"};
+    case Op::AsyncCopy:
+      return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum", "smsp__inst_executed_op_ldgsts.sum"};
+    case Op::Atomic:
+      return {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", "smsp__inst_executed_op_shared_atom.sum"};
+  }
+  return {kMetricWavefrontsLd, kMetricConflictsLd, kMetricInstLd};
+}
+
 std::string metric_list() {
   return std::string(kMetricWavefrontsLd) + "," + kMetricWavefrontsSt + "," + kMetricConflictsLd + "," +
          kMetricConflictsSt + "," + kMetricInstLd + "," + kMetricInstSt;
 }
 
+std::string metric_list(const std::vector<Pattern>& patterns) {
+  std::string s = metric_list();
+  for (Op op : kAllOps) {
+    if (op == Op::Load || op == Op::Store) continue;
+    if (std::none_of(patterns.begin(), patterns.end(), [&](const Pattern& p) { return p.access.op == op; })) continue;
+    const OpMetrics m = metrics_for(op);
+    s += std::string(",") + m.wavefronts + "," + m.conflicts + "," + m.instructions;
+  }
+  return s;
+}
+
 std::string kernel_name(Op op, int width) {
-  return std::string("banklab_cal_") + (op == Op::Load ? "ld" : "st") + "_w" + std::to_string(width);
+  return std::string("banklab_cal_") + to_string(op) + "_w" + std::to_string(width);
+}
+
+std::string kernel_name(const Pattern& p) {
+  const std::string var = variant_of(p.id);
+  const WarpAccess& a = p.access;
+  if (a.op == Op::LoadMatrix || a.op == Op::StoreMatrix) {
+    const int x = a.mask == 0xffu ? 1 : a.mask == 0xffffu ? 2 : 4;
+    return std::string("banklab_cal_") + to_string(a.op) + "_x" + std::to_string(x) + (var == "trans" ? "_trans" : "");
+  }
+  if (a.op == Op::AsyncCopy) return kernel_name(a.op, a.width) + (var == "cg" ? "_cg" : "");
+  if (a.op == Op::Atomic) return kernel_name(a.op, a.width) + (var == "red" ? "_red" : "");
+  return kernel_name(a.op, a.width);
+}
+
+std::vector<std::string> all_kernel_names() {
+  std::vector<std::string> v;
+  for (Op op : {Op::Load, Op::Store})
+    for (int w : kWidths) v.push_back(kernel_name(op, w));
+  for (const char* m : {"ldsm", "stsm"})
+    for (const char* t : {"", "_trans"})
+      for (int x : {1, 2, 4}) v.push_back(std::string("banklab_cal_") + m + "_x" + std::to_string(x) + t);
+  for (const char* n : {"cpasync_w4", "cpasync_w8", "cpasync_w16", "cpasync_w16_cg", "atom_w4", "atom_w8",
+                        "atom_w4_red", "atom_w8_red"})
+    v.push_back(std::string("banklab_cal_") + n);
+  return v;
 }
 
 void write_measurements_csv(std::ostream& out, const std::vector<Measurement>& rows) {
@@ -159,11 +215,13 @@ std::vector<Measurement> to_measurements(const std::vector<Pattern>& patterns,
   for (std::size_t k = 0; k < patterns.size(); ++k) {
     const Pattern& p = patterns[k];
     const NcuLaunch& l = launches[k];
-    const std::string want = kernel_name(p.access.op, p.access.width);
+    const std::string want = kernel_name(p);
     if (!names_kernel(l.kernel, want))
       throw std::runtime_error("launch " + std::to_string(l.id) + " ran '" + l.kernel + "', expected " + want +
                                " for pattern " + p.id);
     const bool ld = p.access.op == Op::Load;
+    const bool lds_sts = p.access.op == Op::Load || p.access.op == Op::Store;
+    const OpMetrics mine = metrics_for(p.access.op);
     auto get = [&](const char* metric) {
       auto it = l.metrics.find(metric);
       if (it == l.metrics.end())
@@ -173,11 +231,11 @@ std::vector<Measurement> to_measurements(const std::vector<Pattern>& patterns,
     Measurement m;
     m.id = p.id;
     m.access = p.access;
-    m.wavefronts = get(ld ? kMetricWavefrontsLd : kMetricWavefrontsSt);
-    m.bank_conflicts = get(ld ? kMetricConflictsLd : kMetricConflictsSt);
-    m.instructions = get(ld ? kMetricInstLd : kMetricInstSt);
+    m.wavefronts = get(mine.wavefronts);
+    m.bank_conflicts = get(mine.conflicts);
+    m.instructions = get(mine.instructions);
     // The other op's counters must be silent: the kernel runs one instruction and nothing else.
-    const int other = get(ld ? kMetricWavefrontsSt : kMetricWavefrontsLd) + get(ld ? kMetricInstSt : kMetricInstLd);
+    const int other = lds_sts ? get(ld ? kMetricWavefrontsSt : kMetricWavefrontsLd) + get(ld ? kMetricInstSt : kMetricInstLd) : 0;
     if (other != 0)
       throw std::runtime_error("launch " + std::to_string(l.id) + " (" + p.id + "): the kernel also ran " +
                                (ld ? "shared stores" : "shared loads"));
@@ -209,12 +267,11 @@ std::vector<SassKernel> parse_sass(const std::string& text) {
     std::string t;
     while (toks >> t) {
       if (t[0] == '@' || t == "{" || t == "}") continue;  // predicate, dual-issue braces
-      if (t.rfind("LDS", 0) == 0 || t.rfind("STS", 0) == 0) {
-        if (t.size() == 3 || t[3] == '.') {
-          if (!t.empty() && t.back() == ';') t.pop_back();
-          v.back().shared.push_back(t);
-        }
-      }
+      if (!t.empty() && t.back() == ';') t.pop_back();
+      const std::string base = t.substr(0, t.find('.'));
+      if (base == "LDS" || base == "STS" || base == "LDSM" || base == "STSM" || base == "LDGSTS" ||
+          base == "ATOMS" || base == "ATOM" || base == "RED")
+        v.back().shared.push_back(t);
       break;  // only the opcode
     }
   }
@@ -223,28 +280,33 @@ std::vector<SassKernel> parse_sass(const std::string& text) {
 
 std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels) {
   std::vector<std::string> problems;
-  for (Op op : {Op::Load, Op::Store}) {
-    for (int w : kWidths) {
-      const std::string name = kernel_name(op, w);
-      auto it = std::find_if(kernels.begin(), kernels.end(),
-                             [&](const SassKernel& k) { return names_kernel(k.name, name); });
-      if (it == kernels.end()) {
-        problems.push_back(name + ": not found in the SASS listing");
-        continue;
-      }
-      std::string list;
-      for (const auto& s : it->shared) list += " " + s;
-      if (it->shared.size() != 1) {
-        problems.push_back(name + ": " + std::to_string(it->shared.size()) +
-                           " shared-memory instructions (expected exactly one):" + list);
-        continue;
-      }
-      const std::string& opc = it->shared[0];
-      const bool is_ld = opc.rfind("LDS", 0) == 0;
-      if (is_ld != (op == Op::Load) || width_of_opcode(opc) != w)
-        problems.push_back(name + ": runs " + opc + ", expected a " + std::to_string(w * 8) + "-bit " +
-                           (op == Op::Load ? "LDS" : "STS"));
+  for (const std::string& name : all_kernel_names()) {
+    auto it = std::find_if(kernels.begin(), kernels.end(),
+                           [&](const SassKernel& k) { return names_kernel(k.name, name); });
+    if (it == kernels.end()) {
+      problems.push_back(name + ": not found in the SASS listing");
+      continue;
     }
+    std::string list;
+    for (const auto& s : it->shared) list += " " + s;
+    if (it->shared.size() != 1) {
+      problems.push_back(name + ": " + std::to_string(it->shared.size()) +
+                         " shared-memory instructions (expected exactly one):" + list);
+      continue;
+    }
+    const std::string& opc = it->shared[0];
+    const std::string base = opc.substr(0, opc.find('.'));
+    const std::string kind = name.substr(std::string("banklab_cal_").size(), name.find('_', 12) - 12);
+    std::string want;
+    if (kind == "ld" || kind == "st") {
+      const int w = std::stoi(name.substr(name.rfind("_w") + 2));
+      if (base != (kind == "ld" ? "LDS" : "STS") || width_of_opcode(opc) != w)
+        problems.push_back(name + ": runs " + opc + ", expected a " + std::to_string(w * 8) + "-bit " +
+                           (kind == "ld" ? "LDS" : "STS"));
+      continue;
+    }
+    want = kind == "ldsm" ? "LDSM" : kind == "stsm" ? "STSM" : kind == "cpasync" ? "LDGSTS" : "ATOMS";
+    if (base != want) problems.push_back(name + ": runs " + opc + ", expected " + want);
   }
   return problems;
 }

@@ -21,11 +21,32 @@ inline constexpr const char* kMetricConflictsSt = "l1tex__data_bank_conflicts_pi
 inline constexpr const char* kMetricInstLd = "smsp__inst_executed_op_shared_ld.sum";
 inline constexpr const char* kMetricInstSt = "smsp__inst_executed_op_shared_st.sum";
 
-/// All six, comma-separated, for `ncu --metrics`.
+/// The three counters that measure one instruction kind.
+struct OpMetrics {
+  const char* wavefronts;    ///< shared-memory wavefronts of this kind
+  const char* conflicts;     ///< the bank-conflict counter of this kind
+  const char* instructions;  ///< warp instructions of this kind executed
+};
+
+/// The counters of `op` (ld/st: the six above; the other kinds: see common/data/README.md).
+OpMetrics metrics_for(Op op);
+
+/// The ld/st counters (all six), comma-separated, for `ncu --metrics`.
 std::string metric_list();
+
+/// The counters of every op in `patterns` plus the ld/st ones, comma-separated.
+std::string metric_list(const std::vector<Pattern>& patterns);
 
 /// The name of the kernel that runs an access of this op and width, e.g. `banklab_cal_ld_w8`.
 std::string kernel_name(Op op, int width);
+
+/// The kernel that runs pattern `p`: ld/st by width; ldsm/stsm by the x1/x2/x4 its mask
+/// (0xff / 0xffff / other) gives and `.trans`; cpasync by width and `.cg`; atom by width and
+/// red (variant_of(p.id)). E.g. `banklab_cal_ldsm_x4_trans`, `banklab_cal_atom_w8_red`.
+std::string kernel_name(const Pattern& p);
+
+/// Every kernel name of the worker, in order.
+std::vector<std::string> all_kernel_names();
 
 /// Write measurements in the format of common/data/h200_wavefronts_named.csv plus a final
 /// `gpu` column (commas in the GPU name become spaces).
@@ -54,14 +75,14 @@ std::vector<Measurement> to_measurements(const std::vector<Pattern>& patterns,
 /// One kernel's shared-memory instructions in a SASS listing.
 struct SassKernel {
   std::string name;                  ///< the function name
-  std::vector<std::string> shared;   ///< every LDS/STS instruction's opcode, e.g. "LDS.64"
+  std::vector<std::string> shared;   ///< every LDS/STS/LDSM/STSM/LDGSTS/ATOMS/ATOM/RED opcode, e.g. "LDS.64"
 };
 
 /// Parse `cuobjdump -sass` output: each `Function : name` and its LDS/STS opcodes.
 std::vector<SassKernel> parse_sass(const std::string& text);
 
 /// Check that every calibrate kernel has exactly one shared-memory instruction of its op and
-/// width. @return the problems (empty when all is well).
+/// width (LDS/STS of the width, LDSM, STSM, LDGSTS, ATOMS). @return the problems (empty when all is well).
 std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels);
 
 /// Compare measurements with the model, print every difference with the model's explanation

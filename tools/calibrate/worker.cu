@@ -7,6 +7,7 @@
 
 #include "banklab/cuda_check.cuh"
 #include "banklab/model.hpp"
+#include "results.hpp"
 
 namespace banklab::calibrate {
 namespace {
@@ -80,18 +81,104 @@ __global__ void banklab_cal_st_w16(const unsigned* __restrict__ offsets, unsigne
                  "r"(lane + 2u), "r"(lane + 3u) : "memory");
 }
 
+// ldmatrix / stmatrix: every lane runs it (.sync.aligned); lanes beyond 8 x N give addresses the
+// hardware does not use (their offsets come from the pattern as written).
+#define BANKLAB_CAL_LDSM(NAME, SHAPE, OUTS)                                                  \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) { \
+    BANKLAB_CAL_PROLOGUE                                                                      \
+    (void)active;                                                                             \
+    unsigned r0 = 0, r1 = 0, r2 = 0, r3 = 0;                                                  \
+    asm volatile("ldmatrix.sync.aligned.m8n8." SHAPE ".shared.b16 " OUTS ", [%4];"           \
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr) : "memory");          \
+    if ((r0 ^ r1 ^ r2 ^ r3) == 0x9e3779b9u) sink[lane] = r0;                                  \
+  }
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x1, "x1", "{%0}")
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x2, "x2", "{%0,%1}")
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x4, "x4", "{%0,%1,%2,%3}")
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x1_trans, "x1.trans", "{%0}")
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x2_trans, "x2.trans", "{%0,%1}")
+BANKLAB_CAL_LDSM(banklab_cal_ldsm_x4_trans, "x4.trans", "{%0,%1,%2,%3}")
+
+#define BANKLAB_CAL_STSM(NAME, SHAPE, INS)                                                   \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) { \
+    BANKLAB_CAL_PROLOGUE                                                                      \
+    (void)active;                                                                             \
+    (void)sink;                                                                               \
+    asm volatile("stmatrix.sync.aligned.m8n8." SHAPE ".shared.b16 [%0], " INS ";"           \
+                 ::"r"(addr), "r"(lane), "r"(lane + 1u), "r"(lane + 2u), "r"(lane + 3u) : "memory"); \
+  }
+BANKLAB_CAL_STSM(banklab_cal_stsm_x1, "x1", "{%1}")
+BANKLAB_CAL_STSM(banklab_cal_stsm_x2, "x2", "{%1,%2}")
+BANKLAB_CAL_STSM(banklab_cal_stsm_x4, "x4", "{%1,%2,%3,%4}")
+BANKLAB_CAL_STSM(banklab_cal_stsm_x1_trans, "x1.trans", "{%1}")
+BANKLAB_CAL_STSM(banklab_cal_stsm_x2_trans, "x2.trans", "{%1,%2}")
+BANKLAB_CAL_STSM(banklab_cal_stsm_x4_trans, "x4.trans", "{%1,%2,%3,%4}")
+
+// cp.async global -> shared: the global source is the sink buffer (16 bytes per lane).
+#define BANKLAB_CAL_CPASYNC(NAME, CACHE, BYTES)                                              \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) { \
+    BANKLAB_CAL_PROLOGUE                                                                      \
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(sink) + 16u * lane;     \
+    if (active)                                                                               \
+      asm volatile("cp.async." CACHE ".shared.global [%0], [%1], " #BYTES ";" ::"r"(addr), "l"(src) : "memory"); \
+    asm volatile("cp.async.wait_all;" ::: "memory");                                         \
+  }
+BANKLAB_CAL_CPASYNC(banklab_cal_cpasync_w4, "ca", 4)
+BANKLAB_CAL_CPASYNC(banklab_cal_cpasync_w8, "ca", 8)
+BANKLAB_CAL_CPASYNC(banklab_cal_cpasync_w16, "ca", 16)
+BANKLAB_CAL_CPASYNC(banklab_cal_cpasync_w16_cg, "cg", 16)
+
+__global__ void banklab_cal_atom_w4(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  unsigned x = 0;
+  if (active) asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(x) : "r"(addr), "r"(lane + 1u) : "memory");
+  if (x == 0x9e3779b9u) sink[lane] = x;
+}
+__global__ void banklab_cal_atom_w8(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  unsigned long long x = 0;
+  if (active)
+    asm volatile("atom.shared.add.u64 %0, [%1], %2;" : "=l"(x) : "r"(addr), "l"(lane + 1ull) : "memory");
+  if (x == 0x9e3779b97f4a7c15ull) sink[lane] = static_cast<unsigned>(x);
+}
+__global__ void banklab_cal_atom_w4_red(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  (void)sink;
+  if (active) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
+}
+__global__ void banklab_cal_atom_w8_red(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  (void)sink;
+  if (active) asm volatile("red.shared.add.u64 [%0], %1;" ::"r"(addr), "l"(1ull) : "memory");
+}
+
 using Kernel = void (*)(const unsigned*, unsigned, unsigned*);
 
-Kernel kernel_for(Op op, int width) {
-  const bool ld = op == Op::Load;
-  switch (width) {
-    case 1: return ld ? banklab_cal_ld_w1 : banklab_cal_st_w1;
-    case 2: return ld ? banklab_cal_ld_w2 : banklab_cal_st_w2;
-    case 4: return ld ? banklab_cal_ld_w4 : banklab_cal_st_w4;
-    case 8: return ld ? banklab_cal_ld_w8 : banklab_cal_st_w8;
-    case 16: return ld ? banklab_cal_ld_w16 : banklab_cal_st_w16;
-    default: return nullptr;
-  }
+struct NamedKernel {
+  const char* name;
+  Kernel kernel;
+};
+
+#define BANKLAB_K(n) {#n, n}
+const NamedKernel kKernels[] = {
+    BANKLAB_K(banklab_cal_ld_w1), BANKLAB_K(banklab_cal_ld_w2), BANKLAB_K(banklab_cal_ld_w4),
+    BANKLAB_K(banklab_cal_ld_w8), BANKLAB_K(banklab_cal_ld_w16), BANKLAB_K(banklab_cal_st_w1),
+    BANKLAB_K(banklab_cal_st_w2), BANKLAB_K(banklab_cal_st_w4), BANKLAB_K(banklab_cal_st_w8),
+    BANKLAB_K(banklab_cal_st_w16), BANKLAB_K(banklab_cal_ldsm_x1), BANKLAB_K(banklab_cal_ldsm_x2),
+    BANKLAB_K(banklab_cal_ldsm_x4), BANKLAB_K(banklab_cal_ldsm_x1_trans), BANKLAB_K(banklab_cal_ldsm_x2_trans),
+    BANKLAB_K(banklab_cal_ldsm_x4_trans), BANKLAB_K(banklab_cal_stsm_x1), BANKLAB_K(banklab_cal_stsm_x2),
+    BANKLAB_K(banklab_cal_stsm_x4), BANKLAB_K(banklab_cal_stsm_x1_trans), BANKLAB_K(banklab_cal_stsm_x2_trans),
+    BANKLAB_K(banklab_cal_stsm_x4_trans), BANKLAB_K(banklab_cal_cpasync_w4), BANKLAB_K(banklab_cal_cpasync_w8),
+    BANKLAB_K(banklab_cal_cpasync_w16), BANKLAB_K(banklab_cal_cpasync_w16_cg), BANKLAB_K(banklab_cal_atom_w4),
+    BANKLAB_K(banklab_cal_atom_w8), BANKLAB_K(banklab_cal_atom_w4_red), BANKLAB_K(banklab_cal_atom_w8_red),
+};
+#undef BANKLAB_K
+
+Kernel kernel_for(const Pattern& p) {
+  const std::string name = kernel_name(p);
+  for (const NamedKernel& k : kKernels)
+    if (name == k.name) return k.kernel;
+  return nullptr;
 }
 
 bool ok(cudaError_t e, const char* what, std::ostream& err) {
@@ -122,20 +209,21 @@ int run_patterns_on_gpu(const std::vector<Pattern>& patterns, int device, std::o
   if (!ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
           "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)", err))
     return 1;
-  for (Op op : {Op::Load, Op::Store})
-    for (int w : {1, 2, 4, 8, 16})
-      if (!ok(cudaFuncSetAttribute(kernel_for(op, w), cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
-              "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", err))
-        return 1;
+  for (const NamedKernel& k : kKernels)
+    if (!ok(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+            "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", err))
+      return 1;
 
   std::vector<unsigned> offsets;
   std::vector<unsigned> smem_bytes;
   offsets.reserve(patterns.size() * kWarpSize);
   for (const Pattern& p : patterns) {
     std::uint32_t top = 16;
+    // ldmatrix/stmatrix: every lane's address as written (the hardware uses only 8 x N of them).
+    const bool all_lanes = p.access.op == Op::LoadMatrix || p.access.op == Op::StoreMatrix;
     for (int i = 0; i < kWarpSize; ++i) {
       // Inactive lanes still compute an address (never used): keep it at 0.
-      const bool active = (p.access.mask >> i) & 1u;
+      const bool active = all_lanes || ((p.access.mask >> i) & 1u);
       const std::uint32_t off = active ? p.access.offset[static_cast<std::size_t>(i)] : 0u;
       offsets.push_back(off);
       if (active) top = std::max(top, off + static_cast<std::uint32_t>(p.access.width));
@@ -146,8 +234,8 @@ int run_patterns_on_gpu(const std::vector<Pattern>& patterns, int device, std::o
           << "lets a block use " << optin << "\n";
       return 1;
     }
-    if (!kernel_for(p.access.op, p.access.width)) {
-      err << "banklab calibrate: pattern " << p.id << " has width " << p.access.width << "\n";
+    if (!kernel_for(p)) {
+      err << "banklab calibrate: pattern " << p.id << ": no kernel " << kernel_name(p) << "\n";
       return 1;
     }
     smem_bytes.push_back(top);
@@ -155,7 +243,7 @@ int run_patterns_on_gpu(const std::vector<Pattern>& patterns, int device, std::o
   unsigned* d_offsets = nullptr;
   unsigned* d_sink = nullptr;
   if (!ok(cudaMalloc(&d_offsets, std::max<std::size_t>(offsets.size(), 1) * sizeof(unsigned)), "cudaMalloc", err) ||
-      !ok(cudaMalloc(&d_sink, kWarpSize * sizeof(unsigned)), "cudaMalloc", err))
+      !ok(cudaMalloc(&d_sink, 4096), "cudaMalloc", err) || !ok(cudaMemset(d_sink, 0, 4096), "cudaMemset", err))
     return 1;
   if (!ok(cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(unsigned), cudaMemcpyHostToDevice),
           "cudaMemcpy", err))
@@ -163,7 +251,7 @@ int run_patterns_on_gpu(const std::vector<Pattern>& patterns, int device, std::o
   int rc = 0;
   for (std::size_t k = 0; k < patterns.size(); ++k) {
     const Pattern& p = patterns[k];
-    kernel_for(p.access.op, p.access.width)<<<1, kWarpSize, smem_bytes[k]>>>(d_offsets + k * kWarpSize, p.access.mask, d_sink);
+    kernel_for(p)<<<1, kWarpSize, smem_bytes[k]>>>(d_offsets + k * kWarpSize, p.access.mask, d_sink);
     if (!ok(cudaGetLastError(), ("launch of pattern " + p.id).c_str(), err)) {
       rc = 1;
       break;

@@ -20,7 +20,7 @@ __device__ __forceinline__ unsigned lane_id() {
 
 // Appends this warp instruction: every lane of the group writes its own offset.
 __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint8_t kind,
-                                       uint8_t width, uint8_t flags) {
+                                       uint8_t width, uint8_t flags, uint8_t extra = 0) {
   auto* buf = static_cast<DeviceBuffer*>(userdata);
   if (buf == nullptr) return;
   const unsigned active = __activemask();          // the lanes that executed the instruction
@@ -39,7 +39,7 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
     r->kind = kind;
     r->width = width;
     r->flags = flags;
-    r->reserved = 0;
+    r->reserved = extra;
   }
 }
 
@@ -58,9 +58,12 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_cp_async(
   return SANITIZER_PATCH_SUCCESS;
 }
 
+// ldmatrix / stmatrix (SanitizerCallbackMatrixMemoryAccess): the lane's row address, the bytes
+// per row, the access flags (read: ldmatrix, write: stmatrix) and the number of matrices.
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_matrix_access(
-    void* userdata, uint64_t pc, uint32_t address, uint32_t, uint32_t, uint32_t, const void*) {
-  record(userdata, pc, address, banklab::trace::kKindLdmatrix, 0, 0);
+    void* userdata, uint64_t pc, uint32_t address, uint32_t accessSize, uint32_t flags, uint32_t count, const void*) {
+  record(userdata, pc, address, banklab::trace::kKindLdmatrix, static_cast<uint8_t>(accessSize),
+         static_cast<uint8_t>(flags), static_cast<uint8_t>(count));
   return SANITIZER_PATCH_SUCCESS;
 }
 

@@ -22,7 +22,7 @@ namespace {
 // The record with its inactive lanes zeroed, so equal instructions compare equal.
 DeviceRecord canonical(const DeviceRecord& in) {
   DeviceRecord r = in;
-  r.reserved = 0;
+  if (r.kind == kKindAccess) r.reserved = 0;
   if (r.mask != 0xffffffffu)
     for (int i = 0; i < kRecordLanes; ++i)
       if (!(r.mask >> i & 1u)) r.offset[i] = 0;
