@@ -161,10 +161,22 @@ struct StudentMultiply {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kMultiplyKernel, &k);
-  cudaError_t operator()(const float* in, float* out, int tiles) const {
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(tiles)), dim3(32), in, out);
+  // What the student's launcher launched for `tiles` tiles (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int tiles) const {
+    return grader::gpu::RecordedCall(k, kMultiplyKernel, grader_calls::name("multiply_by_i_tiles", {tiles}),
+                                     "multiply_by_i_tiles(in, out, " + std::to_string(tiles) + ")");
   }
 };
+
+// out = i * in, pair by pair: (re, im) * i = (-im, re).
+std::vector<float> times_i(const std::vector<float>& in) {
+  std::vector<float> expected(in.size());
+  for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
+    expected[i] = -in[i + 1];
+    expected[i + 1] = in[i];
+  }
+  return expected;
+}
 
 // The grader's own multiply_by_i for the same work: the student's walk (cell_row, cell_col from
 // the probe, so the global accesses are the student's own), with a shared layout of the
@@ -214,29 +226,37 @@ std::vector<int> conflict_free_layout(const grader::Table& row, const grader::Ta
 
 }  // namespace
 
-TEST(Lab00OnGpu, MultiplyByIIsCorrect) {
-  BANKLAB_REQUIRE_GPU();
-  StudentMultiply st;
-  BANKLAB_ASSERT(st.found);
-  constexpr int kTiles = 256;
+namespace {
+
+// The correctness check: the student's launcher's launches for kCorrectTiles tiles, guarded
+// output, every element against the grader's. The traced test traces this very launch.
+::testing::AssertionResult multiply_correct(const StudentMultiply& st) {
+  constexpr int kTiles = grader_calls::lab00::kCorrectTiles;
+  const grader::gpu::RecordedCall call = st.call(kTiles);
+  if (!call.ready) return call.ready;
   const std::size_t n = static_cast<std::size_t>(kTiles) * 32 * 32;
   const std::vector<float> in = grader::gpu::random_floats(n);
-  std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; i += 2) {  // (re, im) * i = (-im, re)
-    expected[i] = -in[i + 1];
-    expected[i + 1] = in[i];
-  }
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_out(n);
   d_in.upload(in);
   std::vector<Instruction> warp = tile_stores();
   for (Instruction& in_ : partner_loads()) warp.push_back(in_);
   grader::gpu::announce_model_prediction("multiply_by_i", warp, kTiles);
-  BANKLAB_ASSERT(::testing::AssertionResult(st(d_in.get(), d_out.get(), kTiles) == cudaSuccess) << "launch failed");
-  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab00::multiply_by_i"));
-  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab00::multiply_by_i"));
-  BANKLAB_EXPECT(d_out.guards_intact("lab00::multiply_by_i"));
-  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_out.download(), "out = i * in"));
+  std::string why;
+  if (call({{d_in.get(), n * 4}, {d_out.get(), n * 4}}, &why) != cudaSuccess) return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab00::multiply_by_i"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab00::multiply_by_i"); !ok) return ok;
+  if (auto ok = d_out.guards_intact("lab00::multiply_by_i"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(times_i(in), d_out.download(), "out = i * in");
+}
+
+}  // namespace
+
+TEST(Lab00OnGpu, MultiplyByIIsCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentMultiply st;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_EXPECT(multiply_correct(st));
 }
 
 TEST(Lab00OnGpu, RealAddressesHaveTheBanksOfTheFormula) {
@@ -266,16 +286,17 @@ TEST(Lab00OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentMultiply st;
   BANKLAB_ASSERT(st.found);
-  constexpr int kTiles = 16;
-  grader::gpu::DeviceBuffer<float> in(kTiles * 1024), out(kTiles * 1024);
-  in.upload(grader::gpu::random_floats(kTiles * 1024));
+  BANKLAB_ASSERT(st.call(grader_calls::lab00::kCorrectTiles).ready);
+  std::vector<Instruction> warp = tile_stores();
+  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab00::multiply_by_i (16 tiles)",
-      [&] {
-        CUDA_CHECK(st(in.get(), out.get(), kTiles));
-        CUDA_CHECK(cudaDeviceSynchronize());
-      },
-      kWalkHint));
+      "lab00::multiply_by_i (the correctness check's launch, " + std::to_string(grader_calls::lab00::kCorrectTiles) +
+          " tiles)",
+      [&] { correct = multiply_correct(st); }, kWalkHint,
+      grader::gpu::work_minimum(warp, grader_calls::lab00::kCorrectTiles),
+      "per tile: 32 stores and 32 partner loads of a warp"));
+  BANKLAB_EXPECT(correct);
 }
 
 TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
@@ -295,16 +316,22 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
   d_row.upload(r32);
   d_col.upload(c32);
   d_where.upload(where);
-  constexpr int kTiles = 16384;  // 64 MiB each way
-  grader::gpu::DeviceBuffer<float> in(kTiles * 1024L), out(kTiles * 1024L);
-  in.upload(grader::gpu::random_floats(kTiles * 1024L));
+  constexpr int kTiles = grader_calls::lab00::kTimingTiles;  // 64 MiB each way
+  const grader::gpu::RecordedCall call = st.call(kTiles);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> host_in = grader::gpu::random_floats(kTiles * 1024L);
+  const std::vector<float> expected = times_i(host_in);
+  grader::gpu::DeviceBuffer<float> in(kTiles * 1024L), out(kTiles * 1024L), ref_out(kTiles * 1024L);
+  in.upload(host_in);
+  const unsigned long long bytes = kTiles * 4096ull;
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
       "lab00::multiply_by_i, 16384 tiles (the grader's kernel walks the tile as yours does)",
-      [&] { CUDA_CHECK(st(in.get(), out.get(), kTiles)); },
+      [&] { CUDA_CHECK(call({{in.get(), bytes}, {out.get(), bytes}})); },
       [&] {
-        reference_multiply_by_i<<<kTiles, 32>>>(in.get(), out.get(), d_row.get(), d_col.get(), d_where.get());
+        reference_multiply_by_i<<<kTiles, 32>>>(in.get(), ref_out.get(), d_row.get(), d_col.get(), d_where.get());
         CUDA_CHECK(cudaGetLastError());
-      }));
+      },
+      [&] { out.poison(); }, [&] { return grader::gpu::AllMatch(expected, out.download(), "out = i * in"); }));
 }
 
 TEST(Lab00OnGpu, TileStoresMeetTheTimingTarget) {

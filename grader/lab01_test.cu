@@ -118,22 +118,62 @@ struct StudentRowSums {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kRowSumsKernel, &k);
-  cudaError_t operator()(const float* in, float* sums, int rows) const {
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(rows / 32)), dim3(32), in, sums);
+  // What the student's launcher launched for `rows` rows (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int rows) const {
+    return grader::gpu::RecordedCall(k, kRowSumsKernel, grader_calls::name("row_sums_launch", {rows}),
+                                     "row_sums_launch(in, sums, " + std::to_string(rows) + ")");
   }
 };
 
-// The grader's own row sums: one warp per 32 rows, the unpadded tile, each lane walking the
-// columns of its row starting at its own lane (column (lane + step) % 32): 32 different banks.
+// The grader's own row sums: one warp per 32 rows (blockDim.x / 32 warps per block, as the
+// student's launch), the unpadded tile, each lane walking the columns of its row starting at its
+// own lane (column (lane + step) % 32): 32 different banks.
 __global__ void reference_row_sums(const float* in, float* sums) {
-  __shared__ volatile float tile[32 * 32];
-  const int lane = static_cast<int>(threadIdx.x);
-  const long row0 = static_cast<long>(blockIdx.x) * 32;
+  extern __shared__ float tiles[];  // 4 KiB per warp
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  volatile float* tile = tiles + warp * 32 * 32;
+  const long row0 = (static_cast<long>(blockIdx.x) * (blockDim.x / 32) + warp) * 32;
   for (int r = 0; r < 32; ++r) tile[r * 32 + lane] = in[(row0 + r) * 32 + lane];
   __syncwarp();
   float sum = 0.0f;
   for (int step = 0; step < 32; ++step) sum += tile[lane * 32 + (lane + step) % 32];
   sums[row0 + lane] = sum;
+}
+
+// Whole numbers in [-16, 16]: every sum is exact, so any order of adding gives the same float.
+std::vector<float> whole_numbers(std::size_t n) {
+  std::vector<float> in = grader::gpu::random_floats(n);
+  for (float& x : in) x = std::round(x * 16.0f);
+  return in;
+}
+std::vector<float> row_sums_of(const std::vector<float>& in) {
+  std::vector<float> s(in.size() / 32, 0.0f);
+  for (std::size_t r = 0; r < s.size(); ++r)
+    for (int c = 0; c < 32; ++c) s[r] += in[r * 32 + static_cast<std::size_t>(c)];
+  return s;
+}
+
+// The correctness check: the student's launcher's launches for kCorrectRows rows, guarded output,
+// every sum against the grader's. The traced test traces this very launch.
+::testing::AssertionResult row_sums_correct(const StudentRowSums& st) {
+  constexpr int kRows = grader_calls::lab01::kCorrectRows;
+  const grader::gpu::RecordedCall call = st.call(kRows);
+  if (!call.ready) return call.ready;
+  const std::size_t n = static_cast<std::size_t>(kRows) * 32;
+  const std::vector<float> in = whole_numbers(n);
+  grader::gpu::DeviceBuffer<float> d_in(n);
+  grader::gpu::GuardedBuffer<float> d_sums(kRows);
+  d_in.upload(in);
+  std::vector<Instruction> warp = staging_stores();
+  for (Instruction& i : row_sum_loads()) warp.push_back(i);
+  grader::gpu::announce_model_prediction("row_sums", warp, kRows / 32);
+  std::string why;
+  if (call({{d_in.get(), n * 4}, {d_sums.get(), kRows * 4u}}, &why) != cudaSuccess)
+    return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab01::row_sums"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab01::row_sums"); !ok) return ok;
+  if (auto ok = d_sums.guards_intact("lab01::row_sums"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(row_sums_of(in), d_sums.download(), "row sums (all " + std::to_string(kRows) + " rows)");
 }
 
 }  // namespace
@@ -142,25 +182,7 @@ TEST(Lab01OnGpu, RowSumsAreCorrect) {
   BANKLAB_REQUIRE_GPU();
   StudentRowSums st;
   BANKLAB_ASSERT(st.found);
-  constexpr int kRows = 32 * 512;
-  const std::size_t n = static_cast<std::size_t>(kRows) * 32;
-  // Whole numbers in [-16, 16]: every sum is exact, so any order of adding gives the same float.
-  std::vector<float> in = grader::gpu::random_floats(n);
-  for (float& x : in) x = std::round(x * 16.0f);
-  std::vector<float> expected(kRows, 0.0f);
-  for (int r = 0; r < kRows; ++r)
-    for (int c = 0; c < 32; ++c) expected[static_cast<std::size_t>(r)] += in[static_cast<std::size_t>(r) * 32 + c];
-  grader::gpu::DeviceBuffer<float> d_in(n);
-  grader::gpu::GuardedBuffer<float> d_sums(kRows);
-  d_in.upload(in);
-  std::vector<Instruction> warp = staging_stores();
-  for (Instruction& i : row_sum_loads()) warp.push_back(i);
-  grader::gpu::announce_model_prediction("row_sums", warp, kRows / 32);
-  BANKLAB_ASSERT(::testing::AssertionResult(st(d_in.get(), d_sums.get(), kRows) == cudaSuccess) << "launch failed");
-  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab01::row_sums"));
-  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab01::row_sums"));
-  BANKLAB_EXPECT(d_sums.guards_intact("lab01::row_sums"));
-  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_sums.download(), "row sums (all " + std::to_string(kRows) + " rows)"));
+  BANKLAB_EXPECT(row_sums_correct(st));
 }
 
 TEST(Lab01OnGpu, TracedSharedAccessesAreConflictFree) {
@@ -168,31 +190,39 @@ TEST(Lab01OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentRowSums st;
   BANKLAB_ASSERT(st.found);
-  constexpr int kRows = 32 * 16;
-  grader::gpu::DeviceBuffer<float> in(kRows * 32), sums(kRows);
-  in.upload(grader::gpu::random_floats(kRows * 32));
+  BANKLAB_ASSERT(st.call(grader_calls::lab01::kCorrectRows).ready);
+  std::vector<Instruction> warp = staging_stores();
+  for (Instruction& i : row_sum_loads()) warp.push_back(i);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab01::row_sums (512 rows)",
-      [&] {
-        CUDA_CHECK(st(in.get(), sums.get(), kRows));
-        CUDA_CHECK(cudaDeviceSynchronize());
-      },
-      kRowSumHint));
+      "lab01::row_sums (the correctness check's launch, " + std::to_string(grader_calls::lab01::kCorrectRows) + " rows)",
+      [&] { correct = row_sums_correct(st); }, kRowSumHint,
+      grader::gpu::work_minimum(warp, grader_calls::lab01::kCorrectRows / 32),
+      "per 32 rows: 32 staging stores and 32 row-sum loads of a warp"));
+  BANKLAB_EXPECT(correct);
 }
 
 TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentRowSums st;
   BANKLAB_ASSERT(st.found);
-  constexpr int kRows = 32 * 16384;  // 64 MiB of input
-  grader::gpu::DeviceBuffer<float> in(kRows * 32L), sums(kRows);
-  in.upload(grader::gpu::random_floats(kRows * 32L));
+  constexpr int kRows = grader_calls::lab01::kTimingRows;  // 64 MiB of input
+  const grader::gpu::RecordedCall call = st.call(kRows);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> host_in = whole_numbers(kRows * 32L);
+  const std::vector<float> expected = row_sums_of(host_in);
+  grader::gpu::DeviceBuffer<float> in(kRows * 32L), sums(kRows), ref_sums(kRows);
+  in.upload(host_in);
+  const dim3 block = call.block();
+  const unsigned warps = block.x >= 32 && block.x % 32 == 0 && block.x <= 256 ? block.x / 32 : 1;
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab01::row_sums, 524288 rows", [&] { CUDA_CHECK(st(in.get(), sums.get(), kRows)); },
+      "lab01::row_sums, 524288 rows (the grader's kernel with your block of " + std::to_string(warps * 32) + " threads)",
+      [&] { CUDA_CHECK(call({{in.get(), kRows * 128ull}, {sums.get(), kRows * 4ull}})); },
       [&] {
-        reference_row_sums<<<kRows / 32, 32>>>(in.get(), sums.get());
+        reference_row_sums<<<kRows / (32 * warps), 32 * warps, warps * 4096>>>(in.get(), ref_sums.get());
         CUDA_CHECK(cudaGetLastError());
-      }));
+      },
+      [&] { sums.poison(); }, [&] { return grader::gpu::AllMatch(expected, sums.download(), "row sums"); }));
 }
 
 TEST(Lab01OnGpu, StagingStoresMeetTheTimingTarget) {

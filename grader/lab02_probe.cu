@@ -22,5 +22,13 @@ int main(int argc, char** argv) {
   w.predict("kGroupsOf4LoadWords32Apart", predict::kGroupsOf4LoadWords32Apart);
   w.predict("kStoresToWordsStride32", predict::kStoresToWordsStride32);
   w.predict("kStubTableLoad", predict::kStubTableLoad);
+  // The launcher, called as the GPU tier's checks call it (grader/launch_calls.hpp).
+  probe::kernel(eval_channels);
+  for (int n : {grader_calls::lab02::kCorrectSamples, grader_calls::lab02::kTimingSamples}) {
+    probe::call(w, grader_calls::name("eval_channels_launch", {n}), {4ull * n, 4ull * 4 * 32, 4ull * n},
+                [n](const probe::Fakes& f) {
+                  eval_channels_launch(f.ptr<const float>(0), f.ptr<const float>(1), f.ptr<float>(2), n);
+                });
+  }
   return 0;
 }

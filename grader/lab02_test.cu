@@ -132,11 +132,25 @@ struct StudentEval {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kEvalKernel, &k);
-  cudaError_t operator()(const float* x, const float* coefs, float* y, int n) const {
-    const int threads = static_cast<int>(answers().value("kBlockThreads"));
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(n / threads)), dim3(static_cast<unsigned>(threads)), x, coefs, y);
+  // What the student's launcher launched for n samples (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int n) const {
+    return grader::gpu::RecordedCall(k, kEvalKernel, grader_calls::name("eval_channels_launch", {n}),
+                                     "eval_channels_launch(x, coefs, y, " + std::to_string(n) + ")");
   }
 };
+
+// The grader's oracle: channel = (s % 32) / kLanesPerChannel, the handout's rule, not the
+// student's channel_of().
+std::vector<float> polynomials(const std::vector<float>& x, const std::vector<float>& coefs) {
+  std::vector<float> expected(x.size());
+  for (std::size_t s = 0; s < x.size(); ++s) {
+    const int c = static_cast<int>(s % 32) / kLanesPerChannel;
+    float acc = 0.0f;
+    for (int t = kTerms - 1; t >= 0; --t) acc = std::fmaf(acc, x[s], coefs[static_cast<std::size_t>(c * kTerms + t)]);
+    expected[s] = acc;
+  }
+  return expected;
+}
 
 // The grader's own evaluation: channel c's coefficients stored in row c of the table, rotated by
 // 8c words (term t of channel c at word 32 c + (t + 8 c) % 32): one step's 4 words in 4 banks.
@@ -156,31 +170,38 @@ __global__ void reference_eval_channels(const float* x, const float* coefs, floa
 
 }  // namespace
 
-TEST(Lab02OnGpu, ChannelPolynomialsAreCorrect) {
-  BANKLAB_REQUIRE_GPU();
-  StudentEval st;
-  BANKLAB_ASSERT(st.found);
-  constexpr int kBlocks = 512;
-  const int n = kBlocks * kBlockThreads;
+namespace {
+
+// The correctness check: the student's launcher's launches for kCorrectSamples samples, guarded
+// output, every sample against the grader's. The traced test traces this very launch.
+::testing::AssertionResult eval_correct(const StudentEval& st) {
+  const int n = grader_calls::lab02::kCorrectSamples;
+  const grader::gpu::RecordedCall call = st.call(n);
+  if (!call.ready) return call.ready;
   const std::vector<float> x = grader::gpu::random_floats(static_cast<std::size_t>(n));
   const std::vector<float> coefs = grader::gpu::random_floats(kChannels * kTerms);
-  std::vector<float> expected(static_cast<std::size_t>(n));
-  for (int s = 0; s < n; ++s) {
-    const int c = (s % 32) / kLanesPerChannel;  // the handout's rule, not the student's channel_of()
-    float acc = 0.0f;
-    for (int t = kTerms - 1; t >= 0; --t) acc = std::fmaf(acc, x[static_cast<std::size_t>(s)], coefs[static_cast<std::size_t>(c * kTerms + t)]);
-    expected[static_cast<std::size_t>(s)] = acc;
-  }
   grader::gpu::DeviceBuffer<float> d_x(x.size()), d_coefs(coefs.size());
   grader::gpu::GuardedBuffer<float> d_y(x.size());
   d_x.upload(x);
   d_coefs.upload(coefs);
-  grader::gpu::announce_model_prediction("eval_channels", table_loads(), static_cast<long long>(kBlocks) * (kBlockThreads / 32), false);
-  BANKLAB_ASSERT(::testing::AssertionResult(st(d_x.get(), d_coefs.get(), d_y.get(), n) == cudaSuccess) << "launch failed");
-  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab02::eval_channels"));
-  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab02::eval_channels"));
-  BANKLAB_EXPECT(d_y.guards_intact("lab02::eval_channels"));
-  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_y.download(), "per-channel polynomials"));
+  grader::gpu::announce_model_prediction("eval_channels", table_loads(), n / 32, false);
+  std::string why;
+  if (call({{d_x.get(), x.size() * 4}, {d_coefs.get(), coefs.size() * 4}, {d_y.get(), x.size() * 4}}, &why) !=
+      cudaSuccess)
+    return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab02::eval_channels"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab02::eval_channels"); !ok) return ok;
+  if (auto ok = d_y.guards_intact("lab02::eval_channels"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(polynomials(x, coefs), d_y.download(), "per-channel polynomials");
+}
+
+}  // namespace
+
+TEST(Lab02OnGpu, ChannelPolynomialsAreCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentEval st;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_EXPECT(eval_correct(st));
 }
 
 TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
@@ -188,34 +209,42 @@ TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentEval st;
   BANKLAB_ASSERT(st.found);
-  const int n = 16 * kBlockThreads;
-  grader::gpu::DeviceBuffer<float> x(n), coefs(kChannels * kTerms), y(n);
-  x.upload(grader::gpu::random_floats(n));
-  coefs.upload(grader::gpu::random_floats(kChannels * kTerms));
+  const int n = grader_calls::lab02::kCorrectSamples;
+  const grader::gpu::RecordedCall call = st.call(n);
+  BANKLAB_ASSERT(call.ready);
+  // The work: kTerms coefficient loads per warp, and each block stages the table once (one
+  // 4-byte store per coefficient: kTableFloats / 32 warp stores at 1 wavefront).
+  const long long work = grader::gpu::work_minimum(table_loads(), n / 32) + call.blocks() * (kChannels * kTerms / 32);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab02::eval_channels (16 blocks)",
-      [&] {
-        CUDA_CHECK(st(x.get(), coefs.get(), y.get(), n));
-        CUDA_CHECK(cudaDeviceSynchronize());
-      },
+      "lab02::eval_channels (the correctness check's launch, " + std::to_string(n) + " samples)",
+      [&] { correct = eval_correct(st); },
       std::string(kTableHint) + " The staging copy is judged too: thread by thread, which word of the table does "
-                                "each store write, and are a warp's 32 words in 32 banks?"));
+                                "each store write, and are a warp's 32 words in 32 banks?",
+      work, "per warp: 32 coefficient loads; per block: staging the 128-float table"));
+  BANKLAB_EXPECT(correct);
 }
 
 TEST(Lab02OnGpu, EvaluationMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentEval st;
   BANKLAB_ASSERT(st.found);
-  const int n = 1 << 24;
-  grader::gpu::DeviceBuffer<float> x(n), coefs(kChannels * kTerms), y(n);
-  x.upload(grader::gpu::random_floats(n));
-  coefs.upload(grader::gpu::random_floats(kChannels * kTerms));
+  const int n = grader_calls::lab02::kTimingSamples;
+  const grader::gpu::RecordedCall call = st.call(n);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> hx = grader::gpu::random_floats(n), hc = grader::gpu::random_floats(kChannels * kTerms);
+  const std::vector<float> expected = polynomials(hx, hc);
+  grader::gpu::DeviceBuffer<float> x(n), coefs(kChannels * kTerms), y(n), ref_y(n);
+  x.upload(hx);
+  coefs.upload(hc);
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab02::eval_channels, 16M samples", [&] { CUDA_CHECK(st(x.get(), coefs.get(), y.get(), n)); },
+      "lab02::eval_channels, 16M samples",
+      [&] { CUDA_CHECK(call({{x.get(), 4ull * n}, {coefs.get(), 4ull * kChannels * kTerms}, {y.get(), 4ull * n}})); },
       [&] {
-        reference_eval_channels<<<n / kBlockThreads, kBlockThreads>>>(x.get(), coefs.get(), y.get());
+        reference_eval_channels<<<n / kBlockThreads, kBlockThreads>>>(x.get(), coefs.get(), ref_y.get());
         CUDA_CHECK(cudaGetLastError());
-      }));
+      },
+      [&] { y.poison(); }, [&] { return grader::gpu::AllMatch(expected, y.download(), "per-channel polynomials"); }));
 }
 
 TEST(Lab02OnGpu, CoefficientLoadsMeetTheTimingTarget) {

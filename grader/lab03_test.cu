@@ -173,13 +173,24 @@ struct StudentDeinterleave {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kDeinterleaveKernel, &k);
-  cudaError_t operator()(float4* a, float4* b, const float4* in, int pairs) const {
-    const int per_block = static_cast<int>(answers().value("kPairsPerBlock"));
-    const int threads = static_cast<int>(answers().value("kThreads"));
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(pairs / per_block)), dim3(static_cast<unsigned>(threads)),
-                               a, b, in, pairs);
+  // What the student's launcher launched for `pairs` pairs (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int pairs) const {
+    return grader::gpu::RecordedCall(k, kDeinterleaveKernel, grader_calls::name("split_pairs", {pairs}),
+                                     "split_pairs(a, b, in, " + std::to_string(pairs) + ")");
   }
 };
+
+// a[i] = in[2 i], b[i] = in[2 i + 1], as floats (4 per float4).
+void split(const std::vector<float>& in, std::vector<float>& a, std::vector<float>& b) {
+  const std::size_t pairs = in.size() / 8;
+  a.assign(4 * pairs, 0.0f);
+  b.assign(4 * pairs, 0.0f);
+  for (std::size_t i = 0; i < pairs; ++i)
+    for (int c = 0; c < 4; ++c) {
+      a[4 * i + static_cast<std::size_t>(c)] = in[8 * i + static_cast<std::size_t>(c)];
+      b[4 * i + static_cast<std::size_t>(c)] = in[8 * i + 4 + static_cast<std::size_t>(c)];
+    }
+}
 
 // The grader's own deinterleave: the a's in the first 4 KiB in pair order, the b's in the second
 // 4 KiB with each group of 8 pairs rotated by 4 slots, so the 4 a's and 4 b's a quarter-warp
@@ -205,33 +216,46 @@ Instruction pair_shared_float4_load() {
 
 }  // namespace
 
+namespace {
+
+std::vector<Instruction> block_instructions() {
+  std::vector<Instruction> block = staging_stores();
+  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); }))
+    block.push_back(i);
+  return block;
+}
+
+// The correctness check: the student's launcher's launches for kCorrectPairs pairs, guarded
+// outputs, every element against the grader's. The traced test traces this very launch.
+::testing::AssertionResult deinterleave_correct(const StudentDeinterleave& st) {
+  const int pairs = grader_calls::lab03::kCorrectPairs;
+  const grader::gpu::RecordedCall call = st.call(pairs);
+  if (!call.ready) return call.ready;
+  const std::vector<float> in = grader::gpu::random_floats(8 * static_cast<std::size_t>(pairs));
+  std::vector<float> a, b;
+  split(in, a, b);
+  grader::gpu::DeviceBuffer<float> d_in(in.size());
+  grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
+  d_in.upload(in);
+  grader::gpu::announce_model_prediction("deinterleave", block_instructions(), pairs / 256);
+  std::string why;
+  if (call({{d_a.get(), a.size() * 4}, {d_b.get(), b.size() * 4}, {d_in.get(), in.size() * 4}}, &why) != cudaSuccess)
+    return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab03::deinterleave"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab03::deinterleave"); !ok) return ok;
+  if (auto ok = d_a.guards_intact("lab03::deinterleave (a_out)"); !ok) return ok << "\n  (" << call.describe() << ")";
+  if (auto ok = d_b.guards_intact("lab03::deinterleave (b_out)"); !ok) return ok << "\n  (" << call.describe() << ")";
+  if (auto ok = grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"); !ok) return ok;
+  return grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)");
+}
+
+}  // namespace
+
 TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
   BANKLAB_REQUIRE_GPU();
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
-  const int pairs = 64 * 256;
-  const std::vector<float> in = grader::gpu::random_floats(8 * static_cast<std::size_t>(pairs));
-  std::vector<float> a(4 * static_cast<std::size_t>(pairs)), b(a.size());
-  for (std::size_t i = 0; i < static_cast<std::size_t>(pairs); ++i)
-    for (int c = 0; c < 4; ++c) {
-      a[4 * i + c] = in[8 * i + c];
-      b[4 * i + c] = in[8 * i + 4 + c];
-    }
-  grader::gpu::DeviceBuffer<float> d_in(in.size());
-  grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
-  d_in.upload(in);
-  std::vector<Instruction> block = staging_stores();
-  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); })) block.push_back(i);
-  grader::gpu::announce_model_prediction("deinterleave", block, pairs / 256);
-  BANKLAB_ASSERT(::testing::AssertionResult(st(reinterpret_cast<float4*>(d_a.get()), reinterpret_cast<float4*>(d_b.get()),
-                                               reinterpret_cast<const float4*>(d_in.get()), pairs) == cudaSuccess)
-                 << "launch failed");
-  BANKLAB_ASSERT(grader::gpu::FinishesWithin(20.0, "lab03::deinterleave"));
-  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab03::deinterleave"));
-  BANKLAB_EXPECT(d_a.guards_intact("lab03::deinterleave (a_out)"));
-  BANKLAB_EXPECT(d_b.guards_intact("lab03::deinterleave (b_out)"));
-  BANKLAB_EXPECT(grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"));
-  BANKLAB_EXPECT(grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)"));
+  BANKLAB_EXPECT(deinterleave_correct(st));
 }
 
 TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
@@ -239,35 +263,48 @@ TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
-  const int pairs = 16 * 256;
-  grader::gpu::DeviceBuffer<float> in(8 * pairs), a(4 * pairs), b(4 * pairs);
-  in.upload(grader::gpu::random_floats(8 * pairs));
+  const int pairs = grader_calls::lab03::kCorrectPairs;
+  BANKLAB_ASSERT(st.call(pairs).ready);
+  const long long per_block = answers().value("kPairsPerBlock");
+  BANKLAB_REQUIRE(per_block > 0 && pairs % per_block == 0) << "kPairsPerBlock must divide " << pairs;
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab03::deinterleave (16 blocks)",
-      [&] {
-        CUDA_CHECK(st(reinterpret_cast<float4*>(a.get()), reinterpret_cast<float4*>(b.get()),
-                      reinterpret_cast<const float4*>(in.get()), pairs));
-        CUDA_CHECK(cudaDeviceSynchronize());
-      },
+      "lab03::deinterleave (the correctness check's launch, " + std::to_string(pairs) + " pairs)",
+      [&] { correct = deinterleave_correct(st); },
       "a 16-byte access is served in quarter-warps: each quarter-warp's 8 lanes must use 8 different groups of 4 "
-      "banks, for the stores and for both loads."));
+      "banks, for the stores and for both loads.",
+      grader::gpu::work_minimum(block_instructions(), pairs / per_block),
+      "per block: the staging stores and the loads of a and b, 16 bytes a lane, at full warps"));
+  BANKLAB_EXPECT(correct);
 }
 
 TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
-  const int pairs = 1 << 20;  // 32 MiB in
-  grader::gpu::DeviceBuffer<float> in(8L * pairs), a(4L * pairs), b(4L * pairs);
-  in.upload(grader::gpu::random_floats(8L * pairs));
-  auto* pa = reinterpret_cast<float4*>(a.get());
-  auto* pb = reinterpret_cast<float4*>(b.get());
-  auto* pin = reinterpret_cast<const float4*>(in.get());
+  const int pairs = grader_calls::lab03::kTimingPairs;  // 32 MiB in
+  const grader::gpu::RecordedCall call = st.call(pairs);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> hin = grader::gpu::random_floats(8L * pairs);
+  std::vector<float> ea, eb;
+  split(hin, ea, eb);
+  grader::gpu::DeviceBuffer<float> in(8L * pairs), a(4L * pairs), b(4L * pairs), ra(4L * pairs), rb(4L * pairs);
+  in.upload(hin);
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab03::deinterleave, 1M pairs", [&] { CUDA_CHECK(st(pa, pb, pin, pairs)); },
+      "lab03::deinterleave, 1M pairs",
+      [&] { CUDA_CHECK(call({{a.get(), 16ull * pairs}, {b.get(), 16ull * pairs}, {in.get(), 32ull * pairs}})); },
       [&] {
-        reference_deinterleave<<<pairs / 256, 256>>>(pa, pb, pin, pairs);
+        reference_deinterleave<<<pairs / 256, 256>>>(reinterpret_cast<float4*>(ra.get()), reinterpret_cast<float4*>(rb.get()),
+                                                      reinterpret_cast<const float4*>(in.get()), pairs);
         CUDA_CHECK(cudaGetLastError());
+      },
+      [&] {
+        a.poison();
+        b.poison();
+      },
+      [&] {
+        if (auto ok = grader::gpu::AllMatch(ea, a.download(), "a_out"); !ok) return ok;
+        return grader::gpu::AllMatch(eb, b.download(), "b_out");
       }));
 }
 

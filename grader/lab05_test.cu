@@ -205,12 +205,31 @@ struct StudentTranspose4 {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kTranspose4Kernel, &k);
+  // What the student's launcher transpose4 launched for w x h float4 (grader/probe_launch.hpp).
+  grader::gpu::RecordedCall call(int w, int h) const {
+    return grader::gpu::RecordedCall(k, kTranspose4Kernel, grader_calls::name("transpose4", {w, h}),
+                                     "transpose4(out, in, " + std::to_string(w) + ", " + std::to_string(h) + ")");
+  }
   cudaError_t operator()(float4* o, const float4* i, int w, int h) const {
-    const int rows = static_cast<int>(constant("kChunkRows")), per_row = static_cast<int>(constant("kChunksPerRow"));
-    return grader::gpu::launch(k, dim3(static_cast<unsigned>(w / per_row), static_cast<unsigned>(h / rows)),
-                               dim3(static_cast<unsigned>(rows * per_row)), o, i, w, h);
+    const std::size_t bytes = 16ull * static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    return call(w, h)({{o, bytes}, {i, bytes}});
   }
 };
+
+std::vector<float> float4_transpose(const std::vector<float>& in, int width, int height) {
+  std::vector<float> expected(in.size());
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c)
+      for (int k = 0; k < 4; ++k)
+        expected[(static_cast<std::size_t>(c) * height + r) * 4 + k] = in[(static_cast<std::size_t>(r) * width + c) * 4 + k];
+  return expected;
+}
+
+std::vector<Instruction> float4_block() {
+  std::vector<Instruction> block = chunk_row_writes();
+  for (Instruction& i : chunk_column_reads()) block.push_back(i);
+  return block;
+}
 
 void check_transpose(int width, int height) {
   const grader::transpose::StudentTranspose st = student_transpose();
@@ -218,13 +237,11 @@ void check_transpose(int width, int height) {
 }
 
 ::testing::AssertionResult float4_transpose_correct(const StudentTranspose4& st, int width, int height) {
+  const grader::gpu::RecordedCall call = st.call(width, height);
+  if (!call.ready) return call.ready;
   const std::size_t n = static_cast<std::size_t>(width) * height;
   const std::vector<float> in = grader::gpu::random_floats(4 * n);
-  std::vector<float> expected(4 * n);
-  for (int r = 0; r < height; ++r)
-    for (int c = 0; c < width; ++c)
-      for (int k = 0; k < 4; ++k)
-        expected[(static_cast<std::size_t>(c) * height + r) * 4 + k] = in[(static_cast<std::size_t>(r) * width + c) * 4 + k];
+  const std::vector<float> expected = float4_transpose(in, width, height);
   grader::gpu::DeviceBuffer<float> d_in(4 * n);
   grader::gpu::GuardedBuffer<float> d_out(4 * n);
   d_in.upload(in);
@@ -232,7 +249,7 @@ void check_transpose(int width, int height) {
     return ::testing::AssertionFailure() << "lab05::transpose_float4 could not be launched: " << cudaGetErrorString(e);
   grader::gpu::FinishesWithin(20.0, "lab05::transpose_float4");
   if (auto ok = grader::gpu::LaunchSucceeded("lab05::transpose_float4"); !ok) return ok;
-  if (auto ok = d_out.guards_intact("lab05::transpose_float4"); !ok) return ok;
+  if (auto ok = d_out.guards_intact("lab05::transpose_float4"); !ok) return ok << "\n  (" << call.describe() << ")";
   return grader::gpu::AllMatch(expected, d_out.download(),
                                "float4 transpose of " + std::to_string(height) + " x " + std::to_string(width) +
                                    " float4 (float index = 4 * float4 index + component)");
@@ -254,9 +271,7 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_REQUIRE_GPU();
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
-  std::vector<Instruction> block = chunk_row_writes();
-  for (Instruction& i : chunk_column_reads()) block.push_back(i);
-  grader::gpu::announce_model_prediction("transpose_float4", block, (64 / 8) * (256 / 32));
+  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (64 / 8) * (256 / 32));
   BANKLAB_EXPECT(float4_transpose_correct(st, 64, 256));
 }
 
@@ -267,17 +282,24 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   StudentTranspose4 st4;
   BANKLAB_ASSERT(st.found);
   BANKLAB_ASSERT(st4.found);
-  const int n = 256;
-  grader::gpu::DeviceBuffer<float> in(4 * n * n), out(4 * n * n);
-  in.upload(grader::gpu::random_floats(4 * n * n));
+  // The correctness checks' launches (the non-square float transpose, the float4 transpose), traced.
+  const int w = 256, h = 96, w4 = 64, h4 = 256;
+  BANKLAB_ASSERT(st.call(w, h).ready);
+  BANKLAB_ASSERT(st4.call(w4, h4).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
+  const long long work = grader::gpu::work_minimum(grader::transpose::block_instructions(), (w / 32) * (h / 32)) +
+                         grader::gpu::work_minimum(float4_block(), (w4 / 8) * (h4 / 32));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab05::transpose_swizzled (256 x 256) and lab05::transpose_float4 (256 x 64 float4)",
+      "lab05::transpose_swizzled (96 x 256) and lab05::transpose_float4 (256 x 64 float4), the correctness checks' "
+      "launches",
       [&] {
-        st(out.get(), in.get(), n, n);
-        st4(reinterpret_cast<float4*>(out.get()), reinterpret_cast<const float4*>(in.get()), 64, n);
-        CUDA_CHECK(cudaDeviceSynchronize());
+        correct = grader::transpose::IsCorrect(st, "transpose_swizzled", "lab05::transpose_swizzled", w, h);
+        correct4 = float4_transpose_correct(st4, w4, h4);
       },
-      std::string(kColumnHint) + " For the float4 tile: " + kChunkHint));
+      std::string(kColumnHint) + " For the float4 tile: " + kChunkHint, work,
+      "per tile of each kernel: its row writes and column reads at full warps"));
+  BANKLAB_EXPECT(correct);
+  BANKLAB_EXPECT(correct4);
 }
 
 TEST(Lab05OnGpu, TransposeMeetsTheKernelTimingTarget) {
@@ -290,16 +312,20 @@ TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
   const int w = 1024, h = 4096;  // float4: 64 MiB each way
-  grader::gpu::DeviceBuffer<float> in(4L * w * h), out(4L * w * h);
-  in.upload(grader::gpu::random_floats(4L * w * h));
+  BANKLAB_ASSERT(st.call(w, h).ready);
+  const std::vector<float> hin = grader::gpu::random_floats(4L * w * h);
+  const std::vector<float> expected = float4_transpose(hin, w, h);
+  grader::gpu::DeviceBuffer<float> in(4L * w * h), out(4L * w * h), ref_out(4L * w * h);
+  in.upload(hin);
   auto* o = reinterpret_cast<float4*>(out.get());
   auto* i = reinterpret_cast<const float4*>(in.get());
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
       "lab05::transpose_float4, 4096 x 1024 float4", [&] { CUDA_CHECK(st(o, i, w, h)); },
       [&] {
-        reference_transpose4<<<dim3(w / 8, h / 32), 256>>>(o, i, w, h);
+        reference_transpose4<<<dim3(w / 8, h / 32), 256>>>(reinterpret_cast<float4*>(ref_out.get()), i, w, h);
         CUDA_CHECK(cudaGetLastError());
-      }));
+      },
+      [&] { out.poison(); }, [&] { return grader::gpu::AllMatch(expected, out.download(), "the float4 transpose"); }));
 }
 
 TEST(Lab05OnGpu, ColumnReadMeetsTheTimingTarget) {

@@ -41,7 +41,89 @@ int flat_index(const std::vector<int>& dims, std::initializer_list<int> idx, boo
   return static_cast<int>(flat);
 }
 
+// "call NAME STATUS NBUF BYTES... NLAUNCH" and its NLAUNCH "L ..." lines (grader/probe_launch.hpp).
+std::optional<std::string> read_call(std::istream& is, const std::string& name, LauncherCall& c) {
+  const std::string garbled = "the answers file is garbled at the launcher call " + name;
+  int nbuf = -1, nlaunch = -1;
+  if (!(is >> c.status) || (c.status != "ok" && c.status != "crashed" && c.status != "hung" && c.status != "exited"))
+    return garbled;
+  if (!(is >> nbuf) || nbuf < 0 || nbuf > 8) return garbled;
+  c.name = name;
+  c.buffer_bytes.resize(static_cast<std::size_t>(nbuf));
+  for (auto& b : c.buffer_bytes)
+    if (!(is >> b) || b > (1ull << 40)) return garbled;
+  if (!(is >> nlaunch) || nlaunch < 0 || nlaunch > 64) return garbled;
+  constexpr unsigned long long kMax32 = 0xffffffffull;
+  for (int i = 0; i < nlaunch; ++i) {
+    Launch l;
+    std::string tag;
+    long long nargs = 0;
+    if (!(is >> tag >> l.api >> l.kernel) || tag != "L" || (l.api != "launch" && l.api != "ex" && l.api != "cooperative"))
+      return garbled;
+    if (l.kernel.size() > 1024) return garbled;
+    for (auto* v : {&l.grid[0], &l.grid[1], &l.grid[2], &l.block[0], &l.block[1], &l.block[2]})
+      if (!(is >> *v) || *v > kMax32) return garbled;
+    if (!(is >> l.shared) || l.shared > kMax32 || !(is >> nargs) || nargs < -1 || nargs > 64) return garbled;
+    l.args_known = nargs >= 0;
+    for (long long a = 0; a < nargs; ++a) {
+      std::string k;
+      LaunchArg arg;
+      if (!(is >> k)) return garbled;
+      if (k == "p") {
+        arg.kind = LaunchArg::Kind::Pointer;
+        if (!(is >> arg.buffer >> arg.value) || arg.buffer < 0 || arg.buffer >= nbuf) return garbled;
+      } else if (k == "i") {
+        arg.kind = LaunchArg::Kind::Integer;
+        if (!(is >> arg.value)) return garbled;
+      } else if (k == "z") {
+        arg.kind = LaunchArg::Kind::Null;
+      } else if (k == "q") {
+        arg.kind = LaunchArg::Kind::Foreign;
+      } else if (k == "?") {
+        arg.kind = LaunchArg::Kind::Unknown;
+      } else {
+        return garbled;
+      }
+      l.args.push_back(arg);
+    }
+    c.launches.push_back(std::move(l));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string Launch::describe() const {
+  std::string s = kernel + "<<<(" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
+                  std::to_string(grid[2]) + "), (" + std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " +
+                  std::to_string(block[2]) + ")";
+  if (shared) s += ", " + std::to_string(shared);
+  return s + ">>>";
+}
+
+std::optional<std::string> Launch::invalid() const {
+  if (kernel == "?") return "it launches a function that is not a kernel of your file";
+  if (api == "ex") return "it launches " + kernel + " with cudaLaunchKernelEx: launch it with <<<>>> as the handout does";
+  if (api == "cooperative")
+    return "it launches " + kernel + " as a cooperative kernel: launch it with <<<>>> as the handout does";
+  const unsigned long long threads = block[0] * block[1] * block[2];
+  if (block[0] == 0 || block[1] == 0 || block[2] == 0 || block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
+      threads > 1024)
+    return "its block (" + std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " + std::to_string(block[2]) +
+           ") is not a block a GPU can run: at most 1024 threads, z at most 64, none 0";
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 0x7fffffffull || grid[1] > 65535 || grid[2] > 65535)
+    return "its grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+           ") is not a grid a GPU can run: every dimension at least 1, x below 2^31, y and z at most 65535";
+  if (shared > 227u * 1024u)
+    return "it asks for " + std::to_string(shared) + " bytes of dynamic shared memory, more than an SM has (227 KiB)";
+  if (!args_known) return "it launches " + kernel + ", a kernel the lab does not know: keep the handout's kernels";
+  for (const LaunchArg& a : args) {
+    if (a.kind == LaunchArg::Kind::Foreign)
+      return "it passes " + kernel + " a pointer that is none of the launcher's own arguments (a pointer of its own?)";
+    if (a.kind == LaunchArg::Kind::Unknown) return "it passes " + kernel + " an argument the grader cannot replay";
+  }
+  return std::nullopt;
+}
 
 std::optional<long long> Table::at(std::initializer_list<int> idx) const {
   bool inside = false;
@@ -114,6 +196,13 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
       ++records;
       continue;
     }
+    if (kind == "call") {
+      LauncherCall c;
+      if (auto err = read_call(is, name, c)) return err;
+      calls_[name] = std::move(c);
+      ++records;
+      continue;
+    }
     if (kind != "table" && kind != "access") return "the answers file has an unknown record '" + kind + "'";
     std::string op;
     int width = 0, rank = 0;
@@ -160,6 +249,11 @@ long long Answers::value(const std::string& name) const { return find_or_throw(v
 long long Answers::prediction(const std::string& name) const { return find_or_throw(predictions_, name, "prediction"); }
 const Table& Answers::table(const std::string& name) const { return find_or_throw(tables_, name, "table"); }
 const AccessTable& Answers::access(const std::string& name) const { return find_or_throw(accesses_, name, "access table"); }
+
+const LauncherCall* Answers::call(const std::string& name) const {
+  auto it = calls_.find(name);
+  return it == calls_.end() ? nullptr : &it->second;
+}
 
 Answers& answers() {
   static Answers a;

@@ -51,6 +51,20 @@ std::vector<std::string> common_flags() {
   return {"-std=c++17", "-w", "-I" + src_dir() + "/common/include", "-I" + src_dir() + "/grader/include"};
 }
 
+// gpulaunch: the probe's launch capture (grader/include/grader/probe_launch.hpp) wraps the CUDA
+// runtime's launch entry points; the probe's link needs one --wrap per symbol.
+std::vector<std::string> probe_link_flags() {
+  std::vector<std::string> out;
+  for (const char* sym : {"__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+                          "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel",
+                          "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
+                          "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"}) {
+    out.push_back("-Xlinker");
+    out.push_back(std::string("--wrap=") + sym);
+  }
+  return out;
+}
+
 void remove_tree_files(const std::string& dir) {
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
@@ -105,7 +119,8 @@ void kill_leftovers() {
 
 std::string stamp_of(const std::string& lab, const std::string& source_text) {
   std::string all = source_text;
-  for (const char* f : {"/grader/include/grader/probe.hpp", "/common/include/banklab/hardware.hpp",
+  for (const char* f : {"/grader/include/grader/probe.hpp", "/grader/include/grader/probe_launch.hpp",
+                        "/grader/include/grader/launch_calls.hpp", "/common/include/banklab/hardware.hpp",
                         "/common/include/banklab/cuda_check.cuh"})
     all += read_file(src_dir() + f, 1 << 20);
   all += read_file(src_dir() + "/grader/lab" + lab + "_probe.cu", 1 << 20);
@@ -225,6 +240,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   probe_cmd.insert(probe_cmd.end(), {"-I" + srcdir, "-O1", "-gencode",
                                      "arch=compute_" + arch.front() + ",code=compute_" + arch.front(),
                                      srcdir + "/probe_main.cu", "-o", work + "/probe"});
+  for (const auto& f : probe_link_flags()) probe_cmd.push_back(f);  // gpulaunch: launch capture
   ProcessOptions po;
   po.output_file = work + "/probe_build.log";
   po.timeout_s = kCompileTimeoutS;

@@ -29,7 +29,8 @@ std::string trace_unavailable_reason() {
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
-                                                               const std::string& hint) {
+                                                               const std::string& hint, long long work_minimum,
+                                                               const std::string& work) {
   session()->clear();
   launch();
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
@@ -39,7 +40,7 @@ std::string trace_unavailable_reason() {
                                          << " warp instructions (its buffer was full), so the kernel cannot be judged "
                                             "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
-  long long total = 0, bad = 0;
+  long long total = 0, bad = 0, wavefronts = 0;
   for (const auto& in : ins) {
     const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
     TracedLine& l = lines[key];
@@ -50,6 +51,7 @@ std::string trace_unavailable_reason() {
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
     l.wavefronts += w * n;
+    wavefronts += w * n;
     l.minimum += m * n;
     total += n;
     if (w > m) bad += n;
@@ -68,8 +70,19 @@ std::string trace_unavailable_reason() {
   });
   std::ostringstream os;
   os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
-  if (bad == 0 && un.empty()) return ::testing::AssertionSuccess() << os.str();
+  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum << ")";
+  const bool over = wavefronts > work_minimum;
+  if (bad == 0 && un.empty() && !over) return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
+  if (over && bad == 0)
+    f << os.str() << ".\n  Every instruction is at its own minimum, but all together they take " << wavefronts
+      << " wavefronts where the work (" << work << ") needs " << work_minimum
+      << " with full warps: a warp's access split into several instructions of fewer lanes (an if on the lane, a loop "
+         "over parts of the warp) pays each part's wavefronts. Let all 32 lanes access together, in a layout where "
+         "that is conflict-free.\n";
+  else if (over)
+    f << "All together the traced instructions take " << wavefronts << " wavefronts; the work (" << work << ") needs "
+      << work_minimum << " with full warps.\n";
   if (bad > 0) {
     f << os.str() << "; " << bad << " of them take more than the minimum:\n";
     const std::string source = grader::context().source;
@@ -82,9 +95,11 @@ std::string trace_unavailable_reason() {
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
   if (!un.empty()) {
-    f << (bad > 0 ? "" : os.str() + "; ") << "the kernel also uses shared-memory instructions the model does not cover:";
-    for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ");";
-    f << " this lab's kernel needs only plain loads and stores.";
+    f << (bad > 0 || over ? "" : os.str() + "; ")
+      << "the kernel uses shared-memory instructions the bank model does not cover, so its traffic cannot be judged:";
+    for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ", code offset 0x" << std::hex << u.pc << std::dec << ");";
+    f << " this lab's kernel needs only plain loads and stores (ld.shared / st.shared); rewrite those accesses as "
+         "plain loads and stores.";
   }
   return f;
 }
@@ -99,7 +114,7 @@ std::string trace_unavailable_reason() {
 }
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what, const std::function<void()>&,
-                                                               const std::string&) {
+                                                               const std::string&, long long, const std::string&) {
   return ::testing::AssertionFailure() << what << ": " << trace_unavailable_reason();
 }
 

@@ -43,6 +43,39 @@ struct AccessTable {
   int flat(std::initializer_list<int> idx) const;
 };
 
+/// One argument of a recorded kernel launch (grader/probe_launch.hpp).
+struct LaunchArg {
+  enum class Kind { Pointer, Null, Foreign, Integer, Unknown };
+  Kind kind = Kind::Unknown;
+  int buffer = -1;      ///< Pointer: which of the call's buffers
+  long long value = 0;  ///< Pointer: byte offset into it; Integer: the value
+};
+
+/// One kernel launch that a launcher of the student's file made when the probe called it.
+struct Launch {
+  std::string api;     ///< "launch" (<<<>>> or cudaLaunchKernel), "ex" (cudaLaunchKernelEx), "cooperative"
+  std::string kernel;  ///< the device symbol, "?" when the launched function is no kernel of the file
+  unsigned long long grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  unsigned long long shared = 0;  ///< dynamic shared memory, bytes
+  bool args_known = false;        ///< false: a kernel the lab's probe does not describe
+  std::vector<LaunchArg> args;
+
+  /// "name<<<(gx, gy, gz), (bx, by, bz), shared>>>"
+  std::string describe() const;
+  /// Why this launch cannot be run as given (block or grid out of the GPU's range, a function
+  /// that is no kernel, a launch API the judge does not replay), in words for the student.
+  std::optional<std::string> invalid() const;
+};
+
+/// A launcher of the student's file as the probe called it (grader/launch_calls.hpp names the
+/// calls): how it ended and the launches it made.
+struct LauncherCall {
+  std::string name;
+  std::string status;  ///< "ok", "crashed", "hung" (5 s), "exited"
+  std::vector<unsigned long long> buffer_bytes;  ///< the fake buffers it was given, in order
+  std::vector<Launch> launches;
+};
+
 class Answers {
  public:
   /// Reads an answers file. On failure returns why, in words for the student.
@@ -54,12 +87,15 @@ class Answers {
   const Table& table(const std::string& name) const;
   const AccessTable& access(const std::string& name) const;
   bool has_value(const std::string& name) const { return values_.count(name) != 0; }
+  /// The launcher call `name`, or nullptr when the probe recorded none of that name.
+  const LauncherCall* call(const std::string& name) const;
 
  private:
   bool loaded_ = false;
   std::map<std::string, long long> values_, predictions_;
   std::map<std::string, Table> tables_;
   std::map<std::string, AccessTable> accesses_;
+  std::map<std::string, LauncherCall> calls_;
 };
 
 /// The answers of the student's file under judgement (loaded by banklab-judge's main).

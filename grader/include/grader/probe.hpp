@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 namespace probe {
@@ -46,6 +47,14 @@ class Writer {
     begin("table", name, dims, nullptr, 0);
     for_each(std::vector<int>(dims), [&](const int* idx) { std::fprintf(f_, " %lld", static_cast<long long>(f(idx))); });
     finish();
+  }
+
+  /// A launcher call and the launches it made, as probe::capture_call wrote them
+  /// (grader/probe_launch.hpp).
+  void launch_record(const std::string& rec) {
+    std::fputs(rec.c_str(), f_);
+    std::fflush(f_);
+    ++records_;
   }
 
   /// Shared-memory instructions: for every idx in [0, dims), one warp instruction of `op`
@@ -99,3 +108,6 @@ class Writer {
 };
 
 }  // namespace probe
+
+#include "grader/launch_calls.hpp"
+#include "grader/probe_launch.hpp"

@@ -1,6 +1,6 @@
 // The tiled transpose that labs 04 (padding) and 05 (swizzle) share, as the judge sees it: its
 // shared instructions from the probe's access tables, the student's kernel launched as the
-// handout's launcher does (TILE_DIM x BLOCK_ROWS threads a 32 x 32 tile), and its checks.
+// student's launcher launched it (recorded by the probe), and its checks.
 #pragma once
 
 #include <string>
@@ -34,17 +34,28 @@ inline std::vector<Instruction> column_reads() {
   });
 }
 
-/// The student's transpose kernel from the fatbin, launched with grid (w / TILE_DIM, h / TILE_DIM)
-/// and block (TILE_DIM, BLOCK_ROWS) from the student's constants.
+/// Every shared instruction of one block, as the probe describes it.
+inline std::vector<Instruction> block_instructions() {
+  std::vector<Instruction> block = row_writes();
+  for (Instruction& i : column_reads()) block.push_back(i);
+  return block;
+}
+
+/// The student's transpose kernel from the fatbin, launched as the student's launcher
+/// transpose(out, in, width, height) launched it when the probe called it (grader/probe_launch.hpp).
 struct StudentTranspose {
-  explicit StudentTranspose(const gpu::KernelName& name) : found(lib.find(name, &k)) {}
+  explicit StudentTranspose(const gpu::KernelName& n) : name(n), found(lib.find(n, &k)) {}
+  gpu::KernelName name;
   gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found;
+  gpu::RecordedCall call(int w, int h) const {
+    return gpu::RecordedCall(k, name, grader_calls::name("transpose", {w, h}),
+                             "transpose(out, in, " + std::to_string(w) + ", " + std::to_string(h) + ")");
+  }
   cudaError_t operator()(float* o, const float* i, int w, int h) const {
-    const int tile = static_cast<int>(answers().value("TILE_DIM")), rows = static_cast<int>(answers().value("BLOCK_ROWS"));
-    return gpu::launch(k, dim3(static_cast<unsigned>(w / tile), static_cast<unsigned>(h / tile)),
-                       dim3(static_cast<unsigned>(tile), static_cast<unsigned>(rows)), o, i, w, h);
+    const std::size_t bytes = 4ull * static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    return call(w, h)({{o, bytes}, {i, bytes}});
   }
 };
 
@@ -53,20 +64,33 @@ struct StudentTranspose {
 inline ::testing::AssertionResult IsCorrect(const StudentTranspose& st, const char* kernel, const std::string& what,
                                             int width, int height) {
   if (!st.found) return st.found;
-  std::vector<Instruction> block = row_writes();
-  for (Instruction& i : column_reads()) block.push_back(i);
-  gpu::announce_model_prediction(kernel, block, static_cast<long long>(width / 32) * (height / 32));
-  return gpu::TransposesCorrectly(what, std::cref(st), width, height);
+  const gpu::RecordedCall call = st.call(width, height);
+  if (!call.ready) return call.ready;
+  gpu::announce_model_prediction(kernel, block_instructions(), static_cast<long long>(width / 32) * (height / 32));
+  auto r = gpu::TransposesCorrectly(what, std::cref(st), width, height);
+  if (!r) r << "\n  (" << call.describe() << ")";
+  return r;
 }
 
-/// 4096 x 4096 against the grader's conflict-free transpose, interleaved.
+/// 4096 x 4096 against the grader's conflict-free transpose with the student's block shape,
+/// interleaved; the student's timed outputs are checked too.
 inline ::testing::AssertionResult MeetsTheKernelTimingTarget(const StudentTranspose& st, const std::string& what) {
   if (!st.found) return st.found;
   const int n = 4096;
-  gpu::DeviceBuffer<float> in(static_cast<std::size_t>(n) * n), out(static_cast<std::size_t>(n) * n);
-  in.upload(gpu::random_floats(static_cast<std::size_t>(n) * n));
-  return gpu::KernelMeetsTimingTarget(what + ", 4096 x 4096", [&] { CUDA_CHECK(st(out.get(), in.get(), n, n)); },
-                                      [&] { gpu::launch_reference_transpose(out.get(), in.get(), n, n); });
+  const gpu::RecordedCall call = st.call(n, n);
+  if (!call.ready) return call.ready;
+  const std::size_t count = static_cast<std::size_t>(n) * n;
+  const std::vector<float> host_in = gpu::random_floats(count);
+  const std::vector<float> expected = gpu::cpu_transpose(host_in, n, n);
+  gpu::DeviceBuffer<float> in(count), out(count), ref_out(count);
+  in.upload(host_in);
+  const dim3 block = call.block();
+  return gpu::KernelMeetsTimingTarget(
+      what + ", 4096 x 4096 (the grader's kernel with your block of " + std::to_string(block.x) + " x " +
+          std::to_string(block.y) + " threads)",
+      [&] { CUDA_CHECK(call({{out.get(), 4 * count}, {in.get(), 4 * count}})); },
+      [&] { gpu::launch_reference_transpose(ref_out.get(), in.get(), n, n, block); }, [&] { out.poison(); },
+      [&] { return gpu::AllMatch(expected, out.download(), "the transpose"); });
 }
 
 /// Prints the fraction of a tiled copy's bandwidth (16384^2 under BANKLAB_PERF, else 4096^2; the
@@ -75,6 +99,7 @@ inline ::testing::AssertionResult TimedBesideATiledCopyStillTransposes(const Stu
                                                                        const std::string& what) {
   if (!st.found) return st.found;
   const int n = gpu::perf_mode() ? 16384 : 4096;
+  if (auto ok = st.call(n, n).ready; !ok) return ok;
   {
     gpu::DeviceBuffer<float> d_in(static_cast<std::size_t>(n) * n), d_out(static_cast<std::size_t>(n) * n);
     d_in.upload(gpu::random_floats(static_cast<std::size_t>(n) * n));

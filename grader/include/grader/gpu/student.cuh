@@ -8,13 +8,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "banklab/cuda_check.cuh"
+#include "grader/answers.hpp"
 #include "grader/context.hpp"
+#include "grader/launch_calls.hpp"
 
 namespace grader::gpu {
 
@@ -83,7 +86,129 @@ class StudentLibrary {
   std::string error_;
 };
 
-/// Launches a kernel of the student's library with the judge's arguments.
+/// One of the judge's device buffers, standing for a fake buffer the probe gave a launcher.
+struct CallBuffer {
+  const void* base;
+  std::size_t bytes;
+};
+
+/// A launcher call of the student's file, replayed: the launches the student's launcher made when
+/// the probe called it (grader/probe_launch.hpp), run on the judge's own buffers. `ready` says
+/// whether it can run, and if not, why (in words for the student).
+class RecordedCall {
+ public:
+  RecordedCall(cudaKernel_t k, const KernelName& name, const std::string& call, const std::string& as_called)
+      : k_(k), as_called_(as_called) {
+    c_ = grader::answers().call(call);
+    if (!c_) {
+      ready = ::testing::AssertionFailure() << "the probe recorded no call " << call << " of your launcher ("
+                                            << as_called << "): rebuild the lab (banklab-judge build) and try again";
+      return;
+    }
+    const std::string who = "your launcher, called as " + as_called + " (with fake device pointers, no GPU),";
+    if (c_->status == "crashed") {
+      ready = ::testing::AssertionFailure()
+              << who << " crashed: a launcher only computes the launch shape and launches; it must not read or "
+              << "write the device buffers on the host.";
+      return;
+    }
+    if (c_->status == "hung") {
+      ready = ::testing::AssertionFailure() << who << " did not return within 5 seconds.";
+      return;
+    }
+    if (c_->status == "exited") {
+      ready = ::testing::AssertionFailure() << who << " ended the program instead of returning (an error check that "
+                                            << "exits? With no GPU, runtime calls other than the launch fail).";
+      return;
+    }
+    if (c_->launches.empty()) {
+      ready = ::testing::AssertionFailure() << who << " launched no kernel: it must launch " << name.readable << ".";
+      return;
+    }
+    for (const grader::Launch& l : c_->launches) {
+      if (auto why = l.invalid()) {
+        ready = ::testing::AssertionFailure() << who << " launched " << l.describe() << ": " << *why << ".";
+        return;
+      }
+      if (l.kernel != name.symbol) {
+        ready = ::testing::AssertionFailure() << who << " launched " << l.describe() << ", not the lab's kernel "
+                                              << name.readable << ": the grader judges that kernel.";
+        return;
+      }
+    }
+    ready = ::testing::AssertionSuccess();
+  }
+
+  ::testing::AssertionResult ready = ::testing::AssertionFailure() << "not recorded";
+
+  /// The block shape of the first launch (the timing reference takes the same one).
+  dim3 block() const {
+    const auto& b = c_->launches.front().block;
+    return dim3(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]));
+  }
+  /// Blocks launched in all.
+  long long blocks() const {
+    long long n = 0;
+    for (const grader::Launch& l : c_->launches) n += static_cast<long long>(l.grid[0] * l.grid[1] * l.grid[2]);
+    return n;
+  }
+  /// "transpose(out, in, 1024, 1024) launched K<<<...>>>" for messages.
+  std::string describe() const {
+    std::string s = "your launcher " + as_called_ + " launched";
+    if (!c_) return s + " nothing the probe recorded";
+    for (std::size_t i = 0; i < c_->launches.size(); ++i) s += (i ? ", " : " ") + c_->launches[i].describe();
+    return s;
+  }
+
+  /// Runs every recorded launch with the judge's buffers in place of the probe's fake ones. A
+  /// pointer outside its buffer (the judge's own bounds check) is refused before any launch.
+  cudaError_t operator()(const std::vector<CallBuffer>& bufs, std::string* why = nullptr) const {
+    if (!ready) return cudaErrorInvalidValue;
+    for (const grader::Launch& l : c_->launches) {
+      std::vector<unsigned long long> storage(l.args.size());
+      std::vector<void*> argv(l.args.size());
+      for (std::size_t i = 0; i < l.args.size(); ++i) {
+        const grader::LaunchArg& a = l.args[i];
+        if (a.kind == grader::LaunchArg::Kind::Pointer) {
+          if (a.buffer < 0 || static_cast<std::size_t>(a.buffer) >= bufs.size() || a.value < 0 ||
+              static_cast<unsigned long long>(a.value) >= bufs[static_cast<std::size_t>(a.buffer)].bytes) {
+            if (why)
+              *why = describe() + ": argument " + std::to_string(i + 1) + " points " + std::to_string(a.value) +
+                     " bytes into buffer " + std::to_string(a.buffer + 1) + " of the call, outside it";
+            return cudaErrorInvalidValue;
+          }
+          const char* p = static_cast<const char*>(bufs[static_cast<std::size_t>(a.buffer)].base) + a.value;
+          std::memcpy(&storage[i], &p, sizeof p);
+        } else if (a.kind == grader::LaunchArg::Kind::Integer) {
+          storage[i] = static_cast<unsigned long long>(a.value);  // little-endian: an int reads the low bytes
+        } else {
+          storage[i] = 0;  // a null pointer
+        }
+        argv[i] = &storage[i];
+      }
+      const dim3 grid(static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]));
+      const dim3 block(static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]));
+      if (l.shared > 48u * 1024u)
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(k_), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(l.shared));
+      const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(k_), grid, block, argv.data(),
+                                             static_cast<std::size_t>(l.shared), nullptr);
+      if (e != cudaSuccess) {
+        if (why) *why = describe() + ": the launch failed: " + cudaGetErrorString(e);
+        return e;
+      }
+    }
+    return cudaSuccess;
+  }
+
+ private:
+  cudaKernel_t k_{};
+  const grader::LauncherCall* c_ = nullptr;
+  std::string as_called_;
+};
+
+/// Launches a kernel of the student's library with the judge's arguments (kernels that have no
+/// launcher in kernel.cu, e.g. lab 00's report_banks).
 template <class... A>
 cudaError_t launch(cudaKernel_t k, dim3 grid, dim3 block, A... args) {
   void* argv[] = {static_cast<void*>(&args)...};

@@ -16,8 +16,10 @@ struct Timing {
   double b_ms = 0;
 };
 
+/// `around_a(rep, after)`, when given, runs outside the timed region before (after = false) and
+/// after (after = true) every run of `a`; rep -1 is the warm-up.
 inline Timing interleaved_median_ms(const std::function<void()>& a, const std::function<void()>& b,
-                                    int reps = 31) {
+                                    int reps = 31, const std::function<void(int, bool)>& around_a = {}) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
@@ -30,12 +32,19 @@ inline Timing interleaved_median_ms(const std::function<void()>& a, const std::f
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
     return static_cast<double>(ms);
   };
+  if (around_a) around_a(-1, false);
   a();  // warm up: module load, first-touch
+  if (around_a) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    around_a(-1, true);
+  }
   b();
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> ta, tb;
   for (int i = 0; i < reps; ++i) {
+    if (around_a) around_a(i, false);
     ta.push_back(time_one(a));
+    if (around_a) around_a(i, true);
     tb.push_back(time_one(b));
   }
   CUDA_CHECK(cudaEventDestroy(start));

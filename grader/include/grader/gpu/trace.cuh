@@ -46,8 +46,21 @@ struct TracedLine {
 /// passes when every shared-memory warp instruction took the model's minimum, and none was of a
 /// kind the model does not cover. On failure: per source line, instructions, wavefronts against
 /// the minimum, and the worst instance drawn with banklab explain.
+///
+/// `work_minimum` is what the work of the traced launch needs at full warps (the grader's own
+/// description: every described instruction at its minimum, times the units of work launched);
+/// the traced total must not exceed it, so splitting a warp's access into partial-warp
+/// instructions, each at its own minimum, still fails. `work` says what was counted.
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
-                                                               const std::string& hint);
+                                                               const std::string& hint, long long work_minimum,
+                                                               const std::string& work);
+
+/// Wavefronts that `units` repetitions of `per_unit` need, each instruction at the model's minimum.
+inline long long work_minimum(const std::vector<grader::Instruction>& per_unit, long long units) {
+  long long m = 0;
+  for (const grader::Instruction& i : per_unit) m += banklab::minimum_wavefronts(i.access);
+  return m * units;
+}
 
 }  // namespace grader::gpu

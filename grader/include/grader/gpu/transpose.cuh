@@ -57,9 +57,19 @@ __global__ void reference_transpose(float* odata, const float* idata, int width,
     odata[static_cast<long>(y + j) * height + x] = tile[tx * Tile + ((ty + j + tx) % Tile)];
 }
 
-inline void launch_reference_transpose(float* out, const float* in, int width, int height) {
-  reference_transpose<<<dim3(static_cast<unsigned>(width / 32), static_cast<unsigned>(height / 32)), dim3(32, 8)>>>(
-      out, in, width, height);
+/// Launches the reference with the block shape of the student's launch: 32 x R threads for R in
+/// 1, 2, 4, 8, 16, 32 (another shape gets the handout's 32 x 8).
+inline void launch_reference_transpose(float* out, const float* in, int width, int height, dim3 block = dim3(32, 8)) {
+  const dim3 grid(static_cast<unsigned>(width / 32), static_cast<unsigned>(height / 32));
+  const unsigned rows = block.x == 32 && block.z == 1 ? block.y : 8;
+  switch (rows) {
+    case 1: reference_transpose<32, 1><<<grid, dim3(32, 1)>>>(out, in, width, height); break;
+    case 2: reference_transpose<32, 2><<<grid, dim3(32, 2)>>>(out, in, width, height); break;
+    case 4: reference_transpose<32, 4><<<grid, dim3(32, 4)>>>(out, in, width, height); break;
+    case 16: reference_transpose<32, 16><<<grid, dim3(32, 16)>>>(out, in, width, height); break;
+    case 32: reference_transpose<32, 32><<<grid, dim3(32, 32)>>>(out, in, width, height); break;
+    default: reference_transpose<32, 8><<<grid, dim3(32, 8)>>>(out, in, width, height); break;
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
