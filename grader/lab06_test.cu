@@ -22,6 +22,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/launch_calls.hpp"
 
 namespace {
 
@@ -210,11 +211,15 @@ struct StudentGemm {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t kernel{};
   ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
-  // As the handout's launcher: grid (n / 64, m / 64), kThreads threads.
+  // What the student's launcher gemm launched for m x n x k (grader/probe_launch.hpp).
+  grader::gpu::RecordedCall call(int m, int n, int k) const {
+    return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
+                                     "gemm(c, a, b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +
+                                         std::to_string(k) + ")");
+  }
   cudaError_t operator()(float* c, const __half* a, const __half* b, int m, int n, int k) const {
-    const int rows = static_cast<int>(constant("kTileRows"));
-    return grader::gpu::launch(kernel, dim3(static_cast<unsigned>(n / rows), static_cast<unsigned>(m / rows)),
-                               dim3(static_cast<unsigned>(constant("kThreads"))), c, a, b, m, n, k);
+    const std::size_t mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
+    return call(m, n, k)({{c, 4 * mm * nn}, {a, 2 * mm * kk}, {b, 2 * nn * kk}});
   }
 };
 
@@ -226,6 +231,9 @@ __device__ __forceinline__ std::uint32_t ref_offset(int row, int chunk) {
 }
 
 __global__ void reference_gemm(float* c, const __half* a, const __half* b, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // ldmatrix and mma.sync.m16n8k16 need sm_80 or newer
+#else
   __shared__ __align__(128) unsigned char tiles[2 * 8192];
   unsigned char* const ta = tiles;
   unsigned char* const tb = tiles + 8192;
@@ -273,6 +281,7 @@ __global__ void reference_gemm(float* c, const __half* a, const __half* b, int m
       for (int r = 0; r < 4; ++r)
         c[static_cast<long>(row0 + wr + 16 * i + lane / 4 + 8 * (r / 2)) * n + col0 + wc + 8 * j + 2 * (lane % 4) + r % 2] =
             acc[i][j][r];
+#endif
 }
 
 // Fresh random halves that are multiples of 1/8 in [-1, 1]: every product is a multiple of 1/64
@@ -290,34 +299,47 @@ std::vector<__half> random_halves(std::size_t n) {
   return v;
 }
 
-::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
-  if (!st.found) return st.found;
-  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
-  std::vector<float> expected(static_cast<std::size_t>(m) * n, 0.0f);
+// The instructions of one step of 64 along k of one block, as the probe describes them.
+std::vector<Instruction> step_instructions() {
+  std::vector<Instruction> step = tile_stores();
+  for (Instruction& i : a_loads()) step.push_back(i);
+  for (Instruction& i : b_loads()) step.push_back(i);
+  return step;
+}
+
+// c = a * b^T on the CPU (exact: see random_halves).
+std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
+  std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0f);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       float s = 0.0f;
       for (int p = 0; p < k; ++p)
         s += __half2float(a[static_cast<std::size_t>(i) * k + p]) * __half2float(b[static_cast<std::size_t>(j) * k + p]);
-      expected[static_cast<std::size_t>(i) * n + j] = s;
+      c[static_cast<std::size_t>(i) * n + j] = s;
     }
+  return c;
+}
+
+::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
+  if (!st.found) return st.found;
+  const grader::gpu::RecordedCall call = st.call(m, n, k);
+  if (!call.ready) return call.ready;
+  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
+  const std::vector<float> expected = cpu_product(a, b, m, n, k);
   grader::gpu::DeviceBuffer<__half> da(a.size()), db(b.size());
   grader::gpu::GuardedBuffer<float> dc(expected.size());
   da.upload(a);
   db.upload(b);
-  std::vector<Instruction> step = tile_stores();
-  for (Instruction& i : a_loads()) step.push_back(i);
-  for (Instruction& i : b_loads()) step.push_back(i);
   // ncu's op_ld/op_st counters: no plain shared load in this kernel; the stores as described.
   grader::gpu::announce_model_prediction("gemm_ldmatrix", 0,
                                          static_cast<long long>(m / 64) * (n / 64) * (k / 64) *
-                                             grader::total_wavefronts(step, Op::Store));
+                                             grader::total_wavefronts(step_instructions(), Op::Store));
   const std::string what = "lab06::gemm_ldmatrix";
   if (const cudaError_t e = st(dc.get(), da.get(), db.get(), m, n, k); e != cudaSuccess)
     return ::testing::AssertionFailure() << what << " could not be launched: " << cudaGetErrorString(e);
   grader::gpu::FinishesWithin(20.0, what);
   if (auto ok = grader::gpu::LaunchSucceeded(what); !ok) return ok;
-  if (auto ok = dc.guards_intact("lab06::gemm_ldmatrix"); !ok) return ok;
+  if (auto ok = dc.guards_intact("lab06::gemm_ldmatrix"); !ok) return ok << "\n  (" << call.describe() << ")";
   return grader::gpu::AllMatch(expected, dc.download(),
                                "c = a * b^T for m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " +
                                    std::to_string(k) + " (c[i][j] at index i * n + j)");
@@ -342,18 +364,18 @@ TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentGemm st;
   BANKLAB_ASSERT(st.found);
-  const int m = 128, n = 128, k = 128;
-  grader::gpu::DeviceBuffer<__half> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
-  grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n);
-  a.upload(random_halves(a.size()));
-  b.upload(random_halves(b.size()));
+  // The first correctness check's launch, traced.
+  const auto& s = grader_calls::lab06::kCorrectSizes[0];
+  const int m = s[0], n = s[1], k = s[2];
+  BANKLAB_ASSERT(st.call(m, n, k).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  const long long work = grader::gpu::work_minimum(step_instructions(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab06::gemm_ldmatrix (m = n = k = 128)",
-      [&] {
-        st(c.get(), a.get(), b.get(), m, n, k);
-        CUDA_CHECK(cudaDeviceSynchronize());
-      },
-      kLoadHint));
+      "lab06::gemm_ldmatrix (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
+          "), the correctness check's launch",
+      [&] { correct = product_correct(st, m, n, k); }, kLoadHint, work,
+      "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps"));
+  BANKLAB_EXPECT(correct);
 }
 
 TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
@@ -361,16 +383,25 @@ TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   StudentGemm st;
   BANKLAB_ASSERT(st.found);
   // A and B (16 MiB each) stay in L2, so the kernel's time is set by its shared-memory traffic:
-  // 16 ldmatrix.x4 per warp for every 16 KiB loaded.
-  const int m = 2048, n = 2048, k = 4096;
+  // 16 ldmatrix.x4 per warp for every 16 KiB the block loads.
+  const int m = grader_calls::lab06::kTimingSize[0], n = grader_calls::lab06::kTimingSize[1],
+            k = grader_calls::lab06::kTimingSize[2];
+  BANKLAB_ASSERT(st.call(m, n, k).ready);
   grader::gpu::DeviceBuffer<__half> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
-  grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n);
+  grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n), ref_c(static_cast<std::size_t>(m) * n);
   a.upload(random_halves(a.size()));
   b.upload(random_halves(b.size()));
+  // The oracle of the timed runs' output: the grader's own GEMM (exact, like every sum here).
+  ref_c.poison();
+  reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
+  CUDA_CHECK(cudaGetLastError());
+  const std::vector<float> expected = ref_c.download();
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab06::gemm_ldmatrix, m = n = 2048, k = 4096", [&] { CUDA_CHECK(st(c.get(), a.get(), b.get(), m, n, k)); },
+      "lab06::gemm_ldmatrix, m = n = " + std::to_string(m) + ", k = " + std::to_string(k),
+      [&] { CUDA_CHECK(st(c.get(), a.get(), b.get(), m, n, k)); },
       [&] {
-        reference_gemm<<<dim3(n / 64, m / 64), 128>>>(c.get(), a.get(), b.get(), m, n, k);
+        reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
         CUDA_CHECK(cudaGetLastError());
-      }));
+      },
+      [&] { c.poison(); }, [&] { return grader::gpu::AllMatch(expected, c.download(), "the product c = a * b^T"); }));
 }

@@ -21,7 +21,7 @@
  }
  
  // ldmatrix.x4: lane l gives the shared-memory address of row l % 8 of matrix l / 8; r[j] of
-@@ -113,21 +117,21 @@
+@@ -121,21 +125,21 @@
  namespace predict {
  // LAB TODO: wavefronts of one ldmatrix.x4 from the stub's tile (rows of 128 bytes, no swizzle),
  // lane i giving the address of row i % 16, chunk i / 16.
