@@ -33,6 +33,19 @@ Grouping grouping_for(int width, bool merged) {
 // Only loads (LDS) merge groups; every other kind is served in the groups of its width.
 bool may_merge(const WarpAccess& a) { return a.op == Op::Load && (a.width == 8 || a.width == 16); }
 
+// Kinds whose lanes are served one by one: lanes that ask for the same word still each take a
+// slot of that word's bank (measured: ATOMS, and the shared side of LDGSTS).
+bool serves_every_lane(Op op) { return op == Op::AsyncCopy || op == Op::Atomic; }
+
+// The unmerged grouping of an access: LDGSTS in quarter-warps whatever its width (the H200 writes
+// 8 lanes per global 128-byte line); 64-bit ATOMS (a CAS loop, unfitted) as quarter-warps too;
+// everything else by its width.
+Grouping base_grouping(const WarpAccess& a) {
+  if (a.op == Op::AsyncCopy) return Grouping::QuarterWarps;
+  if (a.op == Op::Atomic && a.width == 8) return Grouping::QuarterWarps;
+  return grouping_for(a.width, false);
+}
+
 int group_size(Grouping g) {
   switch (g) {
     case Grouping::Warp: return 32;
@@ -73,14 +86,20 @@ struct GroupCost {
 GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankTable& t) {
   t.clear();
   GroupCost c;
+  int lanes_in_bank[kNumBanks] = {};
   for (int i = first; i < first + size; ++i) {
     if (!((a.mask >> i) & 1u)) continue;
     const std::uint32_t w0 = word_of(a.offset[i]);
-    for (int k = 0; k < wpl; ++k) c.distinct += t.insert(w0 + static_cast<std::uint32_t>(k));
+    for (int k = 0; k < wpl; ++k) {
+      c.distinct += t.insert(w0 + static_cast<std::uint32_t>(k));
+      ++lanes_in_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks];
+    }
   }
+  const bool every_lane = serves_every_lane(a.op);
   for (int b = 0; b < kNumBanks; ++b) {
-    if (t.count[b] > c.wavefronts) {
-      c.wavefronts = t.count[b];
+    const int n = every_lane ? lanes_in_bank[b] : t.count[b];
+    if (n > c.wavefronts) {
+      c.wavefronts = n;
       c.worst_bank = b;
     }
   }
@@ -375,8 +394,11 @@ Summary summary_for(const WarpAccess& a, Grouping grouping, bool merged) noexcep
   return out;
 }
 
+Summary summarize_general(const WarpAccess& a) noexcept;
+
 template <bool kSimd>
 Summary summarize_valid(const WarpAccess& a) noexcept {
+  if (serves_every_lane(a.op)) return summarize_general(a);  // ATOMS, LDGSTS: lane by lane
   switch (a.width) {
     case 8:
       if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<3, 5, kSimd>(a, grouping_for(8, true), true);
@@ -395,7 +417,7 @@ Summary summarize_valid(const WarpAccess& a) noexcept {
 Grouping explained_grouping(const WarpAccess& a, bool* merged) {
   const bool m = may_merge(a) && (partners_agree(a, 1) || partners_agree(a, 2));
   if (merged) *merged = m;
-  return grouping_for(a.width, m);
+  return m ? grouping_for(a.width, m) : base_grouping(a);
 }
 
 // The general path, defined for any input (also invalid ones): group by group with a word
@@ -516,7 +538,7 @@ Grouping grouping_of(const WarpAccess& a, bool* merged) {
   // The rule summarize() applies (one home: merges()).
   const bool m = may_merge(a) && merges<true>(a);
   if (merged) *merged = m;
-  return grouping_for(a.width, m);
+  return m ? grouping_for(a.width, m) : base_grouping(a);
 }
 
 int count_wavefronts(const WarpAccess& a) noexcept { return summarize(a).wavefronts; }
@@ -535,12 +557,13 @@ Analysis analyze(const WarpAccess& a) {
             ": served as four quarter-warps, one 8x8 matrix each (lanes 8m..8m+7 give the 8 "
             "16-byte row addresses of matrix m), like a 128-bit store.";
   } else if (a.op == Op::AsyncCopy) {
-    r.why = std::string("cp.async, shared side: served like a ") + std::to_string(a.width * 8) + "-bit store (" +
-            (a.width <= 4 ? "the whole warp as one group" : a.width == 8 ? "two half-warps" : "four quarter-warps") +
-            ").";
+    r.why = "cp.async, shared side (LDGSTS): served as four quarter-warps whatever the width, and every lane "
+            "apart: lanes that write the same word each take a wavefront of its bank.";
   } else if (a.op == Op::Atomic) {
-    r.why = a.width <= 4 ? "32-bit shared atomic: the whole warp is served as one group."
-                         : "64-bit shared atomic: served as two half-warps, like a 64-bit store.";
+    r.why = a.width <= 4 ? "32-bit shared atomic (ATOMS): the whole warp as one group, every lane apart: lanes "
+                           "at the same word are serialised, they do not share it."
+                         : "64-bit shared atomic: a CAS loop on sm_90 (ATOMS.CAST.SPIN.64, unfitted): each pass "
+                           "as four quarter-warps, every lane apart.";
   } else if (a.width <= 4) {
     r.why = "32-bit (or narrower) access: the whole warp is served as one group.";
   } else if (a.op == Op::Store) {
@@ -576,15 +599,20 @@ Analysis analyze(const WarpAccess& a) {
 
     // Wavefront k of this group serves, in every bank, the k-th distinct word that bank was asked
     // for (in order of first request). Each lane's word goes to the wavefront holding that word.
+    // Kinds that serve every lane apart (ATOMS, LDGSTS): the k-th request of a bank, whatever
+    // its word, goes to wavefront k.
     std::vector<Wavefront> waves(static_cast<std::size_t>(g.wavefronts));
     for (auto& w : waves) w.group = gi;
+    int served_in_bank[kNumBanks] = {};
+    const bool every_lane = serves_every_lane(a.op);
     for (int i = first; i < first + size; ++i) {
       if (!((a.mask >> i) & 1u)) continue;
       for (int k = 0; k < wpl; ++k) {
         const std::uint32_t word = word_of(a.offset[i]) + static_cast<std::uint32_t>(k);
         const int b = static_cast<int>(word % kNumBanks);
         const std::uint32_t* list = t.words[b];
-        const int pos = static_cast<int>(std::find(list, list + t.count[b], word) - list);
+        const int pos = every_lane ? served_in_bank[b]++
+                                   : static_cast<int>(std::find(list, list + t.count[b], word) - list);
         waves[static_cast<std::size_t>(pos)].served.push_back(LaneWord{i, b, word, false});
       }
     }

@@ -20,6 +20,14 @@ inline constexpr const char* kMetricConflictsLd = "l1tex__data_bank_conflicts_pi
 inline constexpr const char* kMetricConflictsSt = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 inline constexpr const char* kMetricInstLd = "smsp__inst_executed_op_shared_ld.sum";
 inline constexpr const char* kMetricInstSt = "smsp__inst_executed_op_shared_st.sum";
+inline constexpr const char* kMetricWavefrontsShared = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
+inline constexpr const char* kMetricWavefrontsAtom = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum";
+/// The shared wavefront counters of every kind but LDGSTS (which has none of its own): its
+/// wavefronts are kMetricWavefrontsShared minus these.
+inline constexpr const char* kOtherSharedWavefronts[] = {
+    kMetricWavefrontsLd, kMetricWavefrontsSt, kMetricWavefrontsAtom,
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ipa.sum"};
 
 /// The three counters that measure one instruction kind.
 struct OpMetrics {
