@@ -134,6 +134,13 @@ bool patch_module(CUcontext ctx, CUmodule module) {
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, "banklab_bulk_g2s");
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, "banklab_bulk_s2g");
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, "banklab_wgmma");
+  // Every other instruction class that touches shared memory: listed with counts.
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_STORE, module, "banklab_async_store");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_REDUCTION, module, "banklab_async_reduction");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, module, "banklab_bulk_s2s");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, module, "banklab_bulk_s2s");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, module, "banklab_bulk_red_s2g");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMSET_SHARED, module, "banklab_memset_shared");
   r = sanitizerPatchModule(module);
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
   s.patched.insert(module);

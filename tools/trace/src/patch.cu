@@ -91,3 +91,33 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_wgmma(
   record(userdata, pc, addressA, banklab::trace::kKindWgmma, 0, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_async_store(
+    void* userdata, uint64_t pc, uint32_t address, uint32_t, void*, uint32_t accessSize) {
+  record(userdata, pc, address, banklab::trace::kKindAsyncStore, static_cast<uint8_t>(accessSize), 0);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_async_reduction(
+    void* userdata, uint64_t pc, uint32_t address, uint32_t, uint32_t accessSize) {
+  record(userdata, pc, address, banklab::trace::kKindAsyncStore, static_cast<uint8_t>(accessSize), 0);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_bulk_s2s(
+    void* userdata, uint64_t pc, uint32_t, uint32_t dst, uint32_t, uint32_t) {
+  record(userdata, pc, dst, banklab::trace::kKindBulkShared, 0, 0);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_bulk_red_s2g(
+    void* userdata, uint64_t pc, uint64_t, uint32_t src, uint32_t) {
+  record(userdata, pc, src, banklab::trace::kKindBulkShared, 0, 0);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_memset_shared(
+    void* userdata, uint64_t pc, uint32_t dst, uint32_t) {
+  record(userdata, pc, dst, banklab::trace::kKindMemsetShared, 0, 0);
+  return SANITIZER_PATCH_SUCCESS;
+}

@@ -70,9 +70,12 @@ const char* kind_name(std::uint8_t kind) {
   switch (kind) {
     case kKindCpAsync: return "cp.async";
     case kKindLdmatrix: return "ldmatrix";
-    case kKindBulkCopy: return "TMA / bulk copy";
+    case kKindBulkCopy: return "TMA / bulk copy (cp.async.bulk[.tensor], global<->shared; swizzle mode: in the tensor map, not visible to the tracer)";
     case kKindRemoteShared: return "distributed shared memory";
     case kKindWgmma: return "wgmma operand";
+    case kKindAsyncStore: return "st.async / red.async (distributed shared memory)";
+    case kKindBulkShared: return "bulk copy / reduction from shared memory (cp.async.bulk, cp.reduce.async.bulk)";
+    case kKindMemsetShared: return "shared-memory bulk memset";
     default: return "unknown";
   }
 }
@@ -220,15 +223,27 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     const KernelInfo& k = data.kernels[m.kernel];
     const DeviceRecord& r = m.record;
     const std::uint64_t pc = r.pc >= k.base_pc ? r.pc - k.base_pc : r.pc;
-    if (r.kind != kKindAccess) { other[{m.kernel, pc, kind_name(r.kind)}] += m.count; continue; }
-    if ((r.flags & kFlagAtomic) == kFlagAtomic) { other[{m.kernel, pc, "shared atomic"}] += m.count; continue; }
     Instruction ins;
     ins.kernel = k.name;
     ins.pc = pc;
     ins.count = m.count;
-    ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
     ins.access.width = r.width;
     ins.access.mask = r.mask;
+    if (r.kind == kKindLdmatrix) {
+      // LDSM/STSM: 16-byte rows; only the first 8 x (number of matrices) lanes give addresses.
+      ins.access.op = (r.flags & kFlagWrite) ? Op::StoreMatrix : Op::LoadMatrix;
+      const unsigned matrices = r.reserved == 1 || r.reserved == 2 ? r.reserved : 4u;
+      ins.access.mask &= matrices == 4 ? 0xffffffffu : (1u << (8 * matrices)) - 1u;
+    } else if (r.kind == kKindCpAsync) {
+      ins.access.op = Op::AsyncCopy;  // the shared side of LDGSTS
+    } else if (r.kind != kKindAccess) {
+      other[{m.kernel, pc, kind_name(r.kind)}] += m.count;
+      continue;
+    } else if ((r.flags & kFlagAtomic) == kFlagAtomic) {
+      ins.access.op = Op::Atomic;
+    } else {
+      ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
+    }
     bool below_window = false;
     for (int i = 0; i < kRecordLanes; ++i) {
       if (!(r.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
@@ -259,6 +274,17 @@ std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
   if (wavefronts <= minimum) return "at the minimum: nothing to gain";
   const int ways = minimum > 0 ? (wavefronts + minimum - 1) / minimum : wavefronts;
   std::string s = std::to_string(ways) + "-way: lanes ask one bank for different words. ";
+  if (a.op == Op::LoadMatrix || a.op == Op::StoreMatrix)
+    return s + "Each 8x8 matrix is 8 rows of 16 bytes served together: place the 8 row addresses of a matrix "
+               "in 8 different 16-byte bank groups, e.g. XOR the row's 16-byte chunk index with (row % 8) "
+               "(CuTe's Swizzle<3,4,3>), or pad each row by 16 bytes.";
+  if (a.op == Op::Atomic)
+    return s + "Shared atomics serve every lane apart: lanes at the same word are serialised too. Aggregate "
+               "within the warp first (__reduce_add_sync / __match_any_sync) or give each warp its own copy "
+               "of the counters.";
+  if (a.op == Op::AsyncCopy)
+    return s + "cp.async writes shared memory 8 lanes at a time, each lane apart: the 8 lanes of each "
+               "quarter-warp should write 8 different 16-byte bank groups (swizzle the destination chunks).";
   if (a.width <= 4)
     s += "If the lanes walk a column of a 2-D tile, pad each row by one element (tile[N][N+1]) "
          "or XOR-swizzle the column index so consecutive lanes land in different banks.";
@@ -311,12 +337,16 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     k.warp_instructions += ins.count;
     k.wavefronts += ins.count * std::uint64_t(c.wavefronts);
     k.minimum += ins.count * std::uint64_t(c.minimum);
-    if (ins.access.op == Op::Load) {
-      k.load_instructions += ins.count;
-      k.load_wavefronts += ins.count * std::uint64_t(c.wavefronts);
-    } else {
-      k.store_instructions += ins.count;
-      k.store_wavefronts += ins.count * std::uint64_t(c.wavefronts);
+    // Split as Nsight Compute counts: LDSM with the loads, STSM with the stores, ATOMS and
+    // LDGSTS apart.
+    const std::uint64_t wf = ins.count * std::uint64_t(c.wavefronts);
+    switch (ins.access.op) {
+      case Op::Load:
+      case Op::LoadMatrix: k.load_instructions += ins.count; k.load_wavefronts += wf; break;
+      case Op::Store:
+      case Op::StoreMatrix: k.store_instructions += ins.count; k.store_wavefronts += wf; break;
+      case Op::AsyncCopy: k.async_copy_instructions += ins.count; k.async_copy_wavefronts += wf; break;
+      case Op::Atomic: k.atomic_instructions += ins.count; k.atomic_wavefronts += wf; break;
     }
   }
   for (auto& [key, l] : lines) {
@@ -346,7 +376,7 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
 void write_report(std::ostream& out, Format format, const Report& rep, const std::vector<Instruction>& instructions) {
   switch (format) {
     case Format::Text: {
-      if (rep.kernels.empty()) out << "No shared-memory load or store was traced.\n";
+      if (rep.kernels.empty()) out << "No shared-memory instruction the model explains was traced.\n";
       for (const KernelReport& k : rep.kernels) {
         out << "kernel " << display_name(k.kernel) << ": " << k.warp_instructions << " warp instructions, "
             << k.wavefronts << " wavefronts, minimum " << k.minimum << ", excess " << k.excess() << "\n";
@@ -354,7 +384,7 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
           out << "  " << where(l) << ": " << l.warp_instructions << " warp instructions, " << l.wavefronts
               << " wavefronts, minimum " << l.minimum << ", excess " << l.excess() << "\n";
           if (l.excess() > 0) {
-            out << "    worst: " << to_string(l.worst.op) << " " << l.worst.width << " bytes, "
+            out << "    worst: " << describe(l.worst.op) << " " << l.worst.width << " bytes, "
                 << l.worst_wavefronts << " wavefronts against a minimum of " << l.worst_minimum << "\n"
                 << "    hint: " << l.hint << "\n"
                 << "    see:  " << explain_command(l.worst) << "\n";
@@ -387,6 +417,9 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
             << ",\"wavefronts\":" << k.wavefronts << ",\"minimum\":" << k.minimum << ",\"excess\":" << k.excess()
             << ",\"load_instructions\":" << k.load_instructions << ",\"load_wavefronts\":" << k.load_wavefronts
             << ",\"store_instructions\":" << k.store_instructions << ",\"store_wavefronts\":" << k.store_wavefronts
+            << ",\"async_copy_instructions\":" << k.async_copy_instructions
+            << ",\"async_copy_wavefronts\":" << k.async_copy_wavefronts
+            << ",\"atomic_instructions\":" << k.atomic_instructions << ",\"atomic_wavefronts\":" << k.atomic_wavefronts
             << ",\"lines\":[";
         for (std::size_t j = 0; j < k.lines.size(); ++j) {
           const LineReport& l = k.lines[j];

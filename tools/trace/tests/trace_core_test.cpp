@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,7 +29,7 @@ bt::DeviceRecord record(std::uint64_t pc, std::uint8_t flags, std::uint8_t width
 }
 
 // Two kernels: "column" with a 32-way store at pc base+0x40 and a free load at base+0x80;
-// "atomics" with a shared atomic and a cp.async.
+// "atomics" with a shared atomic, a 16-byte cp.async and a TMA copy (listed, not modelled).
 bt::TraceData sample() {
   bt::TraceData d;
   d.cubins.emplace_back();  // no image: no lines
@@ -42,20 +43,22 @@ bt::TraceData sample() {
     m.add(0, &ld, 1);
   }
   const auto atom = record(0x2010, bt::kFlagAtomic, 4, 4);
-  const auto cp = record(0x2020, 0, 0, 4, 0xffffffffu, bt::kKindCpAsync);
+  const auto cp = record(0x2020, 0, 16, 16, 0xffffffffu, bt::kKindCpAsync);
+  const auto tma = record(0x2030, 0, 0, 0, 0x1u, bt::kKindBulkCopy);
   m.add(1, &atom, 1);
   m.add(1, &cp, 1);
-  m.add(1, &cp, 1);
+  m.add(1, &tma, 1);
+  m.add(1, &tma, 1);
   d.records = m.take();
   return d;
 }
 
 TEST(TraceMerger, MergesIdenticalWarpRecordsIntoOneWithACount) {
   const bt::TraceData d = sample();
-  ASSERT_EQ(d.records.size(), 4u);
+  ASSERT_EQ(d.records.size(), 5u);
   EXPECT_EQ(d.records[0].count, 3u);
   EXPECT_EQ(d.records[1].count, 3u);
-  EXPECT_EQ(d.records[3].count, 2u);
+  EXPECT_EQ(d.records[4].count, 2u);
 }
 
 TEST(TraceMerger, IgnoresTheOffsetsOfInactiveLanes) {
@@ -121,7 +124,7 @@ TEST(TraceDecode, SubtractsTheReservedWindowAndTheKernelBase) {
   std::vector<bt::Instruction> ins;
   std::vector<bt::Unmodelled> un;
   bt::decode(sample(), ins, un);
-  ASSERT_EQ(ins.size(), 2u);
+  ASSERT_EQ(ins.size(), 4u);
   EXPECT_EQ(ins[0].pc, 0x40u);
   EXPECT_EQ(ins[0].access.op, banklab::Op::Store);
   EXPECT_EQ(ins[0].access.offset[0], 0u);
@@ -130,18 +133,50 @@ TEST(TraceDecode, SubtractsTheReservedWindowAndTheKernelBase) {
   EXPECT_EQ(ins[1].count, 3u);
 }
 
-TEST(TraceDecode, ReportsAtomicsAndCpAsyncAsNotModelledWithCounts) {
+TEST(TraceDecode, ModelsAtomicsAndCpAsyncAndListsTmaWithCounts) {
   std::vector<bt::Instruction> ins;
   std::vector<bt::Unmodelled> un;
   bt::decode(sample(), ins, un);
-  ASSERT_EQ(un.size(), 2u);
-  std::set<std::string> what;
-  for (const auto& u : un) {
-    what.insert(u.what);
-    EXPECT_EQ(u.kernel, "atomics");
-    EXPECT_EQ(u.count, u.what == "cp.async" ? 2u : 1u);
-  }
-  EXPECT_EQ(what, (std::set<std::string>{"cp.async", "shared atomic"}));
+  ASSERT_EQ(ins.size(), 4u);
+  EXPECT_EQ(ins[2].access.op, banklab::Op::Atomic);
+  EXPECT_EQ(ins[2].access.width, 4);
+  EXPECT_EQ(ins[3].access.op, banklab::Op::AsyncCopy);
+  EXPECT_EQ(ins[3].access.width, 16);
+  EXPECT_EQ(bt::cost_of(ins[3].access).wavefronts, 4);  // four quarter-warps of 8 x 16 bytes
+  ASSERT_EQ(un.size(), 1u);
+  EXPECT_EQ(un[0].kernel, "atomics");
+  EXPECT_EQ(un[0].count, 2u);
+  EXPECT_EQ(un[0].what.rfind("TMA / bulk copy", 0), 0u) << un[0].what;
+}
+
+TEST(TraceDecode, LdmatrixKeepsOnlyTheLanesThatGiveRowAddresses) {
+  // ldmatrix.x1 from rows of 128 bytes: lanes 0-7 give the rows (one bank group: 8-way);
+  // lanes 8-31 run the instruction too, but their addresses are not used.
+  auto x1 = record(0x30, bt::kFlagRead, 16, 128, 0xffffffffu, bt::kKindLdmatrix);
+  x1.reserved = 1;
+  auto st4 = record(0x40, bt::kFlagWrite, 16, 128, 0xffffffffu, bt::kKindLdmatrix);
+  st4.reserved = 4;
+  bt::TraceData d;
+  d.cubins.emplace_back();
+  d.kernels.push_back(bt::KernelInfo{"mma", 0, 0, 1});
+  bt::Merger m;
+  m.add(0, &x1, 1);
+  m.add(0, &st4, 1);
+  d.records = m.take();
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  ASSERT_EQ(ins.size(), 2u);
+  EXPECT_TRUE(un.empty());
+  EXPECT_EQ(ins[0].access.op, banklab::Op::LoadMatrix);
+  EXPECT_EQ(ins[0].access.mask, 0x000000ffu);
+  EXPECT_EQ(bt::cost_of(ins[0].access).wavefronts, 8);
+  EXPECT_EQ(ins[1].access.op, banklab::Op::StoreMatrix);
+  EXPECT_EQ(ins[1].access.mask, 0xffffffffu);
+  EXPECT_EQ(bt::cost_of(ins[1].access).wavefronts, 32);
+  const bt::Report r = bt::aggregate(ins, un);
+  EXPECT_EQ(r.kernels[0].load_wavefronts, 8u);   // ncu counts LDSM with the loads
+  EXPECT_EQ(r.kernels[0].store_wavefronts, 32u);  // and STSM with the stores
 }
 
 TEST(TraceDecode, RejectsOffsetsTheModelCannotTakeAsInvalidNotAsConflicts) {
@@ -205,7 +240,7 @@ bt::Report sample_report(std::vector<bt::Instruction>* out = nullptr) {
 
 TEST(TraceAggregate, SumsWavefrontsPerLineAndPutsTheWorstLineFirst) {
   const bt::Report r = sample_report();
-  ASSERT_EQ(r.kernels.size(), 1u);
+  ASSERT_EQ(r.kernels.size(), 2u);
   const bt::KernelReport& k = r.kernels[0];
   EXPECT_EQ(k.warp_instructions, 6u);
   EXPECT_EQ(k.wavefronts, 3u * 32 + 3u * 1);
@@ -219,7 +254,9 @@ TEST(TraceAggregate, SumsWavefrontsPerLineAndPutsTheWorstLineFirst) {
   EXPECT_EQ(k.lines[0].excess(), 93u);
   EXPECT_EQ(k.lines[0].worst_wavefronts, 32);
   EXPECT_EQ(k.lines[1].excess(), 0u);
-  EXPECT_EQ(r.unmodelled.size(), 2u);
+  EXPECT_EQ(r.kernels[1].atomic_instructions, 1u);
+  EXPECT_EQ(r.kernels[1].async_copy_wavefronts, 4u);
+  EXPECT_EQ(r.unmodelled.size(), 1u);
 }
 
 TEST(TraceAggregate, KeepsTheWorstInstanceOfALine) {
@@ -240,7 +277,8 @@ TEST(TraceReport, TextNamesTheLineTheExcessTheHintAndAPastableExplainCommand) {
   EXPECT_NE(t.find("k.cu:7: 3 warp instructions, 96 wavefronts, minimum 3, excess 93"), std::string::npos) << t;
   EXPECT_NE(t.find("32-way"), std::string::npos) << t;
   EXPECT_NE(t.find("banklab explain --line \"st 4 ffffffff 0 128 256 "), std::string::npos) << t;
-  EXPECT_NE(t.find("not modelled: atomics: cp.async: 2 warp instructions"), std::string::npos) << t;
+  EXPECT_NE(t.find("not modelled: atomics: TMA / bulk copy"), std::string::npos) << t;
+  EXPECT_NE(t.find(": 2 warp instructions"), std::string::npos) << t;
   EXPECT_LT(t.find("k.cu:7"), t.find("k.cu:9")) << "the worst line comes first";
 }
 
@@ -251,7 +289,7 @@ TEST(TraceReport, CsvHasAHeaderAndOneRowPerLineAndUnmodelledEntry) {
   std::string line;
   std::vector<std::string> rows;
   while (std::getline(in, line)) rows.push_back(line);
-  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[0], "kernel,file,line,pc,warp_instructions,wavefronts,minimum,excess,worst_access");
   EXPECT_EQ(rows[1].rfind("column,k.cu,7,64,3,96,3,93,st 4 ffffffff 0 128 ", 0), 0u) << rows[1];
 }
@@ -269,7 +307,8 @@ TEST(TraceReport, JsonCarriesTheSameFiguresAndEscapesStrings) {
   EXPECT_NE(j.find("\"excess\":93"), std::string::npos) << j;
   EXPECT_NE(j.find("\"load_instructions\":3,\"load_wavefronts\":3,\"store_instructions\":3,\"store_wavefronts\":96"),
             std::string::npos) << j;
-  EXPECT_NE(j.find("\"what\":\"cp.async\",\"count\":2"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"what\":\"TMA / bulk copy"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"count\":2}"), std::string::npos) << j;
   int depth = 0;
   bool in_string = false, escaped = false;
   for (char c : j) {
@@ -297,7 +336,7 @@ TEST(TraceReport, PredictFormatIsReadByThePredictParserWithTheSameWavefronts) {
     ASSERT_FALSE(err) << *err << " in " << line;
     wavefronts.push_back(banklab::count_wavefronts(a));
   }
-  EXPECT_EQ(wavefronts, (std::vector<int>{32, 1}));
+  EXPECT_EQ(wavefronts, (std::vector<int>{32, 1, 1, 4}));
 }
 
 TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
@@ -326,3 +365,42 @@ TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
 }
 
 }  // namespace
+
+// bench/trace_ops.cu traced on the H200 (bench/trace_model_device.sh), with Nsight Compute's
+// counts of the same run: instructions and wavefronts per kernel, split as ncu splits them.
+TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_ops.bltrace", std::ios::binary);
+  ASSERT_TRUE(in) << "the fixture trace_ops.bltrace is missing";
+  const bt::TraceData d = bt::read_trace(in);
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  const bt::Report r = bt::aggregate(ins, un, d.dropped);
+  std::map<std::string, const bt::KernelReport*> by;
+  for (const auto& k : r.kernels) {
+    const std::string n = bt::display_name(k.kernel);
+    const std::size_t at = n.find("::") + 2;  // after "(anonymous namespace)::"
+    by[n.substr(at, n.find('(', at) - at)] = &k;
+  }
+  struct Want { const char* kernel; std::uint64_t ld_i, ld_w, st_i, st_w, cp_i, cp_w, at_i, at_w; };
+  // ncu: smsp__inst_executed_op_{shared_ld + ldsm, shared_st + shared_stsm, ldgsts, shared_atom},
+  // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld, st}, LDGSTS = shared - ld - st - atom - misc.
+  const Want want[] = {
+      {"ldsm_x4_rowmajor", 8, 256, 512, 512, 0, 0, 0, 0},   {"ldsm_x4_swizzled", 8, 32, 512, 512, 0, 0, 0, 0},
+      {"ldsm_x4_trans_rowmajor", 8, 256, 512, 512, 0, 0, 0, 0}, {"ldsm_x2_rowmajor", 8, 128, 512, 512, 0, 0, 0, 0},
+      {"ldsm_x1_rowmajor", 8, 64, 512, 512, 0, 0, 0, 0},    {"ldsm_x4_packed", 8, 32, 512, 512, 0, 0, 0, 0},
+      {"stsm_x4_rowmajor", 8, 16, 24, 768, 0, 0, 0, 0},     {"stsm_x4_swizzled", 8, 16, 24, 96, 0, 0, 0, 0},
+      {"stsm_x2_trans_rowmajor", 8, 16, 24, 384, 0, 0, 0, 0}, {"cpasync16_ca_column", 8, 16, 0, 0, 24, 768, 0, 0},
+      {"cpasync8_ca_stride2", 8, 16, 0, 0, 24, 96, 0, 0},   {"cpasync4_ca_column", 8, 16, 0, 0, 24, 768, 0, 0},
+  };
+  for (const Want& w : want) {
+    ASSERT_TRUE(by.count(w.kernel)) << w.kernel;
+    const bt::KernelReport& k = *by[w.kernel];
+    EXPECT_EQ(k.load_instructions, w.ld_i) << w.kernel;
+    EXPECT_EQ(k.load_wavefronts, w.ld_w) << w.kernel;
+    EXPECT_EQ(k.store_instructions, w.st_i) << w.kernel;
+    EXPECT_EQ(k.store_wavefronts, w.st_w) << w.kernel;
+    EXPECT_EQ(k.async_copy_instructions, w.cp_i) << w.kernel;
+    EXPECT_EQ(k.async_copy_wavefronts, w.cp_w) << w.kernel;
+  }
+}

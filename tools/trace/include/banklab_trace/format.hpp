@@ -10,16 +10,20 @@
 
 namespace banklab::trace {
 
-/// What a record describes: a plain shared load/store the model explains, or an instruction
-/// the model does not cover (reported with counts only).
+/// What a record describes. The model explains kKindAccess (LDS, STS, ATOMS: the flags say
+/// which), kKindCpAsync (the shared side of LDGSTS) and kKindLdmatrix (LDSM/STSM); the other
+/// kinds are listed with counts only.
 enum RecordKind : uint8_t {
   kKindAccess = 0,       ///< LDS/STS/ATOMS through the memory-access callback (flags say which)
-  kKindCpAsync = 1,      ///< cp.async global -> shared
-  kKindLdmatrix = 2,     ///< ldmatrix / stmatrix
-  kKindBulkCopy = 3,     ///< TMA / bulk copies touching shared memory
+  kKindCpAsync = 1,      ///< cp.async global -> shared (width = bytes per lane)
+  kKindLdmatrix = 2,     ///< ldmatrix (flags read) / stmatrix (flags write); `reserved` = matrices (1, 2, 4)
+  kKindBulkCopy = 3,     ///< TMA / bulk copies between global and shared memory
   kKindRemoteShared = 4, ///< distributed shared memory (another block's shared memory)
   kKindWgmma = 5,        ///< wgmma reading operands from shared memory
-  kKindCount = 6
+  kKindAsyncStore = 6,   ///< st.async / red.async into a cluster's shared memory
+  kKindBulkShared = 7,   ///< bulk copies and reductions shared -> shared, bulk reductions to global
+  kKindMemsetShared = 8, ///< shared-memory memset (bulk)
+  kKindCount = 9
 };
 
 /// Flags of the memory-access callback (Sanitizer_DeviceMemoryFlags): read 0x1, write 0x2;
@@ -40,7 +44,7 @@ struct DeviceRecord {
   uint8_t kind;                    ///< RecordKind
   uint8_t width;                   ///< bytes per lane (1, 2, 4, 8, 16); 0 for unmodelled kinds
   uint8_t flags;                   ///< Sanitizer_DeviceMemoryFlags (kKindAccess only)
-  uint8_t reserved;
+  uint8_t reserved;                ///< kKindLdmatrix: the number of matrices; otherwise 0
   uint32_t offset[kRecordLanes];   ///< per lane, offset in the shared window
 };
 static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host and device");

@@ -64,7 +64,9 @@ TraceData read_trace(std::istream& in);
 
 /// Raw records -> model input: op from the flags, width, active lanes, offsets minus the
 /// reserved window bytes, pc relative to the kernel, source line from the cubin's line table.
-/// Atomics, unmodelled kinds and accesses the model rejects go to `unmodelled`.
+/// ldmatrix/stmatrix (lanes beyond 8 x matrices dropped), cp.async and shared atomics become
+/// their Op; unmodelled kinds (TMA, bulk copies, distributed shared memory, wgmma) and accesses
+/// the model rejects go to `unmodelled`.
 void decode(const TraceData& data, std::vector<Instruction>& instructions,
             std::vector<Unmodelled>& unmodelled);
 
@@ -92,8 +94,11 @@ struct LineReport {
 struct KernelReport {
   std::string kernel;
   std::uint64_t warp_instructions = 0, wavefronts = 0, minimum = 0;
-  /// The same split by op, as Nsight Compute's shared_op_ld / shared_op_st metrics count them.
+  /// The same split by op, as Nsight Compute's shared_op_ld / shared_op_st metrics count them
+  /// (ldmatrix with the loads, stmatrix with the stores), then LDGSTS and ATOMS apart.
   std::uint64_t load_instructions = 0, load_wavefronts = 0, store_instructions = 0, store_wavefronts = 0;
+  std::uint64_t async_copy_instructions = 0, async_copy_wavefronts = 0;  ///< cp.async (LDGSTS), shared side
+  std::uint64_t atomic_instructions = 0, atomic_wavefronts = 0;          ///< shared atomics (ATOMS)
   std::uint64_t excess() const { return wavefronts - minimum; }
   std::vector<LineReport> lines;        ///< worst first
 };
