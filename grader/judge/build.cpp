@@ -1,21 +1,24 @@
 #include "build.hpp"
 
 #include <dirent.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "grader/answers.hpp"
 #include "grader/context.hpp"
 #include "process.hpp"
+#include "sandbox.hpp"
 #include "sha256.hpp"
 
 #ifndef BANKLAB_NVCC
@@ -33,6 +36,12 @@ namespace {
 
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
+// Bumped whenever the way a lab is built changes: an older build is never reused.
+constexpr const char* kBuildProtocol = "sandbox-2";
+
+// Where things are inside every step's sandbox: the student's file alone in /in, the headers a
+// lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
+const std::string kStudentInside = "/in/kernel.cu";
 
 std::vector<std::string> archs() {
   std::vector<std::string> out;
@@ -46,93 +55,172 @@ std::vector<std::string> archs() {
 
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
-
-std::vector<std::string> common_flags() {
-  return {"-std=c++17", "-w", "-I" + src_dir() + "/common/include", "-I" + src_dir() + "/grader/include"};
-}
-
-// gpulaunch: the probe's launch capture (grader/include/grader/probe_launch.hpp) wraps the CUDA
-// runtime's launch entry points; the probe's link needs one --wrap per symbol.
-std::vector<std::string> probe_link_flags() {
-  std::vector<std::string> out;
-  for (const char* sym : {"__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
-                          "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel",
-                          "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
-                          "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"}) {
-    out.push_back("-Xlinker");
-    out.push_back(std::string("--wrap=") + sym);
+// The headers a lab may include, as the judge's own snapshot: every common/include/banklab
+// header and the probe's header. Nothing else of the course tree is visible to a compile.
+std::vector<StepInput> header_snapshot() {
+  std::vector<StepInput> out;
+  const std::string dir = src_dir() + "/common/include/banklab";
+  if (DIR* d = opendir(dir.c_str())) {
+    std::vector<std::string> names;
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if ((n.size() > 4 && n.compare(n.size() - 4, 4, ".hpp") == 0) || (n.size() > 4 && n.compare(n.size() - 4, 4, ".cuh") == 0))
+        names.push_back(n);
+    }
+    closedir(d);
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) out.push_back({"/inc/banklab/" + n, read_file(dir + "/" + n, 1 << 20)});
   }
+  for (const char* h : {"probe.hpp", "probe_launch.hpp", "launch_calls.hpp"})  // gpulaunch: + the launch capture
+    out.push_back({std::string("/inc/grader/") + h, read_file(src_dir() + "/grader/include/grader/" + h, 1 << 20)});
   return out;
 }
 
-void remove_tree_files(const std::string& dir) {
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n == "." || n == "..") continue;
-      const std::string p = dir + "/" + n;
-      struct stat st {};
-      if (lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        remove_tree_files(p);
-        rmdir(p.c_str());
-      } else {
-        unlink(p.c_str());
-      }
-    }
-    closedir(d);
-  }
+std::vector<std::string> common_flags() { return {"-std=c++17", "-w", "-I" + inside("/inc")}; }
+
+// A step whose product is a file: nvcc's messages go to stderr, and the file comes back on stdout
+// after the compile ended (cat, the sandbox's last act): nothing is taken from the sandbox by path.
+std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_args, const std::string& product) {
+  std::vector<std::string> cmd = {"/bin/sh", "-c", "\"$0\" \"$@\" >&2 && exec cat " + product, BANKLAB_NVCC};
+  cmd.insert(cmd.end(), nvcc_args.begin(), nvcc_args.end());
+  return cmd;
 }
 
-// Processes re-parented to the judge (it is a child subreaper) after a probe ran: a probe's
-// daemon. They are killed, a few rounds, so a double fork cannot outrun it.
-void kill_leftovers() {
-  const pid_t me = getpid();
-  for (int round = 0; round < 5; ++round) {
-    bool any = false;
-    if (DIR* d = opendir("/proc")) {
-      while (dirent* e = readdir(d)) {
-        const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-        if (pid <= 0) continue;
-        std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        std::getline(st, line);
-        const std::size_t rp = line.rfind(')');
-        if (rp == std::string::npos) continue;
-        std::istringstream is(line.substr(rp + 2));
-        char state = 0;
-        int ppid = 0;
-        is >> state >> ppid;
-        if (ppid == me) {
-          kill(pid, SIGKILL);
-          any = true;
-        }
-      }
-      closedir(d);
-    }
-    int status = 0;
-    while (waitpid(-1, &status, WNOHANG) > 0) {
-    }
-    if (!any) return;
-    usleep(20000);
-  }
+// The probe's compile, in ONE place. It compiles /in/probe_main.cu: the student's file as
+// preprocessed text (no macro of the student's left) followed by the probe's own code.
+std::vector<std::string> probe_compile_command(const std::string& arch) {
+  std::vector<std::string> args = common_flags();
+  args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
+  // gpulaunch: the launch capture (grader/include/grader/probe_launch.hpp) wraps the runtime's
+  // launch entry points: one --wrap per symbol of probe::kWrappedSymbols.
+  for (const char* sym : {"__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
+                          "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel",
+                          "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
+                          "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"})
+    args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
+  args.insert(args.end(), {"-x", "cu", inside("/in/probe_main.cu"), "-o", inside("/tmp/w/probe")});
+  return compile_then_cat(args, inside("/tmp/w/probe"));
 }
 
-std::string stamp_of(const std::string& lab, const std::string& source_text) {
+std::vector<std::string> fatbin_compile_command(const std::vector<std::string>& arch) {
+  std::vector<std::string> args = common_flags();
+  args.insert(args.end(), {"-fatbin", "-lineinfo"});
+  for (const auto& a : arch) args.insert(args.end(), {"-gencode", "arch=compute_" + a + ",code=[sm_" + a + ",compute_" + a + "]"});
+  args.insert(args.end(), {inside(kStudentInside), "-o", inside("/tmp/w/kernel.fatbin")});
+  return compile_then_cat(args, inside("/tmp/w/kernel.fatbin"));
+}
+
+// The student's file preprocessed on its own: every macro expanded and gone. -dI keeps each
+// #include line as written, so the headers can be included again, untouched by the student's
+// macros, in the probe's compile.
+std::vector<std::string> preprocess_command() {
+  std::vector<std::string> cmd = {BANKLAB_NVCC};
+  for (const auto& f : common_flags()) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-E", "-x", "cu", "-Xcompiler", "-dI", inside(kStudentInside)});
+  return cmd;
+}
+
+// From nvcc -E -dI output, only the student's own text: the lines of the student's file (macros
+// expanded) with #line markers, and its #include lines as written in place of the headers'
+// expanded text. The only directives left are the judge's #line, #include "x"/<x> and #pragma:
+// anything else is refused (a macro cannot smuggle a directive into the probe's compile).
+bool student_text(const std::string& pre, const std::string& student, std::string& out, std::string& why) {
+  static const std::regex marker(R"re(^# (\d+) "((?:[^"\\]|\\.)*)"( \d)*\s*$)re");
+  static const std::regex include_line(R"re(^#include\s*(<[^<>"]+>|"[^"]+")\s*$)re");
+  std::istringstream in(pre);
+  bool mine = false;
+  std::ostringstream o;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!line.empty() && line[0] == '#' && std::regex_match(line, m, marker)) {
+      mine = m[2] == student;
+      if (mine) o << "#line " << m[1] << " \"" << student << "\"\n";
+      continue;
+    }
+    if (!mine) continue;
+    ++line_no;
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && (line[first] == '#' || line.compare(first, 2, "%:") == 0)) {
+      if (first == 0 && std::regex_match(line, include_line)) {
+        o << line << "\n";
+        continue;
+      }
+      if (line.compare(first, 7, "#pragma") == 0 && line.find('\\') == std::string::npos) {
+        o << line << "\n";
+        continue;
+      }
+      why = "a line of your file became a preprocessor directive after its macros were expanded (\"" + line.substr(0, 80) +
+            "\"): write #include <header> or #include \"header\" directly, and no macro that makes a directive";
+      return false;
+    }
+    if (!line.empty() && line.back() == '\\') {
+      why = "a line of your file ends with a backslash after preprocessing: remove it";
+      return false;
+    }
+    o << line << "\n";
+  }
+  out = o.str();
+  return true;
+}
+
+// Compiler messages about the student's own file only (and the probe's, which is the course's
+// public code): a diagnostic located in any other file, with its echoed source lines, is left
+// out, so no line of a file the student included (#include "/etc/shadow") reaches feedback.
+std::string own_diagnostics(const std::string& log, const std::string& student_inside, const std::string& student_shown,
+                            const std::string& probe_name) {
+  static const std::regex located(R"(^(?:In file included from |\s+from )?([^\s:(][^:(]*?)(?:\((\d+)\)|:(\d+)(?::\d+)?)[:,]?(\s|$))");
+  static const std::regex in_function(R"(^([^\s:][^:]*): (In |At )[^\n]*:$)");
+  std::istringstream in(log);
+  std::ostringstream o;
+  bool keep = false;
+  int dropped = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, located) || std::regex_search(line, m, in_function)) {
+      const std::string file = m[1];
+      keep = file == student_inside || file == probe_name;
+    } else if (line.rfind("nvcc fatal", 0) == 0 || line.rfind("nvcc error", 0) == 0) {
+      keep = false;
+    }
+    if (keep) {
+      std::string l = line;
+      for (std::size_t p = 0; (p = l.find(student_inside, p)) != std::string::npos; p += student_shown.size())
+        l.replace(p, student_inside.size(), student_shown);
+      o << l << "\n";
+    } else {
+      ++dropped;
+    }
+  }
+  std::string s = o.str();
+  if (dropped > 0)
+    s += "(" + std::to_string(dropped) + " line(s) of the compiler's output about other files were left out: the judge shows "
+         "only messages about your own file" + (o.str().empty() ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
+  return s;
+}
+
+std::string stamp_of(const std::string& lab, const std::string& source_text, const std::vector<StepInput>& headers) {
   std::string all = source_text;
-  for (const char* f : {"/grader/include/grader/probe.hpp", "/grader/include/grader/probe_launch.hpp",
-                        "/grader/include/grader/launch_calls.hpp", "/common/include/banklab/hardware.hpp",
-                        "/common/include/banklab/cuda_check.cuh"})
-    all += read_file(src_dir() + f, 1 << 20);
+  for (const StepInput& h : headers) all += h.path + "\n" + h.content;
   all += read_file(src_dir() + "/grader/lab" + lab + "_probe.cu", 1 << 20);
   all += BANKLAB_NVCC;
   all += BANKLAB_CUDA_ARCHS;
+  all += kBuildProtocol;
+  all += sandbox_info().available ? "sandbox" : "none";
   return sha256_hex(all);
 }
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (std::size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
-  return s;
+// The judge's own outputs in its work folder, removed before a build (a failed build leaves no
+// answers and no device code). Names of an older judge (src/, run/) go too, without following any
+// link in them.
+void clear_work(const std::string& work) {
+  for (const char* f : {"answers.txt", "kernel.fatbin", "kernel.fatbin.sha256", "stamp", "probe", "build.log",
+                        "probe.log", "probe_build.log", "fatbin_build.log", "preprocess.log", "macros.log",
+                        "baseline.log", "macros.txt", "baseline.txt", "source.txt", "src", "run", "probe_main.cu"}) {
+    const std::string p = work + "/" + f;
+    remove_tree_nofollow(p);
+  }
 }
 
 }  // namespace
@@ -148,6 +236,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   };
   const std::string probe_src = src_dir() + "/grader/lab" + lab + "_probe.cu";
   if (access(probe_src.c_str(), R_OK) != 0) return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
+  const std::string probe_text = read_file(probe_src, 1 << 20);
 
   std::ifstream in(source, std::ios::binary);
   if (!in) return done(false, "cannot read " + source);
@@ -156,7 +245,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   const std::string text = ss.str();
 
   make_dirs(work);
-  const std::string stamp = stamp_of(lab, text);
+  const std::vector<StepInput> headers = header_snapshot();
+  const std::string stamp = stamp_of(lab, text, headers);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
   if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 &&
       read_file(work + "/kernel.fatbin.sha256", 128) == sha256_hex(read_file(fatbin, 64u << 20))) {
@@ -164,151 +254,115 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     if (!check.load(answers, lab)) return done(true, "");  // nothing changed since the last build
   }
 
-  // Start clean: a failed build must leave no answers and no device code behind.
-  remove_tree_files(work);
+  clear_work(work);
   write_file(work + "/source.txt", source);
-  const std::string srcdir = work + "/src";
-  mkdir(srcdir.c_str(), 0755);
-  const std::string copy = srcdir + "/kernel.cu";
-  if (!write_file(copy, text)) return done(false, "cannot write " + copy);
-
-  const std::vector<std::string> arch = archs();
-  // Macros that the student's file leaves defined, found by preprocessing it and a baseline of
-  // the headers it may use: the probe #undefs every one of them after the student's file, so no
-  // macro of the student's (say `#define lane 0`) can rewrite the probe's own code.
-  write_file(srcdir + "/baseline.cu",
-             "#include <cuda_runtime.h>\n#include <cstdint>\n#include \"banklab/hardware.hpp\"\n");
-  auto macro_dump = [&](const std::string& in, const std::string& out) {
-    std::vector<std::string> cmd = {BANKLAB_NVCC};
-    for (const auto& f : common_flags()) cmd.push_back(f);
-    cmd.insert(cmd.end(), {"-E", "-Xcompiler", "-dM", "-x", "cu", in, "-o", out});
-    return cmd;
-  };
-  std::vector<std::string> fatbin_cmd = {BANKLAB_NVCC};
-  for (const auto& f : common_flags()) fatbin_cmd.push_back(f);
-  fatbin_cmd.insert(fatbin_cmd.end(), {"-fatbin", "-lineinfo"});
-  for (const auto& a : arch) {
-    fatbin_cmd.push_back("-gencode");
-    fatbin_cmd.push_back("arch=compute_" + a + ",code=[sm_" + a + ",compute_" + a + "]");
-  }
-  fatbin_cmd.insert(fatbin_cmd.end(), {copy, "-o", fatbin});
-
-  ProcessOptions fo, mo, bo;
-  fo.output_file = work + "/fatbin_build.log";
-  mo.output_file = work + "/macros.log";
-  bo.output_file = work + "/baseline.log";
-  fo.timeout_s = mo.timeout_s = bo.timeout_s = kCompileTimeoutS;
-  fo.max_output_bytes = 256 << 10;
-  std::vector<ProcessResult> first = run_processes(
-      {macro_dump(copy, work + "/macros.txt"), macro_dump(srcdir + "/baseline.cu", work + "/baseline.txt")}, {mo, bo});
-  kill_leftovers();
-  // A failed build leaves its reason in build.log and neither answers nor device code.
   auto fail = [&](const std::string& msg) {
     write_file(work + "/build.log", msg);
-    unlink(answers.c_str());
-    unlink(fatbin.c_str());
     return done(false, msg);
   };
-  auto compile_error = [&](const ProcessResult& pr, const std::string& log_file) {
-    const std::string log = replace_all(read_file(log_file, 16 << 10), copy, source);
-    std::string msg = "your file does not compile (nvcc: " + pr.describe() + ").\n" + log;
-    if (pr.timed_out)
-      msg = "compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
-            " s and was stopped: look for templates or constexpr evaluation that never end.";
-    return fail(msg);
-  };
-  if (!first[0].ok()) return compile_error(first[0], mo.output_file);
-  if (!first[1].ok()) return done(false, "the judge could not preprocess its own baseline: " + read_file(bo.output_file, 4096));
-  {
-    std::set<std::string> base;
-    std::istringstream b(read_file(work + "/baseline.txt", 8 << 20));
-    for (std::string line; std::getline(b, line);)
-      if (line.rfind("#define ", 0) == 0) base.insert(line.substr(8, line.find_first_of(" (", 8) - 8));
-    std::istringstream m(read_file(work + "/macros.txt", 8 << 20));
-    std::string undefs = "// Generated by banklab-judge: every macro the student's file leaves defined.\n";
-    for (std::string line; std::getline(m, line);) {
-      if (line.rfind("#define ", 0) != 0) continue;
-      const std::string name = line.substr(8, line.find_first_of(" (", 8) - 8);
-      if (!base.count(name)) undefs += "#undef " + name + "\n";
-    }
-    write_file(srcdir + "/undef_student_macros.hpp", undefs);
-  }
-  write_file(srcdir + "/probe_main.cu", "#include \"kernel.cu\"\n#include \"undef_student_macros.hpp\"\n"
-                                        "#include \"grader/probe.hpp\"\n#include \"" + probe_src + "\"\n");
-  std::vector<std::string> probe_cmd = {BANKLAB_NVCC};
-  for (const auto& f : common_flags()) probe_cmd.push_back(f);
-  probe_cmd.insert(probe_cmd.end(), {"-I" + srcdir, "-O1", "-gencode",
-                                     "arch=compute_" + arch.front() + ",code=compute_" + arch.front(),
-                                     srcdir + "/probe_main.cu", "-o", work + "/probe"});
-  for (const auto& f : probe_link_flags()) probe_cmd.push_back(f);  // gpulaunch: launch capture
-  ProcessOptions po;
-  po.output_file = work + "/probe_build.log";
-  po.timeout_s = kCompileTimeoutS;
-  po.max_output_bytes = 256 << 10;
-  // The probe and the device code compile side by side.
-  const std::vector<ProcessResult> res = run_processes({probe_cmd, fatbin_cmd}, {po, fo});
-  kill_leftovers();
-  if (!res[0].ok()) return compile_error(res[0], po.output_file);
-  if (!res[1].ok()) return compile_error(res[1], fo.output_file);
+  const SandboxInfo& sb = sandbox_info();
+  const bool unsandboxed = !sb.available;
 
-  // The probe: the student's host code runs here, in a process of its own, and nowhere else.
-  // Run as root (batch grading), it runs as nobody and can write only its own folder. Either
-  // way the judge's files are hashed before and checked after: a probe that changed the device
-  // code or the judge itself is caught.
-  // As root the probe runs as nobody from a fresh folder under the system's temporary folder
-  // (the work folder may lie where nobody cannot reach, e.g. under /root), with its own copy of
-  // the probe program; otherwise from work/run.
-  const bool as_root = getuid() == 0;
-  std::string rundir = work + "/run", probe_exe = work + "/probe";
-  std::string tmpdir;
-  if (as_root) {
-    char tmpl[] = "/tmp/banklab-probe-XXXXXX";
-    if (mkdtemp(tmpl)) {
-      tmpdir = tmpl;
-      rundir = tmpdir;
-      probe_exe = tmpdir + "/probe";
-      write_file(probe_exe, read_file(work + "/probe", 256u << 20));
-      chmod(probe_exe.c_str(), 0755);
-      chmod(tmpdir.c_str(), 0755);
-    }
-  }
-  make_dirs(rundir);
-  const std::string fatbin_hash = sha256_hex(read_file(fatbin, 64u << 20));
+  std::vector<StepInput> inputs = headers;
+  inputs.push_back({kStudentInside, text});
+  const std::string probe_name = "grader/lab" + lab + "_probe.cu";
+  auto compile_error = [&](const StepResult& res, const char* what) {
+    if (res.process.timed_out)
+      return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
+                  " s and was stopped: look for templates or constexpr evaluation that never end.");
+    if (!res.sandbox_error.empty()) return fail("the judge's sandbox could not run the compiler: " + res.sandbox_error);
+    std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
+    if (res.process.signal == SIGKILL || res.process.signal == SIGSEGV || res.process.signal == SIGXCPU)
+      msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
+             "templates or constexpr evaluation that grow without end.\n";
+    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name));  // stdout is data
+  };
+
+  // 1. The student's file preprocessed on its own, in the sandbox.
+  Step pre;
+  pre.argv = preprocess_command();
+  pre.inputs = inputs;
+  pre.limits.timeout_s = kCompileTimeoutS;
+  pre.max_stdout = 64 << 20;
+  const StepResult p1 = run_steps({pre}).front();
+  write_file(work + "/preprocess.log", p1.err);
+  if (!p1.process.ok()) return compile_error(p1, "preprocessing");
+  if (p1.out_cut) return fail("your file's preprocessed text is larger than 64 MiB: not judged.");
+  std::string own, why;
+  if (!student_text(p1.out, inside(kStudentInside), own, why)) return fail("your file cannot be judged: " + why + ".");
+
+  // 2. The probe (the student's text, then the probe's own code, host side only) and the device
+  // code (from the student's file as it is) compile side by side, each in its own sandbox.
+  const std::vector<std::string> arch = archs();
+  // gpulaunch: the student's text is seen by both of nvcc's passes, so that its kernels get their
+  // host stubs and registrations (the launch capture calls the launchers); the probe's own code
+  // stays host side only.
+  std::string probe_main = own + "\n#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
+                           "\"\n" + probe_text + "\n#endif\n";
+  Step probe_build, fatbin_build;
+  probe_build.argv = probe_compile_command(arch.front());
+  probe_build.inputs = headers;
+  probe_build.inputs.push_back({"/in/probe_main.cu", probe_main});
+  probe_build.limits.timeout_s = kCompileTimeoutS;
+  probe_build.max_stdout = 256 << 20;
+  fatbin_build.argv = fatbin_compile_command(arch);
+  fatbin_build.inputs = inputs;
+  fatbin_build.limits.timeout_s = kCompileTimeoutS;
+  fatbin_build.max_stdout = 64 << 20;
+  const std::vector<StepResult> p2 = run_steps({probe_build, fatbin_build});
+  write_file(work + "/probe_build.log", p2[0].err);
+  write_file(work + "/fatbin_build.log", p2[1].err);
+  if (!p2[0].process.ok()) return compile_error(p2[0], "its probe");
+  if (!p2[1].process.ok()) return compile_error(p2[1], "its device code");
+  if (p2[0].out_cut || p2[1].out_cut || p2[0].out.empty() || p2[1].out.empty())
+    return fail("your file's compiled probe or device code is empty or too large: not judged.");
+  const std::string probe_exe = p2[0].out, device_code = p2[1].out;
+  write_file(work + "/probe", probe_exe);  // kept for the instructor; the run gets it by descriptor
+
+  // 3. The probe: the student's host code runs here, in its own sandbox, and nowhere else. Its
+  // answers come back over descriptor 3 (a pipe with a size limit); what it prints is kept for
+  // the instructor in probe.log, never shown back.
+  Step run;
+  run.argv = {"/in/probe", "fd:3"};
+  if (unsandboxed) run.argv.front() = inside("/in/probe");
+  run.inputs = {{"/in/probe", probe_exe, true}};
+  run.answers_fd = true;
+  run.limits.timeout_s = kProbeTimeoutS;
+  run.limits.cpu_s = 30;
+  run.limits.address_space = 1LL << 30;
+  run.limits.processes = 64;
+  run.limits.file_size = 64LL << 20;
+  run.limits.tmp_size = 64LL << 20;
   const std::string judge_path = self_path();
-  const std::string judge_hash = sha256_hex(read_file(judge_path, 256u << 20));
-  ProcessOptions pr;
-  pr.cwd = rundir;
-  pr.output_file = work + "/probe.log";
-  pr.max_output_bytes = 1 << 20;
-  pr.timeout_s = kProbeTimeoutS;
-  pr.clean_env = true;
-  pr.as_nobody = !tmpdir.empty();
-  pr.env["CUDA_VISIBLE_DEVICES"] = "";  // the probe has no business with a GPU
-  const std::string probe_answers = rundir + "/answers.txt";
-  const ProcessResult p = run_process({probe_exe, probe_answers}, pr);
-  kill_leftovers();
-  if (sha256_hex(read_file(fatbin, 64u << 20)) != fatbin_hash || sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
-    return fail("your file's probe changed the grader's files (its compiled kernels or banklab-judge itself) while it "
-                "ran: not judged. Rebuild the project (cmake --build) before grading again.");
-  // The answers are copied out of the probe's folder into the judge's.
-  if (access(probe_answers.c_str(), R_OK) == 0) write_file(answers, read_file(probe_answers, 16u << 20));
-  if (!tmpdir.empty()) {
-    remove_tree_files(tmpdir);
-    rmdir(tmpdir.c_str());
-  }
+  const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
+  const StepResult p3 = run_steps({run}).front();
+  write_file(work + "/probe.log", "== stdout ==\n" + p3.out + (p3.out_cut ? "\n[cut]\n" : "") + "== stderr ==\n" + p3.err +
+                                      (p3.err_cut ? "\n[cut]\n" : ""));
+  if (!p3.sandbox_error.empty()) return fail("the judge's sandbox could not run your file's probe: " + p3.sandbox_error);
+  if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
+    return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "
+                "(cmake --build) before grading again.");
+  if (p3.answers_cut) return fail("your file's probe wrote more than 16 MiB of answers: not judged.");
+  write_file(answers, p3.answers);
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
-    std::string msg = "your file's answers could not be read: " + *err + " (probe: " + p.describe() + ").";
-    const std::string out = read_file(pr.output_file, 2000);
-    if (!out.empty()) msg += "\nIt printed:\n" + out;
-    return fail(msg);
+    unlink(answers.c_str());
+    return fail("your file's answers could not be read: " + *err + " (probe: " + p3.process.describe() +
+                "). What your file's code printed is not shown; run it yourself to see it.");
   }
-  if (!p.ok())
-    return fail("your file's probe wrote its answers but then ended badly (" + p.describe() +
+  if (!p3.process.ok()) {
+    unlink(answers.c_str());
+    return fail("your file's probe wrote its answers but then ended badly (" + p3.process.describe() +
                 "): something in your file runs at exit. Remove it.");
-  write_file(work + "/kernel.fatbin.sha256", fatbin_hash);
+  }
+  // The device code is written by the judge, from what the sandbox handed back after it ended.
+  write_file(fatbin, device_code);
+  write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code));
   write_file(work + "/stamp", stamp);
-  return done(true, "");
+  std::string note;
+  if (unsandboxed)
+    note = fresh_container() ? "" : "warning: built without a sandbox (" + sb.why_not + ")";
+  return done(true, note);
 }
 
 }  // namespace judge

@@ -6,6 +6,10 @@
 //                       [--graded] [--results DIR]
 //   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]
 //   banklab-judge list  [--lab 05]
+//   banklab-judge sandbox              says whether the student's file can be sandboxed here, and why not
+//
+// --fresh-container (build, grade): the platform gives each submission a container of its own
+// (Gradescope, PrairieLearn): graded mode may then build without bubblewrap where it cannot run.
 //
 // Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code); it is
 // derived from the verdict record this process wrote, never from anything the student's code did.
@@ -20,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +35,7 @@
 #include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
 #include "process.hpp"
+#include "sandbox.hpp"
 #include "sha256.hpp"
 #include "verdict.hpp"
 
@@ -46,6 +52,7 @@ namespace {
 struct Args {
   std::string command, lab, source, work, test, results, json, tier = "all";
   bool graded = false;
+  bool fresh_container = false;
 };
 
 int usage(const char* why) {
@@ -54,7 +61,9 @@ int usage(const char* why) {
                "usage: banklab-judge build --lab NN --source FILE --work DIR\n"
                "       banklab-judge test  --lab NN --work DIR --test Suite.Name [--graded] [--results DIR]\n"
                "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]\n"
-               "       banklab-judge list  [--lab NN]\n",
+               "       banklab-judge list  [--lab NN]\n"
+               "       banklab-judge sandbox\n"
+               "build and grade also take --fresh-container (each submission has a container of its own)\n",
                why);
   return 2;
 }
@@ -70,6 +79,7 @@ bool parse(int argc, char** argv, Args& a) {
       return true;
     };
     if (k == "--graded") a.graded = true;
+    else if (k == "--fresh-container") a.fresh_container = true;
     else if (k == "--lab") { if (!next(a.lab)) return false; }
     else if (k == "--source") { if (!next(a.source)) return false; }
     else if (k == "--work") { if (!next(a.work)) return false; }
@@ -177,8 +187,9 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   if (auto err = grader::answers().load(a.work + "/answers.txt", a.lab)) {
     v.status = "failed";
     v.message = "not judged: " + *err + ".";
-    const std::string build_log = read_file(a.work + "/build.log", 2000);
-    if (!build_log.empty()) v.message += " The build said:\n" + build_log;
+    // A failed build is reported once, by LabNN.Build; the other tests only point there.
+    if (access((a.work + "/build.log").c_str(), F_OK) == 0)
+      v.message = "not judged: the lab did not build (see lab" + a.lab + ".build)";
     return finish(v, a.results, true);
   }
 
@@ -206,12 +217,41 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   return finish(out, a.results, not_from_gtest);
 }
 
+// Where the student's file cannot be sandboxed, graded mode refuses to build it unless the
+// platform declared a fresh container per submission; otherwise the judge says so plainly.
+std::optional<std::string> sandbox_refusal(const Args& a) {
+  set_fresh_container(a.fresh_container);
+  const SandboxInfo& sb = sandbox_info();
+  if (sb.available || a.fresh_container) return std::nullopt;
+  std::fprintf(stderr, "banklab-judge: no sandbox here: %s\n", sb.why_not.c_str());
+  if (!a.graded) {
+    std::fprintf(stderr, "banklab-judge: the student's file is compiled and its probe run with your rights, "
+                         "unconfined (feedback only; graded mode refuses this)\n");
+    return std::nullopt;
+  }
+  return "graded mode: the judge cannot sandbox the student's file here (" + sb.why_not +
+         ") and refuses to build it. Grade where bubblewrap runs, or pass --fresh-container when the platform "
+         "gives each submission a container of its own.";
+}
+
+BuildResult guarded_build(const Args& a) {
+  if (auto why = sandbox_refusal(a)) {
+    BuildResult b;
+    b.message = *why;
+    make_dirs(a.work);
+    write_file(a.work + "/build.log", *why);
+    unlink((a.work + "/answers.txt").c_str());
+    return b;
+  }
+  return build_lab(a.lab, a.source, a.work);
+}
+
 int cmd_build(const Args& a) {
   Verdict v;
   v.lab = a.lab;
   v.test = "Lab" + a.lab + ".Build";
   v.tier = "cpu";
-  const BuildResult b = build_lab(a.lab, a.source, a.work);
+  const BuildResult b = guarded_build(a);
   v.checks = 1;
   v.seconds = b.seconds;
   v.status = b.ok ? "passed" : "failed";
@@ -229,7 +269,7 @@ int cmd_grade(const Args& a) {
   b.lab = a.lab;
   b.test = "Lab" + a.lab + ".Build";
   b.tier = "cpu";
-  const BuildResult br = build_lab(a.lab, a.source, a.work);
+  const BuildResult br = guarded_build(a);
   b.status = br.ok ? "passed" : "failed";
   b.checks = 1;
   b.seconds = br.seconds;
@@ -273,6 +313,16 @@ int cmd_grade(const Args& a) {
   return 0;
 }
 
+int cmd_sandbox() {
+  const SandboxInfo& sb = sandbox_info();
+  if (sb.available) {
+    std::printf("sandbox: %s (bubblewrap%s)\n", sb.tool.c_str(), geteuid() == 0 ? ", steps run as user nobody" : "");
+    return 0;
+  }
+  std::printf("no sandbox: %s\n", sb.why_not.c_str());
+  return 1;
+}
+
 int cmd_list(const Args& a) {
   for (const std::string& t : registered_tests(a.lab)) {
     const std::string suite = t.substr(0, t.find('.'));
@@ -285,12 +335,13 @@ int cmd_list(const Args& a) {
 }  // namespace judge
 
 int main(int argc, char** argv) {
-  // Whatever a child leaves behind (a probe's daemon) is re-parented to the judge, which then
-  // kills it (see build.cpp), instead of outliving the grading.
+  // Every step that runs the student's code ends with its sandbox (its PID namespace); what a
+  // step outside a sandbox leaves behind is at least re-parented to the judge, not to init.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   judge::Args a;
   if (!judge::parse(argc, argv, a)) return judge::usage("bad arguments");
   if (a.command == "list") return judge::cmd_list(a);
+  if (a.command == "sandbox") return judge::cmd_sandbox();
   if (a.lab.empty() || a.lab.size() != 2) return judge::usage("--lab NN is required");
   if (a.command == "build") {
     if (a.source.empty() || a.work.empty()) return judge::usage("build needs --source and --work");

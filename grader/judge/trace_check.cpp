@@ -74,17 +74,20 @@ std::string trace_unavailable_reason() {
   const bool over = wavefronts > work_minimum;
   if (bad == 0 && un.empty() && !over) return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
-  if (over && bad == 0)
-    f << os.str() << ".\n  Every instruction is at its own minimum, but all together they take " << wavefronts
+  if (over) {
+    f << os.str() << ".\n  All together the kernel's shared-memory instructions take " << wavefronts
       << " wavefronts where the work (" << work << ") needs " << work_minimum
-      << " with full warps: a warp's access split into several instructions of fewer lanes (an if on the lane, a loop "
-         "over parts of the warp) pays each part's wavefronts. Let all 32 lanes access together, in a layout where "
-         "that is conflict-free.\n";
-  else if (over)
-    f << "All together the traced instructions take " << wavefronts << " wavefronts; the work (" << work << ") needs "
-      << work_minimum << " with full warps.\n";
+      << " with full warps. Either it makes more shared-memory accesses than the work needs (more blocks or steps than "
+         "the data has, an access repeated), or a warp's access is split into several instructions of fewer lanes (an "
+         "if on the lane, a loop over parts of the warp), each paying its own wavefronts"
+      << (bad == 0 ? " (every instruction here is at its own minimum, so look for that)" : "")
+      << ". Let all 32 lanes access together, once, in a layout where that is conflict-free.\n";
+  }
   if (bad > 0) {
-    f << os.str() << "; " << bad << " of them take more than the minimum:\n";
+    if (over)
+      f << "  " << bad << " of the " << total << " warp instructions take more than their minimum:\n";
+    else
+      f << os.str() << "; " << bad << " of them take more than the minimum:\n";
     const std::string source = grader::context().source;
     for (const TracedLine& l : sorted) {
       if (l.wavefronts == l.minimum) continue;

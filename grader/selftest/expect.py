@@ -13,7 +13,9 @@ What must hold depends on the case (see grader/selftest/README.md):
   (--stub-verdicts: the stub's own grade.json) still fails, and nothing in the verdicts came from
   the student: one well-formed record per test of the lab (the stub's list when given), nothing
   extra, no `// MARKER:` string of the case in any message. `// TIER: gpu` cheats need the GPU
-  tier: at least one gpu test must fail; where every gpu test skipped the result is "skipped".
+  tier: at least one gpu test must fail, and each `// GPU_EVIDENCE: Suite.Test: text` line (a gpu
+  cheat needs one) names a gpu test that failed with that text in its message, proof that the
+  payload ran on the GPU; where every gpu test skipped the result is "skipped".
 - alternatives/NN_name/*.patch: every test passed; gpu tests may skip, except with --graded/--gpu.
 
 Exit status: 0 the expectation holds, 1 it does not (each reason printed), 77 it cannot be
@@ -156,6 +158,32 @@ def expect_alternative(case, by_test: dict[str, dict], graded: bool) -> list[str
     return problems
 
 
+def gpu_evidence(case, gpu: dict[str, dict]) -> list[str]:
+    """A gpu-tier cheat's payload must be seen running on the GPU: each `// GPU_EVIDENCE: Suite.Test: text`
+    line names a gpu test that must have failed with `text` in its message, text that only the
+    payload's execution produces (the traced wavefronts of its kernel, its wrong output). Where the
+    gpu tier did not run (every gpu test skipped) there is nothing to check."""
+    lines = case.headers.get("GPU_EVIDENCE", [])
+    if not lines:
+        return ["a gpu-tier cheat needs a `// GPU_EVIDENCE: Suite.Test: text` line: nothing shows its payload "
+                "ran on the GPU"]
+    if all(v["status"] == "skipped" for v in gpu.values()):
+        return []
+    problems = []
+    for line in lines:
+        test, sep, text = line.partition(":")
+        test, text = test.strip(), text.strip()
+        v = gpu.get(test)
+        if not sep or not text:
+            problems.append(f"GPU_EVIDENCE {line!r}: write it as Suite.Test: text")
+        elif v is None:
+            problems.append(f"GPU_EVIDENCE names {test}, which is no gpu test of this grade")
+        elif v["status"] != "failed" or text not in v.get("message", ""):
+            problems.append(f"{test} {v['status']} without {text!r} in its message: no evidence that the cheat's "
+                            f"payload ran on the GPU")
+    return problems
+
+
 def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool) -> list[str]:
     problems: list[str] = []
     expect = (case.first("EXPECT") or "no-full-pass").lower()
@@ -170,6 +198,10 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
         return problems
     if expect != "no-full-pass":
         return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
+    if b is not None and tier == "gpu" and (case.first("BUILD") or "").lower() != "may-fail":
+        # A gpu-tier cheat's payload is its kernel: if the lab did not build, it never ran.
+        return ["a gpu-tier cheat that did not build proves nothing (its kernel never ran on the GPU): "
+                + " ".join(b.get("message", "").split())[:200]]
     if b is not None:
         # Refusing to build (a compile or link error, or a probe that gave no answers) fails the
         # lab: a correct outcome for a cheat, reported as such so a stale case stays visible.
@@ -204,6 +236,7 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
             if graded and any(v["status"] == "skipped" for v in gpu.values()):
                 problems.append("graded mode, yet gpu tests were skipped (a gpu test that cannot run must fail)")
             problems.append(f"no gpu test failed ({summary(gpu)}): the kernel that really runs was not caught")
+        problems += gpu_evidence(case, gpu)
         return problems
     if stub is not None:
         for test, sv in sorted(stub.items()):

@@ -253,7 +253,7 @@ class ExpectTest(TempTree):
 
     BAD = "// EXPECT_FAIL: " + CPU_A + "\n" + PATCH_2_TO_TWO.split("\n", 1)[1]
     CHEAT = "// APPLIES: all\n// MODE: append\n// MARKER: CHEAT-MARK\nint x;\n"
-    GPU_CHEAT = "// APPLIES: 05\n// MODE: append\n// TIER: gpu\nint x;\n"
+    GPU_CHEAT = "// APPLIES: 05\n// MODE: append\n// TIER: gpu\n// GPU_EVIDENCE: " + GPU_A + ": msg\nint x;\n"
     ALT = PATCH_2_TO_TWO.split("\n", 1)[1]
     STUB_GRADE = grade(verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"), verdict(GPU_A, "skipped"))
 
@@ -379,6 +379,25 @@ class ExpectTest(TempTree):
     def test_a_gpu_cheat_holds_when_a_gpu_test_failed(self):
         g = grade(verdict(CPU_A, "passed"), verdict(GPU_A))
         code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 0, out)
+
+    def test_a_gpu_cheat_needs_evidence_that_its_payload_ran(self):
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A, message="an unrelated failure"))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 1, out)
+        self.assertIn("no evidence", out)
+        bare = self.GPU_CHEAT.replace("// GPU_EVIDENCE: " + GPU_A + ": msg\n", "")
+        code, out = self.check("selftest/cheats/c.cu", bare, grade(verdict(CPU_A, "passed"), verdict(GPU_A)))
+        self.assertEqual(code, 1, out)
+        self.assertIn("GPU_EVIDENCE", out)
+
+    def test_a_gpu_cheat_that_did_not_build_fails_unless_its_header_allows_it(self):
+        g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(GPU_A))
+        code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
+        self.assertEqual(code, 1, out)
+        self.assertIn("did not build proves nothing", out)
+        may = self.GPU_CHEAT.replace("// TIER: gpu\n", "// TIER: gpu\n// BUILD: may-fail\n")
+        code, out = self.check("selftest/cheats/c.cu", may, g)
         self.assertEqual(code, 0, out)
 
     def test_a_gpu_cheat_without_a_gpu_is_skipped(self):

@@ -4,7 +4,8 @@
 // probe::Writer: the predict:: constants, the lab's constants, every access function over its
 // whole domain, and every shared-memory instruction of the kernel as the access functions
 // describe it (32 byte offsets per warp instruction). The probe runs in a process of its own,
-// started by banklab-judge with a timeout; what it writes is data that the judge validates,
+// started by banklab-judge in its sandbox with a timeout; what it writes to the descriptor the judge
+// gave it (never a file) is data that the judge validates,
 // never a verdict. This header uses the standard library only, so nothing of the judge (the
 // model, GoogleTest) is ever compiled with a student's file.
 #pragma once
@@ -22,10 +23,13 @@ inline constexpr int kFormatVersion = 1;
 
 class Writer {
  public:
-  /// argv[1] is the answers file. The lab number goes on the header line.
+  /// argv[1] names the answers' channel: "fd:N", a descriptor the judge handed over (a pipe:
+  /// nothing crosses back by path), or a file name (to run a probe by hand). The lab number goes
+  /// on the header line.
   Writer(int argc, char** argv, const char* lab) {
     if (argc < 2) std::exit(2);
-    f_ = std::fopen(argv[1], "w");
+    const char* a = argv[1];
+    f_ = a[0] == 'f' && a[1] == 'd' && a[2] == ':' ? fdopen(std::atoi(a + 3), "w") : std::fopen(a, "w");
     if (!f_) std::exit(3);
     std::fprintf(f_, "banklab-answers %d lab %s\n", kFormatVersion, lab);
   }

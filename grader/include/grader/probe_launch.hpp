@@ -105,6 +105,10 @@ void one_arg(void* slot, std::string& out) {
 inline void record(const char* api, const void* host_fun, dim3 grid, dim3 block, std::size_t shared, void** args) {
   State& s = state();
   if (!s.capturing) return;
+  if (s.launches >= 64) {  // at most 64 launches are kept
+    ++s.launches;
+    return;
+  }
   auto name = s.names.find(host_fun);
   char head[512];
   std::snprintf(head, sizeof head, "L %s %s %u %u %u %u %u %u %llu", api,
@@ -165,10 +169,15 @@ inline std::string capture_call(const std::string& call, std::initializer_list<s
   int fds[2];
   if (pipe(fds) != 0) return head + " crashed" + tail + " 0\n";
   const pid_t pid = fork();
-  if (pid < 0) {
+  if (pid < 0) {  // no second process allowed here: the call runs in the probe itself, unprotected
     close(fds[0]);
     close(fds[1]);
-    return head + " crashed" + tail + " 0\n";
+    s.capturing = true;
+    s.out.clear();
+    s.launches = 0;
+    launcher(Fakes{});
+    s.capturing = false;
+    return head + " ok" + tail + " " + std::to_string(s.launches > 64 ? 64 : s.launches) + "\n" + s.out;  // record() kept 64
   }
   if (pid == 0) {  // the child: run the launcher, write the launches, end without any exit handler
     close(fds[0]);

@@ -4,6 +4,7 @@
 // APPLIES: 01
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab01OnGpu.TracedSharedAccessesAreConflictFree: 540672 wavefronts in all
 // EXPECT: no-full-pass
 --- a/labs/01_32way_conflict/kernel.cu
 +++ b/labs/01_32way_conflict/kernel.cu

@@ -5,6 +5,7 @@
 // APPLIES: 03
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab03OnGpu.TracedSharedAccessesAreConflictFree: 12288 wavefronts in all
 // EXPECT: no-full-pass
 --- a/labs/03_vector_lds/kernel.cu
 +++ b/labs/03_vector_lds/kernel.cu

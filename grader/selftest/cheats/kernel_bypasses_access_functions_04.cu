@@ -4,6 +4,7 @@
 // APPLIES: 04
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab04OnGpu.TracedSharedAccessesAreConflictFree: 25344 wavefronts in all
 // EXPECT: no-full-pass
 --- a/labs/04_padding/kernel.cu
 +++ b/labs/04_padding/kernel.cu

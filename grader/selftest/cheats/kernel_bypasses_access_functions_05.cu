@@ -5,6 +5,7 @@
 // APPLIES: 05
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all
 // EXPECT: no-full-pass
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu

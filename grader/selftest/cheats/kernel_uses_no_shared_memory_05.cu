@@ -7,6 +7,7 @@
 // APPLIES: 05
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab05OnGpu.TransposeMeetsTheKernelTimingTarget: the grader's conflict-free kernel for the same work
 // EXPECT: no-full-pass
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu

@@ -5,6 +5,7 @@
 // APPLIES: 01
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab01OnGpu.RowSumsAreCorrect: 128 byte(s) in the 65536 bytes after it were changed
 // EXPECT: no-full-pass
 --- a/labs/01_32way_conflict/kernel.cu
 +++ b/labs/01_32way_conflict/kernel.cu

@@ -7,6 +7,7 @@
 // APPLIES: 00
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab00OnGpu.TracedSharedAccessesAreConflictFree: 524288 wavefronts in all
 // EXPECT: no-full-pass
 --- a/labs/00_bank_mapping/kernel.cu
 +++ b/labs/00_bank_mapping/kernel.cu

@@ -5,6 +5,7 @@
 // APPLIES: 02
 // MODE: patch
 // TIER: gpu
+// GPU_EVIDENCE: Lab02OnGpu.ChannelPolynomialsAreCorrect: 65536 of 65536 elements are wrong
 // EXPECT: no-full-pass
 --- a/labs/02_broadcast/kernel.cu
 +++ b/labs/02_broadcast/kernel.cu
