@@ -7,6 +7,7 @@
 // MODE: patch
 // TIER: gpu
 // EXPECT: no-full-pass
+// GPU_EVIDENCE: Lab06OnGpu.TracedSharedAccessesAreConflictFree: 52224 wavefronts in all
 --- a/labs/06_ldmatrix/kernel.cu
 +++ b/labs/06_ldmatrix/kernel.cu
 @@ -30,7 +30,11 @@
