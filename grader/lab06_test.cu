@@ -60,8 +60,8 @@ std::vector<Instruction> b_loads() {
 
 constexpr const char* kLoadHint =
     "the 8 lanes of one matrix give 8 consecutive rows at one chunk. Where each row stores that chunk must differ "
-    "across any 8 consecutive rows (lab 05's float4 tile had the same problem; the handout's bit diagram shows which "
-    "bits of the offset can do it).";
+    "across any 8 consecutive rows (lab 05's float4 tile had the same problem): which bits of row * 128 + chunk * 16 "
+    "hold the chunk, and which the low bits of the row?";
 
 // An x4 load in the handout's pattern (lane i: row i % 16, chunk i / 16) through a layout.
 template <class F>
