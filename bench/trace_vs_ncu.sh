@@ -21,16 +21,15 @@ for v in stubs:labs solutions:solutions; do
     "$ROOT/tools/trace/tests/lab_driver.cu" -o "$O/lab_driver_${v%%:*}" || exit 1
 done
 
-# Every known-bad kernel (grader/selftest/bad/NN_name/*.patch, each one defect as a patch against
-# solutions/NN_name/kernel.cu, made whole by grader/selftest/materialize.py): the solutions with
-# that one lab's file replaced, driven for that lab alone. Built in parallel.
+# Every known-bad kernel (grader/selftest/bad/NN_name/*.patch, each a diff against that lab's
+# solution kernel.cu, written out by grader/selftest/materialize.py): the solutions with that
+# one lab's file replaced, driven for that lab alone. Built in parallel.
 bad=()
 for f in "$ROOT"/grader/selftest/bad/*/*.patch; do
-  [ -e "$f" ] || continue
   lab=$(basename "$(dirname "$f")"); n=$(basename "$f" .patch); tree="$O/bad/$lab-$n"
   mkdir -p "$tree" && cp -r "$ROOT/solutions/." "$tree/" &&
-    python3 "$ROOT/grader/selftest/materialize.py" --case "$f" --lab-dir "$ROOT/solutions/$lab" --out "$tree/$lab/kernel.cu" ||
-    { echo "known-bad $lab/$n does not apply"; continue; }
+    python3 "$ROOT/grader/selftest/materialize.py" --case "$f" --lab-dir "$ROOT/solutions/$lab" \
+      --out "$tree/$lab/kernel.cu" || { echo "known-bad $lab/$n does not apply"; continue; }
   bad+=("$lab|$n")
 done
 printf '%s\n' "${bad[@]}" | xargs -P 16 -I{} sh -c 'lab=${1%%|*}; n=${1#*|}; "$2" -std=c++17 -O3 -lineinfo -arch=sm_90 -I "$3/common/include" -I "$4/bad/$lab-$n" "$3/tools/trace/tests/lab_driver.cu" -o "$4/bad/$lab-$n/driver" > "$4/bad/$lab-$n/build.log" 2>&1 || echo "known-bad $lab/$n does not build"' _ {} "$NVCC" "$ROOT" "$O"

@@ -280,6 +280,15 @@ def throughput(waves: list[dict], cycles: list[dict], facts: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def instructions_section(readme: Path) -> str:
+    """The section of common/data/README.md on ldmatrix, stmatrix, cp.async and atomics: its one copy."""
+    text = readme.read_text(encoding="utf-8")
+    m = re.search(r"^## What the H200 measured for ldmatrix[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not m:
+        raise site.SiteError(f"{readme}: no section '## What the H200 measured for ldmatrix ...'")
+    return m.group(1).strip() + "\n"
+
+
 def calibration(data: Path, h200: list[dict]) -> str:
     files = sorted(data.glob("calibration_*.csv"))
     if not files:
@@ -355,6 +364,7 @@ def main() -> int:
             "stores": stores(waves),
             "throughput": throughput(waves, cycles, facts),
             "calibration": calibration(data, waves),
+            "instructions": instructions_section(data / "README.md"),
         }
         if a.banklab:
             files = [data / "h200_wavefronts_named.csv"] + sorted(data.glob("calibration_*.csv"))

@@ -221,7 +221,7 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
       tables_[name] = Table{name, std::move(dims), std::move(v)};
     } else {
       banklab::Op parsed_op = banklab::Op::Load;
-      if (banklab::parse_op(op, parsed_op) || !banklab::is_legal_width(width))
+      if (banklab::parse_op(op, parsed_op) || !banklab::is_legal_width(parsed_op, width))
         return "the answers file is garbled at " + name;
       AccessTable a;
       a.name = name;

@@ -76,7 +76,7 @@ void fuzz_line(std::string_view data) {
 
 void fuzz_expression(std::string_view data) {
   if (data.size() < 3) return;
-  const Op op = (data[0] & 1) ? Op::Store : Op::Load;
+  const Op op = kAllOps[(static_cast<unsigned char>(data[0]) >> 1) % (sizeof kAllOps / sizeof kAllOps[0])];
   constexpr std::size_t kWidths = sizeof kLegalWidths / sizeof kLegalWidths[0];
   const int width = kLegalWidths[static_cast<unsigned char>(data[1]) % kWidths];
   const std::uint32_t mask = (data[2] & 1) ? 0xffffffffu : 0x0f0f00ffu * static_cast<unsigned char>(data[2]);
@@ -102,7 +102,7 @@ void fuzz_raw(std::string_view data) {
   if (data.size() < 6 + 4 * kWarpSize) return;
   const auto* p = reinterpret_cast<const unsigned char*>(data.data());
   constexpr std::size_t kWidths = sizeof kLegalWidths / sizeof kLegalWidths[0];
-  a.op = (p[0] & 1) ? Op::Store : Op::Load;
+  a.op = kAllOps[(p[0] >> 2) % (sizeof kAllOps / sizeof kAllOps[0])];
   a.width = kLegalWidths[p[1] % kWidths];
   std::memcpy(&a.mask, p + 2, 4);
   // Offsets: mostly small and aligned (so the model sees conflicts and merges), sometimes raw.

@@ -224,6 +224,25 @@ TEST(ExplainCommand, StrideThirtyTwoNamesBankZeroAndThirtyTwoWavefronts) {
   EXPECT_NE(r.out.find("bank 0 serves 32 distinct words"), std::string::npos) << r.out;
 }
 
+TEST(ExplainCommand, DrawsLdmatrixFromARowMajorTileAsEightWayPerMatrix) {
+  const Result r = run("explain ldsm 16 '(lane%8)*128+(lane/8)*16'", "ldsm");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ldmatrix (ldsm)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 wavefronts (minimum 4)"), std::string::npos) << r.out;
+  const Result s = run("explain ldsm 16 '(lane%8)*128+((lane/8)^(lane%8))*16'", "ldsmswz");
+  EXPECT_NE(s.out.find("4 wavefronts (minimum 4)"), std::string::npos) << s.out;
+}
+
+TEST(ExplainCommand, SerialisesSharedAtomicsAtOneWord) {
+  const Result r = run("explain atom 4 '0'", "atom");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("32 wavefronts (minimum 1)"), std::string::npos) << r.out;
+}
+
+TEST(ExplainCommand, RejectsAWidthTheOpDoesNotHave) {
+  expect_bad_input(run("explain ldsm 4 'lane*4'", "ldsmw4"), "arguments:1: ldsm width 4 is not one of 16");
+}
+
 TEST(ExplainCommand, AcceptsAWholeLine) {
   const Result r = run("explain --line 'ld 4 ffffffff" + offsets(132) + "'", "line");
   EXPECT_EQ(r.status, 0) << r.err;

@@ -18,19 +18,15 @@
 ///  - The instruction takes the sum of its groups' wavefronts; a group with no active lane
 ///    takes none. The SM serves one wavefront per clock.
 ///
-/// The other instruction kinds (Op), as a stated HYPOTHESIS until measured (see
-/// common/data/README.md for what the H200 measured):
-///  - ldsm / stsm (width 16): four quarter-warps, one 8x8 matrix each, like 128-bit stores
-///    (they never merge); `.trans` does not change the cost.
-///  - cpasync (the shared side of LDGSTS): like a store of its width.
-///  - atom (ATOMS/RED): 32-bit as one warp-wide group, 64-bit as two half-warps; lanes at the
-///    same word count once (same-address handling to be measured).
-///
-/// The *minimum* of an instruction is what its groups would need if each group's distinct
-/// words were spread over all 32 banks: `sum over groups of ceil(distinct words / 32)`.
-/// Nsight Compute's `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_*` counter equals
-/// `wavefronts - minimum` on every measured pattern; note that the minimum follows the
-/// grouping the hardware chose, which is not always the one a student expects.
+/// The other instruction kinds (Op), measured on the same H200 (common/data/README.md, files
+/// calibration_h200_{ldsm,stsm,cpasync,atom}.csv):
+///  - ldsm / stsm (width 16): four quarter-warps, one 8x8 matrix each, like 128-bit stores (they
+///    never merge); `.trans` costs the same; the addresses of unused lanes are ignored.
+///  - cpasync (the shared side of LDGSTS): four quarter-warps whatever the width, and every lane
+///    apart: lanes writing the same word each take a wavefront of its bank (fitted on 16-byte
+///    `.ca`; 4/8-byte copies follow it only in part, `.cg` writes are invisible to ncu).
+///  - atom (ATOMS.ADD): 32-bit as one warp-wide group with every lane apart (same-word lanes are
+///    serialised); 64-bit shared atomics are CAS loops on sm_90 (quarter-warps per pass, unfitted).
 #pragma once
 
 #include <array>

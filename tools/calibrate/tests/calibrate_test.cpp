@@ -344,5 +344,32 @@ TEST(CalibrateCommand, WithoutAGpuItExitsWithStatus3AndSaysWhy) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+
+// The H200 build's listing of the new kernels (cuobjdump -sass, shared-memory lines only):
+// cp.async kernels carry never-executed `@!PT LDS RZ, [RZ]` padding; 64-bit shared atomics are
+// LDS.64 and a CAS loop.
+TEST(CalibrateSass, AcceptsTheNewKernelsAsTheH200BuildListsThem) {
+  const char* sass = R"(
+		Function : _ZN7banklab9calibrate41_GLOBAL__N__4c31e2d4_9_worker_cu_43ddbdc619banklab_cal_atom_w8EPKjjPj
+        /*0150*/                   LDS.64 R4, [R2+UR4] ;
+        /*0180*/                   ATOMS.CAST.SPIN.64 R6, [R9], R4, R6 ;
+		Function : _ZN7banklab9calibrate41_GLOBAL__N__4c31e2d4_9_worker_cu_43ddbdc626banklab_cal_cpasync_w16_cgEPKjjPj
+        /*0130*/              @!PT LDS RZ, [RZ] ;
+        /*0140*/              @!PT LDS RZ, [RZ] ;
+        /*0160*/                   LDGSTS.E.BYPASS.128 [R7], desc[UR6][R4.64] ;
+		Function : _ZN7banklab9calibrate41_GLOBAL__N__4c31e2d4_9_worker_cu_43ddbdc625banklab_cal_ldsm_x4_transEPKjjPj
+        /*0090*/                   LDSM.16.MT88.4 R4, [R2+UR4] ;
+		Function : _ZN7banklab9calibrate41_GLOBAL__N__4c31e2d4_9_worker_cu_43ddbdc619banklab_cal_stsm_x1EPKjjPj
+        /*00a0*/                   STSM.16.M88 [R0], R5 ;
+		Function : _ZN7banklab9calibrate41_GLOBAL__N__4c31e2d4_9_worker_cu_43ddbdc623banklab_cal_atom_w4_redEPKjjPj
+        /*00e0*/                   ATOMS.POPC.INC.32 RZ, [R2+UR4] ;
+)";
+  const auto problems = check_sass(parse_sass(sass));
+  for (const char* k : {"banklab_cal_atom_w8:", "banklab_cal_cpasync_w16_cg:", "banklab_cal_ldsm_x4_trans:",
+                        "banklab_cal_stsm_x1:", "banklab_cal_atom_w4_red:"})
+    for (const auto& p : problems) EXPECT_EQ(p.find(k), std::string::npos) << p;
+  EXPECT_TRUE(std::any_of(problems.begin(), problems.end(),
+                          [](const std::string& p) { return p.find("banklab_cal_ldsm_x1: not found") != std::string::npos; }));
+}
 }  // namespace
 }  // namespace banklab::calibrate

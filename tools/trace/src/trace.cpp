@@ -246,9 +246,13 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     }
     bool below_window = false;
     for (int i = 0; i < kRecordLanes; ++i) {
-      if (!(r.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
-      if (r.offset[i] < kSharedWindowReservedBytes) below_window = true;
-      ins.access.offset[i] = r.offset[i] - kSharedWindowReservedBytes;
+      if (!(ins.access.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
+      // In a cluster launch the window offset carries the CTA's rank above bit 24 (measured:
+      // cuBLAS's nvjet kernels of 1x2 and 2x4 clusters); LDS/STS/LDSM/LDGSTS reach the block's
+      // own shared memory, so the local offset is the low 24 bits.
+      const std::uint32_t raw = r.offset[i] & (kClusterRankStride - 1u);
+      if (raw < kSharedWindowReservedBytes) below_window = true;
+      ins.access.offset[i] = raw - kSharedWindowReservedBytes;
     }
     if (below_window) { other[{m.kernel, pc, "invalid: offset inside the reserved first 1 KiB of the shared window"}] += m.count; continue; }
     if (auto why = validate(ins.access)) { other[{m.kernel, pc, "invalid: " + *why}] += m.count; continue; }

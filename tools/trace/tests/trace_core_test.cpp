@@ -404,3 +404,21 @@ TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
     EXPECT_EQ(k.async_copy_wavefronts, w.cp_w) << w.kernel;
   }
 }
+
+TEST(TraceDecode, DropsTheClusterRankFromTheWindowOffset) {
+  auto r = record(0x30, bt::kFlagRead, 4, 4);
+  for (auto& o : r.offset) o += 6u << 24;  // block rank 6 of its cluster
+  bt::TraceData d;
+  d.cubins.emplace_back();
+  d.kernels.push_back(bt::KernelInfo{"cluster", 0, 0, 1});
+  bt::Merger m;
+  m.add(0, &r, 1);
+  d.records = m.take();
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  ASSERT_EQ(ins.size(), 1u);
+  EXPECT_TRUE(un.empty());
+  EXPECT_EQ(ins[0].access.offset[1], 4u);
+  EXPECT_EQ(bt::cost_of(ins[0].access).wavefronts, 1);
+}

@@ -61,4 +61,8 @@ struct DeviceBuffer {
 /// handing offsets to the model (banks do not change: 0x400 is a multiple of 128).
 inline constexpr uint32_t kSharedWindowReservedBytes = 0x400;
 
+/// In a cluster launch, the shared-window offset of block rank r is r * 2^24 plus the local
+/// offset (seen on the H200 in cuBLAS's cluster GEMMs): the host keeps the low 24 bits.
+inline constexpr uint32_t kClusterRankStride = 1u << 24;
+
 }  // namespace banklab::trace
