@@ -1,5 +1,6 @@
 // describe.hpp: the model's answer in words, and the explain command that pastes into a shell.
 #include "banklab/describe.hpp"
+#include "banklab/json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,14 @@ TEST(LaneList, CompressesRuns) {
   EXPECT_EQ(lane_list({4, 5}), "lanes 4, 5");
   EXPECT_EQ(lane_list({0, 2, 5}), "lanes 0, 2, 5");
   EXPECT_EQ(lane_list({0, 2, 4, 6}, 2), "lanes 0, 2, ...");
+}
+
+TEST(JsonQuote, EscapesQuotesBackslashesAndEveryControlCharacter) {
+  EXPECT_EQ(json_quote(""), "\"\"");
+  EXPECT_EQ(json_quote("a \"b\" \\ c"), "\"a \\\"b\\\" \\\\ c\"");
+  EXPECT_EQ(json_quote("1\n2\r3\t4"), "\"1\\n2\\r3\\t4\"");
+  EXPECT_EQ(json_quote(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(json_quote("bank \xc3\xa9"), "\"bank \xc3\xa9\"");  // UTF-8 passes through
 }
 
 TEST(ShellQuote, LeavesAPlainPathAlone) {

@@ -5,10 +5,10 @@
 //   {"ok":true,"wavefronts":N,"minimum":M,"text":"<terminal text>","svg":"<svg ...>"}
 //   {"ok":false,"error":"<the message banklab prints>"}
 // The same function runs under node in the docs.explorer_matches_banklab test.
-#include <cstdio>
 #include <exception>
 #include <string>
 
+#include "banklab/json.hpp"
 #include "banklab/model.hpp"
 #include "banklab/pattern_io.hpp"
 #include "banklab_cli/explain_render.hpp"
@@ -17,27 +17,7 @@
 
 namespace {
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_string(const std::string& s) { return banklab::json_quote(s); }
 
 std::string result;  // owned here: valid until the next call
 

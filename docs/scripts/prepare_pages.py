@@ -262,6 +262,12 @@ def pages(args) -> None:
     if "<!-- banklab:lab-table -->" not in index:
         raise site.SiteError(f"{index_src}: the marker <!-- banklab:lab-table --> is missing")
     index = index.replace("<!-- banklab:lab-table -->", lab_table(labs))
+    # "What tutorials get wrong": one source, docs/claims.md, also copied into the README (tools/labs-check).
+    claims_src = args.source / "docs" / "claims.md"
+    if "<!-- banklab:claims -->" not in index:
+        raise site.SiteError(f"{index_src}: the marker <!-- banklab:claims --> is missing")
+    claims_rw = site.LinkRewriter(args.source, args.source / "README.md", figures, shown, args.solutions, args.repo_url)
+    index = index.replace("<!-- banklab:claims -->", site.rewrite(claims_src.read_text(encoding="utf-8"), claims_rw))
     if args.repo_url:
         clone = (f"```sh\ngit clone {args.repo_url.rstrip('/')}.git banklab && cd banklab\n```\n\n"
                  f"Or browse it first: <{args.repo_url.rstrip('/')}>.")

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "grader/answers.hpp"
+#include "grader/context.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sha256.hpp"
@@ -368,3 +369,14 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 }
 
 }  // namespace judge
+
+namespace grader {
+
+std::optional<std::string> built_fatbin() {
+  const std::string path = context().fatbin();
+  std::string image = judge::read_file(path, 64u << 20);
+  if (image.empty() || judge::read_file(path + ".sha256", 128) != judge::sha256_hex(image)) return std::nullopt;
+  return image;
+}
+
+}  // namespace grader

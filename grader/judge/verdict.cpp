@@ -1,5 +1,7 @@
 #include "verdict.hpp"
 
+#include "banklab/json.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,27 +11,7 @@
 namespace judge {
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
+std::string quote(const std::string& s) { return banklab::json_quote(s); }
 
 std::string body(const Verdict& v) {
   std::ostringstream os;

@@ -42,7 +42,7 @@ def main() -> int:
     failures = []
 
     run([sys.executable, ROOT / "tools" / "make-release", rel], ROOT, logs / "release.log")
-    for gone in ("solutions", "grader/bad", "grader/selftest", "instructor"):
+    for gone in ("solutions", "grader/selftest", "instructor"):
         if (rel / gone).exists():
             failures.append(f"the release holds {gone}/")
     for wf in (".github/workflows/grade.yml", ".github/workflows/pages.yml", "RELEASE"):

@@ -85,6 +85,36 @@ struct Swizzle {
   }
 };
 
+/// The shared-memory swizzle modes of the Tensor Memory Accelerator (TMA): the swizzle a
+/// `cp.async.bulk.tensor` copy applies when its tensor map says `CU_TENSOR_MAP_SWIZZLE_32B`,
+/// `_64B` or `_128B`. The value is the mode's span in bytes (0: no swizzle).
+enum class TmaSwizzle : std::uint32_t { None = 0, Bytes32 = 32, Bytes64 = 64, Bytes128 = 128 };
+
+/// Bytes after which a TMA swizzle pattern repeats (256, 512 or 1024; 16 for None): a box's
+/// shared-memory base should be aligned to it so that the pattern starts at its first row.
+BANKLAB_HD constexpr std::uint32_t tma_swizzle_period(TmaSwizzle mode) {
+  return mode == TmaSwizzle::None ? 16u : static_cast<std::uint32_t>(mode) * 8u;
+}
+
+/// Where TMA stores byte `offset` of a box (the offset it would have without swizzle, counted
+/// from a base aligned to tma_swizzle_period()): as the CUDA programming guide describes the
+/// modes, shared memory is seen as 128-byte lines of 16-byte chunks, and the index of the chunk
+/// within each span (2, 4 or 8 chunks) is XORed with the line's index modulo that many chunks.
+/// The byte within its chunk never moves, and each span's chunks are only permuted. It equals
+/// CuTe's `Swizzle<1, 4, 3>`, `Swizzle<2, 4, 3>` and `Swizzle<3, 4, 3>` on byte offsets
+/// (`TmaSwizzleOf`; common/tests/hardware_test.cpp checks every offset of shared memory).
+BANKLAB_HD constexpr std::uint32_t tma_swizzled_offset(TmaSwizzle mode, std::uint32_t offset) {
+  const std::uint32_t chunks = static_cast<std::uint32_t>(mode) / 16u;  // per span: 2, 4 or 8
+  if (chunks == 0) return offset;
+  const std::uint32_t chunk = (offset / 16u) % chunks, line = (offset / 128u) % chunks;
+  return offset - chunk * 16u + (chunk ^ line) * 16u;
+}
+
+/// The `Swizzle<B, 4, 3>` that equals a TMA swizzle mode on byte offsets: 32 bytes -> B = 1,
+/// 64 -> 2, 128 -> 3 (CuTe's `SW32`, `SW64`, `SW128` layouts).
+template <TmaSwizzle Mode>
+using TmaSwizzleOf = Swizzle<Mode == TmaSwizzle::Bytes32 ? 1 : Mode == TmaSwizzle::Bytes64 ? 2 : Mode == TmaSwizzle::Bytes128 ? 3 : 0, 4, 3>;
+
 /// The column-XOR swizzle for a `tile[32][32]` of 4-byte elements: row `r`, column `c` is
 /// stored at column `c ^ r`. Both row and column accesses of a warp become conflict-free.
 /// Equivalent to `Swizzle<5, 0, 5>` applied to the element index `r * 32 + c`.

@@ -1,6 +1,7 @@
 // What the judge knows about the submission under judgement, for the checks that need it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace grader {
@@ -15,5 +16,10 @@ struct Context {
 };
 
 Context& context();
+
+/// The bytes of the student's compiled device code (context().fatbin()), checked against the hash
+/// its build recorded (grader/judge/build.cpp, where the hash is made): nothing when the file is
+/// missing or is not the one the build made.
+std::optional<std::string> built_fatbin();
 
 }  // namespace grader

@@ -756,7 +756,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
         self.assertIn("grader/points/lab05.toml", names)
-        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/bad/", "instructor/"))])
+        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))])
         self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
 
     def test_the_platform_entry_scripts_pass_the_root_through(self):

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "banklab/json.hpp"
 #include "banklab/pattern_io.hpp"
 
 namespace banklab::trace {
@@ -86,21 +87,7 @@ std::string csv_field(const std::string& s) {
   return o + "\"";
 }
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-        else o += static_cast<char>(c);
-    }
-  }
-  return o + "\"";
-}
+std::string json_string(const std::string& s) { return json_quote(s); }  // banklab/json.hpp
 
 }  // namespace
 

@@ -3,7 +3,7 @@
 // labs/ (the stubs) or solutions/ by the include path:
 //   nvcc -lineinfo -arch=sm_90 -I common/include -I labs      lab_driver.cu -o lab_driver_stubs
 //   nvcc -lineinfo -arch=sm_90 -I common/include -I solutions lab_driver.cu -o lab_driver_solutions
-// Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: 00 ... 05; SCALE multiplies the sizes)
+// Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: 00 ... 06; SCALE multiplies the sizes)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -17,6 +17,7 @@
 #include "03_vector_lds/kernel.cu"
 #include "04_padding/kernel.cu"
 #include "05_swizzle/kernel.cu"
+#include "06_ldmatrix/kernel.cu"
 
 #define CHECK(x)                                                                          \
   do {                                                                                    \
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
       lab05::transpose(f(b), f(a), n, n);
       lab05::transpose4(static_cast<float4*>(b), static_cast<const float4*>(a), n / 4, n / 4);
     }
+    if (want("06"))  // c (n x n floats) = a * b^T, a and b n x n halves (the same zeroed buffer)
+      lab06::gemm(f(c), static_cast<const __half*>(a), static_cast<const __half*>(a), n, n, n);
     CHECK(cudaGetLastError());
   }
   CHECK(cudaDeviceSynchronize());

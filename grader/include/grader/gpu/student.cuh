@@ -18,7 +18,6 @@
 #include "grader/answers.hpp"
 #include "grader/context.hpp"
 #include "grader/launch_calls.hpp"
-#include "sha256.hpp"  // grader/judge/
 
 namespace grader::gpu {
 
@@ -33,21 +32,16 @@ class StudentLibrary {
   StudentLibrary() {
     // Loaded from memory after checking the bytes against the hash the build recorded: what
     // runs is what was compiled from the student's file, whatever changed on disk since.
-    const std::string path = grader::context().fatbin();
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream os;
-    os << in.rdbuf();
-    image_ = os.str();
-    std::ifstream h(path + ".sha256");
-    std::string recorded;
-    h >> recorded;
-    if (image_.empty() || recorded != judge::sha256_hex(image_)) {
-      error_ = "your compiled kernels (" + path + ") are missing or are not the ones the build made: not judged";
+    std::optional<std::string> image = grader::built_fatbin();
+    if (!image) {
+      error_ = "your compiled kernels (" + grader::context().fatbin() +
+               ") are missing or are not the ones the build made: not judged";
       return;
     }
+    image_ = std::move(*image);
     const cudaError_t e = cudaLibraryLoadData(&lib_, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e != cudaSuccess) {
-      error_ = "could not load your compiled kernels (" + path + "): " + cudaGetErrorName(e) + " (" +
+      error_ = "could not load your compiled kernels (" + grader::context().fatbin() + "): " + cudaGetErrorName(e) + " (" +
                cudaGetErrorString(e) + ")";
       cudaGetLastError();
       lib_ = nullptr;
