@@ -160,7 +160,7 @@ bool student_text(const std::string& pre, const std::string& student, std::strin
 // public code): a diagnostic located in any other file, with its echoed source lines, is left
 // out, so no line of a file the student included (#include "/etc/shadow") reaches feedback.
 std::string own_diagnostics(const std::string& log, const std::string& student_inside, const std::string& student_shown,
-                            const std::string& probe_name) {
+                            const std::string& probe_name, bool errors_expected = true) {
   static const std::regex located(R"(^(?:In file included from |\s+from )?([^\s:(][^:(]*?)(?:\((\d+)\)|:(\d+)(?::\d+)?)[:,]?(\s|$))");
   static const std::regex in_function(R"(^([^\s:][^:]*): (In |At )[^\n]*:$)");
   std::istringstream in(log);
@@ -187,7 +187,7 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
   std::string s = o.str();
   if (dropped > 0)
     s += "(" + std::to_string(dropped) + " line(s) of the compiler's output about other files were left out: the judge shows "
-         "only messages about your own file" + (o.str().empty() ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
+         "only messages about your own file" + (o.str().empty() && errors_expected ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
   return s;
 }
 
@@ -266,10 +266,11 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
       return fail("the judge could not start the compiler in its sandbox (" + res.process.describe() +
                   "): report this to your instructor. " + res.err.substr(0, res.err.find('\n')));
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
-    if (res.process.signal == SIGKILL || res.process.signal == SIGSEGV || res.process.signal == SIGXCPU)
+    const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
+    if (limit)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
-             "templates or constexpr evaluation that grow without end.\n";
-    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name));  // stdout is data
+             "templates, unrolled loops or constexpr evaluation that grow without end.\n";
+    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
   };
 
   // 1. The student's file preprocessed on its own, in the sandbox.
