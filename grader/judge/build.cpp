@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -273,7 +274,18 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
   };
 
-  // 1. The student's file preprocessed on its own, in the sandbox.
+  // 1. The device code (from the student's file as it is) compiles while the student's file is
+  // preprocessed on its own and the probe compiles from that text, each in its own sandbox.
+  const std::vector<std::string> arch = archs();
+  Step fatbin_build;
+  fatbin_build.argv = fatbin_compile_command(arch);
+  fatbin_build.inputs = inputs;
+  fatbin_build.limits.timeout_s = kCompileTimeoutS;
+  fatbin_build.max_stdout = 64 << 20;
+  // Unsandboxed, the steps share one scratch folder: one after the other.
+  std::future<StepResult> fatbin_result =
+      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
+                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
   Step pre;
   pre.argv = preprocess_command();
   pre.inputs = inputs;
@@ -286,22 +298,16 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   std::string own, why;
   if (!student_text(p1.out, inside(kStudentInside), own, why)) return fail("your file cannot be judged: " + why + ".");
 
-  // 2. The probe (the student's text, then the probe's own code, host side only) and the device
-  // code (from the student's file as it is) compile side by side, each in its own sandbox.
-  const std::vector<std::string> arch = archs();
+  // 2. The probe: the student's text, then the probe's own code, host side only.
   std::string probe_main = "#ifndef __CUDA_ARCH__\n" + own + "\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
                            "\"\n" + probe_text + "\n#endif\n";
-  Step probe_build, fatbin_build;
+  Step probe_build;
   probe_build.argv = probe_compile_command(arch.front());
   probe_build.inputs = headers;
   probe_build.inputs.push_back({"/in/probe_main.cu", probe_main});
   probe_build.limits.timeout_s = kCompileTimeoutS;
   probe_build.max_stdout = 256 << 20;
-  fatbin_build.argv = fatbin_compile_command(arch);
-  fatbin_build.inputs = inputs;
-  fatbin_build.limits.timeout_s = kCompileTimeoutS;
-  fatbin_build.max_stdout = 64 << 20;
-  const std::vector<StepResult> p2 = run_steps({probe_build, fatbin_build});
+  const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};
   write_file(work + "/probe_build.log", p2[0].err);
   write_file(work + "/fatbin_build.log", p2[1].err);
   if (!p2[0].process.ok()) return compile_error(p2[0], "its probe");
