@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -169,7 +170,7 @@ bool student_text(const std::string& pre, const std::string& student, std::strin
 // public code): a diagnostic located in any other file, with its echoed source lines, is left
 // out, so no line of a file the student included (#include "/etc/shadow") reaches feedback.
 std::string own_diagnostics(const std::string& log, const std::string& student_inside, const std::string& student_shown,
-                            const std::string& probe_name) {
+                            const std::string& probe_name, bool errors_expected = true) {
   static const std::regex located(R"(^(?:In file included from |\s+from )?([^\s:(][^:(]*?)(?:\((\d+)\)|:(\d+)(?::\d+)?)[:,]?(\s|$))");
   static const std::regex in_function(R"(^([^\s:][^:]*): (In |At )[^\n]*:$)");
   std::istringstream in(log);
@@ -196,7 +197,7 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
   std::string s = o.str();
   if (dropped > 0)
     s += "(" + std::to_string(dropped) + " line(s) of the compiler's output about other files were left out: the judge shows "
-         "only messages about your own file" + (o.str().empty() ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
+         "only messages about your own file" + (o.str().empty() && errors_expected ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
   return s;
 }
 
@@ -275,13 +276,25 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
       return fail("the judge could not start the compiler in its sandbox (" + res.process.describe() +
                   "): report this to your instructor. " + res.err.substr(0, res.err.find('\n')));
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
-    if (res.process.signal == SIGKILL || res.process.signal == SIGSEGV || res.process.signal == SIGXCPU)
+    const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
+    if (limit)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
-             "templates or constexpr evaluation that grow without end.\n";
-    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name));  // stdout is data
+             "templates, unrolled loops or constexpr evaluation that grow without end.\n";
+    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
   };
 
-  // 1. The student's file preprocessed on its own, in the sandbox.
+  // 1. The device code (from the student's file as it is) compiles while the student's file is
+  // preprocessed on its own and the probe compiles from that text, each in its own sandbox.
+  const std::vector<std::string> arch = archs();
+  Step fatbin_build;
+  fatbin_build.argv = fatbin_compile_command(arch);
+  fatbin_build.inputs = inputs;
+  fatbin_build.limits.timeout_s = kCompileTimeoutS;
+  fatbin_build.max_stdout = 64 << 20;
+  // Unsandboxed, the steps share one scratch folder: one after the other.
+  std::future<StepResult> fatbin_result =
+      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
+                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
   Step pre;
   pre.argv = preprocess_command();
   pre.inputs = inputs;
@@ -294,25 +307,18 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   std::string own, why;
   if (!student_text(p1.out, inside(kStudentInside), own, why)) return fail("your file cannot be judged: " + why + ".");
 
-  // 2. The probe (the student's text, then the probe's own code, host side only) and the device
-  // code (from the student's file as it is) compile side by side, each in its own sandbox.
-  const std::vector<std::string> arch = archs();
-  // gpulaunch: the student's text is seen by both of nvcc's passes, so that its kernels get their
-  // host stubs and registrations (the launch capture calls the launchers); the probe's own code
-  // stays host side only.
+  // 2. The probe: the student's text, then the probe's own code, host side only. The student's
+  // text is seen by both of nvcc's passes, so that its kernels get their host stubs and
+  // registrations (the launch capture calls the launchers); the probe's own code stays host side.
   std::string probe_main = own + "\n#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
                            "\"\n" + probe_text + "\n#endif\n";
-  Step probe_build, fatbin_build;
+  Step probe_build;
   probe_build.argv = probe_compile_command(arch.front());
   probe_build.inputs = headers;
   probe_build.inputs.push_back({"/in/probe_main.cu", probe_main});
   probe_build.limits.timeout_s = kCompileTimeoutS;
   probe_build.max_stdout = 256 << 20;
-  fatbin_build.argv = fatbin_compile_command(arch);
-  fatbin_build.inputs = inputs;
-  fatbin_build.limits.timeout_s = kCompileTimeoutS;
-  fatbin_build.max_stdout = 64 << 20;
-  const std::vector<StepResult> p2 = run_steps({probe_build, fatbin_build});
+  const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};
   write_file(work + "/probe_build.log", p2[0].err);
   write_file(work + "/fatbin_build.log", p2[1].err);
   if (!p2[0].process.ok()) return compile_error(p2[0], "its probe");

@@ -232,7 +232,10 @@ Running start(const Step& s, const SandboxInfo& sb, int bwrap_fd) {
     dup2(err[1], 2);
     if (ans[1] >= 0) dup2(ans[1], 3);
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i] >= 0) dup2(inputs[i], static_cast<int>(10 + i));
+      if (inputs[i] >= 0) {
+        dup2(inputs[i], static_cast<int>(10 + i));
+        close(inputs[i]);
+      }
     const int keep_below = 10 + static_cast<int>(inputs.size());
     for (int fd = ans[1] >= 0 ? 4 : 3; fd < 1024; ++fd)
       if ((fd < 10 || fd >= keep_below) && fd != tool) close(fd);
