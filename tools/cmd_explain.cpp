@@ -54,9 +54,7 @@ WarpAccess access_of(const ExplainOptions& o, bool mask_given) {
   std::uint32_t mask = 0;
   if (auto err = parse_op(o.op, op)) throw ParseError("arguments", 1, *err);
   if (auto err = parse_width(o.width, width)) throw ParseError("arguments", 1, *err);
-  if (!is_legal_width(op, width))
-    throw ParseError("arguments", 1, std::string(to_string(op)) + " width " + std::to_string(width) +
-                                         " is not one of " + legal_widths_text(op));
+  if (auto err = check_width(op, width)) throw ParseError("arguments", 1, *err);
   if (auto err = parse_mask(o.mask, mask)) throw ParseError("arguments", 1, *err);
   try {
     return access_from_expression(op, width, mask, o.expr);

@@ -31,13 +31,16 @@ std::optional<std::string> parse_fields(std::string_view op_tok, std::string_vie
                                         std::string_view mask_tok, WarpAccess& out) {
   if (auto err = parse_op(op_tok, out.op)) return err;
   if (auto err = parse_width(width_tok, out.width)) return err;
-  if (!is_legal_width(out.op, out.width))
-    return std::string(to_string(out.op)) + " width " + std::to_string(out.width) + " is not one of " +
-           legal_widths_text(out.op);
+  if (auto err = check_width(out.op, out.width)) return err;
   return parse_mask(mask_tok, out.mask);
 }
 
 }  // namespace
+
+std::optional<std::string> check_width(Op op, int width) {
+  if (is_legal_width(op, width)) return std::nullopt;
+  return std::string(to_string(op)) + " width " + std::to_string(width) + " is not one of " + legal_widths_text(op);
+}
 
 std::string quote_token(std::string_view tok) {
   constexpr std::size_t kMax = 24;  // never echo a 10 MB token back

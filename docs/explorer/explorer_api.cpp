@@ -36,6 +36,7 @@ extern "C" const char* banklab_explain(const char* op, const char* width, const 
       std::uint32_t mask_value = 0;
       std::optional<std::string> err = parse_op(op, op_value);
       if (!err) err = parse_width(width, width_value);
+      if (!err) err = check_width(op_value, width_value);
       if (!err) err = parse_mask(mask, mask_value);
       if (err) {
         result = "{\"ok\":false,\"error\":" + json_string(*err) + "}";

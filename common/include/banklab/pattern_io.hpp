@@ -42,6 +42,11 @@ std::optional<std::string> parse_op(std::string_view token, Op& out);
 /// number", "width 3 is not one of 1, 2, 4, 8, 16"), or nothing on success.
 std::optional<std::string> parse_width(std::string_view token, int& out);
 
+/// Whether `width` (already parsed) is legal for `op`. @return the message ("ldsm width 8 is not
+/// one of 16"), or nothing when it is. The one wording of this refusal: `banklab explain`, the
+/// access-line parser and the site's explorer all use it.
+std::optional<std::string> check_width(Op op, int width);
+
 /// Parse a mask: up to 8 hexadecimal digits, with an optional `0x`. @return the message
 /// ("mask '1ffffffff' is not a 32-bit hexadecimal number"), or nothing on success.
 std::optional<std::string> parse_mask(std::string_view token, std::uint32_t& out);
