@@ -15,14 +15,8 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends ca-certificates wget cmake ninja-build g++ python3 \
   libgtest-dev libcli11-dev libbenchmark-dev bubblewrap >/dev/null
-# Debian 12's CMake 3.25.1 fails to find CUDA 13 (which has no nvToolsExt): FindCUDAToolkit sets a
-# property on CUDA::nvToolsExt without checking that the target exists. CMake 3.25.2 fixed it
-# upstream with exactly this condition; apply the same one-line fix where the old line is found.
-find_cuda=$(ls /usr/share/cmake-3.25/Modules/FindCUDAToolkit.cmake 2>/dev/null || true)
-if [[ -n "$find_cuda" ]] && grep -q '^    if(CMAKE_MINIMUM_REQUIRED_VERSION VERSION_GREATER_EQUAL 3.25)$' "$find_cuda"; then
-  sed -i 's/^    if(CMAKE_MINIMUM_REQUIRED_VERSION VERSION_GREATER_EQUAL 3.25)$/    if(TARGET CUDA::nvToolsExt AND CMAKE_MINIMUM_REQUIRED_VERSION VERSION_GREATER_EQUAL 3.25)/' "$find_cuda"
-  echo "install-grader: applied CMake 3.25.2's FindCUDAToolkit fix (CUDA 13 has no nvToolsExt)"
-fi
+# (Debian 12's CMake 3.25.1 and CUDA 13: the project's CMakeLists works around FindCUDAToolkit's
+# nvToolsExt bug itself.)
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
   echo "install-grader: Python 3.11 or newer is needed (Debian 12, Ubuntu 24.04)" >&2; exit 1; }
 nvcc=$(command -v nvcc || true)
