@@ -201,10 +201,10 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
   return s;
 }
 
-std::string stamp_of(const std::string& lab, const std::string& source_text, const std::vector<StepInput>& headers) {
+std::string stamp_of(const std::string& source_text, const std::string& probe_text, const std::vector<StepInput>& headers) {
   std::string all = source_text;
   for (const StepInput& h : headers) all += h.path + "\n" + h.content;
-  all += read_file(src_dir() + "/grader/lab" + lab + "_probe.cu", 1 << 20);
+  all += probe_text;
   all += BANKLAB_NVCC;
   all += BANKLAB_CUDA_ARCHS;
   all += kBuildProtocol;
@@ -225,6 +225,14 @@ void clear_work(const std::string& work) {
 }
 
 }  // namespace
+
+// The device code at `path` when its bytes match the hash the build recorded beside it
+// (path.sha256), else nothing: what the GPU tier loads, and what a rebuild may keep.
+std::optional<std::string> read_hashed(const std::string& path) {
+  std::string image = read_file(path, 64u << 20);
+  if (image.empty() || read_file(path + ".sha256", 128) != sha256_hex(image)) return std::nullopt;
+  return image;
+}
 
 BuildResult build_lab(const std::string& lab, const std::string& source, const std::string& work) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -247,10 +255,9 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 
   make_dirs(work);
   const std::vector<StepInput> headers = header_snapshot();
-  const std::string stamp = stamp_of(lab, text, headers);
+  const std::string stamp = stamp_of(text, probe_text, headers);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
-  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 &&
-      read_file(work + "/kernel.fatbin.sha256", 128) == sha256_hex(read_file(fatbin, 64u << 20))) {
+  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && read_hashed(fatbin)) {
     grader::Answers check;
     if (!check.load(answers, lab)) return done(true, "");  // nothing changed since the last build
   }
@@ -378,11 +385,6 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 
 namespace grader {
 
-std::optional<std::string> built_fatbin() {
-  const std::string path = context().fatbin();
-  std::string image = judge::read_file(path, 64u << 20);
-  if (image.empty() || judge::read_file(path + ".sha256", 128) != judge::sha256_hex(image)) return std::nullopt;
-  return image;
-}
+std::optional<std::string> built_fatbin() { return judge::read_hashed(context().fatbin()); }
 
 }  // namespace grader
