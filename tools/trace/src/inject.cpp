@@ -1,14 +1,19 @@
 // libbanklab_trace_inject.so: the host side of the tracer inside the traced process.
 //
 // Loaded by the CUDA driver through CUDA_INJECTION64_PATH (InitializeInjection), or by
-// banklab::trace::Session in process (banklab_trace_attach). It patches every shared-memory
-// instruction of every module as it loads, gives each launch a device buffer, and after each
-// launch copies the warp records back (pinned host memory) and merges identical ones. With
-// BANKLAB_TRACE_OUT set it writes the binary trace file at exit, for `banklab trace`.
+// banklab::trace::Session in process (banklab_trace_attach). It keeps each module's image as it
+// loads, patches every shared-memory instruction of a module at the first launch of one of its
+// kernels (modules a program loads but never launches from, most of a large library's, are
+// never patched), gives each launch a device buffer, and after each launch copies the warp
+// records back (pinned host memory, grown to what launches need) and merges identical ones. With
+// BANKLAB_TRACE_OUT set it writes the binary trace file at exit, for `banklab trace`, with the
+// images of the modules kernels were launched from. BANKLAB_TRACE_STATS=1 prints where the
+// tracer's own time went (stderr, at exit).
 #include <dlfcn.h>
 #include <sanitizer.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,8 +37,9 @@ struct ContextState {
   DeviceBuffer* dev_header = nullptr;   // device
   DeviceRecord* dev_records = nullptr;  // device
   DeviceBuffer* host_header = nullptr;  // pinned host
-  DeviceRecord* host_records = nullptr; // pinned host
-  std::uint64_t capacity = 0;
+  DeviceRecord* host_records = nullptr; // pinned host, host_capacity records (grown on demand)
+  std::uint64_t capacity = 0;            // device records
+  std::uint64_t host_capacity = 0;
   bool patches_loaded = false;
   bool failed = false;
 };
@@ -53,6 +59,36 @@ struct State {
   banklab::trace::Merger merger;
   std::uint64_t dropped = 0;
   std::uint64_t traced = 0;  // warp instructions copied back
+};
+
+// Where the tracer's time goes (BANKLAB_TRACE_STATS=1): seconds spent in each part of the
+// host side, and how often. Kernel time under the patch is inside `sync`.
+struct Stats {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double attach = 0, module_loaded = 0, patch_file = 0, patch = 0, context = 0, launch_begin = 0,
+         sync = 0, copy = 0, merge = 0, write = 0;
+  std::uint64_t modules = 0, module_bytes = 0, patched = 0, launches = 0, records = 0,
+                written_modules = 0, written_bytes = 0;
+};
+Stats& stats() {
+  static Stats* s = new Stats;
+  return *s;
+}
+bool stats_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("BANKLAB_TRACE_STATS");
+    return e && *e && std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+// Adds the seconds from construction to destruction to `slot`.
+struct Timer {
+  double* slot;
+  std::chrono::steady_clock::time_point t0;
+  explicit Timer(double& s) : slot(stats_on() ? &s : nullptr), t0(std::chrono::steady_clock::now()) {}
+  ~Timer() {
+    if (slot) *slot += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
 };
 
 State& state() {
@@ -106,9 +142,24 @@ ContextState* context_state(CUcontext ctx) {
     return fail("sanitizerAlloc(records)", r);
   if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
     return fail("sanitizerAllocHost(header)", r);
-  if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_records), c.capacity * sizeof(DeviceRecord))) != SANITIZER_SUCCESS)
-    return fail("sanitizerAllocHost(records)", r);
-  return &c;
+  return &c;  // the pinned host records are allocated by host_records(), to the size launches need
+}
+
+// The pinned host buffer, at least `n` records (and at most the device's capacity): grown by
+// doubling from 1 MiB, so a program whose launches record little does not pin the device
+// buffer's full size (256 MiB by default).
+DeviceRecord* host_records(CUcontext ctx, ContextState& c, std::uint64_t n) {
+  if (n <= c.host_capacity) return c.host_records;
+  std::uint64_t want = std::max<std::uint64_t>(c.host_capacity * 2, (std::uint64_t{1} << 20) / sizeof(DeviceRecord));
+  while (want < n) want *= 2;
+  want = std::min(want, c.capacity);
+  if (c.host_records) sanitizerFreeHost(ctx, c.host_records);
+  c.host_records = nullptr;
+  c.host_capacity = 0;
+  const SanitizerResult r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_records), want * sizeof(DeviceRecord));
+  if (r != SANITIZER_SUCCESS) { note_error("sanitizerAllocHost(records)", r); c.host_records = nullptr; return nullptr; }
+  c.host_capacity = want;
+  return c.host_records;
 }
 
 bool debug();
@@ -119,8 +170,10 @@ bool patch_module(CUcontext ctx, CUmodule module) {
   State& s = state();
   if (ctx == nullptr || module == nullptr) return false;
   if (s.patched.count(module)) return true;
+  Timer t(stats().patch);
   ContextState& c = s.contexts[ctx];
   if (!c.patches_loaded) {
+    Timer tf(stats().patch_file);
     const SanitizerResult r = sanitizerAddPatchesFromFile(s.patch_path.c_str(), ctx);
     if (r != SANITIZER_SUCCESS) { note_error("sanitizerAddPatchesFromFile", r); return false; }
     c.patches_loaded = true;
@@ -144,11 +197,15 @@ bool patch_module(CUcontext ctx, CUmodule module) {
   r = sanitizerPatchModule(module);
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
   s.patched.insert(module);
+  stats().patched++;
   return true;
 }
 
 void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
   State& s = state();
+  Timer t(stats().module_loaded);
+  stats().modules++;
+  stats().module_bytes += d->cubinSize;
   if (debug())
     std::fprintf(stderr, "banklab trace: module %p loaded in context %p (library %p, %zu bytes)\n",
                  static_cast<void*>(d->module), static_cast<void*>(d->context), static_cast<void*>(d->library),
@@ -157,9 +214,10 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
     s.module_index[d->module] = static_cast<std::uint32_t>(s.cubins.size());
     s.cubins.emplace_back(d->pCubin, d->cubinSize);
   }
-  // A module loaded with no context (a context-independent cudaLibrary load) is patched at its
-  // first launch instead, in the launch's context.
-  patch_module(d->context, d->module);
+  // A module is patched at the first launch of one of its kernels (on_launch_begin), in the
+  // launch's context: a large library loads many modules a program never launches from. A
+  // handle the driver reuses for a new module is a new, unpatched module.
+  s.patched.erase(d->module);
 }
 
 // The launch being traced (launches are serialised: each one is synchronised at its end).
@@ -169,12 +227,18 @@ Pending g_pending;
 void on_launch_begin(const Sanitizer_LaunchData* d) {
   State& s = state();
   g_pending = Pending{};
-  ContextState* c = context_state(d->context);
+  ContextState* c;
+  {
+    Timer tc(stats().context);
+    c = context_state(d->context);
+  }
   if (!c) return;
   if (debug())
     std::fprintf(stderr, "banklab trace: launch of %s (module %p, context %p)\n", d->functionName ? d->functionName : "?",
                  static_cast<void*>(d->module), static_cast<void*>(d->context));
   if (!patch_module(d->context, d->module)) return;
+  Timer t(stats().launch_begin);
+  stats().launches++;
   auto mod = s.module_index.find(d->module);
   std::uint32_t module;
   if (mod == s.module_index.end()) {  // loaded before we attached, or no image: no lines
@@ -208,15 +272,30 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
   Pending p = g_pending;
   g_pending = Pending{};
   if (!p.ctx) return;
-  BL_CHECK(sanitizerStreamSynchronize(d->hStream));
-  BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_header, p.ctx->dev_header, sizeof(DeviceBuffer), d->hStream));
-  const std::uint64_t count = p.ctx->host_header->count;
-  const std::uint64_t n = std::min(count, p.ctx->capacity);
-  s.dropped += count - n;
-  if (n == 0) return;
-  BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_records, p.ctx->dev_records, n * sizeof(DeviceRecord), d->hStream));
-  s.merger.add(p.kernel, p.ctx->host_records, n);
+  {
+    Timer t(stats().sync);
+    BL_CHECK(sanitizerStreamSynchronize(d->hStream));
+  }
+  std::uint64_t n = 0;
+  DeviceRecord* host = nullptr;
+  {
+    Timer t(stats().copy);
+    BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_header, p.ctx->dev_header, sizeof(DeviceBuffer), d->hStream));
+    const std::uint64_t count = p.ctx->host_header->count;
+    n = std::min(count, p.ctx->capacity);
+    s.dropped += count - n;
+    if (n == 0) return;
+    host = host_records(d->context, *p.ctx, n);
+    if (!host) {  // no pinned memory for them: counted as dropped, as a full device buffer is
+      s.dropped += n;
+      return;
+    }
+    BL_CHECK(sanitizerMemcpyDeviceToHost(host, p.ctx->dev_records, n * sizeof(DeviceRecord), d->hStream));
+  }
+  Timer tm(stats().merge);
+  s.merger.add(p.kernel, host, n);
   s.traced += n;
+  stats().records += n;
 }
 
 bool debug() {
@@ -241,12 +320,22 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
                             static_cast<unsigned long long>(s.traced), static_cast<unsigned long long>(s.dropped));
 }
 
-// Everything recorded so far, as a trace; the records are taken (the modules stay).
+// Everything recorded so far, as a trace; the records are taken (the modules stay). Only the
+// images of modules kernels were launched from go in (renumbered in load order): the others
+// name no kernel, and a program that loads a large library would otherwise write, and `banklab`
+// read and parse, every module of it.
 banklab::trace::TraceData snapshot_locked(bool take) {
   State& s = state();
   banklab::trace::TraceData d;
-  d.cubins = s.cubins;
   d.kernels = s.kernels;
+  std::vector<std::uint32_t> renumber(s.cubins.size(), UINT32_MAX);
+  for (const auto& k : d.kernels) renumber[k.module] = 0;
+  for (std::size_t m = 0; m < s.cubins.size(); ++m) {
+    if (renumber[m] == UINT32_MAX) continue;
+    renumber[m] = static_cast<std::uint32_t>(d.cubins.size());
+    d.cubins.push_back(s.cubins[m]);
+  }
+  for (auto& k : d.kernels) k.module = renumber[k.module];
   if (take) {
     d.records = s.merger.take();
     d.dropped = s.dropped;
@@ -255,20 +344,46 @@ banklab::trace::TraceData snapshot_locked(bool take) {
   return d;
 }
 
+void print_stats() {
+  if (!stats_on()) return;
+  const Stats& t = stats();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.start).count();
+  const double ours = t.attach + t.module_loaded + t.patch + t.context + t.launch_begin + t.sync + t.copy + t.merge + t.write;
+  std::fprintf(stderr,
+               "banklab trace stats: %.3f s from attach to exit; attach %.3f; %llu modules loaded (%.1f MB) %.3f; "
+               "%llu patched %.3f (patch file %.3f); context buffers %.3f; %llu launches: begin %.3f, "
+               "sync (kernels under the patch) %.3f, copy %.3f, merge %.3f (%llu records); "
+               "trace file %.3f (%llu modules, %.1f MB); tracer total %.3f\n",
+               wall, t.attach, static_cast<unsigned long long>(t.modules), t.module_bytes / 1e6, t.module_loaded,
+               static_cast<unsigned long long>(t.patched), t.patch, t.patch_file, t.context,
+               static_cast<unsigned long long>(t.launches), t.launch_begin, t.sync, t.copy, t.merge,
+               static_cast<unsigned long long>(t.records), t.write, static_cast<unsigned long long>(t.written_modules),
+               t.written_bytes / 1e6, ours);
+}
+
 void write_at_exit() {
   const char* path = std::getenv("BANKLAB_TRACE_OUT");
   if (!path || !*path) return;
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  banklab::trace::write_trace(out, snapshot_locked(true));
-  if (!out) std::fprintf(stderr, "banklab trace: cannot write %s\n", path);
+  {
+    Timer t(stats().write);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    const banklab::trace::TraceData d = snapshot_locked(true);
+    stats().written_modules = d.cubins.size();
+    for (const auto& c : d.cubins) stats().written_bytes += c.size();
+    banklab::trace::write_trace(out, d);
+    if (!out) std::fprintf(stderr, "banklab trace: cannot write %s\n", path);
+  }
+  print_stats();
 }
 
 int attach() {
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
   if (s.attached) return 0;
+  (void)stats();  // the clock starts here
+  Timer t(stats().attach);
   if (!s.error.empty()) return 1;
   const char* env = std::getenv("BANKLAB_TRACE_PATCH");
   s.patch_path = env && *env ? env : library_dir() + "/banklab_trace_patch.fatbin";

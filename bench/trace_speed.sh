@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Device script: what `banklab trace` costs against Nsight Compute with the four shared-memory
+# metrics, on the same programs, interleaved, medians of several runs (docs/perf/trace_vs_ncu.md,
+# "Speed"), and whether a change to the tracer changed any result.
+#   bench/trace_speed.sh OUT_DIR [BUILD_DIR]
+# Environment:
+#   BASE=DIR     another checkout (the tracer before a change): its libbanklab_trace_inject.so is
+#                built too and every program is also traced with it ("traced_base"); the per-line
+#                reports (json) of both tracers are compared, program by program.
+#   ROUNDS=5     rounds of the compiled programs; TORCH_ROUNDS=3 rounds of the PyTorch ones.
+#   PY=python3   with torch (default /opt/torch/.venv/bin/python3).
+# Programs: lab_driver (the solutions, every lab kernel, 4 repeats: 36 launches of 9 kernels),
+# trace_ops (17 kernels: ldmatrix, stmatrix, cp.async, shared atomics), trace_mma 512 (cp.async +
+# ldmatrix + mma.sync tile, 4 launches), trace_demo 1024 (2 transposes), a cuBLAS fp16 GEMM through
+# PyTorch and a PyTorch model step (bench/trace_torch_model.py gemm_fp16 / step).
+# Each round runs, per program: untraced, traced, traced_base (with BASE), ncu4 (the PyTorch step:
+# no ncu). Wall seconds of the whole process, CUDA start-up included. Writes OUT_DIR/times.csv,
+# OUT_DIR/summary.txt (medians, ratios), OUT_DIR/stats.txt (BANKLAB_TRACE_STATS lines and
+# banklab's program/analysis split), OUT_DIR/compare.txt, and the reports in OUT_DIR/reports.
+set -u
+O=$(realpath -m "$1"); mkdir -p "$O/reports" "$O/logs"
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(realpath -m "${2:-$ROOT/build/gpu}")
+PY=${PY:-/opt/torch/.venv/bin/python3}
+ROUNDS=${ROUNDS:-5}; TORCH_ROUNDS=${TORCH_ROUNDS:-3}
+T0=$(date +%s)
+elapsed() { echo $(( $(date +%s) - T0 )); }
+cd "$ROOT"
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  nvcc --version | tail -2 | head -1
+  ncu --version | tail -1
+  $PY -c "import torch; print('torch', torch.__version__)"
+} > "$O/versions.txt" 2>&1
+cat "$O/versions.txt"
+
+# The programs, compiled beside the tracer's build.
+P=$O/progs; mkdir -p "$P"
+( nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I solutions tools/trace/tests/lab_driver.cu -o "$P/lab_driver" &&
+  nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_ops.cu -o "$P/trace_ops" &&
+  nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_mma.cu -o "$P/trace_mma" ) > "$O/logs/progs.log" 2>&1 &
+progs_pid=$!
+if [ -n "${BASE:-}" ]; then
+  ( cmake -S "$BASE" -B "$BASE/build/speed_base" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    cmake --build "$BASE/build/speed_base" -j 6 --target banklab_trace_inject ) > "$O/logs/base_build.log" 2>&1 &
+  base_pid=$!
+fi
+cmake -S . -B "$B" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 > "$O/logs/configure.log" 2>&1 || { tail -30 "$O/logs/configure.log"; exit 1; }
+cmake --build "$B" -j 16 --target banklab banklab_trace_inject trace_demo trace_session_tests trace_core_tests \
+  > "$O/logs/build.log" 2>&1 || { grep -B2 -A12 -m3 "error" "$O/logs/build.log"; exit 1; }
+wait $progs_pid || { tail -20 "$O/logs/progs.log"; exit 1; }
+BL=$B/tools/banklab
+BASELIB=""
+if [ -n "${BASE:-}" ]; then
+  if wait $base_pid; then
+    BASELIB=$BASE/build/speed_base/tools/trace/libbanklab_trace_inject.so
+  else
+    echo "the base tracer did not build:"; grep -B2 -A12 -m3 "error" "$O/logs/base_build.log"
+  fi
+fi
+echo "built in $(elapsed) s"
+
+echo "== tests (ctest -R ^trace\\.)"
+timeout 120 ctest --test-dir "$B" -R '^trace\.' > "$O/logs/ctest.log" 2>&1; tail -4 "$O/logs/ctest.log"
+
+declare -A cmd=(
+  [lab_driver]="$P/lab_driver all 1 4"
+  [trace_ops]="$P/trace_ops"
+  [trace_mma]="$P/trace_mma 512"
+  [trace_demo]="$B/tools/trace/tests/trace_demo 1024"
+  [torch_gemm]="$PY $ROOT/bench/trace_torch_model.py gemm_fp16"
+  [torch_step]="$PY $ROOT/bench/trace_torch_model.py step"
+)
+M4=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+now() { date +%s.%N; }
+echo "program,variant,round,seconds,rc" > "$O/times.csv"
+# one PROGRAM VARIANT ROUND: runs it once, appends its wall time.
+one() {
+  local p=$1 v=$2 r=$3 c=${cmd[$1]} s e rc tag=$1.$2.$3
+  s=$(now)
+  case $v in
+    untraced) timeout 120 $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+    traced) BANKLAB_TRACE_STATS=1 timeout 120 "$BL" trace --format json --out "$O/reports/$tag.json" -- $c \
+              > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+    traced_base) BANKLAB_TRACE_INJECT=$BASELIB timeout 120 "$BL" trace --format json --out "$O/reports/$tag.json" -- $c \
+              > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+    ncu4) timeout 150 ncu --metrics "$M4" --csv --log-file "$O/logs/$tag.csv" $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+  esac
+  rc=$?; e=$(now)
+  echo "$p,$v,$r,$(python3 -c "print(f'{$e-$s:.3f}')"),$rc" | tee -a "$O/times.csv"
+}
+variants="untraced traced"
+[ -n "$BASELIB" ] && variants="$variants traced_base"
+echo "== compiled programs, $ROUNDS rounds"
+for r in $(seq 1 "$ROUNDS"); do
+  for p in lab_driver trace_ops trace_mma trace_demo; do
+    for v in $variants ncu4; do one $p $v $r; done
+  done
+done
+echo "== PyTorch, $TORCH_ROUNDS rounds ($(elapsed) s so far)"
+for r in $(seq 1 "$TORCH_ROUNDS"); do
+  for v in $variants ncu4; do one torch_gemm $v $r; done
+  for v in $variants; do one torch_step $v $r; done
+  [ "$(elapsed)" -gt 420 ] && { echo "stopping the PyTorch rounds at $(elapsed) s"; break; }
+done
+if [ "$(elapsed)" -lt 380 ]; then
+  echo "== PyTorch model step under ncu (once)"; one torch_step ncu4 1
+fi
+for f in "$O"/logs/*.traced*.err; do echo "== $(basename "$f" .err)"; grep "banklab trace" "$f" | grep -v "^banklab trace: .*exited"; done > "$O/stats.txt"
+grep -H "^step:" "$O"/logs/torch_step.*.out > "$O/step_inner.txt" 2>/dev/null
+python3 "$ROOT/bench/trace_speed_summary.py" "$O" | tee "$O/summary.txt"
+echo "done in $(elapsed) s"
