@@ -85,7 +85,7 @@ one() {
               > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
     traced_base) BANKLAB_TRACE_INJECT=$BASELIB timeout 120 "$BL" trace --format json --out "$O/reports/$tag.json" -- $c \
               > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
-    ncu4) timeout 150 ncu --metrics "$M4" --csv --log-file "$O/logs/$tag.csv" $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+    ncu4) timeout 100 ncu --metrics "$M4" --csv --log-file "$O/logs/$tag.csv" $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
   esac
   rc=$?; e=$(now)
   echo "$p,$v,$r,$(python3 -c "print(f'{$e-$s:.3f}')"),$rc" | tee -a "$O/times.csv"
@@ -99,12 +99,14 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 echo "== PyTorch, $TORCH_ROUNDS rounds ($(elapsed) s so far)"
+# LIMIT (seconds, default 430): no new round starts after it (a call on the GPU machine has 600).
+LIMIT=${LIMIT:-430}
 for r in $(seq 1 "$TORCH_ROUNDS"); do
+  [ "$(elapsed)" -gt "$LIMIT" ] && { echo "no PyTorch round $r: $(elapsed) s"; break; }
   for v in $variants ncu4; do one torch_gemm $v $r; done
   for v in $variants; do one torch_step $v $r; done
-  [ "$(elapsed)" -gt 420 ] && { echo "stopping the PyTorch rounds at $(elapsed) s"; break; }
 done
-if [ "$(elapsed)" -lt 380 ]; then
+if [ "$(elapsed)" -lt $((LIMIT - 40)) ]; then
   echo "== PyTorch model step under ncu (once)"; one torch_step ncu4 1
 fi
 for f in "$O"/logs/*.traced*.err; do echo "== $(basename "$f" .err)"; grep "banklab trace" "$f" | grep -v "^banklab trace: .*exited"; done > "$O/stats.txt"

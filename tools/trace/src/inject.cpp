@@ -215,9 +215,7 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
     s.cubins.emplace_back(d->pCubin, d->cubinSize);
   }
   // A module is patched at the first launch of one of its kernels (on_launch_begin), in the
-  // launch's context: a large library loads many modules a program never launches from. A
-  // handle the driver reuses for a new module is a new, unpatched module.
-  s.patched.erase(d->module);
+  // launch's context: a large library loads many modules a program never launches from.
 }
 
 // The launch being traced (launches are serialised: each one is synchronised at its end).
