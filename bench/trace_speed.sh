@@ -9,6 +9,10 @@
 #                reports (json) of both tracers are compared, program by program.
 #   ROUNDS=5     rounds of the compiled programs; TORCH_ROUNDS=3 rounds of the PyTorch ones.
 #   PY=python3   with torch (default /opt/torch/.venv/bin/python3).
+#   PROGS, TORCH (the programs timed, compiled and PyTorch ones), NCU_PROGS (those also run under
+#   ncu each round), STEP_NCU=1 (the model step once under ncu at the end), EXTRA (programs traced
+#   once with each tracer, for the comparison only), BUF1_PROGS (also traced by the base tracer
+#   with BANKLAB_TRACE_BUFFER_MB=1: what its 256 MiB buffers cost). Names: the keys of `cmd` below.
 # Programs: lab_driver (the solutions, every lab kernel, 4 repeats: 36 launches of 9 kernels),
 # trace_ops (17 kernels: ldmatrix, stmatrix, cp.async, shared atomics), trace_mma 512 (cp.async +
 # ldmatrix + mma.sync tile, 4 launches), trace_demo 1024 (2 transposes), a cuBLAS fp16 GEMM through
@@ -38,6 +42,7 @@ cat "$O/versions.txt"
 # The programs, compiled beside the tracer's build.
 P=$O/progs; mkdir -p "$P"
 ( nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I solutions tools/trace/tests/lab_driver.cu -o "$P/lab_driver" &&
+  nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I labs tools/trace/tests/lab_driver.cu -o "$P/lab_driver_stubs" &&
   nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_ops.cu -o "$P/trace_ops" &&
   nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_mma.cu -o "$P/trace_mma" ) > "$O/logs/progs.log" 2>&1 &
 progs_pid=$!
@@ -66,12 +71,20 @@ timeout 120 ctest --test-dir "$B" -R '^trace\.' > "$O/logs/ctest.log" 2>&1; tail
 
 declare -A cmd=(
   [lab_driver]="$P/lab_driver all 1 4"
+  [lab_driver8]="$P/lab_driver all 8 1"
+  [lab_stubs]="$P/lab_driver_stubs all 1 1"
   [trace_ops]="$P/trace_ops"
   [trace_mma]="$P/trace_mma 512"
   [trace_demo]="$B/tools/trace/tests/trace_demo 1024"
   [torch_gemm]="$PY $ROOT/bench/trace_torch_model.py gemm_fp16"
   [torch_step]="$PY $ROOT/bench/trace_torch_model.py step"
 )
+for op in sdpa sdpa_mem conv_fp16 sort layernorm; do cmd[torch_$op]="$PY $ROOT/bench/trace_torch_model.py $op"; done
+PROGS=${PROGS:-lab_driver trace_ops trace_mma trace_demo}
+TORCH=${TORCH:-torch_gemm torch_step}
+NCU_PROGS=" ${NCU_PROGS:-lab_driver trace_ops trace_mma trace_demo torch_gemm} "
+BUF1_PROGS=" ${BUF1_PROGS:-} "
+EXTRA=${EXTRA:-}
 M4=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
 now() { date +%s.%N; }
 echo "program,variant,round,seconds,rc" > "$O/times.csv"
@@ -85,6 +98,8 @@ one() {
               > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
     traced_base) BANKLAB_TRACE_INJECT=$BASELIB timeout 120 "$BL" trace --format json --out "$O/reports/$tag.json" -- $c \
               > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
+    traced_base_1mb) BANKLAB_TRACE_BUFFER_MB=1 BANKLAB_TRACE_INJECT=$BASELIB timeout 120 "$BL" trace --format json \
+              --out "$O/logs/$tag.json" -- $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
     ncu4) timeout 100 ncu --metrics "$M4" --csv --log-file "$O/logs/$tag.csv" $c > "$O/logs/$tag.out" 2> "$O/logs/$tag.err" ;;
   esac
   rc=$?; e=$(now)
@@ -93,9 +108,15 @@ one() {
 variants="untraced traced"
 [ -n "$BASELIB" ] && variants="$variants traced_base"
 echo "== compiled programs, $ROUNDS rounds"
+# The variants of program $1 in a round.
+variants_of() {
+  echo "$variants"
+  [ -n "$BASELIB" ] && [[ $BUF1_PROGS == *" $1 "* ]] && echo traced_base_1mb
+  [[ $NCU_PROGS == *" $1 "* ]] && echo ncu4
+}
 for r in $(seq 1 "$ROUNDS"); do
-  for p in lab_driver trace_ops trace_mma trace_demo; do
-    for v in $variants ncu4; do one $p $v $r; done
+  for p in $PROGS; do
+    for v in $(variants_of $p); do one $p $v $r; done
   done
 done
 echo "== PyTorch, $TORCH_ROUNDS rounds ($(elapsed) s so far)"
@@ -103,12 +124,17 @@ echo "== PyTorch, $TORCH_ROUNDS rounds ($(elapsed) s so far)"
 LIMIT=${LIMIT:-430}
 for r in $(seq 1 "$TORCH_ROUNDS"); do
   [ "$(elapsed)" -gt "$LIMIT" ] && { echo "no PyTorch round $r: $(elapsed) s"; break; }
-  for v in $variants ncu4; do one torch_gemm $v $r; done
-  for v in $variants; do one torch_step $v $r; done
+  for p in $TORCH; do
+    for v in $(variants_of $p); do one $p $v $r; done
+  done
 done
-if [ "$(elapsed)" -lt $((LIMIT - 40)) ]; then
+if [ "${STEP_NCU:-1}" = 1 ] && [ "$(elapsed)" -lt $((LIMIT - 40)) ]; then
   echo "== PyTorch model step under ncu (once)"; one torch_step ncu4 1
 fi
+for p in $EXTRA; do
+  [ "$(elapsed)" -gt "$LIMIT" ] && { echo "not compared: $p and after ($(elapsed) s)"; break; }
+  for v in $variants; do [ $v = untraced ] || one $p $v 1; done
+done
 for f in "$O"/logs/*.traced*.err; do echo "== $(basename "$f" .err)"; grep "banklab trace" "$f" | grep -v "^banklab trace: .*exited"; done > "$O/stats.txt"
 grep -H "^step:" "$O"/logs/torch_step.*.out > "$O/step_inner.txt" 2>/dev/null
 python3 "$ROOT/bench/trace_speed_summary.py" "$O" | tee "$O/summary.txt"

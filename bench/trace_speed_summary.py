@@ -48,6 +48,10 @@ for p in order:
     ov = lambda bt: f"{(n - u) / (bt - u):.1f}x" if n and u and bt and bt > u else "-"
     print(f"{p} | " + " | ".join(cells) + f" | {r(n, t)} | {r(n, b)} | {ov(t)} | {ov(b)}")
 
+for (p, v), t in sorted(times.items()):
+    if v not in ("untraced", "traced", "traced_base", "ncu4"):
+        print(f"{p} {v}: {statistics.median(t):.3f} ({min(t):.2f}-{max(t):.2f}, {len(t)})")
+
 # banklab's own split (program, analysis) and the tracer's stats, medians over the rounds.
 split = collections.defaultdict(lambda: collections.defaultdict(list))
 stat_re = re.compile(r"([a-z (),]+?) ([0-9.]+)")
@@ -107,3 +111,15 @@ for p in order:
         for k in set(a) | set(b):
             if k != "kernels" and a.get(k) != b.get(k):
                 print(f"  {k}: {str(a.get(k))[:200]} vs base {str(b.get(k))[:200]}")
+
+# The model step's own timing (3 steps after a warm-up, inside the program: no start-up).
+inner = collections.defaultdict(list)
+for f in sorted((out / "logs").glob("torch_step.*.out")):
+    m = re.search(r"3 steps in ([0-9.]+) s", f.read_text(errors="replace"))
+    if m:
+        inner[f.name.split(".")[1]].append(float(m.group(1)))
+if inner:
+    print()
+    print("PyTorch model step, 3 steps after a warm-up, timed inside the program (median s, runs):")
+    for v, t in inner.items():
+        print(f"  {v}: {statistics.median(t):.3f} ({min(t):.3f}-{max(t):.3f}, {len(t)})")

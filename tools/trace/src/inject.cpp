@@ -319,25 +319,41 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
 }
 
 // Everything recorded so far, as a trace; the records are taken (the modules stay). Only the
-// images of modules kernels were launched from go in (renumbered in load order): the others
-// name no kernel, and a program that loads a large library would otherwise write, and `banklab`
-// read and parse, every module of it.
+// images of modules whose kernels left records go in (renumbered in load order; the other
+// kernels point at one empty image: with no record they have no line to look up): a program
+// that loads a large library would otherwise write, and `banklab` read and parse, every module
+// of it.
 banklab::trace::TraceData snapshot_locked(bool take) {
   State& s = state();
   banklab::trace::TraceData d;
   d.kernels = s.kernels;
-  std::vector<std::uint32_t> renumber(s.cubins.size(), UINT32_MAX);
-  for (const auto& k : d.kernels) renumber[k.module] = 0;
-  for (std::size_t m = 0; m < s.cubins.size(); ++m) {
-    if (renumber[m] == UINT32_MAX) continue;
-    renumber[m] = static_cast<std::uint32_t>(d.cubins.size());
-    d.cubins.push_back(s.cubins[m]);
-  }
-  for (auto& k : d.kernels) k.module = renumber[k.module];
   if (take) {
     d.records = s.merger.take();
     d.dropped = s.dropped;
     s.dropped = 0;
+  }
+  constexpr std::uint32_t kUnused = UINT32_MAX, kUsed = UINT32_MAX - 1;
+  std::vector<std::uint32_t> renumber(s.cubins.size(), kUnused);
+  if (take) {
+    for (const auto& r : d.records) renumber[d.kernels[r.kernel].module] = kUsed;
+  } else {
+    for (const auto& k : d.kernels) renumber[k.module] = kUsed;
+  }
+  for (std::size_t m = 0; m < s.cubins.size(); ++m) {
+    if (renumber[m] != kUsed) continue;
+    renumber[m] = static_cast<std::uint32_t>(d.cubins.size());
+    d.cubins.push_back(s.cubins[m]);
+  }
+  std::uint32_t empty = kUnused;
+  for (auto& k : d.kernels) {
+    if (renumber[k.module] == kUnused) {
+      if (empty == kUnused) {
+        empty = static_cast<std::uint32_t>(d.cubins.size());
+        d.cubins.emplace_back();
+      }
+      renumber[k.module] = empty;
+    }
+    k.module = renumber[k.module];
   }
   return d;
 }
