@@ -5,7 +5,7 @@
 // loads, patches every shared-memory instruction of a module at the first launch of one of its
 // kernels (modules a program loads but never launches from, most of a large library's, are
 // never patched), gives each launch a device buffer, and after each launch copies the warp
-// records back (pinned host memory, grown to what launches need) and merges identical ones. With
+// records back (through a 16 MiB pinned staging buffer) and merges identical ones. With
 // BANKLAB_TRACE_OUT set it writes the binary trace file at exit, for `banklab trace`, with the
 // images of the modules kernels were launched from. BANKLAB_TRACE_STATS=1 prints where the
 // tracer's own time went (stderr, at exit).
@@ -37,7 +37,7 @@ struct ContextState {
   DeviceBuffer* dev_header = nullptr;   // device
   DeviceRecord* dev_records = nullptr;  // device
   DeviceBuffer* host_header = nullptr;  // pinned host
-  DeviceRecord* host_records = nullptr; // pinned host, host_capacity records (grown on demand)
+  DeviceRecord* host_records = nullptr; // pinned host staging, host_capacity records (made at first use)
   std::uint64_t capacity = 0;            // device records
   std::uint64_t host_capacity = 0;
   bool patches_loaded = false;
@@ -142,20 +142,15 @@ ContextState* context_state(CUcontext ctx) {
     return fail("sanitizerAlloc(records)", r);
   if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
     return fail("sanitizerAllocHost(header)", r);
-  return &c;  // the pinned host records are allocated by host_records(), to the size launches need
+  return &c;  // the pinned staging buffer is made by staging(), at the first launch that records
 }
 
-// The pinned host buffer, at least `n` records (and at most the device's capacity): grown by
-// doubling from 1 MiB, so a program whose launches record little does not pin the device
-// buffer's full size (256 MiB by default).
-DeviceRecord* host_records(CUcontext ctx, ContextState& c, std::uint64_t n) {
-  if (n <= c.host_capacity) return c.host_records;
-  std::uint64_t want = std::max<std::uint64_t>(c.host_capacity * 2, (std::uint64_t{1} << 20) / sizeof(DeviceRecord));
-  while (want < n) want *= 2;
-  want = std::min(want, c.capacity);
-  if (c.host_records) sanitizerFreeHost(ctx, c.host_records);
-  c.host_records = nullptr;
-  c.host_capacity = 0;
+// The pinned host buffer the records come back through, in pieces of at most 16 MiB: pinning
+// the device buffer's full size (256 MiB by default) cost about 0.18 s per process on the H200,
+// more than everything else the tracer does on a small program (docs/perf/trace_vs_ncu.md).
+DeviceRecord* staging(CUcontext ctx, ContextState& c) {
+  if (c.host_records) return c.host_records;
+  const std::uint64_t want = std::min<std::uint64_t>(c.capacity, (std::uint64_t{16} << 20) / sizeof(DeviceRecord));
   const SanitizerResult r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_records), want * sizeof(DeviceRecord));
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerAllocHost(records)", r); c.host_records = nullptr; return nullptr; }
   c.host_capacity = want;
@@ -283,17 +278,25 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
     n = std::min(count, p.ctx->capacity);
     s.dropped += count - n;
     if (n == 0) return;
-    host = host_records(d->context, *p.ctx, n);
+    host = staging(d->context, *p.ctx);
     if (!host) {  // no pinned memory for them: counted as dropped, as a full device buffer is
       s.dropped += n;
       return;
     }
-    BL_CHECK(sanitizerMemcpyDeviceToHost(host, p.ctx->dev_records, n * sizeof(DeviceRecord), d->hStream));
   }
-  Timer tm(stats().merge);
-  s.merger.add(p.kernel, host, n);
-  s.traced += n;
-  stats().records += n;
+  // Piece by piece, in record order: the merger sees the records in the same order as in one copy.
+  for (std::uint64_t done = 0; done < n;) {
+    const std::uint64_t m = std::min(n - done, p.ctx->host_capacity);
+    {
+      Timer t(stats().copy);
+      BL_CHECK(sanitizerMemcpyDeviceToHost(host, p.ctx->dev_records + done, m * sizeof(DeviceRecord), d->hStream));
+    }
+    Timer tm(stats().merge);
+    s.merger.add(p.kernel, host, m);
+    s.traced += m;
+    stats().records += m;
+    done += m;
+  }
 }
 
 bool debug() {
