@@ -29,7 +29,7 @@ PY=${PY:-/opt/torch/.venv/bin/python3}
 ROUNDS=${ROUNDS:-5}; TORCH_ROUNDS=${TORCH_ROUNDS:-3}
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-cd "$ROOT"
+cd "$ROOT" || exit 1
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
