@@ -322,35 +322,29 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
 }
 
 // Everything recorded so far, as a trace; the records are taken (the modules stay). Only the
-// images of modules whose kernels left records go in (renumbered in load order; the other
-// kernels point at one empty image: with no record they have no line to look up): a program
-// that loads a large library would otherwise write, and `banklab` read and parse, every module
-// of it.
-banklab::trace::TraceData snapshot_locked(bool take) {
+// images banklab::trace::needed_images() names go in (decode finds the same lines in them as in
+// every loaded image; a program that loads a large library would otherwise write, and `banklab`
+// read and parse, every module of it), renumbered in load order; the kernels of the others
+// point at one empty image (none of them left a record).
+banklab::trace::TraceData snapshot_locked() {
   State& s = state();
   banklab::trace::TraceData d;
   d.kernels = s.kernels;
-  if (take) {
-    d.records = s.merger.take();
-    d.dropped = s.dropped;
-    s.dropped = 0;
-  }
-  constexpr std::uint32_t kUnused = UINT32_MAX, kUsed = UINT32_MAX - 1;
-  std::vector<std::uint32_t> renumber(s.cubins.size(), kUnused);
-  if (take) {
-    for (const auto& r : d.records) renumber[d.kernels[r.kernel].module] = kUsed;
-  } else {
-    for (const auto& k : d.kernels) renumber[k.module] = kUsed;
-  }
+  d.records = s.merger.take();
+  d.dropped = s.dropped;
+  s.dropped = 0;
+  const std::vector<bool> keep = banklab::trace::needed_images(s.cubins, s.kernels, d.records);
+  constexpr std::uint32_t kNone = UINT32_MAX;
+  std::vector<std::uint32_t> renumber(s.cubins.size(), kNone);
   for (std::size_t m = 0; m < s.cubins.size(); ++m) {
-    if (renumber[m] != kUsed) continue;
+    if (!keep[m]) continue;
     renumber[m] = static_cast<std::uint32_t>(d.cubins.size());
     d.cubins.push_back(s.cubins[m]);
   }
-  std::uint32_t empty = kUnused;
+  std::uint32_t empty = kNone;
   for (auto& k : d.kernels) {
-    if (renumber[k.module] == kUnused) {
-      if (empty == kUnused) {
+    if (renumber[k.module] == kNone) {
+      if (empty == kNone) {
         empty = static_cast<std::uint32_t>(d.cubins.size());
         d.cubins.emplace_back();
       }
@@ -386,7 +380,7 @@ void write_at_exit() {
   {
     Timer t(stats().write);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    const banklab::trace::TraceData d = snapshot_locked(true);
+    const banklab::trace::TraceData d = snapshot_locked();
     stats().written_modules = d.cubins.size();
     for (const auto& c : d.cubins) stats().written_bytes += c.size();
     banklab::trace::write_trace(out, d);
@@ -452,7 +446,7 @@ __attribute__((visibility("default"))) char* banklab_trace_take(std::size_t* siz
   std::ostringstream out(std::ios::binary);
   {
     std::lock_guard<std::recursive_mutex> lock(s.mu);
-    banklab::trace::write_trace(out, snapshot_locked(true));
+    banklab::trace::write_trace(out, snapshot_locked());
   }
   const std::string data = out.str();
   char* p = static_cast<char*>(std::malloc(data.size() ? data.size() : 1));

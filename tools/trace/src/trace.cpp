@@ -8,6 +8,7 @@
 #include <cstring>
 #include <istream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -453,6 +454,31 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
       break;
     }
   }
+}
+
+std::vector<bool> needed_images(const std::vector<std::string>& cubins, const std::vector<KernelInfo>& kernels,
+                                const std::vector<MergedRecord>& records) {
+  // decode() looks a kernel up in its own module's image and, when that has no line rows for it,
+  // in every image that has them, first in load order: keep what that lookup can reach.
+  std::vector<bool> keep(cubins.size(), false);
+  std::vector<bool> recorded(kernels.size(), false);
+  for (const MergedRecord& r : records)
+    if (r.kernel < kernels.size()) recorded[r.kernel] = true;
+  std::vector<std::unique_ptr<LineTable>> tables(cubins.size());
+  auto table = [&](std::size_t m) -> const LineTable& {
+    if (!tables[m]) tables[m] = std::make_unique<LineTable>(LineTable::from_cubin(cubins[m].data(), cubins[m].size()));
+    return *tables[m];
+  };
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (!recorded[i]) continue;
+    const KernelInfo& k = kernels[i];
+    if (k.module >= cubins.size() || cubins[k.module].empty()) return std::vector<bool>(cubins.size(), true);
+    keep[k.module] = true;
+    if (table(k.module).has(k.name)) continue;
+    for (std::size_t m = 0; m < cubins.size(); ++m)
+      if (!keep[m] && table(m).has(k.name)) keep[m] = true;
+  }
+  return keep;
 }
 
 }  // namespace banklab::trace

@@ -422,3 +422,32 @@ TEST(TraceDecode, DropsTheClusterRankFromTheWindowOffset) {
   EXPECT_EQ(ins[0].access.offset[1], 4u);
   EXPECT_EQ(bt::cost_of(ins[0].access).wavefronts, 1);
 }
+
+// The trace file keeps only the module images decode() can look a recorded kernel's lines up
+// in: its own, and where that has no rows for it, every image that has (or every image, where
+// it has no image of its own).
+TEST(TraceImages, KeepsOnlyTheImagesTheRecordedKernelsLinesCanComeFrom) {
+  std::ifstream in(BANKLAB_TRACE_LINES_CUBIN, std::ios::binary);
+  ASSERT_TRUE(in) << BANKLAB_TRACE_LINES_CUBIN;
+  const std::string lined((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bare(100, 'x');  // an image with no line rows
+  auto kernels = [](std::uint32_t other, std::uint32_t store) {
+    std::vector<bt::KernelInfo> k(2);
+    k[0].name = "other";
+    k[0].module = other;
+    k[1].name = "column_store";
+    k[1].module = store;
+    return k;
+  };
+  std::vector<bt::MergedRecord> store_recorded(1);
+  store_recorded[0].kernel = 1;
+  using V = std::vector<bool>;
+  // Its own image has its rows: that one alone (not the copy beside it, not the unrecorded kernel's).
+  EXPECT_EQ(bt::needed_images({bare, lined, lined}, kernels(0, 1), store_recorded), V({false, true, false}));
+  // Its own image has no rows for it: also every image that has them, as decode() looks there.
+  EXPECT_EQ(bt::needed_images({bare, bare, lined}, kernels(0, 1), store_recorded), V({false, true, true}));
+  // No image of its own: decode() may find it by name in any, so every image.
+  EXPECT_EQ(bt::needed_images({bare, lined, ""}, kernels(0, 2), store_recorded), V({true, true, true}));
+  // Nothing recorded: nothing needed.
+  EXPECT_EQ(bt::needed_images({bare, lined}, kernels(0, 1), {}), V({false, false}));
+}

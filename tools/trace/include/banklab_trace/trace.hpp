@@ -70,6 +70,15 @@ TraceData read_trace(std::istream& in);
 void decode(const TraceData& data, std::vector<Instruction>& instructions,
             std::vector<Unmodelled>& unmodelled);
 
+/// Which of `cubins` (the loaded modules' images) a trace of `records` needs for decode() to
+/// find every source line it would find with all of them: the images of the kernels that left
+/// records; every image where one of those kernels has no image of its own (decode then finds it
+/// by name in any); and, where a kernel's image has no line rows for it, every image that has
+/// rows for its name. The injection library writes only these (a PyTorch model step loads 98 MB
+/// of images, its kernels with records need 16 MB).
+std::vector<bool> needed_images(const std::vector<std::string>& cubins, const std::vector<KernelInfo>& kernels,
+                                const std::vector<MergedRecord>& records);
+
 /// Wavefronts and minimum of one warp instruction: the one place the trace calls the model.
 struct Cost {
   int wavefronts = 0;
