@@ -3,12 +3,11 @@
 // Loaded by the CUDA driver through CUDA_INJECTION64_PATH (InitializeInjection), or by
 // banklab::trace::Session in process (banklab_trace_attach). It keeps each module's image as it
 // loads, patches every shared-memory instruction of a module at the first launch of one of its
-// kernels (modules a program loads but never launches from, most of a large library's, are
-// never patched), gives each launch a device buffer, and after each launch copies the warp
-// records back (through a 16 MiB pinned staging buffer) and merges identical ones. With
-// BANKLAB_TRACE_OUT set it writes the binary trace file at exit, for `banklab trace`, with the
-// images of the modules kernels were launched from. BANKLAB_TRACE_STATS=1 prints where the
-// tracer's own time went (stderr, at exit).
+// kernels (a module a program loads but never launches from is never patched), gives each
+// launch a device buffer, and after each launch copies the warp records back (through a 16 MiB
+// pinned staging buffer) and merges identical ones. With BANKLAB_TRACE_OUT set it writes the
+// binary trace file at exit, for `banklab trace`, with the module images the recorded kernels'
+// lines come from. BANKLAB_TRACE_STATS=1 prints where the tracer's own time went (stderr, at exit).
 #include <dlfcn.h>
 #include <sanitizer.h>
 
