@@ -82,23 +82,32 @@ struct GroupCost {
 };
 
 // LDGSTS (the shared side of cp.async), lanes first .. first+size-1: in lane order, each active
-// lane goes into the wavefront after the last one used by an earlier lane of the group with the
-// same lane % 8 or touching one of its banks (fitted on 242 H200 patterns of 4, 8 and 16 bytes).
+// lane goes into the wavefront after the last one used by an earlier lane of the group that
+// writes one of its (shared) banks or reads one of its source banks, the 4-byte words
+// (global address / 4) % 32 of the bytes it copies: each wavefront moves at most one word per
+// source bank and one per destination bank. Fitted on 242 H200 patterns read from global
+// address 16 * lane (the default when `source` is null) and checked on 42 with other sources.
 // Writes each active lane's wavefront to wave[lane]; returns the group's wavefronts.
-int async_copy_waves(const WarpAccess& a, int first, int size, int wpl, int* wave) {
-  int last_slot[8];
+int async_copy_waves(const WarpAccess& a, int first, int size, int wpl, int* wave, const std::uint64_t* source) {
+  int last_src[kNumBanks];
   int last_bank[kNumBanks];
-  for (int& x : last_slot) x = -1;
+  for (int& x : last_src) x = -1;
   for (int& x : last_bank) x = -1;
   int n = 0;
   for (int i = first; i < first + size; ++i) {
     if (!((a.mask >> i) & 1u)) continue;
     const std::uint32_t w0 = word_of(a.offset[i]);
-    int t = last_slot[i % 8];
-    for (int k = 0; k < wpl; ++k) t = std::max(t, last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks]);
+    const std::uint64_t s0 = (source ? source[i] : 16u * static_cast<std::uint64_t>(i)) / kBankWidthBytes;
+    int t = -1;
+    for (int k = 0; k < wpl; ++k) {
+      t = std::max(t, last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks]);
+      t = std::max(t, last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks]);
+    }
     ++t;
-    last_slot[i % 8] = t;
-    for (int k = 0; k < wpl; ++k) last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks] = t;
+    for (int k = 0; k < wpl; ++k) {
+      last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks] = t;
+      last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks] = t;
+    }
     wave[i] = t;
     n = std::max(n, t + 1);
   }
@@ -150,7 +159,8 @@ int cas_loop(const WarpAccess& a, CasPass* passes) {
   return n;
 }
 
-GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankTable& t) {
+GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankTable& t,
+                        const std::uint64_t* source = nullptr) {
   t.clear();
   GroupCost c;
   int lanes_in_bank[kNumBanks] = {};
@@ -172,7 +182,7 @@ GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankT
   }
   if (a.op == Op::AsyncCopy) {  // the worst bank stays the one most lanes write
     int wave[kWarpSize];
-    c.wavefronts = async_copy_waves(a, first, size, wpl, wave);
+    c.wavefronts = async_copy_waves(a, first, size, wpl, wave, source);
   }
   return c;
 }
@@ -664,6 +674,21 @@ Grouping grouping_of(const WarpAccess& a, bool* merged) {
 
 int count_wavefronts(const WarpAccess& a) noexcept { return summarize(a).wavefronts; }
 
+Summary summarize_async_copy(const WarpAccess& a, const std::array<std::uint64_t, kWarpSize>& source) noexcept {
+  if (a.op != Op::AsyncCopy) return summarize(a);
+  Summary s;
+  s.grouping = base_grouping(a);
+  BankTable t;
+  const int size = group_size(s.grouping);
+  const int wpl = words_per_lane(a.width);
+  for (int first = 0; first < kWarpSize; first += size) {
+    const GroupCost c = cost_of_group(a, first, size, wpl, t, source.data());
+    s.wavefronts += c.wavefronts;
+    s.minimum += (c.distinct + kNumBanks - 1) / kNumBanks;
+  }
+  return s;
+}
+
 int cas_pass_wavefronts(std::uint32_t mask) noexcept { return 2 * (((mask & 0xffffu) != 0) + ((mask >> 16) != 0)); }
 
 Counters expected_counters(const WarpAccess& a) noexcept {
@@ -694,8 +719,9 @@ Analysis analyze(const WarpAccess& a) {
              : a.width == 8 ? "two half-warps, one after the other"
                             : "four quarter-warps, one after the other") +
             " (128 bytes of lanes each), lane by lane in lane order: each lane goes into the wavefront after the "
-            "last one used by an earlier lane of its group with the same lane % 8 or on one of its banks (lanes "
-            "writing the same word each take a wavefront).";
+            "last one used by an earlier lane of its group on one of its banks, or reading the same source bank "
+            "of global memory (taken as 16 bytes per lane, lane i at 16 * i: then lane i - 8); lanes writing the "
+            "same word each take a wavefront.";
   } else if (a.op == Op::AtomicIncrement) {
     r.why = "atomic increment with its result unused (ATOMS.POPC.INC.32): served exactly like a 32-bit store, the "
             "whole warp as one group; lanes at the same word share it.";
@@ -752,7 +778,7 @@ Analysis analyze(const WarpAccess& a) {
     for (auto& w : waves) w.group = gi;
     int served_in_bank[kNumBanks] = {};
     int copy_wave[kWarpSize] = {};
-    if (a.op == Op::AsyncCopy) async_copy_waves(a, first, size, wpl, copy_wave);
+    if (a.op == Op::AsyncCopy) async_copy_waves(a, first, size, wpl, copy_wave, nullptr);
     const bool every_lane = serves_every_lane(a);
     for (int i = first; i < first + size; ++i) {
       if (!((a.mask >> i) & 1u)) continue;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iostream>
 
@@ -65,6 +66,33 @@ TEST(Measurements, EveryNewInstructionFamilyIsCheckedInFull) {
   EXPECT_EQ(count(at, Op::AtomicIncrement, 4), 57);
   EXPECT_EQ(load("calibration_h200_ldsm.csv").size(), 318u);
   EXPECT_EQ(load("calibration_h200_stsm.csv").size(), 318u);
+}
+
+// bench/cpasync_source_probe.cu on the H200: the same shared-memory patterns of 4- and 8-byte
+// cp.async with lane i reading global offset 16 * i (as the calibration rows), width * i
+// (contiguous) and 16 * (i ^ 8). The id's last part names the source.
+TEST(Measurements, CpAsyncDependsOnWhereTheLanesReadGlobalMemory) {
+  const auto rows = load("probe_h200_cpasync_source.csv");
+  ASSERT_EQ(rows.size(), 42u);
+  for (const Measurement& m : rows) {
+    const std::string src = m.id.substr(m.id.rfind('_') + 1);
+    std::array<std::uint64_t, kWarpSize> source{};
+    for (int i = 0; i < kWarpSize; ++i) {
+      const auto lane = static_cast<std::uint64_t>(i);
+      source[static_cast<std::size_t>(i)] = src == "src16i"      ? 16u * lane
+                                            : src == "srcwi"     ? static_cast<std::uint64_t>(m.access.width) * lane
+                                            : src == "src16xor8" ? 16u * (lane ^ 8u)
+                                                                 : ~0ull;
+    }
+    ASSERT_NE(source[1], ~0ull) << m.id << ": unknown source " << src;
+    const Summary s = summarize_async_copy(m.access, source);
+    EXPECT_EQ(s.wavefronts, m.wavefronts) << m.id;
+    EXPECT_EQ(s.conflicts(), m.bank_conflicts) << m.id;
+    EXPECT_EQ(m.instructions, 1) << m.id;
+    if (src == "src16i") {
+      EXPECT_EQ(expected_counters(m.access), (Counters{m.wavefronts, m.bank_conflicts, 1})) << m.id;
+    }
+  }
 }
 
 // cp.async.cg (LDGSTS.E.BYPASS.128): NOT checked against the model. On the H200 every one of the

@@ -26,7 +26,9 @@
 ///    4-byte copies, half-warps for 8-byte, quarter-warps for 16-byte), the groups one after
 ///    another. Within a group the lanes go in lane order, each lane apart (lanes writing the same
 ///    word each take a wavefront of its bank): lane i goes into the wavefront after the last one
-///    used by an earlier lane of its group with the same i % 8, or touching one of its banks.
+///    used by an earlier lane of its group touching one of its banks or reading one of its
+///    source banks (global address / 4 % 32; summarize() takes lane i's source at 16 * i, where
+///    that is "the same i % 8": see summarize_async_copy()).
 ///    `.cg` writes are invisible to every ncu counter (common/data/README.md): not checked.
 ///  - atom, 32-bit (ATOMS.ADD): one warp-wide group with every lane apart (same-word lanes are
 ///    serialised).
@@ -199,6 +201,15 @@ struct Counters {
 
 /// The counters ncu should read for `access`, from summarize().
 Counters expected_counters(const WarpAccess& access) noexcept;
+
+/// The shared side of cp.async (Op::AsyncCopy) when lane i copies from global address
+/// `source[i]`: a lane also waits for the last earlier lane of its group that reads one of its
+/// source banks, (global address / 4) % 32. summarize() and analyze() take source[i] = 16 * i,
+/// the layout every calibration row was measured with (one 16-byte chunk per lane, as 16-byte
+/// copies of a contiguous tile have). Measured (common/data/probe_h200_cpasync_source.csv):
+/// 32 lanes copying 4 contiguous bytes each take 1 wavefront, not the 4 of source 16 * i.
+/// Other ops: summarize(access).
+Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
 
 /// Wavefronts of ONE pass of a 64-bit shared compare-and-swap (ATOMS.CAST.SPIN.64, ATOMS.CAS.64)
 /// executed by the lanes of `mask`: 2 per half-warp with an active lane. What the tracer charges

@@ -149,8 +149,8 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
   } else if (a.op == Op::AsyncCopy && a.width < 16) {
     h += " cp.async of " + std::to_string(a.width) + " bytes is served lane by lane in lane order, " +
          (a.width == 4 ? "the warp as one group" : "one half-warp after the other") +
-         ": a lane waits for the last earlier lane on its banks and for lane i - 8; lanes writing one "
-         "word are not merged.";
+         ": a lane waits for the last earlier lane on its banks and on its source banks of global memory "
+         "(taken as lane i reading at 16 * i: lane i - 8); lanes writing one word are not merged.";
   } else if (a.width == 8 && !r.merged) {
     h += " 64-bit accesses are served per half-warp: 16 lanes x 8 bytes = 128 bytes, one "
          "wavefront when conflict-free, so a full warp needs at least 2; only lanes of the same "
