@@ -33,18 +33,16 @@ Grouping grouping_for(int width, bool merged) {
 // Only loads (LDS) merge groups; every other kind is served in the groups of its width.
 bool may_merge(const WarpAccess& a) { return a.op == Op::Load && (a.width == 8 || a.width == 16); }
 
-// Kinds whose lanes are served one by one: lanes that ask for the same word still each take a
-// slot of that word's bank (measured: ATOMS, and the shared side of LDGSTS).
-bool serves_every_lane(Op op) { return op == Op::AsyncCopy || op == Op::Atomic; }
+// 32-bit ATOMS.ADD serves its lanes one by one: lanes that ask for the same word still each take
+// a slot of that word's bank. (LDGSTS does too, in its own order: async_copy_waves().)
+bool serves_every_lane(const WarpAccess& a) { return a.op == Op::Atomic && a.width != 8; }
 
-// The unmerged grouping of an access: LDGSTS in quarter-warps whatever its width (the H200 writes
-// 8 lanes per global 128-byte line); 64-bit ATOMS (a CAS loop, unfitted) as quarter-warps too;
-// everything else by its width.
-Grouping base_grouping(const WarpAccess& a) {
-  if (a.op == Op::AsyncCopy) return Grouping::QuarterWarps;
-  if (a.op == Op::Atomic && a.width == 8) return Grouping::QuarterWarps;
-  return grouping_for(a.width, false);
-}
+// A 64-bit shared atomic: the compare-and-swap loop of sm_90 (cas_loop()).
+bool is_cas_loop(const WarpAccess& a) { return a.op == Op::Atomic && a.width == 8; }
+
+// The unmerged grouping of an access: the groups of its width for every kind (LDGSTS: 128 / width
+// lanes per group; the CAS loop: half-warps).
+Grouping base_grouping(const WarpAccess& a) { return grouping_for(a.width, false); }
 
 int group_size(Grouping g) {
   switch (g) {
@@ -83,7 +81,86 @@ struct GroupCost {
   int worst_bank = -1;
 };
 
-GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankTable& t) {
+// LDGSTS (the shared side of cp.async), lanes first .. first+size-1: in lane order, each active
+// lane goes into the wavefront after the last one used by an earlier lane of the group that
+// writes one of its (shared) banks or reads one of its source banks, the 4-byte words
+// (global address / 4) % 32 of the bytes it copies: each wavefront moves at most one word per
+// source bank and one per destination bank. Fitted on 242 H200 patterns read from global
+// address 16 * lane (the default when `source` is null) and checked on 42 with other sources.
+// Writes each active lane's wavefront to wave[lane]; returns the group's wavefronts.
+int async_copy_waves(const WarpAccess& a, int first, int size, int wpl, int* wave, const std::uint64_t* source) {
+  int last_src[kNumBanks];
+  int last_bank[kNumBanks];
+  for (int& x : last_src) x = -1;
+  for (int& x : last_bank) x = -1;
+  int n = 0;
+  for (int i = first; i < first + size; ++i) {
+    if (!((a.mask >> i) & 1u)) continue;
+    const std::uint32_t w0 = word_of(a.offset[i]);
+    const std::uint64_t s0 = (source ? source[i] : 16u * static_cast<std::uint64_t>(i)) / kBankWidthBytes;
+    int t = -1;
+    for (int k = 0; k < wpl; ++k) {
+      t = std::max(t, last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks]);
+      t = std::max(t, last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks]);
+    }
+    ++t;
+    for (int k = 0; k < wpl; ++k) {
+      last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks] = t;
+      last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks] = t;
+    }
+    wave[i] = t;
+    n = std::max(n, t + 1);
+  }
+  return n;
+}
+
+// The compare-and-swap loop of a 64-bit shared atomic on sm_90 (LDS.64, then ATOMS.CAST.SPIN.64
+// until every lane succeeded), fitted on 119 H200 patterns (wavefronts and passes). In each pass
+// every half-warp serves, in lane order, the lanes none of whose banks an earlier served lane of
+// that half used; of the served lanes at one 8-byte word only the lowest succeeds; the lanes not
+// served or not succeeding run the next pass. A pass takes 2 wavefronts per half-warp with an
+// active lane (cas_pass_wavefronts()).
+struct CasPass {
+  std::uint32_t active = 0;     // lanes that ran this pass
+  std::uint32_t served = 0;     // lanes whose compare-and-swap the banks served
+  std::uint32_t succeeded = 0;  // lanes that finished
+};
+
+// Runs the loop; returns the passes (at most 32: the lowest served lane always succeeds), and
+// writes them to `passes` when it is not null.
+int cas_loop(const WarpAccess& a, CasPass* passes) {
+  std::uint32_t left = a.mask;
+  int n = 0;
+  while (left != 0 && n < kWarpSize) {
+    CasPass p;
+    p.active = left;
+    for (int half = 0; half < 2; ++half) {
+      std::uint32_t used = 0;  // banks taken in this half
+      for (int i = 16 * half; i < 16 * half + 16; ++i) {
+        if (!((left >> i) & 1u)) continue;
+        const std::uint32_t w0 = word_of(a.offset[i]);
+        const std::uint32_t banks = (1u << (w0 % kNumBanks)) | (1u << ((w0 + 1u) % kNumBanks));
+        if (used & banks) continue;
+        used |= banks;
+        p.served |= 1u << i;
+      }
+    }
+    for (int i = 0; i < kWarpSize; ++i) {
+      if (!((p.served >> i) & 1u)) continue;
+      bool first = true;
+      for (int j = 0; j < i && first; ++j)
+        if (((p.succeeded >> j) & 1u) && a.offset[j] == a.offset[i]) first = false;
+      if (first) p.succeeded |= 1u << i;
+    }
+    left &= ~p.succeeded;
+    if (passes) passes[n] = p;
+    ++n;
+  }
+  return n;
+}
+
+GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankTable& t,
+                        const std::uint64_t* source = nullptr) {
   t.clear();
   GroupCost c;
   int lanes_in_bank[kNumBanks] = {};
@@ -95,13 +172,17 @@ GroupCost cost_of_group(const WarpAccess& a, int first, int size, int wpl, BankT
       ++lanes_in_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks];
     }
   }
-  const bool every_lane = serves_every_lane(a.op);
+  const bool every_lane = serves_every_lane(a) || a.op == Op::AsyncCopy;
   for (int b = 0; b < kNumBanks; ++b) {
     const int n = every_lane ? lanes_in_bank[b] : t.count[b];
     if (n > c.wavefronts) {
       c.wavefronts = n;
       c.worst_bank = b;
     }
+  }
+  if (a.op == Op::AsyncCopy) {  // the worst bank stays the one most lanes write
+    int wave[kWarpSize];
+    c.wavefronts = async_copy_waves(a, first, size, wpl, wave, source);
   }
   return c;
 }
@@ -398,7 +479,8 @@ Summary summarize_general(const WarpAccess& a) noexcept;
 
 template <bool kSimd>
 Summary summarize_valid(const WarpAccess& a) noexcept {
-  if (serves_every_lane(a.op)) return summarize_general(a);  // ATOMS, LDGSTS: lane by lane
+  if (serves_every_lane(a) || is_cas_loop(a) || a.op == Op::AsyncCopy)
+    return summarize_general(a);  // ATOMS, LDGSTS: lane by lane
   switch (a.width) {
     case 8:
       if (a.op == Op::Load && merges<kSimd>(a)) return summary_for<3, 5, kSimd>(a, grouping_for(8, true), true);
@@ -425,6 +507,13 @@ Grouping explained_grouping(const WarpAccess& a, bool* merged) {
 Summary summarize_general(const WarpAccess& a) noexcept {
   Summary s;
   s.grouping = explained_grouping(a, &s.merged);
+  if (is_cas_loop(a)) {
+    CasPass passes[kWarpSize];
+    s.instructions = cas_loop(a, passes);
+    for (int p = 0; p < s.instructions; ++p) s.wavefronts += cas_pass_wavefronts(passes[p].active);
+    s.minimum = cas_pass_wavefronts(a.mask);
+    return s;
+  }
   BankTable t;
   const int size = group_size(s.grouping);
   const int wpl = words_per_lane(a.width);
@@ -434,6 +523,46 @@ Summary summarize_general(const WarpAccess& a) noexcept {
     s.minimum += (c.distinct + kNumBanks - 1) / kNumBanks;
   }
   return s;
+}
+
+// analyze() of a CAS loop: two half-warp groups; for every pass and every half-warp with an
+// active lane, two wavefronts serving the half's lanes the banks served in that pass.
+void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
+  CasPass passes[kWarpSize];
+  r.instructions = cas_loop(a, passes);
+  BankTable t;
+  for (int half = 0; half < 2; ++half) {
+    Group g;
+    g.first_lane = 16 * half;
+    g.lane_count = 16;
+    g.active = a.mask & (0xffffu << (16 * half));
+    const GroupCost c = cost_of_group(a, 16 * half, 16, 2, t);
+    g.distinct_words = c.distinct;
+    g.worst_bank = g.active ? c.worst_bank : -1;
+    g.minimum = cas_pass_wavefronts(g.active);
+    r.groups.push_back(g);
+  }
+  for (int p = 0; p < r.instructions; ++p) {
+    for (int half = 0; half < 2; ++half) {
+      const std::uint32_t active = passes[p].active & (0xffffu << (16 * half));
+      if (!active) continue;
+      Wavefront w;
+      w.group = half;
+      for (int i = 16 * half; i < 16 * half + 16; ++i) {
+        if (!((passes[p].served >> i) & 1u)) continue;
+        const std::uint32_t w0 = word_of(a.offset[i]);
+        for (std::uint32_t k = 0; k < 2; ++k)
+          w.served.push_back(LaneWord{i, static_cast<int>((w0 + k) % kNumBanks), w0 + k, false});
+      }
+      r.groups[static_cast<std::size_t>(half)].wavefronts += 2;
+      r.wavefront_detail.push_back(w);
+      r.wavefront_detail.push_back(std::move(w));
+    }
+  }
+  for (const Group& g : r.groups) {
+    r.wavefronts += g.wavefronts;
+    r.minimum += g.minimum;
+  }
 }
 
 }  // namespace
@@ -446,6 +575,7 @@ const char* to_string(Op op) {
     case Op::StoreMatrix: return "stsm";
     case Op::AsyncCopy: return "cpasync";
     case Op::Atomic: return "atom";
+    case Op::AtomicIncrement: return "atominc";
   }
   return "?";
 }
@@ -458,6 +588,7 @@ const char* describe(Op op) {
     case Op::StoreMatrix: return "stmatrix (stsm)";
     case Op::AsyncCopy: return "cp.async, shared side (cpasync)";
     case Op::Atomic: return "shared atomic (atom)";
+    case Op::AtomicIncrement: return "shared atomic increment, result unused (atominc)";
   }
   return "?";
 }
@@ -543,6 +674,32 @@ Grouping grouping_of(const WarpAccess& a, bool* merged) {
 
 int count_wavefronts(const WarpAccess& a) noexcept { return summarize(a).wavefronts; }
 
+Summary summarize_async_copy(const WarpAccess& a, const std::array<std::uint64_t, kWarpSize>& source) noexcept {
+  if (a.op != Op::AsyncCopy) return summarize(a);
+  Summary s;
+  s.grouping = base_grouping(a);
+  BankTable t;
+  const int size = group_size(s.grouping);
+  const int wpl = words_per_lane(a.width);
+  for (int first = 0; first < kWarpSize; first += size) {
+    const GroupCost c = cost_of_group(a, first, size, wpl, t, source.data());
+    s.wavefronts += c.wavefronts;
+    s.minimum += (c.distinct + kNumBanks - 1) / kNumBanks;
+  }
+  return s;
+}
+
+int cas_pass_wavefronts(std::uint32_t mask) noexcept { return 2 * (((mask & 0xffffu) != 0) + ((mask >> 16) != 0)); }
+
+Counters expected_counters(const WarpAccess& a) noexcept {
+  const Summary s = summarize(a);
+  Counters c;
+  c.wavefronts = s.wavefronts;
+  c.bank_conflicts = is_cas_loop(a) ? 0 : s.conflicts();
+  c.instructions = s.instructions;
+  return c;
+}
+
 int minimum_wavefronts(const WarpAccess& a) noexcept { return summarize(a).minimum; }
 
 Analysis analyze(const WarpAccess& a) {
@@ -557,13 +714,25 @@ Analysis analyze(const WarpAccess& a) {
             ": served as four quarter-warps, one 8x8 matrix each (lanes 8m..8m+7 give the 8 "
             "16-byte row addresses of matrix m), like a 128-bit store.";
   } else if (a.op == Op::AsyncCopy) {
-    r.why = "cp.async, shared side (LDGSTS): served as four quarter-warps whatever the width, and every lane "
-            "apart: lanes that write the same word each take a wavefront of its bank.";
+    r.why = std::string("cp.async, shared side (LDGSTS): served as ") +
+            (a.width == 4 ? "one group of 32 lanes"
+             : a.width == 8 ? "two half-warps, one after the other"
+                            : "four quarter-warps, one after the other") +
+            " (128 bytes of lanes each), lane by lane in lane order: each lane goes into the wavefront after the "
+            "last one used by an earlier lane of its group on one of its banks, or reading the same source bank "
+            "of global memory (taken as 16 bytes per lane, lane i at 16 * i: then lane i - 8); lanes writing the "
+            "same word each take a wavefront.";
+  } else if (a.op == Op::AtomicIncrement) {
+    r.why = "atomic increment with its result unused (ATOMS.POPC.INC.32): served exactly like a 32-bit store, the "
+            "whole warp as one group; lanes at the same word share it.";
+  } else if (a.op == Op::Atomic && a.width <= 4) {
+    r.why = "32-bit shared atomic (ATOMS): the whole warp as one group, every lane apart: lanes at the same word "
+            "are serialised, they do not share it.";
   } else if (a.op == Op::Atomic) {
-    r.why = a.width <= 4 ? "32-bit shared atomic (ATOMS): the whole warp as one group, every lane apart: lanes "
-                           "at the same word are serialised, they do not share it."
-                         : "64-bit shared atomic: a CAS loop on sm_90 (ATOMS.CAST.SPIN.64, unfitted): each pass "
-                           "as four quarter-warps, every lane apart.";
+    r.why = "64-bit shared atomic: sm_90 runs a compare-and-swap loop (ATOMS.CAST.SPIN.64). Each pass takes 2 "
+            "wavefronts per half-warp with an active lane; in a pass each half-warp serves, in lane order, only "
+            "lanes on banks no earlier served lane used, and of served lanes at one word only the lowest succeeds; "
+            "the rest retry in the next pass.";
   } else if (a.width <= 4) {
     r.why = "32-bit (or narrower) access: the whole warp is served as one group.";
   } else if (a.op == Op::Store) {
@@ -582,6 +751,10 @@ Analysis analyze(const WarpAccess& a) {
                   "and an active lane i^2 at other addresses, so the quarters cannot merge.";
   }
 
+  if (is_cas_loop(a)) {
+    analyze_cas_loop(a, r);
+    return r;
+  }
   BankTable t;
   for (int first = 0, gi = 0; first < kWarpSize; first += size, ++gi) {
     Group g;
@@ -599,20 +772,23 @@ Analysis analyze(const WarpAccess& a) {
 
     // Wavefront k of this group serves, in every bank, the k-th distinct word that bank was asked
     // for (in order of first request). Each lane's word goes to the wavefront holding that word.
-    // Kinds that serve every lane apart (ATOMS, LDGSTS): the k-th request of a bank, whatever
-    // its word, goes to wavefront k.
+    // ATOMS.ADD serves every lane apart: the k-th request of a bank, whatever its word, goes to
+    // wavefront k. LDGSTS: each lane goes to the wavefront async_copy_waves() gives it.
     std::vector<Wavefront> waves(static_cast<std::size_t>(g.wavefronts));
     for (auto& w : waves) w.group = gi;
     int served_in_bank[kNumBanks] = {};
-    const bool every_lane = serves_every_lane(a.op);
+    int copy_wave[kWarpSize] = {};
+    if (a.op == Op::AsyncCopy) async_copy_waves(a, first, size, wpl, copy_wave, nullptr);
+    const bool every_lane = serves_every_lane(a);
     for (int i = first; i < first + size; ++i) {
       if (!((a.mask >> i) & 1u)) continue;
       for (int k = 0; k < wpl; ++k) {
         const std::uint32_t word = word_of(a.offset[i]) + static_cast<std::uint32_t>(k);
         const int b = static_cast<int>(word % kNumBanks);
         const std::uint32_t* list = t.words[b];
-        const int pos = every_lane ? served_in_bank[b]++
-                                   : static_cast<int>(std::find(list, list + t.count[b], word) - list);
+        const int pos = a.op == Op::AsyncCopy ? copy_wave[i]
+                        : every_lane          ? served_in_bank[b]++
+                                              : static_cast<int>(std::find(list, list + t.count[b], word) - list);
         waves[static_cast<std::size_t>(pos)].served.push_back(LaneWord{i, b, word, false});
       }
     }

@@ -1,6 +1,8 @@
 // The instruction kinds beyond LDS/STS: names, widths, and how the model serves them.
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "banklab/model.hpp"
 #include "banklab/pattern_io.hpp"
 #include "test_util.hpp"
@@ -23,6 +25,7 @@ TEST(Instructions, EachOpHasItsOwnLegalWidths) {
   EXPECT_EQ(legal_widths_text(Op::StoreMatrix), "16");
   EXPECT_EQ(legal_widths_text(Op::AsyncCopy), "4, 8, 16");
   EXPECT_EQ(legal_widths_text(Op::Atomic), "4, 8");
+  EXPECT_EQ(legal_widths_text(Op::AtomicIncrement), "4");
   EXPECT_EQ(legal_widths_text(Op::Load), "1, 2, 4, 8, 16");
   WarpAccess a;
   ASSERT_FALSE(parse_access_line("ldsm 8 ff 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", a)
@@ -35,7 +38,8 @@ TEST(Instructions, EachOpHasItsOwnLegalWidths) {
 
 TEST(Instructions, AnAccessLineOfEveryOpRoundTrips) {
   for (Op op : kAllOps) {
-    const WarpAccess a = make(op, 16 - 12 * (op == Op::Atomic), [](int i) { return static_cast<std::uint32_t>(i) * 16u; });
+    const int w = is_legal_width(op, 16) ? 16 : 4;
+    const WarpAccess a = make(op, w, [](int i) { return static_cast<std::uint32_t>(i) * 16u; });
     WarpAccess b;
     ASSERT_FALSE(parse_access_line(format_access_line(a), b).has_value()) << format_access_line(a);
     EXPECT_EQ(b.op, a.op);
@@ -73,7 +77,7 @@ TEST(Instructions, SummarizeAgreesWithAnalyzeForEveryOp) {
   std::uint64_t x = 12345;
   auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return static_cast<std::uint32_t>(x >> 33); };
   for (int n = 0; n < 4000; ++n) {
-    const Op op = kAllOps[next() % 6];
+    const Op op = kAllOps[next() % std::size(kAllOps)];
     int w = 0;
     do w = kLegalWidths[next() % 5]; while (!is_legal_width(op, w));
     const std::uint32_t range = 64u << (next() % 10);
@@ -85,6 +89,8 @@ TEST(Instructions, SummarizeAgreesWithAnalyzeForEveryOp) {
     ASSERT_EQ(s.wavefronts, r.wavefronts) << format_access_line(a);
     ASSERT_EQ(s.minimum, r.minimum) << format_access_line(a);
     ASSERT_EQ(s.grouping, r.grouping) << format_access_line(a);
+    ASSERT_EQ(s.instructions, r.instructions) << format_access_line(a);
+    ASSERT_EQ(static_cast<int>(r.wavefront_detail.size()), r.wavefronts) << format_access_line(a);
     ASSERT_EQ(detail::summarize_portable(a).wavefronts, r.wavefronts) << format_access_line(a);
   }
 }
@@ -96,23 +102,57 @@ namespace banklab {
 namespace {
 
 // red.shared.add.u32 [p], 1 (atomicAdd(p, 1) with its result unused) compiles to
-// ATOMS.POPC.INC.32, which the H200 serves like a 32-bit store: lanes at one word share it.
-// The model's `atom` is ATOMS.ADD (every lane apart); these rows are kept in the unfitted file
-// and match the store rule in full.
+// ATOMS.POPC.INC.32 (op atominc), which the H200 serves like a 32-bit store: lanes at one word
+// share it, unlike ATOMS.ADD.
 TEST(Instructions, AtomicIncrementWithoutResultCostsLikeAStoreOnTheH200) {
-  const auto rows = read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/unfitted_h200_cpasync_atom.csv");
+  const auto rows = read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/calibration_h200_atom.csv");
   int n = 0;
   for (const Measurement& m : rows) {
-    if (m.access.op != Op::Atomic || m.access.width != 4 || m.id.size() < 4 || m.id.substr(m.id.size() - 4) != "_red")
-      continue;
+    if (m.access.op != Op::AtomicIncrement) continue;
     ++n;
     WarpAccess st = m.access;
     st.op = Op::Store;
-    const Summary s = summarize(st);
-    EXPECT_EQ(s.wavefronts, m.wavefronts) << m.id;
-    EXPECT_EQ(s.conflicts(), m.bank_conflicts) << m.id;
+    EXPECT_EQ(summarize(st).wavefronts, m.wavefronts) << m.id;
+    EXPECT_EQ(summarize(st).conflicts(), m.bank_conflicts) << m.id;
+    EXPECT_EQ(summarize(m.access).wavefronts, m.wavefronts) << m.id;
   }
-  EXPECT_GE(n, 50);
+  EXPECT_EQ(n, 57);
+  const WarpAccess same_word = make(Op::AtomicIncrement, 4, [](int) { return 0u; });
+  EXPECT_EQ(summarize(same_word).wavefronts, 1);
+  WarpAccess add = same_word;
+  add.op = Op::Atomic;
+  EXPECT_EQ(summarize(add).wavefronts, 32);
+}
+
+// cp.async of 4 and 8 bytes: lanes in lane order, lane i after the last wavefront of an earlier
+// lane with the same i % 8 or bank. Lanes 0 and 31 alone share one wavefront (4 bytes), every
+// lane of a consecutive row takes 4 (lane i and i + 8 share i % 8), and two lanes per word take
+// 5, not 8: the second lane of each pair goes one wavefront later, pipelined.
+TEST(Instructions, CpAsyncOfFourBytesIsServedLaneByLaneInLaneOrder) {
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 4, [](int i) { return static_cast<std::uint32_t>(i) * 4u; })).wavefronts, 4);
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 4, [](int i) { return static_cast<std::uint32_t>(i) * 4u; }, 0x80000001u)).wavefronts, 1);
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 8, [](int i) { return static_cast<std::uint32_t>(i) * 8u; }, 0x80000001u)).wavefronts, 2);
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 4, [](int i) { return static_cast<std::uint32_t>(i / 2) * 4u; })).wavefronts, 5);
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 4, [](int i) { return static_cast<std::uint32_t>(i / 16) * 4u; })).wavefronts, 25);
+  EXPECT_EQ(summarize(make(Op::AsyncCopy, 16, [](int) { return 0u; })).wavefronts, 32);
+}
+
+// 64-bit shared atomicAdd: a CAS loop. 32 lanes at one word run 32 passes; while lanes of both
+// halves are left a pass takes 4 wavefronts, then 2: 16 x 4 + 16 x 2 = 96.
+TEST(Instructions, SixtyFourBitAtomicIsACompareAndSwapLoop) {
+  const WarpAccess one_word = make(Op::Atomic, 8, [](int) { return 0u; });
+  const Analysis r = analyze(one_word);
+  EXPECT_EQ(r.wavefronts, 96);
+  EXPECT_EQ(r.instructions, 32);
+  EXPECT_EQ(summarize(one_word).instructions, 32);
+  EXPECT_EQ(static_cast<int>(r.wavefront_detail.size()), 96);
+  EXPECT_EQ(r.minimum, 4);
+  EXPECT_EQ(expected_counters(one_word).bank_conflicts, 0);
+  const WarpAccess row = make(Op::Atomic, 8, [](int i) { return static_cast<std::uint32_t>(i) * 8u; });
+  EXPECT_EQ(summarize(row).wavefronts, 4);
+  EXPECT_EQ(summarize(row).instructions, 1);
+  EXPECT_EQ(cas_pass_wavefronts(0x80000001u), 4);
+  EXPECT_EQ(cas_pass_wavefronts(0x0000ffffu), 2);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // The model against every measured pattern committed under common/data/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
+#include <iostream>
 
 #include "banklab/model.hpp"
 #include "banklab/pattern_io.hpp"
@@ -13,12 +16,16 @@ std::vector<Measurement> load(const std::string& name) {
   return read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/" + name);
 }
 
+// Every counter the file holds must read what expected_counters() says: wavefronts, Nsight
+// Compute's bank-conflict counter and the warp instructions executed.
 void expect_model_matches(const std::vector<Measurement>& rows) {
   for (const Measurement& m : rows) {
-    const Analysis r = analyze(m.access);
-    EXPECT_EQ(r.wavefronts, m.wavefronts) << m.id << " (line " << m.line << ")";
-    EXPECT_EQ(r.conflicts(), m.bank_conflicts)
-        << m.id << ": Nsight Compute's counter should equal wavefronts - minimum";
+    const Counters c = expected_counters(m.access);
+    EXPECT_EQ(c.wavefronts, m.wavefronts) << m.id << " (line " << m.line << ")";
+    EXPECT_EQ(c.bank_conflicts, m.bank_conflicts)
+        << m.id << ": Nsight Compute's conflict counter (wavefronts - minimum; 0 for a CAS loop)";
+    EXPECT_EQ(c.instructions, m.instructions) << m.id << ": warp instructions executed (CAS loop passes)";
+    EXPECT_EQ(analyze(m.access).wavefronts, m.wavefronts) << m.id << ": analyze() and summarize() disagree";
   }
 }
 
@@ -41,6 +48,73 @@ TEST(Measurements, TheModelMatchesEveryCalibrationFileCommitted) {
     expect_model_matches(load(name));
   }
   if (files == 0) GTEST_SKIP() << "no calibration_*.csv committed yet";
+}
+
+TEST(Measurements, EveryNewInstructionFamilyIsCheckedInFull) {
+  // The rows the model was fitted on (common/data/README.md), counted so that none goes missing.
+  auto count = [](const std::vector<Measurement>& rows, Op op, int width) {
+    return std::count_if(rows.begin(), rows.end(),
+                         [&](const Measurement& m) { return m.access.op == op && m.access.width == width; });
+  };
+  const auto cp = load("calibration_h200_cpasync.csv");
+  EXPECT_EQ(count(cp, Op::AsyncCopy, 4), 82);
+  EXPECT_EQ(count(cp, Op::AsyncCopy, 8), 85);
+  EXPECT_EQ(count(cp, Op::AsyncCopy, 16), 75);
+  const auto at = load("calibration_h200_atom.csv");
+  EXPECT_EQ(count(at, Op::Atomic, 4), 64);
+  EXPECT_EQ(count(at, Op::Atomic, 8), 119);  // atom.add.u64 61, red.add.u64 58: one CAS loop
+  EXPECT_EQ(count(at, Op::AtomicIncrement, 4), 57);
+  EXPECT_EQ(load("calibration_h200_ldsm.csv").size(), 318u);
+  EXPECT_EQ(load("calibration_h200_stsm.csv").size(), 318u);
+}
+
+// bench/cpasync_source_probe.cu on the H200: the same shared-memory patterns of 4- and 8-byte
+// cp.async with lane i reading global offset 16 * i (as the calibration rows), width * i
+// (contiguous) and 16 * (i ^ 8). The id's last part names the source.
+TEST(Measurements, CpAsyncDependsOnWhereTheLanesReadGlobalMemory) {
+  const auto rows = load("probe_h200_cpasync_source.csv");
+  ASSERT_EQ(rows.size(), 42u);
+  for (const Measurement& m : rows) {
+    const std::string src = m.id.substr(m.id.rfind('_') + 1);
+    std::array<std::uint64_t, kWarpSize> source{};
+    for (int i = 0; i < kWarpSize; ++i) {
+      const auto lane = static_cast<std::uint64_t>(i);
+      source[static_cast<std::size_t>(i)] = src == "src16i"      ? 16u * lane
+                                            : src == "srcwi"     ? static_cast<std::uint64_t>(m.access.width) * lane
+                                            : src == "src16xor8" ? 16u * (lane ^ 8u)
+                                                                 : ~0ull;
+    }
+    ASSERT_NE(source[1], ~0ull) << m.id << ": unknown source " << src;
+    const Summary s = summarize_async_copy(m.access, source);
+    EXPECT_EQ(s.wavefronts, m.wavefronts) << m.id;
+    EXPECT_EQ(s.conflicts(), m.bank_conflicts) << m.id;
+    EXPECT_EQ(m.instructions, 1) << m.id;
+    if (src == "src16i") {
+      EXPECT_EQ(expected_counters(m.access), (Counters{m.wavefronts, m.bank_conflicts, 1})) << m.id;
+    }
+  }
+}
+
+// cp.async.cg (LDGSTS.E.BYPASS.128): NOT checked against the model. On the H200 every one of the
+// 62 shared-memory counters ncu lists reads the same on all 78 patterns (0 LDGSTS wavefronts and
+// conflicts; the kernel's 4 misc wavefronts): no counter sees where .cg writes shared memory, so
+// no pattern rule can be tested on them. This test names the rows and asserts only what ncu said.
+TEST(Measurements, CpAsyncCgRowsCannotBeCheckedBecauseNoCounterSeesTheirSharedWrites) {
+  const auto rows = load("uncounted_h200_cpasync_cg.csv");
+  ASSERT_EQ(rows.size(), 78u);
+  std::string ids;
+  for (const Measurement& m : rows) {
+    EXPECT_EQ(m.access.op, Op::AsyncCopy) << m.id;
+    EXPECT_EQ(m.access.width, 16) << m.id;
+    EXPECT_EQ(m.id.substr(m.id.size() - 3), "_cg") << m.id;
+    EXPECT_EQ(m.wavefronts, 0) << m.id;
+    EXPECT_EQ(m.bank_conflicts, 0) << m.id;
+    EXPECT_EQ(m.instructions, 1) << m.id;
+    ids += (ids.empty() ? "" : " ") + m.id;
+  }
+  std::cout << "[ note ] not checked against the model (ncu counts no shared wavefront for cp.async.cg): "
+            << rows.size() << " rows of uncounted_h200_cpasync_cg.csv: " << ids << "\n";
+  RecordProperty("unchecked_rows", static_cast<int>(rows.size()));
 }
 
 }  // namespace

@@ -169,21 +169,29 @@ Pattern random_element(Rng& r, const std::string& fam, Op op, int w, const std::
                op, w, mask, [&](int i) { return off[static_cast<std::size_t>(i)]; }, false);
 }
 
+// The op the model applies to a pattern of the family's op, width and variant: a 32-bit `red` of
+// 1 compiles to ATOMS.POPC.INC.32 (Op::AtomicIncrement); the id keeps the family's op name.
+Pattern with_model_op(Pattern p, int w, const std::string& var) {
+  if (p.access.op == Op::Atomic && w == 4 && var == "red") p.access.op = Op::AtomicIncrement;
+  return p;
+}
+
 std::vector<Pattern> element_family(const std::string& fam, Op op, const std::vector<std::pair<int, std::string>>& kinds,
                                     int random, std::uint64_t seed) {
   std::vector<Pattern> v;
   for (const auto& [w, var] : kinds) {
     for (const auto& [name, f] : element_layouts(w)) {
-      v.push_back(build(fam + "_n_" + name + "_w" + std::to_string(w) + suffix(op, var), op, w, 0xffffffffu, f, false));
+      v.push_back(with_model_op(build(fam + "_n_" + name + "_w" + std::to_string(w) + suffix(op, var), op, w, 0xffffffffu, f, false), w, var));
     }
     for (std::uint32_t m : {0x0000ffffu, 0x55555555u, 0x00000001u, 0x80000001u})
-      v.push_back(build(fam + "_n_stride1_m" + hex8(m) + "_w" + std::to_string(w) + suffix(op, var), op, w, m,
-                        [=](int i) { return static_cast<std::uint32_t>(i * w); }, false));
+      v.push_back(with_model_op(build(fam + "_n_stride1_m" + hex8(m) + "_w" + std::to_string(w) + suffix(op, var), op, w, m,
+                                      [=](int i) { return static_cast<std::uint32_t>(i * w); }, false),
+                                w, var));
   }
   Rng r(seed);
   for (int k = 0; k < random; ++k) {
     const auto& [w, var] = kinds[r.below(kinds.size())];
-    v.push_back(random_element(r, fam, op, w, var, seed, k));
+    v.push_back(with_model_op(random_element(r, fam, op, w, var, seed, k), w, var));
   }
   return v;
 }

@@ -93,6 +93,7 @@ OpMetrics metrics_for(Op op) {
       return {kMetricWavefrontsShared, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
               "smsp__inst_executed_op_ldgsts.sum"};
     case Op::Atomic:
+    case Op::AtomicIncrement:
       return {kMetricWavefrontsAtom, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
               "smsp__inst_executed_op_shared_atom.sum"};
   }
@@ -132,6 +133,7 @@ std::string kernel_name(const Pattern& p) {
   }
   if (a.op == Op::AsyncCopy) return kernel_name(a.op, a.width) + (var == "cg" ? "_cg" : "");
   if (a.op == Op::Atomic) return kernel_name(a.op, a.width) + (var == "red" ? "_red" : "");
+  if (a.op == Op::AtomicIncrement) return kernel_name(Op::Atomic, a.width) + "_red";  // red.shared.add.u32 [p], 1
   return kernel_name(a.op, a.width);
 }
 
@@ -324,15 +326,23 @@ std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels) {
 }
 
 int compare_with_model(const std::vector<Measurement>& rows, std::ostream& out) {
-  int differ = 0;
+  int differ = 0, unchecked = 0;
   for (const Measurement& m : rows) {
+    if (m.access.op == Op::AsyncCopy && variant_of(m.id) == "cg") {
+      ++unchecked;
+      // No counter of the H200 sees where cp.async.cg writes shared memory (common/data/README.md).
+      out << "NOT CHECKED " << m.id << ": cp.async.cg; ncu counts no shared-memory wavefront for it ("
+          << m.wavefronts << " measured)\n";
+      continue;
+    }
     const Analysis a = analyze(m.access);
-    const bool ok = a.wavefronts == m.wavefronts && a.conflicts() == m.bank_conflicts && m.instructions == 1;
-    if (ok) continue;
+    const Counters c = expected_counters(m.access);  // the one comparison rule (banklab/model.hpp)
+    if (c == Counters{m.wavefronts, m.bank_conflicts, m.instructions}) continue;
     ++differ;
     out << "DIFFER " << m.id << " (line " << m.line << "): measured " << m.wavefronts << " wavefronts, "
         << m.bank_conflicts << " bank conflicts, " << m.instructions << " instruction(s); model "
-        << a.wavefronts << " wavefronts, " << a.conflicts() << " bank conflicts (minimum " << a.minimum << ")\n";
+        << c.wavefronts << " wavefronts, " << c.bank_conflicts << " bank conflicts, " << c.instructions
+        << " instruction(s) (minimum " << a.minimum << ")\n";
     out << "  pattern: " << format_access_line(m.access) << "\n";
     out << "  model: " << to_string(a.grouping) << (a.merged ? " (merged)" : "") << ": " << a.why << "\n";
     for (const Group& g : a.groups) {
@@ -345,9 +355,13 @@ int compare_with_model(const std::vector<Measurement>& rows, std::ostream& out) 
       if (g.worst_bank >= 0) out << ", bank " << g.worst_bank << " needs " << g.wavefronts << " distinct words";
       out << "\n";
     }
-    if (m.instructions != 1) out << "  the kernel executed " << m.instructions << " shared instructions, expected 1\n";
+    if (m.instructions != c.instructions)
+      out << "  the kernel executed " << m.instructions << " shared instructions, the model says " << c.instructions << "\n";
   }
-  out << rows.size() - static_cast<std::size_t>(differ) << "/" << rows.size() << " patterns match\n";
+  out << rows.size() - static_cast<std::size_t>(differ + unchecked) << "/" << rows.size() - static_cast<std::size_t>(unchecked)
+      << " patterns match";
+  if (unchecked) out << " (" << unchecked << " cp.async.cg patterns not checked: no counter sees their writes)";
+  out << "\n";
   return differ;
 }
 

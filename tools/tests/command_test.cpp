@@ -84,7 +84,7 @@ TEST(PredictCommand, RejectsTooManyOffsets) {
 TEST(PredictCommand, RejectsAnUnknownOp) {
   write_file(tmp("op.txt"), "ld 4 ffffffff" + offsets(4) + "\nmov 4 ffffffff" + offsets(4) + "\n");
   expect_bad_input(run("predict '" + tmp("op.txt") + "'", "op"),
-                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
+                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc'\\)");
 }
 
 TEST(PredictCommand, RejectsWidthThree) {
@@ -182,7 +182,7 @@ TEST(CompareCommand, ExitsOneAndExplainsADoctoredMeasurement) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("DIFFERS n_stride2_w4_ld (line 4)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("measured:  3 wavefronts, 2 bank_conflicts"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("predicted: 2 wavefronts, 1 bank_conflicts (minimum 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("predicted: 2 wavefronts, 1 bank_conflicts, 1 instructions (minimum 1)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("model: groups=warp merged=no: 32-bit"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n259/260 patterns match\n"), std::string::npos) << r.out;
 }
@@ -305,7 +305,7 @@ TEST(ExplainCommand, RejectsAWidthThatIsNotANumber) {
 
 TEST(ExplainCommand, RejectsAnUnknownOpWithTheMessageOfPredict) {
   expect_bad_input(run("explain mov 4 'lane*4'", "explainmov"),
-                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom'\\)");
+                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc'\\)");
 }
 
 TEST(ExplainCommand, RejectsABadLine) {

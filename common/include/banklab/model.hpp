@@ -22,11 +22,25 @@
 /// calibration_h200_{ldsm,stsm,cpasync,atom}.csv):
 ///  - ldsm / stsm (width 16): four quarter-warps, one 8x8 matrix each, like 128-bit stores (they
 ///    never merge); `.trans` costs the same; the addresses of unused lanes are ignored.
-///  - cpasync (the shared side of LDGSTS): four quarter-warps whatever the width, and every lane
-///    apart: lanes writing the same word each take a wavefront of its bank (fitted on 16-byte
-///    `.ca`; 4/8-byte copies follow it only in part, `.cg` writes are invisible to ncu).
-///  - atom (ATOMS.ADD): 32-bit as one warp-wide group with every lane apart (same-word lanes are
-///    serialised); 64-bit shared atomics are CAS loops on sm_90 (quarter-warps per pass, unfitted).
+///  - cpasync (the shared side of LDGSTS, `.ca`): the lanes in groups of 128 / width (the warp for
+///    4-byte copies, half-warps for 8-byte, quarter-warps for 16-byte), the groups one after
+///    another. Within a group the lanes go in lane order, each lane apart (lanes writing the same
+///    word each take a wavefront of its bank): lane i goes into the wavefront after the last one
+///    used by an earlier lane of its group touching one of its banks or reading one of its
+///    source banks (global address / 4 % 32; summarize() takes lane i's source at 16 * i, where
+///    that is "the same i % 8": see summarize_async_copy()).
+///    `.cg` writes are invisible to every ncu counter (common/data/README.md): not checked.
+///  - atom, 32-bit (ATOMS.ADD): one warp-wide group with every lane apart (same-word lanes are
+///    serialised).
+///  - atominc (ATOMS.POPC.INC.32, `atomicAdd(p, 1)` / `red.shared.add.u32 [p], 1` with the result
+///    unused): exactly a 32-bit store: lanes at one word share it.
+///  - atom, 64-bit: sm_90 has no 64-bit ATOMS.ADD; the compiler emits LDS.64 and a compare-and-swap
+///    loop (ATOMS.CAST.SPIN.64). Each pass takes 2 wavefronts per half-warp with an active lane;
+///    in a pass each half-warp serves, in lane order, the lanes whose banks no earlier served lane
+///    of that half used, and of the served lanes at one 8-byte word only the lowest succeeds;
+///    the others retry in the next pass. Summary::instructions counts the passes (what ncu
+///    counts as executed instructions) and ncu's conflict counter reads 0 (the retries are
+///    instructions, not conflicts): see expected_counters().
 #pragma once
 
 #include <array>
@@ -54,7 +68,7 @@ constexpr bool is_legal_width(int width) noexcept {
 std::string legal_widths_text();
 
 /// The kind of warp-wide shared-memory instruction. Text names (parse_op, to_string):
-/// "ld", "st", "ldsm", "stsm", "cpasync", "atom".
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc".
 enum class Op : std::uint8_t {
   Load,         ///< "ld": a shared-memory load (LDS), widths 1, 2, 4, 8, 16
   Store,        ///< "st": a shared-memory store (STS), widths 1, 2, 4, 8, 16
@@ -65,25 +79,30 @@ enum class Op : std::uint8_t {
   StoreMatrix,  ///< "stsm": stmatrix (STSM, sm_90), same convention as LoadMatrix
   AsyncCopy,    ///< "cpasync": the shared-memory (store) side of cp.async (LDGSTS), widths 4, 8,
                 ///< 16 (`.ca`; `.cg` is 16 only)
-  Atomic        ///< "atom": a shared atomic or reduction (ATOMS, RED on shared), widths 4, 8
+  Atomic,       ///< "atom": a shared atomic (ATOMS.ADD, 32-bit) or, 64-bit, the whole
+                ///< compare-and-swap loop sm_90 runs for it (ATOMS.CAST.SPIN.64), widths 4, 8
+  AtomicIncrement  ///< "atominc": ATOMS.POPC.INC.32, what `atomicAdd(p, 1)` and
+                   ///< `red.shared.add.u32 [p], 1` compile to when the result is unused, width 4
 };
 
 /// Every Op, in declaration order (for loops over all kinds).
-inline constexpr Op kAllOps[] = {Op::Load, Op::Store, Op::LoadMatrix, Op::StoreMatrix, Op::AsyncCopy, Op::Atomic};
+inline constexpr Op kAllOps[] = {Op::Load,      Op::Store,  Op::LoadMatrix,     Op::StoreMatrix,
+                                Op::AsyncCopy, Op::Atomic, Op::AtomicIncrement};
 
 /// True when `width` is legal for `op`: ld/st kLegalWidths; ldsm/stsm 16; cpasync 4, 8, 16;
-/// atom 4, 8.
+/// atom 4, 8; atominc 4.
 constexpr bool is_legal_width(Op op, int width) noexcept {
   switch (op) {
     case Op::LoadMatrix:
     case Op::StoreMatrix: return width == 16;
     case Op::AsyncCopy: return width == 4 || width == 8 || width == 16;
     case Op::Atomic: return width == 4 || width == 8;
+    case Op::AtomicIncrement: return width == 4;
     default: return is_legal_width(width);
   }
 }
 
-/// The legal widths of `op` as text for messages: "1, 2, 4, 8, 16", "16", "4, 8, 16", "4, 8".
+/// The legal widths of `op` as text for messages: "1, 2, 4, 8, 16", "16", "4, 8, 16", "4, 8", "4".
 std::string legal_widths_text(Op op);
 
 /// One warp-wide shared-memory instruction: what the model takes as input.
@@ -134,9 +153,11 @@ struct Analysis {
   bool merged = false;         ///< true when a 64/128-bit load was served in larger groups
   std::string why;             ///< one sentence: why this grouping
   std::vector<Group> groups;   ///< in lane order
-  std::vector<Wavefront> wavefront_detail;  ///< in issue order, group by group
+  std::vector<Wavefront> wavefront_detail;  ///< in issue order, group by group (a CAS loop: pass by pass)
+  int instructions = 1;        ///< warp instructions executed: 1, or the passes of a 64-bit atomic's CAS loop
 
-  /// Extra wavefronts caused by bank conflicts: what Nsight Compute reports as bank conflicts.
+  /// Extra wavefronts caused by bank conflicts (for most kinds what Nsight Compute reports as
+  /// bank conflicts; see expected_counters()).
   int conflicts() const { return wavefronts - minimum; }
 };
 
@@ -156,10 +177,44 @@ struct Summary {
   int minimum = 0;                     ///< unavoidable wavefronts (see the file comment)
   Grouping grouping = Grouping::Warp;  ///< how the hardware split the lanes into groups
   bool merged = false;                 ///< true when a 64/128-bit load was served in larger groups
+  int instructions = 1;                ///< warp instructions executed (the passes of a CAS loop)
 
   /// Extra wavefronts caused by bank conflicts.
   int conflicts() const { return wavefronts - minimum; }
 };
+
+/// What Nsight Compute's three counters read for one instruction (common/data/README.md says
+/// which counters): the model's wavefronts; its conflicts, except for a 64-bit atomic's CAS loop,
+/// where ncu counts 0 (each pass is conflict-free; the retries are counted as instructions);
+/// and the warp instructions executed (the passes of a CAS loop, otherwise 1). The one place that
+/// says how the model's answer is compared with a measurement (tests, `banklab compare`,
+/// `banklab calibrate`).
+struct Counters {
+  int wavefronts = 0;
+  int bank_conflicts = 0;
+  int instructions = 1;
+  bool operator==(const Counters& o) const {
+    return wavefronts == o.wavefronts && bank_conflicts == o.bank_conflicts && instructions == o.instructions;
+  }
+  bool operator!=(const Counters& o) const { return !(*this == o); }
+};
+
+/// The counters ncu should read for `access`, from summarize().
+Counters expected_counters(const WarpAccess& access) noexcept;
+
+/// The shared side of cp.async (Op::AsyncCopy) when lane i copies from global address
+/// `source[i]`: a lane also waits for the last earlier lane of its group that reads one of its
+/// source banks, (global address / 4) % 32. summarize() and analyze() take source[i] = 16 * i,
+/// the layout every calibration row was measured with (one 16-byte chunk per lane, as 16-byte
+/// copies of a contiguous tile have). Measured (common/data/probe_h200_cpasync_source.csv):
+/// 32 lanes copying 4 contiguous bytes each take 1 wavefront, not the 4 of source 16 * i.
+/// Other ops: summarize(access).
+Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
+
+/// Wavefronts of ONE pass of a 64-bit shared compare-and-swap (ATOMS.CAST.SPIN.64, ATOMS.CAS.64)
+/// executed by the lanes of `mask`: 2 per half-warp with an active lane. What the tracer charges
+/// each executed pass it records (the model's `atom 8` is the whole loop).
+int cas_pass_wavefronts(std::uint32_t mask) noexcept;
 
 /// Wavefronts, minimum, grouping and merged of one instruction in one pass: the same numbers
 /// as analyze(), without building the explanation. No allocation, no exception.
@@ -182,7 +237,7 @@ int minimum_wavefronts(const WarpAccess& access) noexcept;
 /// The full explanation: groups, and for every wavefront which lanes get which words.
 Analysis analyze(const WarpAccess& access);
 
-/// "ld", "st", "ldsm", "stsm", "cpasync", "atom": the names parse_op() reads.
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc": the names parse_op() reads.
 const char* to_string(Op op);
 /// In words for messages: "load (ld)", "store (st)", "ldmatrix (ldsm)", ...
 const char* describe(Op op);

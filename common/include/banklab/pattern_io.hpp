@@ -33,7 +33,7 @@ class ParseError : public std::runtime_error {
 /// "..."), control and non-ASCII bytes as `\xNN`, so that no input can garble a terminal.
 std::string quote_token(std::string_view token);
 
-/// Parse an op: "ld", "st", "ldsm", "stsm", "cpasync" or "atom" (to_string(Op) of each).
+/// Parse an op: "ld", "st", "ldsm", "stsm", "cpasync", "atom" or "atominc" (to_string(Op) of each).
 /// @return the message ("unknown op 'mov' (expected one of 'ld', 'st', ...)"), or nothing on
 /// success.
 std::optional<std::string> parse_op(std::string_view token, Op& out);

@@ -124,6 +124,9 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
         h += "Make the stride in 4-byte words odd (pad the row by one element), or XOR-swizzle "
              "the index, so that the lanes spread over all 32 banks.";
       }
+    } else if (a.op == Op::Atomic && a.width == 8) {
+      h = "Lanes of one half-warp on the same banks, or at the same 8-byte word anywhere in the warp, "
+          "cannot finish in the same pass.";
     } else {
       int worst_group = 0;
       for (std::size_t g = 0; g < r.groups.size(); ++g)
@@ -138,7 +141,17 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
           "index with the row) and the access drops towards its minimum.";
     }
   }
-  if (a.width == 8 && !r.merged) {
+  if (a.op == Op::Atomic && a.width == 8) {
+    h += " A 64-bit shared atomic is a compare-and-swap loop on sm_90 (" + std::to_string(r.instructions) +
+         (r.instructions == 1 ? " pass" : " passes") +
+         " here): lanes at one word retry one by one, and lanes whose banks an earlier lane of their "
+         "half-warp took retry too. Aggregate within the warp first, or use 32-bit counters.";
+  } else if (a.op == Op::AsyncCopy && a.width < 16) {
+    h += " cp.async of " + std::to_string(a.width) + " bytes is served lane by lane in lane order, " +
+         (a.width == 4 ? "the warp as one group" : "one half-warp after the other") +
+         ": a lane waits for the last earlier lane on its banks and on its source banks of global memory "
+         "(taken as lane i reading at 16 * i: lane i - 8); lanes writing one word are not merged.";
+  } else if (a.width == 8 && !r.merged) {
     h += " 64-bit accesses are served per half-warp: 16 lanes x 8 bytes = 128 bytes, one "
          "wavefront when conflict-free, so a full warp needs at least 2; only lanes of the same "
          "half-warp (0-15 or 16-31) can conflict with each other.";

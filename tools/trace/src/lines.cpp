@@ -26,6 +26,24 @@ struct Elf64Rela {
 };
 constexpr std::uint32_t kShtSymtab = 2, kShtRela = 4;
 
+// The section headers of a little-endian ELF64 image, and the index of its section-name table;
+// false when `p` is not one (or its headers lie outside it).
+bool read_sections(const unsigned char* p, std::size_t size, std::vector<Elf64Shdr>& sh, std::uint16_t& shstrndx) {
+  if (p == nullptr || size < 64 || std::memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2 || p[5] != 1) return false;
+  std::uint64_t shoff;
+  std::uint16_t shentsize, shnum;
+  std::memcpy(&shoff, p + 0x28, 8);
+  std::memcpy(&shentsize, p + 0x3a, 2);
+  std::memcpy(&shnum, p + 0x3c, 2);
+  std::memcpy(&shstrndx, p + 0x3e, 2);
+  if (shentsize != sizeof(Elf64Shdr) || shoff > size || shnum > (size - shoff) / sizeof(Elf64Shdr) ||
+      shstrndx >= shnum)
+    return false;
+  sh.resize(shnum);
+  std::memcpy(sh.data(), p + shoff, shnum * sizeof(Elf64Shdr));
+  return true;
+}
+
 class Reader {
  public:
   Reader(const unsigned char* p, std::size_t n) : p_(p), n_(n) {}
@@ -179,19 +197,10 @@ SourceLine LineTable::lookup(const std::string& function, std::uint64_t offset) 
 LineTable LineTable::from_cubin(const void* data, std::size_t size) {
   LineTable table;
   const auto* p = static_cast<const unsigned char*>(data);
-  if (p == nullptr || size < 64 || std::memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2 || p[5] != 1)
-    return table;  // not a little-endian ELF64
-  std::uint64_t shoff;
-  std::uint16_t shentsize, shnum, shstrndx;
-  std::memcpy(&shoff, p + 0x28, 8);
-  std::memcpy(&shentsize, p + 0x3a, 2);
-  std::memcpy(&shnum, p + 0x3c, 2);
-  std::memcpy(&shstrndx, p + 0x3e, 2);
-  if (shentsize != sizeof(Elf64Shdr) || shoff > size || shnum > (size - shoff) / sizeof(Elf64Shdr) ||
-      shstrndx >= shnum)
-    return table;
-  std::vector<Elf64Shdr> sh(shnum);
-  std::memcpy(sh.data(), p + shoff, shnum * sizeof(Elf64Shdr));
+  std::vector<Elf64Shdr> sh;
+  std::uint16_t shstrndx = 0;
+  if (!read_sections(p, size, sh, shstrndx)) return table;
+  const std::uint16_t shnum = static_cast<std::uint16_t>(sh.size());
   auto inside = [&](const Elf64Shdr& s) { return s.offset <= size && s.size <= size - s.offset; };
   auto str_at = [&](const Elf64Shdr& strtab, std::uint32_t off) -> std::string {
     if (!inside(strtab) || off >= strtab.size) return {};
@@ -232,6 +241,37 @@ LineTable LineTable::from_cubin(const void* data, std::size_t size) {
   Reader r(p + sh[debug_line].offset, sh[debug_line].size);
   while (r.ok() && !r.at_end()) run_unit(r, reloc_fn, table);
   return table;
+}
+
+SassText SassText::from_cubin(const void* data, std::size_t size) {
+  SassText t;
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::vector<Elf64Shdr> sh;
+  std::uint16_t shstrndx = 0;
+  if (!read_sections(p, size, sh, shstrndx)) return t;
+  const Elf64Shdr& names = sh[shstrndx];
+  if (names.offset > size || names.size > size - names.offset) return t;
+  for (const Elf64Shdr& s : sh) {
+    if (s.name >= names.size || s.offset > size || s.size > size - s.offset) continue;
+    const char* n = reinterpret_cast<const char*>(p + names.offset + s.name);
+    const std::string name(n, strnlen(n, names.size - s.name));
+    if (name.rfind(".text.", 0) == 0) t.text_[name.substr(6)] = {p + s.offset, static_cast<std::size_t>(s.size)};
+  }
+  return t;
+}
+
+std::optional<std::array<std::uint64_t, 2>> SassText::at(const std::string& function, std::uint64_t offset) const {
+  const auto it = text_.find(function);
+  if (it == text_.end() || offset % 16 != 0 || offset >= it->second.second || it->second.second - offset < 16)
+    return std::nullopt;
+  std::array<std::uint64_t, 2> w{};
+  std::memcpy(w.data(), it->second.first + offset, 16);
+  return w;
+}
+
+bool is_atoms_popc_inc(const std::array<std::uint64_t, 2>& ins) {
+  constexpr std::uint64_t kOpcodeMask = 0x1ff, kAtoms = 0x18c;
+  return (ins[0] & kOpcodeMask) == kAtoms && ((ins[1] >> 23) & 0xfu) == 0xbu;
 }
 
 }  // namespace banklab::trace

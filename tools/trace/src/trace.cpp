@@ -216,8 +216,28 @@ TraceData read_trace(std::istream& in) {
 
 void decode(const TraceData& data, std::vector<Instruction>& instructions, std::vector<Unmodelled>& unmodelled) {
   std::vector<LineTable> tables;
+  std::vector<SassText> sass;  // the modules' instructions: which atomic a pc is
   tables.reserve(data.cubins.size());
-  for (const auto& c : data.cubins) tables.push_back(LineTable::from_cubin(c.data(), c.size()));
+  sass.reserve(data.cubins.size());
+  for (const auto& c : data.cubins) {
+    tables.push_back(LineTable::from_cubin(c.data(), c.size()));
+    sass.push_back(SassText::from_cubin(c.data(), c.size()));
+  }
+  // Is the atomic at (kernel, pc) ATOMS.POPC.INC? Read once per pc from the kernel's module (or
+  // another module that has the kernel, as for the lines).
+  std::map<std::pair<std::uint32_t, std::uint64_t>, bool> popc_inc;
+  auto is_popc_inc = [&](std::uint32_t kernel, std::uint64_t pc) {
+    auto [it, fresh] = popc_inc.try_emplace({kernel, pc}, false);
+    if (fresh) {
+      const KernelInfo& k = data.kernels[kernel];
+      auto ins = sass[k.module].at(k.name, pc);
+      if (!ins && !sass[k.module].has(k.name))
+        for (const SassText& t : sass)
+          if (t.has(k.name)) { ins = t.at(k.name, pc); break; }
+      it->second = ins && is_atoms_popc_inc(*ins);
+    }
+    return it->second;
+  };
   // Unmodelled instructions are counted per (kernel, pc, what).
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::string>, std::uint64_t> other;
   for (const MergedRecord& m : data.records) {
@@ -241,7 +261,9 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
       other[{m.kernel, pc, kind_name(r.kind)}] += m.count;
       continue;
     } else if ((r.flags & kFlagAtomic) == kFlagAtomic) {
-      ins.access.op = Op::Atomic;
+      // The callback does not say which atomic: ATOMS.POPC.INC (served like a store) is told from
+      // ATOMS.ADD and the rest by the instruction itself.
+      ins.access.op = r.width == 4 && is_popc_inc(m.kernel, pc) ? Op::AtomicIncrement : Op::Atomic;
     } else {
       ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
     }
@@ -270,6 +292,13 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
 }
 
 Cost cost_of(const WarpAccess& access) noexcept {
+  // A 64-bit shared atomic is a compare-and-swap loop on sm_90: each pass is its own executed
+  // instruction, recorded with the lanes that ran it, so a record costs one pass (the model's
+  // `atom 8` is the whole loop).
+  if (access.op == Op::Atomic && access.width == 8) {
+    const int w = cas_pass_wavefronts(access.mask);
+    return Cost{w, w};
+  }
   // The one call into the model: wavefronts and minimum in one pass.
   const Summary s = summarize(access);
   return Cost{s.wavefronts, s.minimum};
@@ -283,13 +312,18 @@ std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
     return s + "Each 8x8 matrix is 8 rows of 16 bytes served together: place the 8 row addresses of a matrix "
                "in 8 different 16-byte bank groups, e.g. XOR the row's 16-byte chunk index with (row % 8) "
                "(CuTe's Swizzle<3,4,3>), or pad each row by 16 bytes.";
+  if (a.op == Op::AtomicIncrement)
+    return s + "An atomic increment with its result unused is served like a 32-bit store: lanes at one word "
+               "share it, lanes at other words of one bank conflict. Give each lane's counter its own bank "
+               "(pad or swizzle the counters).";
   if (a.op == Op::Atomic)
     return s + "Shared atomics serve every lane apart: lanes at the same word are serialised too. Aggregate "
                "within the warp first (__reduce_add_sync / __match_any_sync) or give each warp its own copy "
                "of the counters.";
   if (a.op == Op::AsyncCopy)
-    return s + "cp.async writes shared memory 8 lanes at a time, each lane apart: the 8 lanes of each "
-               "quarter-warp should write 8 different 16-byte bank groups (swizzle the destination chunks).";
+    return s + "cp.async writes shared memory lane by lane in lane order, each lane apart, 128 bytes of lanes "
+               "at a time: the lanes of each group (8 for 16-byte copies) should write different banks "
+               "(swizzle the destination chunks).";
   if (a.width <= 4)
     s += "If the lanes walk a column of a 2-D tile, pad each row by one element (tile[N][N+1]) "
          "or XOR-swizzle the column index so consecutive lanes land in different banks.";
@@ -351,7 +385,8 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
       case Op::Store:
       case Op::StoreMatrix: k.store_instructions += ins.count; k.store_wavefronts += wf; break;
       case Op::AsyncCopy: k.async_copy_instructions += ins.count; k.async_copy_wavefronts += wf; break;
-      case Op::Atomic: k.atomic_instructions += ins.count; k.atomic_wavefronts += wf; break;
+      case Op::Atomic:
+      case Op::AtomicIncrement: k.atomic_instructions += ins.count; k.atomic_wavefronts += wf; break;
     }
   }
   for (auto& [key, l] : lines) {

@@ -405,6 +405,54 @@ TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
   }
 }
 
+// The same recorded run: the atomics. The patch callback does not say which atomic ran; the
+// decoder reads the instruction at the pc in the recorded module. atom32_histogram's
+// `atomicAdd(&hist[k], 1u)` (result unused) is ATOMS.POPC.INC, the others are not; a 64-bit
+// atomicAdd is a CAS loop whose every executed pass costs 2 wavefronts per half-warp.
+TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_ops.bltrace", std::ios::binary);
+  ASSERT_TRUE(in) << "the fixture trace_ops.bltrace is missing";
+  const bt::TraceData d = bt::read_trace(in);
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  std::map<std::string, std::set<banklab::Op>> ops;
+  for (const bt::Instruction& i : ins) {
+    if (i.access.op != banklab::Op::Atomic && i.access.op != banklab::Op::AtomicIncrement) continue;
+    const std::string n = bt::display_name(i.kernel);
+    const std::size_t at = n.find("::") + 2;
+    ops[n.substr(at, n.find('(', at) - at)].insert(i.access.op);
+  }
+  EXPECT_EQ(ops["atom32_histogram"], std::set<banklab::Op>{banklab::Op::AtomicIncrement});
+  EXPECT_EQ(ops["atom32_sameword_value"], std::set<banklab::Op>{banklab::Op::Atomic});
+  EXPECT_EQ(ops["atom32_cas_column"], std::set<banklab::Op>{banklab::Op::Atomic});
+  EXPECT_EQ(ops["atom64_stride"], std::set<banklab::Op>{banklab::Op::Atomic});
+  const bt::Report r = bt::aggregate(ins, un, d.dropped);
+  for (const auto& k : r.kernels) {
+    const std::string n = bt::display_name(k.kernel);
+    // ncu on the same run (docs/perf/trace_ops_vs_ncu_h200.csv): atomic instructions, wavefronts.
+    if (n.find("atom32_histogram") != std::string::npos) {
+      EXPECT_EQ(k.atomic_instructions, 24u);
+      EXPECT_EQ(k.atomic_wavefronts, 48u);
+    }
+    if (n.find("atom64_stride") != std::string::npos) {
+      EXPECT_EQ(k.atomic_instructions, 96u);
+      EXPECT_EQ(k.atomic_wavefronts, 384u);
+    }
+  }
+}
+
+TEST(TraceDecode, ReadsTheAtomicsOperationFromItsSassWord) {
+  // ptxas 13.0, sm_90, from tools/calibrate/worker.cu (cuobjdump -sass on the H200 shows the low
+  // words): ATOMS.POPC.INC.32 RZ, [R2+UR4]; ATOMS.ADD R5, [R2+UR4], R5; ATOMS.CAST.SPIN.64.
+  EXPECT_TRUE(bt::is_atoms_popc_inc({0x0000000002ff7f8cull, 0x004fe2000d800004ull}));
+  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050205798cull, 0x004e240008000004ull}));
+  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000040906738dull, 0x000e240001800406ull}));
+  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050005738cull, 0x004e280004000000ull}));  // ATOMS.EXCH
+  const std::string junk = "not an ELF image";
+  EXPECT_FALSE(bt::SassText::from_cubin(junk.data(), junk.size()).at("k", 0).has_value());
+}
+
 TEST(TraceDecode, DropsTheClusterRankFromTheWindowOffset) {
   auto r = record(0x30, bt::kFlagRead, 4, 4);
   for (auto& o : r.offset) o += 6u << 24;  // block rank 6 of its cluster

@@ -2,9 +2,13 @@
 /// @brief Source lines of SASS instructions: the DWARF line table a `-lineinfo` cubin carries
 ///        (`.debug_line`, whose sequences are tied to kernels by `.rela.debug_line`).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace banklab::trace {
@@ -38,5 +42,30 @@ class LineTable {
   struct Row { std::string file; int line; };
   std::map<std::string, std::map<std::uint64_t, Row>> rows_;
 };
+
+/// The SASS of a cubin's functions: the 16-byte instruction words of each `.text.<function>`
+/// section, read where the cubin lies (the image must outlive this object).
+class SassText {
+ public:
+  /// Indexes the `.text.*` sections of a cubin. Not an ELF: an empty index, never an error.
+  static SassText from_cubin(const void* data, std::size_t size);
+
+  /// The instruction at `offset` in `function` (low 64-bit word first); nothing when the
+  /// function is unknown or the offset is outside it.
+  std::optional<std::array<std::uint64_t, 2>> at(const std::string& function, std::uint64_t offset) const;
+
+  /// Whether the index has `function`.
+  bool has(const std::string& function) const { return text_.count(function) != 0; }
+
+ private:
+  std::unordered_map<std::string, std::pair<const unsigned char*, std::size_t>> text_;
+};
+
+/// sm_90 SASS: true when `ins` is ATOMS.POPC.INC (what `atomicAdd(p, 1)` and
+/// `red.shared.add.u32 [p], 1` compile to when the result is unused): ATOMS is opcode 0x18c in
+/// bits 0-8, and its operation field, bits 87-90 of the instruction, reads 0xb (ADD 0, MIN 1,
+/// MAX 2, INC 3, DEC 4, AND 5, OR 6, XOR 7, EXCH 8; read from ptxas 13.0 cubins of each and
+/// checked against `cuobjdump -sass` of tools/calibrate/worker.cu on the H200).
+bool is_atoms_popc_inc(const std::array<std::uint64_t, 2>& ins);
 
 }  // namespace banklab::trace
