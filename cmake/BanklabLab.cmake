@@ -87,3 +87,52 @@ function(banklab_add_lab num folder)
     endif()
   endif()
 endfunction()
+
+# The labs of the course: what a lab is, the one CMake home of the rule (its Python twin is
+# tools/lablib/banklab_labs.py; tools/labs-check compares the two).
+#
+#   banklab_find_labs(<out-var> [ROOT <dir>])    e.g. sets out-var to "00;00_bank_mapping;01;..."
+#
+# A lab is a folder labs/NN_name/ holding kernel.cu together with its description
+# grader/labNN.toml whose top-level `folder = "NN_name"` (and `lab = "NN"`). The result is a flat
+# list of pairs, number then folder, in lab order. ROOT defaults to the source tree that holds this
+# file. Configure-time only reads the two keys (the description is TOML; the Python side validates
+# the rest); a lab folder or description added later re-runs the configure step.
+function(banklab_find_labs out_var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROOT" "")
+  if(NOT arg_ROOT)
+    get_filename_component(arg_ROOT "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
+  endif()
+  set(deps)
+  if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
+    set(deps CONFIGURE_DEPENDS)
+  endif()
+  file(GLOB descriptions ${deps} "${arg_ROOT}/grader/lab[0-9][0-9].toml")
+  file(GLOB folders ${deps} LIST_DIRECTORIES true "${arg_ROOT}/labs/[0-9][0-9]_*")
+  list(SORT descriptions)
+  if(deps AND descriptions)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions})
+  endif()
+  set(labs)
+  foreach(desc IN LISTS descriptions)
+    get_filename_component(name "${desc}" NAME_WE)
+    string(SUBSTRING "${name}" 3 2 num)
+    # The top-level keys come before the first [table]; stop there.
+    file(STRINGS "${desc}" lines)
+    set(folder)
+    set(lab)
+    foreach(line IN LISTS lines)
+      if(line MATCHES "^[ \t]*\\[")
+        break()
+      elseif(line MATCHES "^[ \t]*folder[ \t]*=[ \t]*\"([0-9][0-9]_[a-z0-9_]+)\"")
+        set(folder "${CMAKE_MATCH_1}")
+      elseif(line MATCHES "^[ \t]*lab[ \t]*=[ \t]*\"([0-9][0-9])\"")
+        set(lab "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    if(folder AND lab STREQUAL num AND folder MATCHES "^${num}_" AND EXISTS "${arg_ROOT}/labs/${folder}/kernel.cu")
+      list(APPEND labs ${num} ${folder})
+    endif()
+  endforeach()
+  set(${out_var} ${labs} PARENT_SCOPE)
+endfunction()
