@@ -180,7 +180,7 @@ class PointsTables(unittest.TestCase):
             shutil.copytree(ROOT / "grader" / "points", root / "grader" / "points")
             shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
             text = (ROOT / "grader" / "lab05.toml").read_text().replace(
-                "# ---- judge ----", '[points.tests]\n"Lab05Layout.A" = 20\n# ---- judge ----')
+                "# ---- judge ----", 'points.tests."Lab05Layout.A" = 20\n# ---- judge ----')
             (root / "grader" / "lab05.toml").write_text(text)
             t = bg.load_points(root, "05")
             alloc = t.allocate(["Lab05Layout.A", "Lab05Layout.B"])
