@@ -223,7 +223,7 @@ def cmd_pages(a) -> int:
             f.add(f"labs/{lab.folder}/ exists but the site has no page {page.name}")
             continue
         text = page.read_text(encoding="utf-8")
-        want = f"{PROJECT_NAME}: {lab.title()}"
+        want = f"{PROJECT_NAME}: {lab.heading()}"
         if page_title(text) != want:
             f.add(f"{page.name}: title {page_title(text)!r}, expected {want!r}")
         if f'href="{page.name}"' not in index:
@@ -439,7 +439,7 @@ def cmd_screenshots(a) -> int:
     labs = [l for l in lab_pages(a) if (a.html / f"{l.page_id}.html").is_file()]
     if labs:
         lab = labs[min(1, len(labs) - 1)]
-        pages.append((f"lab {lab.num}", a.html / f"{lab.page_id}.html", lab.title()))
+        pages.append((f"lab {lab.num}", a.html / f"{lab.page_id}.html", lab.heading()))
     else:
         print("note: no lab page in this build: the hardware page stands in for it")
         pages.append(("hardware page", a.html / "hardware.html", "What the hardware does"))
