@@ -6,6 +6,7 @@ docs/tests/ so that both read the figure list and find the labs the same way.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import posixpath
 import re
@@ -178,16 +179,40 @@ def find_labs(root: Path, kind: str = "labs") -> list[Lab]:
             if (root / kind / lab.folder).is_dir()]
 
 
+@functools.lru_cache(maxsize=None)
+def _graded_patterns(root: Path) -> tuple:
+    import lab_work  # noqa: PLC0415  (lab_work imports this module)
+    return tuple(lab_work.graded_patterns(root))
+
+
+def graded_figure_lab(fig: Figure, root: Path) -> str | None:
+    """The lab one of whose questions asks about the access a figure of no lab draws (a drawing
+    states its wavefronts: on the pages that show such a figure every lab's answers count), or None."""
+    import lab_work  # noqa: PLC0415
+    spec = fig.spec.split(None, 2)
+    if fig.lab is not None or len(spec) != 3 or not spec[1].isdigit() \
+            or (fig.mask or "ffffffff").lower() not in ("ffffffff", "0xffffffff"):
+        return None
+    offs = lab_work.lane_eval(spec[2])
+    if not offs:
+        return None
+    pat = (spec[0], int(spec[1]), offs)
+    return next((lab for lab, _name, qp in _graded_patterns(root) if lab_work.same_pattern(pat, qp)), None)
+
+
 def figures_to_draw(figures: list[Figure], root: Path, solutions: bool,
                     enabled: bool = True) -> list[Figure]:
-    """Figures the site shows: a lab's only when that lab exists; solution figures only for the
-    instructor build; none when the build has no `banklab` to draw them (enabled=False)."""
+    """Figures the site shows: a lab's only when that lab exists; solution figures, and figures of
+    no lab that draw an access a lab asks about (graded_figure_lab), only for the instructor
+    build; none when the build has no `banklab` to draw them (enabled=False)."""
     if not enabled:
         return []
     labs = {lab.num for lab in find_labs(root)}
     out = []
     for f in figures:
         if f.is_solution and not solutions:
+            continue
+        if not solutions and graded_figure_lab(f, root):
             continue
         if f.lab is not None and f.lab not in labs:
             continue
