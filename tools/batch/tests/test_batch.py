@@ -36,8 +36,12 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
+    """The CPU tests of lab NN: TEST(...) of grader/labNN_test.cu, and the prediction tests the judge
+    generates from the description's questions (grader/labNN.toml; two questions may share one)."""
     src = (ROOT / "grader" / f"lab{lab}_test.cu").read_text()
-    return [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
+    tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
+    generated = [f"Lab{lab}Predictions.{q['test']}" for q in bg.bl.find_labs(ROOT)[lab].questions]
+    return list(dict.fromkeys(tests + generated))
 
 
 def _weights():
