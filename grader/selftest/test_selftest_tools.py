@@ -211,7 +211,7 @@ class RepositoryCasesTest(unittest.TestCase):
                 case = materialize.load_case(case_path)
                 names = case.headers.get("EXPECT_FAIL", [])
                 self.assertTrue(names)
-                lab = os.path.basename(os.path.dirname(case_path))[:2]
+                lab = materialize.lab_of_case_path(case_path)
                 for n in names:
                     self.assertRegex(n, rf"^Lab{lab}[A-Za-z]+\.[A-Za-z0-9_]+$")
 
