@@ -195,11 +195,12 @@ def page_units(text: str) -> list[tuple[str, str]]:
     return out
 
 
-COURSE_PAGE_RE = re.compile(r"^(index|labs|lab\d\d_\w+|hardware|banklab_cli|gpu_perf|reference|explorer|search_course)\.html$")
+COURSE_PAGE_RE = re.compile(r"^(index|labs|hardware|banklab_cli|gpu_perf|reference|explorer|search_course)\.html$")
 
 
-def course_pages(html_dir: Path) -> list[Path]:
-    ids = set()
+def course_pages(html_dir: Path, root: Path) -> list[Path]:
+    """The course pages of the built site: the fixed ones and every lab's page (its page id)."""
+    ids = {lab.page_id for lab in site.find_labs(root)}
     return sorted(p for p in html_dir.glob("*.html") if COURSE_PAGE_RE.match(p.name) or p.stem in ids)
 
 
@@ -748,7 +749,7 @@ def main() -> int:
               f"{len(read_answers(a.answers)[0])} labs: {len(leaks)} leak(s)")
         return 1 if leaks else 0
     if a.command == "site":
-        pages = course_pages(a.html)
+        pages = course_pages(a.html, root)
         if not pages:
             print(f"FAIL: no course page in {a.html}")
             return 1
