@@ -195,6 +195,23 @@ class LabsCheck(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("| NEW: ", (root / "README.md").read_text())
 
+    def test_a_new_last_lab_makes_the_readmes_lab_ranges_stale_and_write_fixes_them(self):
+        root = self.copy()
+        shutil.copytree(root / "labs" / "06_ldmatrix", root / "labs" / "07_more")
+        shutil.copytree(root / "solutions" / "06_ldmatrix", root / "solutions" / "07_more")
+        for suffix in ("_test.cu", "_probe.cu"):
+            shutil.copy2(root / "grader" / f"lab06{suffix}", root / "grader" / f"lab07{suffix}")
+        text = (root / "grader" / "lab06.toml").read_text().replace('lab = "06"', 'lab = "07"') \
+            .replace('folder = "06_ldmatrix"', 'folder = "07_more"').replace("Lab06", "Lab07")
+        (root / "grader" / "lab07.toml").write_text(text)
+        self.edit(root / "grader" / "lab07_test.cu", "Lab06", "Lab07", -1)
+        out = self.fails(root, "README.md: the first command should say (any lab: lab00 ... lab07)",
+                         "CMakePresets.json: testPresets lab07 is missing", "README.md: the lab table differs")
+        self.assertNotIn("lab07.toml", out.replace("README.md", ""))   # the new lab's own files agree
+        r = labs_check(root, "--write")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("(any lab: lab00 ... lab07)", (root / "README.md").read_text())
+
     def test_a_description_cmake_reads_differently_fails(self):
         root = self.copy()
         # A TOML literal string: Python reads it, banklab_find_labs only reads "..." strings.
