@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "lablib"))
+import banklab_labs  # noqa: E402
 
 
 def main() -> int:
@@ -34,7 +36,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     a = ap.parse_args()
 
-    lab_dir = next(d.name for d in (ROOT / "labs").iterdir() if d.name.startswith(a.lab + "_"))
+    lab_dir = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(a.lab)].folder
     sources = [ROOT / "labs" / lab_dir / "kernel.cu"]
     if (ROOT / "solutions" / lab_dir / "kernel.cu").is_file():
         sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")

@@ -24,8 +24,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 if [[ $part == grades ]]; then
   echo "root:   $($J sandbox)"; echo "nobody: $(runuser -u nobody -- $J sandbox)"
   G=$W/gpu-verdicts; mkdir -p $G
-  for l in labs/*/; do
-    l=$(basename "$l"); n=${l:0:2}
+  while read -r n l <&3; do   # the labs, "NN NN_name" a line (tools/labs-check --list)
     python3 - "$l" > $W/conflicted-$n.cu <<'PY'
 import importlib.util, importlib.machinery, sys
 loader = importlib.machinery.SourceFileLoader("po", "tools/batch/points-outcomes")
@@ -38,7 +37,7 @@ PY
       echo "$k $l: $(tail -1 $W/$k-$n.log)"
       [[ $k == solution ]] && grep -E "FAILED|SKIPPED" $W/$k-$n.log | head -5 | sed 's/^/   /'
     done
-  done
+  done 3< <(python3 tools/labs-check --list)
   python3 tools/batch/points-outcomes --judge $J --gpu-verdicts $G 2>&1 | tee $W/points.txt | tail -40
   # grade-class -j 2 on the GPU: a class of six, as root, then the same class as nobody
   C=$W/class; mkdir -p "$C/ann lee" "$C/bo" "$C/cy" "$C/dee" "$C/ed" "$C/fay"

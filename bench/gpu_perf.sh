@@ -18,12 +18,12 @@ cmake --build "$b" --target banklab_judge banklab -j "$(nproc)" >"$logs/build.lo
 judge=$b/grader/banklab-judge
 
 for grade in solutions labs; do
-  for dir in "$root"/labs/[0-9][0-9]_*/; do
-    folder=$(basename "$dir"); n=${folder:0:2}
+  # the labs: tools/labs-check --list, one "NN NN_name" line each (tools/lablib/banklab_labs.py)
+  while read -r n folder <&3; do
     work=$b/perf-$grade-$n
     echo "== $grade lab$n"
     BANKLAB_PERF=1 "$judge" grade --lab "$n" --source "$root/$grade/$folder/kernel.cu" --work "$work" \
-      --json "$logs/$grade-$n.json" --tier gpu >"$logs/$grade-grade_lab$n.summary" 2>&1
+      --json "$logs/$grade-$n.json" --tier gpu </dev/null >"$logs/$grade-grade_lab$n.summary" 2>&1
     # one log per lab: every test's output, then its verdict as a "[ OK/FAILED/SKIPPED ]" line
     for f in "$work"/logs/*.log; do cat "$f"; done >"$logs/$grade-grade_lab$n.log"
     python3 - "$logs/$grade-$n.json" >>"$logs/$grade-grade_lab$n.log" <<'PY'
@@ -33,7 +33,7 @@ for v in json.load(open(sys.argv[1]))["verdicts"]:
     print(f"[ {tag[v['status']]:>8} ] {v['test']} (judge)")
 PY
     grep -E '^\[ (TIMING|CYCLES|BANDWIDTH)|^\[ +(OK|FAILED|SKIPPED) +\] Lab' "$logs/$grade-grade_lab$n.log" | head -40
-  done
+  done 3< <(python3 "$root/tools/labs-check" --list --root "$root")
 done
 
 python3 "$root/bench/perf_table.py" "$logs" >"$out"

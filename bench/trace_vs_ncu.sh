@@ -25,14 +25,16 @@ done
 # solution kernel.cu, written out by grader/selftest/materialize.py): the solutions with that
 # one lab's file replaced, driven for that lab alone. Built in parallel.
 bad=()
+labs=$(python3 "$ROOT/tools/labs-check" --list --root "$ROOT")   # "NN NN_name" a line
 for f in "$ROOT"/grader/selftest/bad/*/*.patch; do
   lab=$(basename "$(dirname "$f")"); n=$(basename "$f" .patch); tree="$O/bad/$lab-$n"
+  num=$(awk -v f="$lab" '$2 == f {print $1}' <<<"$labs")   # its lab number
   mkdir -p "$tree" && cp -r "$ROOT/solutions/." "$tree/" &&
     python3 "$ROOT/grader/selftest/materialize.py" --case "$f" --lab-dir "$ROOT/solutions/$lab" \
       --out "$tree/$lab/kernel.cu" || { echo "known-bad $lab/$n does not apply"; continue; }
-  bad+=("$lab|$n")
+  bad+=("$lab|$n|$num")
 done
-printf '%s\n' "${bad[@]}" | xargs -P 16 -I{} sh -c 'lab=${1%%|*}; n=${1#*|}; "$2" -std=c++17 -O3 -lineinfo -arch=sm_90 -I "$3/common/include" -I "$4/bad/$lab-$n" "$3/tools/trace/tests/lab_driver.cu" -o "$4/bad/$lab-$n/driver" > "$4/bad/$lab-$n/build.log" 2>&1 || echo "known-bad $lab/$n does not build"' _ {} "$NVCC" "$ROOT" "$O"
+printf '%s\n' "${bad[@]}" | xargs -P 16 -I{} sh -c 'lab=${1%%|*}; n=${1#*|}; n=${n%%|*}; "$2" -std=c++17 -O3 -lineinfo -arch=sm_90 -I "$3/common/include" -I "$4/bad/$lab-$n" "$3/tools/trace/tests/lab_driver.cu" -o "$4/bad/$lab-$n/driver" > "$4/bad/$lab-$n/build.log" 2>&1 || echo "known-bad $lab/$n does not build"' _ {} "$NVCC" "$ROOT" "$O"
 
 progs=(
   "labs_stubs|$O/lab_driver_stubs all 1 1"
@@ -42,8 +44,8 @@ progs=(
 # BANKLAB_TRACE_ONLY_BAD=1: the known-bad kernels alone.
 [ "${BANKLAB_TRACE_ONLY_BAD:-0}" = 1 ] && progs=()
 for b in "${bad[@]}"; do
-  lab=${b%%|*}; n=${b#*|}
-  [ -x "$O/bad/$lab-$n/driver" ] && progs+=("bad_${lab:0:2}_$n|$O/bad/$lab-$n/driver ${lab:0:2} 1 1")
+  lab=${b%%|*}; rest=${b#*|}; n=${rest%%|*}; num=${rest#*|}
+  [ -x "$O/bad/$lab-$n/driver" ] && progs+=("bad_${num}_$n|$O/bad/$lab-$n/driver ${num} 1 1")
 done
 [ "${BANKLAB_TRACE_ONLY_BAD:-0}" = 1 ] || for op in matmul softmax softmax_wide layernorm sum sum_all cumsum sort transpose conv; do progs+=("torch_$op|python3 $ROOT/bench/trace_torch_ops.py $op"); done
 

@@ -13,6 +13,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab00_description.hpp"
 
 namespace {
 
@@ -37,72 +38,6 @@ constexpr const char* kWalkHint =
     "from lane to lane?";
 
 }  // namespace
-
-// ---- predictions -----------------------------------------------------------------------------
-
-TEST(Lab00Predictions, BankOfFloatElement5_7) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kBankOfFloat_5_7", grader::prediction("kBankOfFloat_5_7"), banklab::bank_of((5 * 32 + 7) * 4),
-      "float a[32][32] is row-major: element [5][7] is element 5*32+7 of the array. Which byte is that, which word, "
-      "which bank?"));
-}
-
-TEST(Lab00Predictions, WordWhereDoubleElement13Starts) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kWordOfDouble13", grader::prediction("kWordOfDouble13"),
-                                                banklab::word_of(13 * 8),
-                                                "a double is 8 bytes: element 13 starts at byte 13*8. A word is 4 bytes."));
-}
-
-TEST(Lab00Predictions, BanksThatDoubleElement13Covers) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kFirstBankOfDouble13", grader::prediction("kFirstBankOfDouble13"), banklab::bank_of(13 * 8),
-      "an 8-byte element covers two consecutive words, so two consecutive banks; which is first?"));
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kSecondBankOfDouble13", grader::prediction("kSecondBankOfDouble13"),
-                                                banklab::bank_of(13 * 8 + 4),
-                                                "the second bank holds the element's second word."));
-}
-
-TEST(Lab00Predictions, BankOfCharElement130) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kBankOfChar130", grader::prediction("kBankOfChar130"), banklab::bank_of(130),
-      "a char is 1 byte, and the bank counts 4-byte words, not elements: bank = (byte / 4) % 32."));
-}
-
-TEST(Lab00Predictions, BankOfShortElement70) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kBankOfShort70", grader::prediction("kBankOfShort70"),
-                                                banklab::bank_of(70 * 2),
-                                                "a short is 2 bytes: find the byte offset of element 70 first."));
-}
-
-TEST(Lab00Predictions, BanksOneFloat4Covers) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kBanksPerFloat4", grader::prediction("kBanksPerFloat4"),
-                                                16 / banklab::kBankWidthBytes,
-                                                "how many 4-byte words are in one 16-byte float4?"));
-}
-
-TEST(Lab00Predictions, WavefrontsOfARowRead) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kRowReadWavefronts", grader::prediction("kRowReadWavefronts"),
-      instruction("a row read of float a[32][32] (lane i reads a[3][i])", Op::Load, 4, [](int lane) { return (3 * 32 + lane) * 4; }),
-      "which banks do 32 consecutive floats fall in?"));
-}
-
-TEST(Lab00Predictions, WavefrontsOfAColumnRead) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kColumnReadWavefronts", grader::prediction("kColumnReadWavefronts"),
-      instruction("a column read of float a[32][32] (lane i reads a[i][3])", Op::Load, 4,
-                  [](int lane) { return (lane * 32 + 3) * 4; }),
-      "a row is 32 floats = 128 bytes: how far apart (in banks) are a[i][3] and a[i+1][3]? A bank delivers one word "
-      "per wavefront."));
-}
-
-TEST(Lab00Predictions, WavefrontsOfACharRead) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kCharReadWavefronts", grader::prediction("kCharReadWavefronts"),
-      instruction("a char read (lane i reads c[i])", Op::Load, 1, [](int lane) { return lane; }),
-      "a 1-byte access is served as an access to its whole word, and lanes that want the same word share it. How many "
-      "words, in how many banks?"));
-}
 
 // ---- the layout: the tile walk, replayed on the CPU -----------------------------------------
 
@@ -231,7 +166,7 @@ namespace {
 // The correctness check: the student's launcher's launches for kCorrectTiles tiles, guarded
 // output, every element against the grader's. The traced test traces this very launch.
 ::testing::AssertionResult multiply_correct(const StudentMultiply& st) {
-  constexpr int kTiles = grader_calls::lab00::kCorrectTiles;
+  const int kTiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(kTiles);
   if (!call.ready) return call.ready;
   const std::size_t n = static_cast<std::size_t>(kTiles) * 32 * 32;
@@ -286,15 +221,16 @@ TEST(Lab00OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentMultiply st;
   BANKLAB_ASSERT(st.found);
-  BANKLAB_ASSERT(st.call(grader_calls::lab00::kCorrectTiles).ready);
+  const int tiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "traced")[0]);
+  BANKLAB_ASSERT(st.call(tiles).ready);
   std::vector<Instruction> warp = tile_stores();
   for (Instruction& in_ : partner_loads()) warp.push_back(in_);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab00::multiply_by_i (the correctness check's launch, " + std::to_string(grader_calls::lab00::kCorrectTiles) +
+      "lab00::multiply_by_i (the correctness check's launch, " + std::to_string(tiles) +
           " tiles)",
       [&] { correct = multiply_correct(st); }, kWalkHint,
-      grader::gpu::work_minimum(warp, grader_calls::lab00::kCorrectTiles),
+      grader::gpu::work_minimum(warp, tiles),
       "per tile: 32 stores and 32 partner loads of a warp"));
   BANKLAB_EXPECT(correct);
 }
@@ -316,7 +252,7 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
   d_row.upload(r32);
   d_col.upload(c32);
   d_where.upload(where);
-  constexpr int kTiles = grader_calls::lab00::kTimingTiles;  // 64 MiB each way
+  const int kTiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "timing")[0]);  // 64 MiB each way
   const grader::gpu::RecordedCall call = st.call(kTiles);
   BANKLAB_ASSERT(call.ready);
   const std::vector<float> host_in = grader::gpu::random_floats(kTiles * 1024L);

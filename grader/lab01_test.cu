@@ -14,6 +14,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab01_description.hpp"
 
 namespace {
 
@@ -22,15 +23,6 @@ using grader::Instruction;
 using grader::answers;
 using grader::instruction;
 
-// A warp load where lane i reads the float at word i * stride.
-Instruction strided_load(int stride) {
-  return instruction("a float load where lane i reads word i * " + std::to_string(stride), Op::Load, 4,
-                     [stride](int lane) { return lane * stride * 4; });
-}
-
-constexpr const char* kStrideHint =
-    "bank = word % 32. List the banks of lanes 0, 1, 2, ... until one repeats: how many lanes end up in the same "
-    "bank, each wanting a different word?";
 constexpr const char* kRowSumHint =
     "the 32 lanes read 32 different rows at the same column: word = row * kRowStride + col. Either make the rows "
     "start in different banks (kRowStride; see the stride predictions), or let each lane visit the columns of its row "
@@ -48,35 +40,6 @@ std::vector<Instruction> row_sum_loads() {
 }
 
 }  // namespace
-
-// ---- predictions -----------------------------------------------------------------------------
-
-TEST(Lab01Predictions, Stride2) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride2Wavefronts", grader::prediction("kStride2Wavefronts"), strided_load(2), kStrideHint));
-}
-TEST(Lab01Predictions, Stride4) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride4Wavefronts", grader::prediction("kStride4Wavefronts"), strided_load(4), kStrideHint));
-}
-TEST(Lab01Predictions, Stride8) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride8Wavefronts", grader::prediction("kStride8Wavefronts"), strided_load(8), kStrideHint));
-}
-TEST(Lab01Predictions, Stride16) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride16Wavefronts", grader::prediction("kStride16Wavefronts"), strided_load(16), kStrideHint));
-}
-TEST(Lab01Predictions, Stride32) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride32Wavefronts", grader::prediction("kStride32Wavefronts"), strided_load(32), kStrideHint));
-}
-TEST(Lab01Predictions, OddStride3) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kStride3Wavefronts", grader::prediction("kStride3Wavefronts"), strided_load(3),
-      "3 and 32 share no factor: can 3*i and 3*j (i != j, both < 32) ever be equal modulo 32?"));
-}
-TEST(Lab01Predictions, Stride48) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kStride48Wavefronts", grader::prediction("kStride48Wavefronts"),
-                                           strided_load(48),
-                                           "48 = 16 * 3. Which banks does 48*i % 32 reach, and how many lanes land on "
-                                           "each?"));
-}
 
 // ---- the layout, replayed on the CPU ---------------------------------------------------------
 
@@ -156,7 +119,7 @@ std::vector<float> row_sums_of(const std::vector<float>& in) {
 // The correctness check: the student's launcher's launches for kCorrectRows rows, guarded output,
 // every sum against the grader's. The traced test traces this very launch.
 ::testing::AssertionResult row_sums_correct(const StudentRowSums& st) {
-  constexpr int kRows = grader_calls::lab01::kCorrectRows;
+  const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(kRows);
   if (!call.ready) return call.ready;
   const std::size_t n = static_cast<std::size_t>(kRows) * 32;
@@ -190,14 +153,15 @@ TEST(Lab01OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentRowSums st;
   BANKLAB_ASSERT(st.found);
-  BANKLAB_ASSERT(st.call(grader_calls::lab01::kCorrectRows).ready);
+  const int rows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
+  BANKLAB_ASSERT(st.call(rows).ready);
   std::vector<Instruction> warp = staging_stores();
   for (Instruction& i : row_sum_loads()) warp.push_back(i);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab01::row_sums (the correctness check's launch, " + std::to_string(grader_calls::lab01::kCorrectRows) + " rows)",
+      "lab01::row_sums (the correctness check's launch, " + std::to_string(rows) + " rows)",
       [&] { correct = row_sums_correct(st); }, kRowSumHint,
-      grader::gpu::work_minimum(warp, grader_calls::lab01::kCorrectRows / 32),
+      grader::gpu::work_minimum(warp, rows / 32),
       "per 32 rows: 32 staging stores and 32 row-sum loads of a warp"));
   BANKLAB_EXPECT(correct);
 }
@@ -206,7 +170,7 @@ TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentRowSums st;
   BANKLAB_ASSERT(st.found);
-  constexpr int kRows = grader_calls::lab01::kTimingRows;  // 64 MiB of input
+  const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "timing")[0]);  // 64 MiB of input
   const grader::gpu::RecordedCall call = st.call(kRows);
   BANKLAB_ASSERT(call.ready);
   const std::vector<float> host_in = whole_numbers(kRows * 32L);

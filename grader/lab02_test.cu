@@ -17,6 +17,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab02_description.hpp"
 
 namespace {
 
@@ -40,60 +41,6 @@ constexpr const char* kTableHint =
     "coefficient t of channel 0 and of channel 1?";
 
 }  // namespace
-
-// ---- predictions -----------------------------------------------------------------------------
-
-TEST(Lab02Predictions, AllLanesLoadingOneWord) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kAllLanesLoadOneWord", grader::prediction("kAllLanesLoadOneWord"),
-      instruction("a load where all 32 lanes read word 0", Op::Load, 4, [](int) { return 0; }),
-      "a conflict needs two DIFFERENT words in one bank. How many different words are there?"));
-}
-
-TEST(Lab02Predictions, AllLanesStoringToOneWord) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kAllLanesStoreOneWord", grader::prediction("kAllLanesStoreOneWord"),
-      instruction("a store where all 32 lanes write word 0", Op::Store, 4, [](int) { return 0; }),
-      "many tutorials say stores to one address conflict. Count different words per bank, as for a load: one lane's "
-      "value is written, once."));
-}
-
-TEST(Lab02Predictions, GroupsOfFourLanesLoadingConsecutiveWords) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kGroupsOf4LoadConsecutiveWords", grader::prediction("kGroupsOf4LoadConsecutiveWords"),
-      instruction("a load where lane i reads word i / 4", Op::Load, 4, [](int lane) { return (lane / 4) * 4; }),
-      "how many different words, and are any two of them in the same bank?"));
-}
-
-TEST(Lab02Predictions, TwoWordsInOneBankEachReadBy16Lanes) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kTwoWordsInOneBank", grader::prediction("kTwoWordsInOneBank"),
-      instruction("a load where lanes 0-15 read word 0 and lanes 16-31 read word 32", Op::Load, 4,
-                  [](int lane) { return (lane / 16) * 128; }),
-      "broadcast shares ONE word among lanes. Which bank holds word 32?"));
-}
-
-TEST(Lab02Predictions, GroupsOfFourLanesLoadingWords32Apart) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kGroupsOf4LoadWords32Apart", grader::prediction("kGroupsOf4LoadWords32Apart"),
-      instruction("a load where lane i reads word (i / 4) * 32", Op::Load, 4, [](int lane) { return (lane / 4) * 128; }),
-      "count the different words that one bank must deliver; lanes that share a word count once."));
-}
-
-TEST(Lab02Predictions, StoresToWords32Apart) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kStoresToWordsStride32", grader::prediction("kStoresToWordsStride32"),
-      instruction("a store where lane i writes word i * 32", Op::Store, 4, [](int lane) { return lane * 128; }),
-      "32 different words: which banks are they in?"));
-}
-
-TEST(Lab02Predictions, OneStepOfTheStubsTableLoad) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kStubTableLoad", grader::prediction("kStubTableLoad"),
-      instruction("the stub's table load at term 5: lanes of channel c read word c * 32 + 5", Op::Load, 4,
-                  [](int lane) { return ((lane / 8) * kTerms + 5) * 4; }),
-      "4 different words, each broadcast to 8 lanes. Which banks hold them?"));
-}
 
 // ---- the layout, replayed on the CPU ---------------------------------------------------------
 
@@ -175,7 +122,7 @@ namespace {
 // The correctness check: the student's launcher's launches for kCorrectSamples samples, guarded
 // output, every sample against the grader's. The traced test traces this very launch.
 ::testing::AssertionResult eval_correct(const StudentEval& st) {
-  const int n = grader_calls::lab02::kCorrectSamples;
+  const int n = static_cast<int>(lab02_desc::size("eval_channels_launch", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(n);
   if (!call.ready) return call.ready;
   const std::vector<float> x = grader::gpu::random_floats(static_cast<std::size_t>(n));
@@ -209,7 +156,7 @@ TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentEval st;
   BANKLAB_ASSERT(st.found);
-  const int n = grader_calls::lab02::kCorrectSamples;
+  const int n = static_cast<int>(lab02_desc::size("eval_channels_launch", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(n);
   BANKLAB_ASSERT(call.ready);
   // The work: kTerms coefficient loads per warp, and each block stages the table once (one
@@ -229,7 +176,7 @@ TEST(Lab02OnGpu, EvaluationMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentEval st;
   BANKLAB_ASSERT(st.found);
-  const int n = grader_calls::lab02::kTimingSamples;
+  const int n = static_cast<int>(lab02_desc::size("eval_channels_launch", "timing")[0]);
   const grader::gpu::RecordedCall call = st.call(n);
   BANKLAB_ASSERT(call.ready);
   const std::vector<float> hx = grader::gpu::random_floats(n), hc = grader::gpu::random_floats(kChannels * kTerms);

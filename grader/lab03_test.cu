@@ -15,6 +15,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab03_description.hpp"
 
 namespace {
 
@@ -44,75 +45,6 @@ std::vector<Instruction> member_loads(int member) {
 }
 
 }  // namespace
-
-// ---- predictions ------------------------------------------------------------------------------
-
-TEST(Lab03Predictions, ContiguousFloat2LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2ContiguousLoad", grader::prediction("kFloat2ContiguousLoad"),
-      pattern("a float2 load, lane i at i * 8", Op::Load, 8, [](int l) { return 8u * l; }),
-      "32 lanes x 8 bytes is how many words? How many can one wavefront deliver?"));
-}
-
-TEST(Lab03Predictions, PairSharedFloat2LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2PairSharedLoad", grader::prediction("kFloat2PairSharedLoad"),
-      pattern("a float2 load, lane i at (i / 2) * 8", Op::Load, 8, [](int l) { return 8u * (l / 2); }),
-      "lane i and lane i^1 ask for the same address. What does the hardware do with an 8-byte load when that holds for "
-      "every lane, and how many distinct words are there?"));
-}
-
-TEST(Lab03Predictions, PairSharedFloat2StoreTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat2PairSharedStore", grader::prediction("kFloat2PairSharedStore"),
-      pattern("a float2 store, lane i at (i / 2) * 8", Op::Store, 8, [](int l) { return 8u * (l / 2); }),
-      "do stores get the same treatment as loads when lanes share addresses? Count per half-warp."));
-}
-
-TEST(Lab03Predictions, ContiguousFloat4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4ContiguousLoad", grader::prediction("kFloat4ContiguousLoad"),
-      pattern("a float4 load, lane i at i * 16", Op::Load, 16, [](int l) { return 16u * l; }),
-      "a 16-byte access is served in groups of how many lanes? How many words does each group need?"));
-}
-
-TEST(Lab03Predictions, Stride2Float4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4Stride2Load", grader::prediction("kFloat4Stride2Load"),
-      pattern("a float4 load, lane i at i * 32", Op::Load, 16, [](int l) { return 32u * l; }),
-      "list the banks of lanes 0-7 (each covers 4): which lanes of that quarter-warp land on the same banks?"));
-}
-
-TEST(Lab03Predictions, PairSharedStride32Float4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4PairSharedStride32Load", grader::prediction("kFloat4PairSharedStride32Load"),
-      pattern("a float4 load, lane i at (i / 2) * 32", Op::Load, 16, [](int l) { return 32u * (l / 2); }),
-      "lane i^1 has the same address as lane i everywhere: into which groups is this load split, and how many distinct "
-      "words does each group need from its busiest bank?"));
-}
-
-TEST(Lab03Predictions, NcuConflictCounterOfThePairSharedFloat4LoadIsPredicted) {
-  const Instruction in = pattern("", Op::Load, 16, [](int l) { return 32u * (l / 2); });
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kFloat4PairSharedStride32NcuConflicts", grader::prediction("kFloat4PairSharedStride32NcuConflicts"),
-      banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access),
-      "Nsight Compute's bank-conflict counter reports wavefronts minus the minimum for the groups the hardware "
-      "actually used (sum over groups of ceil(distinct words / 32)). Which groups did it use for this load?"));
-}
-
-TEST(Lab03Predictions, SameAddressFloat4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4SameAddressLoad", grader::prediction("kFloat4SameAddressLoad"),
-      pattern("a float4 load, every lane at offset 0", Op::Load, 16, [](int) { return 0u; }),
-      "one address is a broadcast. But can a 16-byte load ever be served as one group of 32 lanes?"));
-}
-
-TEST(Lab03Predictions, SameAddressFloat4StoreTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kFloat4SameAddressStore", grader::prediction("kFloat4SameAddressStore"),
-      pattern("a float4 store, every lane at offset 0", Op::Store, 16, [](int) { return 0u; }),
-      "lanes writing the same word are one write, never a conflict. But what are the groups of a 16-byte store?"));
-}
 
 // ---- the layout -------------------------------------------------------------------------------
 
@@ -228,7 +160,7 @@ std::vector<Instruction> block_instructions() {
 // The correctness check: the student's launcher's launches for kCorrectPairs pairs, guarded
 // outputs, every element against the grader's. The traced test traces this very launch.
 ::testing::AssertionResult deinterleave_correct(const StudentDeinterleave& st) {
-  const int pairs = grader_calls::lab03::kCorrectPairs;
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(pairs);
   if (!call.ready) return call.ready;
   const std::vector<float> in = grader::gpu::random_floats(8 * static_cast<std::size_t>(pairs));
@@ -263,7 +195,7 @@ TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
-  const int pairs = grader_calls::lab03::kCorrectPairs;
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "traced")[0]);
   BANKLAB_ASSERT(st.call(pairs).ready);
   const long long per_block = answers().value("kPairsPerBlock");
   BANKLAB_REQUIRE(per_block > 0 && pairs % per_block == 0) << "kPairsPerBlock must divide " << pairs;
@@ -282,7 +214,7 @@ TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
-  const int pairs = grader_calls::lab03::kTimingPairs;  // 32 MiB in
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "timing")[0]);  // 32 MiB in
   const grader::gpu::RecordedCall call = st.call(pairs);
   BANKLAB_ASSERT(call.ready);
   const std::vector<float> hin = grader::gpu::random_floats(8L * pairs);

@@ -1,7 +1,8 @@
 // Judge for lab 04 (padding): the tiled transpose through tile[32][32 + kPad]. Never compiled with
 // a student's file: it reads the answers of grader/lab04_probe.cu and launches the student's
 // compiled kernel.
-//   Lab04Predictions  the handout's questions, checked against the bank model
+//   Lab04Predictions  the handout's questions, checked against the bank model (generated from
+//                     grader/lab04.toml, see grader/gen_lab.py)
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
@@ -18,6 +19,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab04_description.hpp"
 #include "grader/tiled_transpose.cuh"
 
 namespace {
@@ -53,73 +55,6 @@ constexpr const char* kColumnHint =
     "for which kPad do 32 rows land in 32 different banks?";
 
 }  // namespace
-
-// ---- predictions ------------------------------------------------------------------------------
-
-TEST(Lab04Predictions, UnpaddedColumnReadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kUnpaddedColumnReadWavefronts", grader::prediction("kUnpaddedColumnReadWavefronts"),
-                                           column_of("a column read of float tile[32][32]", 4, 32 * 4),
-                                           "a row is 32 floats = 128 bytes. In which bank is tile[i][0], for each i?"));
-}
-
-TEST(Lab04Predictions, PaddedColumnReadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches("kPaddedColumnReadWavefronts", grader::prediction("kPaddedColumnReadWavefronts"),
-                                           column_of("a column read of float tile[32][33]", 4, 33 * 4),
-                                           "a row is now 33 floats. In which bank does row i start?"));
-}
-
-TEST(Lab04Predictions, PaddedTileSizeIsPredicted) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kPaddedTileBytes", grader::prediction("kPaddedTileBytes"), 32 * 33 * 4L,
-                                                "how many bytes does float tile[32][33] take? The pad floats are "
-                                                "allocated too."));
-}
-
-TEST(Lab04Predictions, DoublePadIsTheSmallestConflictFreeOne) {
-  const int truth = smallest_conflict_free_pad_bytes(8, 8) / 8;
-  const long long p = grader::prediction("kDoublePad");
-  std::string question =
-      "what is the smallest pad p (in doubles) for which lane i reading tile[i][c] of double tile[32][32 + p] is "
-      "conflict-free? An 8-byte load is served in two half-warps of 16 lanes, each lane needing 2 banks.";
-  if (p >= 0 && p <= 32) {
-    const Instruction mine = column_of("the column read of double tile[32][" + std::to_string(32 + p) + "]", 8,
-                                       static_cast<int>(32 + p) * 8);
-    question += conflict_free(mine) ? " Your p is conflict-free, but a smaller pad is too."
-                                    : "\n  Your p: " + grader::describe(banklab::analyze(mine.access)) +
-                                          "  See it: " + grader::explain_command(mine.access);
-  }
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kDoublePad", p, truth, question));
-}
-
-TEST(Lab04Predictions, PaddedDoubleColumnReadTakesThePredictedWavefronts) {
-  const long long dp = grader::prediction("kDoublePad");
-  const int p = dp >= 0 && dp <= 32 ? static_cast<int>(dp) : 0;
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kPaddedDoubleColumnReadWavefronts", grader::prediction("kPaddedDoubleColumnReadWavefronts"),
-      column_of("a column read of double tile[32][" + std::to_string(32 + p) + "] (your kDoublePad)", 8, (32 + p) * 8),
-      "an 8-byte load whose lanes all have different addresses is served as two half-warps. How many wavefronts does "
-      "each half need at best?"));
-}
-
-TEST(Lab04Predictions, Float4RowPadIsTheSmallestConflictFreeOne) {
-  const int truth = smallest_conflict_free_pad_bytes(16, 4);
-  const long long p = grader::prediction("kFloat4RowPadBytes");
-  std::string question =
-      "what is the smallest row padding in bytes for which lane i reading the float4 at row i of a tile of 32 rows x "
-      "8 float4 is conflict-free? A 16-byte load is served in quarter-warps of 8 lanes, and every float4 must stay "
-      "16-byte aligned.";
-  if (p >= 0 && p <= 256 && p % 4 == 0) {
-    const Instruction mine = column_of("the float4 column read with rows of " + std::to_string(128 + p) + " bytes", 16,
-                                       static_cast<int>(128 + p));
-    if (auto err = banklab::validate(mine.access))
-      question += " With your pad: " + *err;
-    else if (conflict_free(mine))
-      question += " Your pad is conflict-free, but a smaller one is too.";
-    else
-      question += "\n  Your pad: " + grader::describe(banklab::analyze(mine.access)) +
-                  "  See it: " + grader::explain_command(mine.access);
-  }
-  BANKLAB_EXPECT(grader::ValuePredictionMatches("kFloat4RowPadBytes", p, truth, question));
-}
 
 // ---- the layout -------------------------------------------------------------------------------
 
@@ -167,12 +102,14 @@ void check_transpose(int width, int height) {
 
 TEST(Lab04OnGpu, TransposeIsCorrectFor1024x1024) {
   BANKLAB_REQUIRE_GPU();
-  check_transpose(1024, 1024);
+  const std::vector<long long>& s = lab04_desc::size("transpose", "correct");  // 1024 x 1024
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
 }
 
 TEST(Lab04OnGpu, TransposeIsCorrectForANonSquareMatrix) {
   BANKLAB_REQUIRE_GPU();
-  check_transpose(256, 96);  // 96 rows of 256: blockIdx.x and blockIdx.y cover different ranges
+  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));  // 96 rows of 256: blockIdx.x and blockIdx.y cover different ranges
 }
 
 TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
@@ -180,7 +117,8 @@ TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_TRACE();
   const grader::transpose::StudentTranspose st = student_transpose();
   BANKLAB_ASSERT(st.found);
-  const int w = 256, h = 96;  // the non-square correctness check's launch, traced
+  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // the non-square correctness check's launch, traced
   BANKLAB_ASSERT(st.call(w, h).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
@@ -193,7 +131,8 @@ TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
 
 TEST(Lab04OnGpu, TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(student_transpose(), "lab04::transpose_padded"));
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(
+      student_transpose(), "lab04::transpose_padded", static_cast<int>(lab04_desc::size("transpose", "timing")[0])));
 }
 
 TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
@@ -210,5 +149,7 @@ TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(student_transpose(), "lab04 transpose"));
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(
+      student_transpose(), "lab04 transpose", static_cast<int>(lab04_desc::size("transpose", "timing")[0]),
+      static_cast<int>(lab04_desc::size("transpose", "perf")[0])));
 }

@@ -2,7 +2,8 @@
 // and a transpose of float4 elements through a 16-byte-chunk swizzle. Never compiled with a
 // student's file: it reads the answers of grader/lab05_probe.cu and launches the student's
 // compiled kernels.
-//   Lab05Predictions  the handout's questions, checked against the bank model
+//   Lab05Predictions  the handout's questions, checked against the bank model (generated from
+//                     grader/lab05.toml, see grader/gen_lab.py)
 //   Lab05Layout       tile_index() and chunk_offset(): in bounds, one-to-one, no padding, every
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
@@ -20,6 +21,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab05_description.hpp"
 #include "grader/tiled_transpose.cuh"
 
 namespace {
@@ -53,56 +55,6 @@ constexpr const char* kChunkHint =
     "differ across any 8 consecutive rows (the handout's bit diagram shows which bits of the offset can do that).";
 
 }  // namespace
-
-// ---- predictions ------------------------------------------------------------------------------
-
-TEST(Lab05Predictions, UnswizzledColumnReadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kUnswizzledColumnReadWavefronts", grader::prediction("kUnswizzledColumnReadWavefronts"),
-      grader::instruction("a column read of the unswizzled tile (lane i reads tile[i][5])", Op::Load, 4,
-                          [](int lane) { return (lane * 32 + 5) * 4; }),
-      "rows are 32 floats long. Which bank holds tile[i][5], for each i?"));
-}
-
-TEST(Lab05Predictions, SwizzledColumnReadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kSwizzledColumnReadWavefronts", grader::prediction("kSwizzledColumnReadWavefronts"),
-      grader::instruction("a column read of the swizzled tile (lane i reads row i, column 5, stored at column 5 ^ i)",
-                          Op::Load, 4, [](int lane) { return (lane * 32 + (5 ^ lane)) * 4; }),
-      "lane i's bank is now 5 ^ i. Can two different i give the same 5 ^ i?"));
-}
-
-TEST(Lab05Predictions, StoredColumnOfRow5Col3IsPredicted) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kStoredColumnOfRow5Col3", grader::prediction("kStoredColumnOfRow5Col3"), 3 ^ 5,
-      "with tile_index(row, col) = row * 32 + (col ^ row), which column of row 5 holds element (5, 3)? Write both "
-      "numbers in binary."));
-}
-
-TEST(Lab05Predictions, BytesSavedOverPaddingArePredicted) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kBytesSavedOverPadding", grader::prediction("kBytesSavedOverPadding"), (32 * 33 - 32 * 32) * 4L,
-      "how many bytes smaller is float tile[32][32] (swizzled) than float tile[32][33] (padded)?"));
-}
-
-TEST(Lab05Predictions, UnswizzledChunkColumnReadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kUnswizzledChunkColumnReadWavefronts", grader::prediction("kUnswizzledChunkColumnReadWavefronts"),
-      grader::instruction("an unswizzled float4 column read (lane i reads chunk 3 of row i, rows of 128 bytes)",
-                          Op::Load, 16, [](int lane) { return lane * 128 + 3 * 16; }),
-      "a 16-byte load is served in quarter-warps of 8 lanes. Which 4 banks does chunk 3 of each row use?"));
-}
-
-TEST(Lab05Predictions, SwizzledChunkColumnReadTakesThePredictedWavefronts) {
-  const banklab::Swizzle<3, 4, 3> swz;
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kSwizzledChunkColumnReadWavefronts", grader::prediction("kSwizzledChunkColumnReadWavefronts"),
-      grader::instruction("a float4 column read through Swizzle<3, 4, 3> (lane i reads chunk 3 of row i, stored at "
-                          "chunk 3 ^ (i % 8))",
-                          Op::Load, 16, [&](int lane) { return swz(static_cast<std::uint32_t>(lane * 128 + 3 * 16)); }),
-      "how many wavefronts does one quarter-warp need at best for 8 lanes x 16 bytes, and how many quarter-warps are "
-      "there?"));
-}
 
 // ---- the float tile ---------------------------------------------------------------------------
 
@@ -259,20 +211,24 @@ void check_transpose(int width, int height) {
 
 TEST(Lab05OnGpu, TransposeIsCorrectFor1024x1024) {
   BANKLAB_REQUIRE_GPU();
-  check_transpose(1024, 1024);
+  const std::vector<long long>& s = lab05_desc::size("transpose", "correct");  // 1024 x 1024
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
 }
 
 TEST(Lab05OnGpu, TransposeIsCorrectForANonSquareMatrix) {
   BANKLAB_REQUIRE_GPU();
-  check_transpose(256, 96);
+  const std::vector<long long>& s = lab05_desc::size("transpose", "traced");  // 256 x 96
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
 }
 
 TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_REQUIRE_GPU();
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
-  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (64 / 8) * (256 / 32));
-  BANKLAB_EXPECT(float4_transpose_correct(st, 64, 256));
+  const std::vector<long long>& s = lab05_desc::size("transpose4", "traced");  // 64 x 256 float4
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);
+  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (w / 8) * (h / 32));
+  BANKLAB_EXPECT(float4_transpose_correct(st, w, h));
 }
 
 TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
@@ -283,7 +239,8 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   BANKLAB_ASSERT(st.found);
   BANKLAB_ASSERT(st4.found);
   // The correctness checks' launches (the non-square float transpose, the float4 transpose), traced.
-  const int w = 256, h = 96, w4 = 64, h4 = 256;
+  const std::vector<long long>&s = lab05_desc::size("transpose", "traced"), &s4 = lab05_desc::size("transpose4", "traced");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]), w4 = static_cast<int>(s4[0]), h4 = static_cast<int>(s4[1]);
   BANKLAB_ASSERT(st.call(w, h).ready);
   BANKLAB_ASSERT(st4.call(w4, h4).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
@@ -304,14 +261,16 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
 
 TEST(Lab05OnGpu, TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(student_transpose(), "lab05::transpose_swizzled"));
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(
+      student_transpose(), "lab05::transpose_swizzled", static_cast<int>(lab05_desc::size("transpose", "timing")[0])));
 }
 
 TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
-  const int w = 1024, h = 4096;  // float4: 64 MiB each way
+  const std::vector<long long>& s = lab05_desc::size("transpose4", "timing");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // float4: 64 MiB each way
   BANKLAB_ASSERT(st.call(w, h).ready);
   const std::vector<float> hin = grader::gpu::random_floats(4L * w * h);
   const std::vector<float> expected = float4_transpose(hin, w, h);
@@ -320,7 +279,7 @@ TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
   auto* o = reinterpret_cast<float4*>(out.get());
   auto* i = reinterpret_cast<const float4*>(in.get());
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab05::transpose_float4, 4096 x 1024 float4", [&] { CUDA_CHECK(st(o, i, w, h)); },
+      "lab05::transpose_float4, " + std::to_string(h) + " x " + std::to_string(w) + " float4", [&] { CUDA_CHECK(st(o, i, w, h)); },
       [&] {
         reference_transpose4<<<dim3(w / 8, h / 32), 256>>>(reinterpret_cast<float4*>(ref_out.get()), i, w, h);
         CUDA_CHECK(cudaGetLastError());
@@ -342,5 +301,7 @@ TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
   BANKLAB_REQUIRE_GPU();
   // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
   // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(student_transpose(), "lab05 transpose"));
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(
+      student_transpose(), "lab05 transpose", static_cast<int>(lab05_desc::size("transpose", "timing")[0]),
+      static_cast<int>(lab05_desc::size("transpose", "perf")[0])));
 }

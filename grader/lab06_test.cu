@@ -3,6 +3,7 @@
 // student's file: it reads the answers of grader/lab06_probe.cu and launches the student's
 // compiled kernel.
 //   Lab06Predictions  the handout's questions about ldmatrix wavefronts, checked against the model
+//                     (generated from grader/lab06.toml, see grader/gen_lab.py)
 //   Lab06Layout       tile_offset(): the tile's shape, 16-byte aligned, in bounds, one-to-one, at
 //                     most 16 bytes of padding per row, and every warp instruction of the kernel
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
@@ -22,6 +23,7 @@
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
+#include "grader/lab06_description.hpp"
 #include "grader/launch_calls.hpp"
 
 namespace {
@@ -63,74 +65,8 @@ constexpr const char* kLoadHint =
     "across any 8 consecutive rows (lab 05's float4 tile had the same problem): which bits of row * 128 + chunk * 16 "
     "hold the chunk, and which the low bits of the row?";
 
-// An x4 load in the handout's pattern (lane i: row i % 16, chunk i / 16) through a layout.
-template <class F>
-Instruction x4_load(std::string what, F offset_of) {
-  return grader::instruction(std::move(what), Op::LoadMatrix, 16, [&](int lane) { return offset_of(lane % 16, lane / 16); });
-}
 
 }  // namespace
-
-// ---- predictions ------------------------------------------------------------------------------
-
-TEST(Lab06Predictions, RowMajorX4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kRowMajorX4Wavefronts", grader::prediction("kRowMajorX4Wavefronts"),
-      x4_load("ldmatrix.x4 from rows of 128 bytes (lane i: row i % 16, chunk i / 16)",
-              [](int r, int c) { return r * 128 + c * 16; }),
-      "each of the 4 matrices is served by itself. Which banks hold chunk 0 of rows 0-7 when a row is 128 bytes?"));
-}
-
-TEST(Lab06Predictions, RowMajorX1LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kRowMajorX1Wavefronts", grader::prediction("kRowMajorX1Wavefronts"),
-      grader::instruction("ldmatrix.x1 from rows of 128 bytes (lane i < 8: row i, chunk 0)", Op::LoadMatrix, 16,
-                          [](int lane) { return lane * 128; }, 0xffu),
-      "one matrix: 8 rows of 16 bytes. How many different words does each of its banks hold?"));
-}
-
-TEST(Lab06Predictions, SwizzledX4LoadTakesThePredictedWavefronts) {
-  const banklab::Swizzle<3, 4, 3> swz;
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kSwizzledX4Wavefronts", grader::prediction("kSwizzledX4Wavefronts"),
-      x4_load("ldmatrix.x4 through Swizzle<3, 4, 3> (lane i: row i % 16, chunk i / 16, stored at chunk "
-              "(i / 16) ^ (i % 8))",
-              [&](int r, int c) { return swz(static_cast<std::uint32_t>(r * 128 + c * 16)); }),
-      "one wavefront delivers 128 bytes. How many bytes does an x4 load deliver, and can it do better than that?"));
-}
-
-TEST(Lab06Predictions, SwizzledX2LoadTakesThePredictedWavefronts) {
-  const banklab::Swizzle<3, 4, 3> swz;
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kSwizzledX2Wavefronts", grader::prediction("kSwizzledX2Wavefronts"),
-      grader::instruction("ldmatrix.x2 through Swizzle<3, 4, 3> (lane i < 16: row i % 8, chunk i / 8)", Op::LoadMatrix,
-                          16, [&](int lane) { return swz(static_cast<std::uint32_t>((lane % 8) * 128 + (lane / 8) * 16)); },
-                          0xffffu),
-      "an x2 load uses the addresses of lanes 0-15 only: two matrices."));
-}
-
-TEST(Lab06Predictions, SwizzledOffsetOfRow5Chunk3IsPredicted) {
-  BANKLAB_EXPECT(grader::ValuePredictionMatches(
-      "kSwizzledOffsetOfRow5Chunk3", grader::prediction("kSwizzledOffsetOfRow5Chunk3"),
-      banklab::Swizzle<3, 4, 3>{}(5 * 128 + 3 * 16),
-      "write the byte offset of chunk 3 of row 5 (5 * 128 + 3 * 16) in binary, then XOR bits 7-9 onto bits 4-6."));
-}
-
-TEST(Lab06Predictions, Padded144X4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kPadded144X4Wavefronts", grader::prediction("kPadded144X4Wavefronts"),
-      x4_load("ldmatrix.x4 from rows padded to 144 bytes (lane i: row i % 16, chunk i / 16)",
-              [](int r, int c) { return r * 144 + c * 16; }),
-      "a row of 144 bytes is 36 words: how many banks further does each row start?"));
-}
-
-TEST(Lab06Predictions, Padded160X4LoadTakesThePredictedWavefronts) {
-  BANKLAB_EXPECT(grader::PredictionMatches(
-      "kPadded160X4Wavefronts", grader::prediction("kPadded160X4Wavefronts"),
-      x4_load("ldmatrix.x4 from rows padded to 160 bytes (lane i: row i % 16, chunk i / 16)",
-              [](int r, int c) { return r * 160 + c * 16; }),
-      "a row of 160 bytes is 40 words, 8 banks further each row: after how many rows is a chunk back in its banks?"));
-}
 
 // ---- the tile ---------------------------------------------------------------------------------
 
@@ -353,13 +289,15 @@ std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<_
 TEST(Lab06OnGpu, ProductIsCorrectFor128x192x256) {
   BANKLAB_REQUIRE_GPU();
   StudentGemm st;
-  BANKLAB_EXPECT(product_correct(st, 128, 192, 256));
+  const std::vector<long long>& s = lab06_desc::size("gemm", "traced");  // 128 x 192 x 256
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab06OnGpu, ProductIsCorrectForATallThinMatrix) {
   BANKLAB_REQUIRE_GPU();
   StudentGemm st;
-  BANKLAB_EXPECT(product_correct(st, 320, 64, 64));
+  const std::vector<long long>& s = lab06_desc::size("gemm", "correct");  // 320 x 64 x 64
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
@@ -368,8 +306,8 @@ TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
   StudentGemm st;
   BANKLAB_ASSERT(st.found);
   // The first correctness check's launch, traced.
-  const auto& s = grader_calls::lab06::kCorrectSizes[0];
-  const int m = s[0], n = s[1], k = s[2];
+  const std::vector<long long>& s = lab06_desc::size("gemm", "traced");
+  const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
   BANKLAB_ASSERT(st.call(m, n, k).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   const long long work = grader::gpu::work_minimum(step_instructions(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
@@ -387,8 +325,8 @@ TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   BANKLAB_ASSERT(st.found);
   // A and B (16 MiB each) stay in L2, so the kernel's time is set by its shared-memory traffic:
   // 16 ldmatrix.x4 per warp for every 16 KiB the block loads.
-  const int m = grader_calls::lab06::kTimingSize[0], n = grader_calls::lab06::kTimingSize[1],
-            k = grader_calls::lab06::kTimingSize[2];
+  const std::vector<long long>& size = lab06_desc::size("gemm", "timing");
+  const int m = static_cast<int>(size[0]), n = static_cast<int>(size[1]), k = static_cast<int>(size[2]);
   BANKLAB_ASSERT(st.call(m, n, k).ready);
   grader::gpu::DeviceBuffer<__half> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
   grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n), ref_c(static_cast<std::size_t>(m) * n);

@@ -6,13 +6,16 @@ docs/tests/ so that both read the figure list and find the labs the same way.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import posixpath
 import re
 import sys
 from pathlib import Path
 
-LAB_DIR_RE = re.compile(r"^(\d\d)_([A-Za-z0-9_]+)$")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "lablib"))
+import banklab_labs  # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
+
 FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
 # <!-- explore: ld 4 (lane*32+3)*4 [| mask] -->: a link that opens the access in the bank explorer
@@ -54,8 +57,7 @@ class Figure:
         """Two-digit lab number: the folder of its list, or a name `labNN_...`; else None."""
         if self.lab_num:
             return self.lab_num
-        m = re.match(r"^lab(\d\d)_", self.name)
-        return m.group(1) if m else None
+        return banklab_labs.lab_number(self.name) if self.name.startswith("lab") else None
 
     @property
     def is_solution(self) -> bool:
@@ -129,13 +131,15 @@ def read_all_figures(root: Path) -> list[Figure]:
 
 
 # --------------------------------------------------------------------------------------------
-# Labs: labs/NN_name/ folders, in number order.
+# Labs: what tools/lablib/banklab_labs.py finds (a folder labs/NN_name/ with its description
+# grader/labNN.toml), in number order.
 # --------------------------------------------------------------------------------------------
 @dataclasses.dataclass
 class Lab:
     num: str      # "01"
     folder: str   # "01_32way_conflict"
-    path: Path    # <source>/labs/01_32way_conflict
+    path: Path    # <source>/labs/01_32way_conflict (or solutions/...)
+    info: banklab_labs.Lab = dataclasses.field(repr=False)   # its description and files
 
     @property
     def page_id(self) -> str:
@@ -146,37 +150,69 @@ class Lab:
         return self.path / "README.md"
 
     def title(self) -> str:
-        """The README's first `# ` heading (without a `{#id}`), or a name from the folder."""
+        """"Lab 05: Swizzle": the description's title, as the lab list and the navigation show it."""
+        return f"Lab {self.num}: {self.info.title}"
+
+    @property
+    def summary(self) -> str:
+        """One line: what the lab teaches (the description's summary, also the README's lab table)."""
+        return self.info.summary
+
+    def heading(self) -> str:
+        """The handout's first `# ` heading (without a `{#id}`): the lab page's own title."""
         if self.readme.is_file():
             for line in self.readme.read_text(encoding="utf-8").splitlines():
                 if line.startswith("# "):
                     return re.sub(r"\s*\{#[^}]*\}\s*$", "", line[2:]).strip()
-        return f"Lab {self.num}: {self.folder[3:].replace('_', ' ')}"
+        return self.title()
 
 
 def find_labs(root: Path, kind: str = "labs") -> list[Lab]:
-    """The `NN_name` folders of <root>/labs (or solutions), sorted by number."""
-    base = root / kind
-    if not base.is_dir():
-        return []
-    labs = []
-    for entry in sorted(base.iterdir()):
-        m = LAB_DIR_RE.match(entry.name)
-        if entry.is_dir() and m:
-            labs.append(Lab(m.group(1), entry.name, entry))
-    return labs
+    """The labs of <root> (banklab_labs.find_labs), with their folder under labs/ (or, for
+    kind="solutions", those whose solutions/NN_name/ exists), sorted by number. A description
+    that does not parse stops the build (SiteError)."""
+    try:
+        labs = banklab_labs.find_labs(root)
+    except banklab_labs.DescriptionError as e:
+        raise SiteError(str(e)) from e
+    return [Lab(n, lab.folder, root / kind / lab.folder, lab) for n, lab in labs.items()
+            if (root / kind / lab.folder).is_dir()]
+
+
+@functools.lru_cache(maxsize=None)
+def _graded_patterns(root: Path) -> tuple:
+    import lab_work  # noqa: PLC0415  (lab_work imports this module)
+    return tuple(lab_work.graded_patterns(root))
+
+
+def graded_figure_lab(fig: Figure, root: Path) -> str | None:
+    """The lab one of whose questions asks about the access a figure of no lab draws (a drawing
+    states its wavefronts: on the pages that show such a figure every lab's answers count), or None."""
+    import lab_work  # noqa: PLC0415
+    spec = fig.spec.split(None, 2)
+    if fig.lab is not None or len(spec) != 3 or not spec[1].isdigit() \
+            or (fig.mask or "ffffffff").lower() not in ("ffffffff", "0xffffffff"):
+        return None
+    offs = lab_work.lane_eval(spec[2])
+    if not offs:
+        return None
+    pat = (spec[0], int(spec[1]), offs)
+    return next((lab for lab, _name, qp in _graded_patterns(root) if lab_work.same_pattern(pat, qp)), None)
 
 
 def figures_to_draw(figures: list[Figure], root: Path, solutions: bool,
                     enabled: bool = True) -> list[Figure]:
-    """Figures the site shows: a lab's only when that lab exists; solution figures only for the
-    instructor build; none when the build has no `banklab` to draw them (enabled=False)."""
+    """Figures the site shows: a lab's only when that lab exists; solution figures, and figures of
+    no lab that draw an access a lab asks about (graded_figure_lab), only for the instructor
+    build; none when the build has no `banklab` to draw them (enabled=False)."""
     if not enabled:
         return []
     labs = {lab.num for lab in find_labs(root)}
     out = []
     for f in figures:
         if f.is_solution and not solutions:
+            continue
+        if not solutions and graded_figure_lab(f, root):
             continue
         if f.lab is not None and f.lab not in labs:
             continue
@@ -276,10 +312,10 @@ class LinkRewriter:
             return None
         if path in ("README.md", "."):
             return "@ref index"
-        m = re.match(r"^labs/(\d\d_[A-Za-z0-9_]+)(/README\.md)?/?$", path)
+        m = re.match(r"^labs/([^/]+)(/README\.md)?/?$", path)
         if m and m.group(1) in self.labs:
             return f"@ref {self.labs[m.group(1)].page_id}"
-        m = re.match(r"^solutions/(\d\d_[A-Za-z0-9_]+)(/README\.md|/kernel\.cu)?/?$", path)
+        m = re.match(r"^solutions/([^/]+)(/README\.md|/kernel\.cu)?/?$", path)
         if m:
             if self.solutions and m.group(1) in self.sols:
                 return f"@ref sol{m.group(1)}"

@@ -26,7 +26,6 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import banklab_site as site  # noqa: E402
-import lab_work  # noqa: E402
 
 ACCESS_RE = re.compile(r"BANKLAB_HD\s+constexpr\s+(int|std::uint32_t|unsigned|long)\s+(\w+)\s*\(\s*int\s+\w+\s*,\s*int\s+\w+\s*\)\s*\{(.*?)\n\}",
                        re.S)
@@ -53,10 +52,10 @@ def generate(root: Path) -> str:
         out += [f"namespace banklab_answers_sol{lab.num} {{", f'#include "{sol.resolve()}"', "}"]
         if stub.is_file():
             out += [f"namespace banklab_answers_stub{lab.num} {{", f'#include "{stub.resolve()}"', "}"]
-        ns = f"banklab_answers_sol{lab.num}::lab{lab.num}"
-        for q in lab_work.questions(sol.read_text(encoding="utf-8")):
-            body.append(f'  std::printf("{{\\"lab\\":\\"{lab.num}\\",\\"kind\\":\\"predict\\",\\"name\\":\\"{q.name}\\",'
-                        f'\\"value\\":%lld}}\\n", static_cast<long long>({ns}::predict::{q.name}));')
+        ns = f"banklab_answers_sol{lab.num}::{lab.info.namespace}"
+        for q in lab.info.questions:   # the description's questions (tools/labs-check: = predict::)
+            body.append(f'  std::printf("{{\\"lab\\":\\"{lab.num}\\",\\"kind\\":\\"predict\\",\\"name\\":\\"{q["name"]}\\",'
+                        f'\\"value\\":%lld}}\\n", static_cast<long long>({ns}::predict::{q["name"]}));')
         if not stub.is_file():
             continue
         sol_f = access_functions(sol.read_text(encoding="utf-8"))
@@ -64,7 +63,7 @@ def generate(root: Path) -> str:
         for name, code in sol_f.items():
             if name not in stub_f:
                 continue
-            stub_ns = f"banklab_answers_stub{lab.num}::lab{lab.num}"
+            stub_ns = f"banklab_answers_stub{lab.num}::{lab.info.namespace}"
             for fixed in ("first", "second"):
                 call = (lambda ns_: f"{ns_}::{name}(k, l)") if fixed == "first" else (lambda ns_: f"{ns_}::{name}(l, k)")
                 body += [

@@ -72,7 +72,11 @@ GRADED: list[tuple[str, str, tuple[str, int, list[int]]]] = []
 def graded_lab(row) -> str | None:
     if row is None or str(row.get("mask", "ffffffff")).lower() != "ffffffff":
         return None
-    pat = (row["op"], int(row["width"]), [int(x) for x in row["offsets"].split()])
+    return graded_lab_of((row["op"], int(row["width"]), [int(x) for x in row["offsets"].split()]))
+
+
+def graded_lab_of(pat) -> str | None:
+    """The lab whose question asks about this access (op, width, 32 offsets), or None."""
     for lab, _name, qp in GRADED:
         if lab_work.same_pattern(pat, qp):
             return lab
@@ -382,7 +386,19 @@ def main() -> int:
             raise site.SiteError(f"{a.template}: unknown marker(s) {left}")
         all_figs = site.read_all_figures(root)
         shown = {f.name for f in site.figures_to_draw(all_figs, root, a.solutions, not a.no_figures)}
-        rw = site.LinkRewriter(root, a.template, {f.name: f for f in all_figs}, shown, a.solutions)
+        # A drawing states its wavefronts: one of an access a lab asks about is that lab's answer,
+        # so (default build) the page names the lab instead, as the tables do.
+        by_name = {f.name: f for f in all_figs}
+
+        def graded_figure(m: re.Match) -> str:
+            f = by_name.get(m.group(1))
+            lab = site.graded_figure_lab(f, root) if f and not a.solutions else None
+            if lab:
+                return (f"*The drawing of `{f.spec}` is left out here: its wavefronts are the answer "
+                        f"to a question of lab {lab}.*")
+            return m.group(0)
+        text = site.FIGURE_MARKER_RE.sub(graded_figure, text)
+        rw = site.LinkRewriter(root, a.template, by_name, shown, a.solutions)
         text = site.rewrite(text, rw)
         site.write_if_changed(a.out, text)
     except site.SiteError as e:

@@ -10,6 +10,9 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
   `namespace predict`, the question being the comment above it without the `LAB TODO:` marker.
 - `explorer_spec(lab_dir)`: the lab's stub pattern for the live bank explorer, from the line
   `@explore op width expression|mask` of `labs/NN_name/figures.txt`.
+- `access_patterns(question, x)`, `graded_patterns(root)`: the accesses the questions ask about,
+  from each lab's description grader/labNN.toml (`access`, `mask`, `x`), never from their wording:
+  the leak test and the hardware page (which names the lab instead of a graded count) read them.
 """
 from __future__ import annotations
 
@@ -160,57 +163,76 @@ def lane_eval(expr: str) -> list[int] | None:
     return out
 
 
-def question_pattern(question: str) -> tuple[str, int, list[int]] | None:
-    """(op, width, offsets) of a question that spells its access out: "float4 load, lane i at
-    (i / 2) * 32", "lane i STORES to word i * 32", "all 32 lanes LOAD the same word", "lanes
-    0-15 load word 0, lanes 16-31 load word 32", "every lane at offset 0". None otherwise."""
-    q = html.unescape(question)
-    op = "st" if re.search(r"\bstore|\bSTORE", q) else "ld"
-    width = 16 if "float4" in q else 8 if ("float2" in q or "double" in q) else 1 if "char" in q else 4
-    m = re.search(r"\bstride S = (\d+)\b", q)
-    if m:  # lab 01: "lane i reads word i * S"
-        return ("ld", 4, [lane * int(m.group(1)) * 4 & 0xFFFFFFFF for lane in range(32)])
-    m = re.search(r"lane i (?:at|reads at) ([^,;]+?)(?: \(|[.;]|$)", q)
-    scale = 1
-    if not m:
-        m = re.search(r"lane i (?:loads|reads|STORES to|stores to|writes) word ([^,;]+?)(?: \(|[.;]|$)", q)
-        scale = 4
-    if m:
-        offs = lane_eval(re.sub(r"\bi\b", "lane", m.group(1)))
-        return (op, width, [o * scale for o in offs]) if offs else None
-    if re.search(r"every lane at (?:offset|address) 0|all 32 lanes (?:LOAD|STORE|load|store)\w* (?:to )?the same word", q):
-        return (op, width, [0] * 32)
-    m = re.search(r"lanes 0-15 load word (\d+), lanes 16-31 load word (\d+)", q)
-    if m:
-        return (op, width, [int(m.group(1)) * 4] * 16 + [int(m.group(2)) * 4] * 16)
+Pattern = tuple[str, int, list[int]]   # (op, width, byte offsets of the active lanes)
+
+
+def access_patterns(q: dict, x: int | None = None) -> list[Pattern]:
+    """The accesses a question of a lab's description asks about: its `access` (one access line
+    `op width expression`, or a list of them) over the lanes of its `mask` (all 32 by default),
+    with `x` (the question's unknown: a pad, ...) set to the given value. [] when the question
+    names no access, or uses x and none is given."""
+    acc = q.get("access")
+    if not acc:
+        return []
+    lines = acc if isinstance(acc, list) else [acc]
+    mask = int(str(q.get("mask", "0xffffffff")), 16)
+    lanes = [lane for lane in range(32) if mask >> lane & 1]
+    out = []
+    for line in lines:
+        parts = str(line).split(None, 2)
+        if len(parts) != 3 or not parts[1].isdigit():
+            continue
+        op, width, expr = parts
+        if re.search(r"\bx\b", expr):
+            if x is None:
+                continue
+            expr = re.sub(r"\bx\b", f"({x})", expr)
+        offs = lane_eval(expr)
+        if offs is not None:
+            out.append((op, int(width), [offs[lane] for lane in lanes]))
+    return out
+
+
+def question_x(q: dict, answers: dict[str, int]) -> int | None:
+    """The value of a question's x given the lab's answers: the answer of the question `x` names,
+    or, for a question that asks for the smallest x, its own answer."""
+    if isinstance(q.get("x"), str):
+        return answers.get(q["x"])
+    if q.get("asks") == "smallest":
+        return answers.get(q.get("name", ""))
     return None
 
 
+def x_values(q: dict) -> list[int]:
+    """Every x a question's `x_range = [first, last, step]` allows (last excluded)."""
+    r = q.get("x_range")
+    if isinstance(r, list) and len(r) == 3 and all(isinstance(v, int) for v in r) and r[2] > 0:
+        return list(range(r[0], r[1], r[2]))
+    return []
+
+
 def same_pattern(a: tuple[str, int, list[int]], b: tuple[str, int, list[int]]) -> bool:
-    """Same op and width, and offsets equal up to one shift of every lane by a multiple of the
-    width (which moves every lane by the same number of banks: the same conflicts)."""
-    if a[0] != b[0] or a[1] != b[1]:
+    """Same op and width, the same number of active lanes, and offsets equal up to one shift of
+    every lane by a multiple of the width (which moves every lane by the same number of banks:
+    the same conflicts)."""
+    if a[0] != b[0] or a[1] != b[1] or len(a[2]) != len(b[2]) or not a[2]:
         return False
     d = a[2][0] - b[2][0]
     return all(x - y == d for x, y in zip(a[2], b[2])) and d % max(a[1], 4) == 0
 
 
-def graded_patterns(root: Path) -> list[tuple[str, str, tuple[str, int, list[int]]]]:
-    """(lab number, constant, pattern) of every prediction question of labs/NN_name/kernel.cu
-    whose access the question spells out ("that same load": the question before it)."""
+def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
+    """(lab number, constant, pattern) of every access a prediction question of a lab's
+    description (grader/labNN.toml [[questions]] access) asks about; for a question with an
+    unknown x, the pattern of every x its x_range allows (without the answers, any of them
+    could be the one asked)."""
+    import banklab_site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
     out = []
-    base = root / "labs"
-    for lab in sorted(base.iterdir()) if base.is_dir() else []:
-        k = lab / "kernel.cu"
-        m = re.match(r"^(\d\d)_", lab.name)
-        if not (m and k.is_file()):
-            continue
-        prev = None
-        for q in questions(k.read_text(encoding="utf-8")):
-            qp = question_pattern(q.question)
-            if qp is None and re.search(r"\bthat same (?:load|store|access)\b", q.question):
-                qp = prev
-            if qp:
-                out.append((m.group(1), q.name, qp))
-            prev = qp
+    for lab in site.find_labs(root):
+        for q in lab.info.questions:
+            xs = x_values(q) if re.search(r"\bx\b", " ".join(q.get("access", []) if isinstance(
+                q.get("access"), list) else [str(q.get("access", ""))])) else [None]
+            for x in xs or [None]:
+                for p in access_patterns(q, x):
+                    out.append((lab.num, q["name"], p))
     return out

@@ -4,7 +4,8 @@
   prepare_pages.py plan  --source S [--solutions]        what the build will make
   prepare_pages.py pages --source S --out DIR [--solutions] [--repo-url URL]
 
-`plan` prints one line per output (`page FILE` or `figure NAME`) for CMake at configure time.
+`plan` prints one line per output (`page FILE`, `lab FILE` for a lab's page, or `figure NAME`) for
+CMake at configure time.
 `pages` writes, into DIR:
   index.md            docs/pages/index.md with the lab table filled in (the front page)
   labs.md             "The labs": one subpage per lab, in lab order
@@ -30,42 +31,9 @@ import lab_work  # noqa: E402
 STATIC_PAGES = ["reference.md", "explorer.md", "search.md"]
 
 
-def first_sentence(readme: Path) -> str:
-    """First sentence of the first prose paragraph after the title, for the lab table."""
-    if not readme.is_file():
-        return ""
-    text = readme.read_text(encoding="utf-8")
-    para: list[str] = []
-    in_fence = False
-    seen_title = False
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("```") or s.startswith("~~~"):
-            in_fence = not in_fence
-            if para:
-                break
-            continue
-        if in_fence:
-            continue
-        if s.startswith("# ") and not seen_title:
-            seen_title = True
-            continue
-        if not s:
-            if para:
-                break
-            continue
-        if s.startswith(("#", "|", ">", "-", "*", "<!--", "!", "[TOC]")) and not para:
-            continue
-        para.append(s)
-    sentence = " ".join(para)
-    m = re.match(r"(.+?[.!?])(\s|$)", sentence)
-    sentence = m.group(1) if m else sentence
-    # Links and figure markers do not belong in a table cell; keep their text.
-    sentence = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", sentence)
-    sentence = site.FIGURE_MARKER_RE.sub("", sentence)
-    if len(sentence) > 180:
-        sentence = sentence[:177].rsplit(" ", 1)[0] + " ..."
-    return sentence.replace("|", "\\|")
+def table_cell(s: str) -> str:
+    """Text in a Markdown table cell (a `|` would end the cell)."""
+    return s.replace("|", "\\|")
 
 
 def lab_table(labs: list[site.Lab]) -> str:
@@ -74,7 +42,7 @@ def lab_table(labs: list[site.Lab]) -> str:
                 "at the next build.*\n")
     rows = ["| lab | what you do | grade it: `cmake --workflow --preset` |", "| --- | --- | --- |"]
     for lab in labs:
-        rows.append(f"| **{lab.num}** | [{lab.title()}](@ref {lab.page_id})<br>{first_sentence(lab.readme)} "
+        rows.append(f"| **{lab.num}** | [{lab.title()}](@ref {lab.page_id})<br>{table_cell(lab.summary)} "
                     f"| `lab{lab.num}` |")
     return "\n".join(rows) + "\n"
 
@@ -231,7 +199,7 @@ def perf_page(text: str, solutions: bool) -> str:
 
 def plan(args) -> list[tuple[str, str]]:
     out = [("page", "index.md"), ("page", "labs.md")]
-    out += [("page", f"{lab.page_id}.md") for lab in site.find_labs(args.source) if lab.readme.is_file()]
+    out += [("lab", f"{lab.page_id}.md") for lab in site.find_labs(args.source) if lab.readme.is_file()]
     out += [("page", p) for p in STATIC_PAGES]
     out += [("page", f"perf_{p.name}") for p in sorted((args.source / "docs" / "perf").glob("*.md"))]
     if args.solutions:
@@ -285,7 +253,7 @@ def pages(args) -> None:
     if not labs:
         labs_md.append("\n*No lab is in this checkout yet.*\n")
     for lab in labs:
-        labs_md.append(f"\n- \\subpage {lab.page_id}\n\n  {first_sentence(lab.readme)}")
+        labs_md.append(f"\n- \\subpage {lab.page_id}\n\n  {lab.summary}")
     site.write_if_changed(args.out / "labs.md", "\n".join(labs_md) + "\n")
 
     for i, lab in enumerate(labs):

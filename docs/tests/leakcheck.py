@@ -5,7 +5,8 @@
         every course page of the built site: no leak (exit 1 and a list when there is one)
   leakcheck.py tree --tree RELEASE --source S --answers ANSWERS
         every text file of a student release (README, handouts, workflows, code, and the site's
-        HTML if it was built there): no leak
+        HTML if it was built there): no leak. Not the labs' descriptions grader/labNN.toml: they
+        are the grader's oracles, as grader/labNN_test.cu is (is_description)
   leakcheck.py old  --pages DIR --source S --answers ANSWERS --expect FILE [--banklab EXE]
         the first-edition pages (docs/tests/leak_fixtures/old_site/): every leak the issue
         lists (FILE, one `page | rule | key` a line) must be reported, so the checker is proven
@@ -43,10 +44,9 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              "32"), so the rule is keyed on the question's context, three ways:
              (a) the exact access: a measured-table row or sentence naming a pattern id of
              common/data/h200_wavefronts_named.csv, or a figure, whose access (op, width, 32
-             offsets, up to a shift by a multiple of the width) is the access the question spells
-             out ("float4 load, lane i at (i / 2) * 32", "stride S = 2", "lanes 0-15 load word
-             0, ..."; "that same load" is the question before), and that states the value next
-             to the question's unit (wavefronts, conflicts: "8 wavefronts", "wavefronts: 8");
+             offsets, up to a shift by a multiple of the width) is the access the question asks
+             about (its `access` in the lab's description: `ld 16 (lane / 2) * 32`), and that
+             states the value next to the question's unit (wavefronts, conflicts: "8 wavefronts", "wavefronts: 8");
              (b) the question's own words: the unit contains the value as a count (standing
              alone, not inside an expression such as `lane*32*4` or `a[32][32]`, not a count of
              something else such as "4 bytes" or "32 lanes") AND every distinctive word of the
@@ -58,6 +58,8 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              (c) before and after: "from 32 wavefronts to 4" where 32 answers kUnX... and 4 the
              matching kX... question, with the X question's other words in the unit.
              Measured-table rows count as units, each cell prefixed with its column heading.
+             The access of a question is its `access` line(s) in the lab's description
+             grader/labNN.toml (with its `mask`; its `x` set from the answers), not its wording.
 
 Which labs count where: every lab's answers on a page that is not a lab page; on lab M's page
 those of lab M and later (earlier labs are done by then: their answers may be used as facts).
@@ -193,11 +195,12 @@ def page_units(text: str) -> list[tuple[str, str]]:
     return out
 
 
-COURSE_PAGE_RE = re.compile(r"^(index|labs|lab\d\d_\w+|hardware|banklab_cli|gpu_perf|reference|explorer|search_course)\.html$")
+COURSE_PAGE_RE = re.compile(r"^(index|labs|hardware|banklab_cli|gpu_perf|reference|explorer|search_course)\.html$")
 
 
-def course_pages(html_dir: Path) -> list[Path]:
-    ids = set()
+def course_pages(html_dir: Path, root: Path) -> list[Path]:
+    """The course pages of the built site: the fixed ones and every lab's page (its page id)."""
+    ids = {lab.page_id for lab in site.find_labs(root)}
     return sorted(p for p in html_dir.glob("*.html") if COURSE_PAGE_RE.match(p.name) or p.stem in ids)
 
 
@@ -542,26 +545,18 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     predicts, accesses = read_answers(answers)
     keys = key_expressions(root)
     figures = {f.name: f for f in site.read_all_figures(root)}
-    questions: dict[tuple[str, str], str] = {}
+    # The access each question asks about: its `access` line(s) in the lab's description
+    # (grader/labNN.toml), with its x (a pad, ...) set from the answers.
+    qpatterns: dict[tuple[str, str], list[tuple[str, int, list[int]]]] = {}
     for lab in site.find_labs(root):
-        k = lab.path / "kernel.cu"
-        if k.is_file():
-            for q in lab_work.questions(k.read_text(encoding="utf-8")):
-                questions[(lab.num, q.name)] = q.question
-    qpatterns: dict[tuple[str, str], tuple[str, int, list[int]] | None] = {}
-    prev = None
-    for key, q in questions.items():
-        qp = lab_work.question_pattern(q)
-        if qp is None and re.search(r"\bthat same (?:load|store|access)\b", q):
-            qp = prev  # "for that same load, what does Nsight Compute report?"
-        qpatterns[key] = qp
-        prev = qp
+        for q in lab.info.questions:
+            x = lab_work.question_x(q, predicts.get(lab.num, {}))
+            qpatterns[(lab.num, q["name"])] = lab_work.access_patterns(q, x)
     measured = measured_patterns(root)
     leaks: list[str] = []
     for page in pages:
         units = page_units(page.read_text(encoding="utf-8"))
-        pm = re.match(r"lab(\d\d)_", page.name)
-        page_lab = pm.group(1) if pm else None
+        page_lab = site.banklab_labs.lab_number(page.name) if page.name.startswith("lab") else None
         for kind, text in units:
             # pattern-keyed values: a measured row or a figure of the exact access a question asks about
             shown: list[tuple[str, tuple[str, int, list[int]]]] = []
@@ -578,8 +573,8 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
                     if offs:
                         shown.append((f"figure {f.name}", (spec[0], int(spec[1]), offs)))
             for what, pat in shown:
-                for (lab, name), qp in qpatterns.items():
-                    if not qp or not later_lab(page_lab, lab) or not lab_work.same_pattern(pat, qp):
+                for (lab, name), qps in qpatterns.items():
+                    if not later_lab(page_lab, lab) or not any(lab_work.same_pattern(pat, qp) for qp in qps):
                         continue
                     v = predicts.get(lab, {}).get(name)
                     if v is not None and states_value(html.unescape(text), v, unit_kind(name)):
@@ -688,6 +683,14 @@ def text_as_html(text: str) -> str:
     return "".join(out)
 
 
+def is_description(rel: Path) -> bool:
+    """grader/labNN.toml, a lab's description: the grader's, like grader/labNN_test.cu. It holds
+    the oracles (value formulas, access lines) and the hints the judge prints after a wrong
+    answer, on purpose; the site's pages and the handouts built from other files are checked."""
+    n = site.banklab_labs.lab_number(rel.name)
+    return n is not None and rel == Path("grader") / f"lab{n}.toml"
+
+
 def tree_pages(tree: Path, tmp: Path) -> list[Path]:
     """Every text file under `tree` as a page the checker reads: HTML files as they are, any other
     text file one unit per line (escaped). A file under labs/NN_name/ is named like lab NN's page
@@ -697,15 +700,17 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
         rel = f.relative_to(tree)
         if not f.is_file() or f.is_symlink() or TREE_SKIP_DIRS & set(rel.parts) or f.suffix not in TREE_TEXT:
             continue
+        if is_description(rel):
+            continue
         try:
             text = f.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
         if "\0" in text:
             continue
-        m = re.match(r"(?:labs|docs/pages)/(\d\d)_", str(rel)) or re.search(r"(?:^|/)lab(\d\d)_", str(rel))
+        n = site.banklab_labs.lab_number(rel)   # labs/05_swizzle/..., docs/pages/lab05_...: lab 05's
         flat = str(rel).replace("/", "__")
-        name = (f"lab{m.group(1)}_{flat}" if m else f"file__{flat}") + ".html"
+        name = (f"lab{n}_{flat}" if n else f"file__{flat}") + ".html"
         if f.suffix in (".html", ".htm"):
             body = text
         else:
@@ -744,7 +749,7 @@ def main() -> int:
               f"{len(read_answers(a.answers)[0])} labs: {len(leaks)} leak(s)")
         return 1 if leaks else 0
     if a.command == "site":
-        pages = course_pages(a.html)
+        pages = course_pages(a.html, root)
         if not pages:
             print(f"FAIL: no course page in {a.html}")
             return 1

@@ -223,7 +223,7 @@ def cmd_pages(a) -> int:
             f.add(f"labs/{lab.folder}/ exists but the site has no page {page.name}")
             continue
         text = page.read_text(encoding="utf-8")
-        want = f"{PROJECT_NAME}: {lab.title()}"
+        want = f"{PROJECT_NAME}: {lab.heading()}"
         if page_title(text) != want:
             f.add(f"{page.name}: title {page_title(text)!r}, expected {want!r}")
         if f'href="{page.name}"' not in index:
@@ -240,9 +240,11 @@ def cmd_pages(a) -> int:
             f.add(f"{page.name} does not link the next lab {labs[i + 1].page_id}.html")
         # Every link of the handout to another lab's README became a link to that lab's page.
         readme = lab.readme.read_text(encoding="utf-8")
-        for m in re.finditer(r"\]\((?:\.\./|\.\./\.\./labs/)(\d\d_[A-Za-z0-9_]+)/(?:README\.md)?(?:#[^)]*)?\)", readme):
+        folders = {other.folder for other in labs}
+        for m in re.finditer(r"\]\((?:\.\./|\.\./\.\./labs/)([^/)#]+)/(?:README\.md)?(?:#[^)]*)?\)", readme):
             other = m.group(1)
-            if (a.source / "labs" / other / "README.md").is_file() and f'href="lab{other}.html' not in text:
+            if other in folders and (a.source / "labs" / other / "README.md").is_file() \
+                    and f'href="lab{other}.html' not in text:
                 f.add(f"{page.name}: the handout's link to ../{other}/README.md is not a link to lab{other}.html")
         if "README.md" in re.sub(r"<pre.*?</pre>|<code>.*?</code>", "", text, flags=re.S):
             leftovers = re.findall(r'href="[^"]*README\.md[^"]*"', text)
@@ -439,7 +441,7 @@ def cmd_screenshots(a) -> int:
     labs = [l for l in lab_pages(a) if (a.html / f"{l.page_id}.html").is_file()]
     if labs:
         lab = labs[min(1, len(labs) - 1)]
-        pages.append((f"lab {lab.num}", a.html / f"{lab.page_id}.html", lab.title()))
+        pages.append((f"lab {lab.num}", a.html / f"{lab.page_id}.html", lab.heading()))
     else:
         print("note: no lab page in this build: the hardware page stands in for it")
         pages.append(("hardware page", a.html / "hardware.html", "What the hardware does"))

@@ -31,6 +31,9 @@
 #ifndef BANKLAB_SOURCE_DIR
 #define BANKLAB_SOURCE_DIR "."
 #endif
+#ifndef BANKLAB_GENERATED_DIR
+#define BANKLAB_GENERATED_DIR "."
+#endif
 
 namespace judge {
 namespace {
@@ -57,8 +60,9 @@ std::vector<std::string> archs() {
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
 // The headers a lab may include, as the judge's own snapshot: every common/include/banklab
-// header and the probe's header. Nothing else of the course tree is visible to a compile.
-std::vector<StepInput> header_snapshot() {
+// header, the probe's headers and the lab's description as grader/gen_lab.py generated it into the
+// build tree (grader/labNN_description.hpp). Nothing else of the course tree is visible to a compile.
+std::vector<StepInput> header_snapshot(const std::string& lab) {
   std::vector<StepInput> out;
   const std::string dir = src_dir() + "/common/include/banklab";
   if (DIR* d = opendir(dir.c_str())) {
@@ -72,8 +76,10 @@ std::vector<StepInput> header_snapshot() {
     std::sort(names.begin(), names.end());
     for (const std::string& n : names) out.push_back({"/inc/banklab/" + n, read_file(dir + "/" + n, 1 << 20)});
   }
-  for (const char* h : {"probe.hpp", "probe_launch.hpp", "launch_calls.hpp"})  // gpulaunch: + the launch capture
+  for (const char* h : {"probe.hpp", "probe_launch.hpp", "launch_calls.hpp", "lab_description.hpp"})
     out.push_back({std::string("/inc/grader/") + h, read_file(src_dir() + "/grader/include/grader/" + h, 1 << 20)});
+  const std::string desc = "grader/lab" + lab + "_description.hpp";
+  out.push_back({"/inc/" + desc, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + desc, 1 << 20)});
   return out;
 }
 
@@ -254,7 +260,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   const std::string text = ss.str();
 
   make_dirs(work);
-  const std::vector<StepInput> headers = header_snapshot();
+  const std::vector<StepInput> headers = header_snapshot(lab);
+  if (headers.back().content.empty())
+    return done(false, "the judge has no description of lab " + lab + " (" + BANKLAB_GENERATED_DIR + "/grader/lab" + lab +
+                           "_description.hpp, generated from grader/lab" + lab + ".toml): rebuild the project (cmake --build)");
   const std::string stamp = stamp_of(text, probe_text, headers);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
   if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && read_hashed(fatbin)) {

@@ -1,8 +1,11 @@
 // The CPU-tier checks of grader.hpp.
+#include <cctype>
 #include <map>
 
 #include "banklab/describe.hpp"
+#include "banklab/pattern_io.hpp"
 #include "grader/grader.hpp"
+#include "grader/lab_description.hpp"
 
 #ifndef BANKLAB_CLI_PATH
 #define BANKLAB_CLI_PATH "banklab"
@@ -158,6 +161,60 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
                                            << ": one overwrites the other.\n  Try: " << how_to_fix;
   }
   return ::testing::AssertionSuccess();
+}
+
+namespace {
+// The question's access with x put in, as an instruction named by the question's `what`.
+Instruction question_access(const grader_desc::Question& q, long long x) {
+  Op op = Op::Load;
+  banklab::parse_op(q.op, op);  // gen_lab.py checked the name
+  return instruction(q.what ? q.what(x) : std::string(), op, q.width, [&](int lane) { return q.offset(lane, x); }, q.mask);
+}
+bool conflict_free(const Instruction& in) {
+  return !banklab::validate(in.access) && banklab::count_wavefronts(in.access) == banklab::minimum_wavefronts(in.access);
+}
+}  // namespace
+
+::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q) {
+  const long long predicted = prediction(q.name);
+  switch (q.asks) {
+    case grader_desc::Asks::Value:
+      return ValuePredictionMatches(q.name, predicted, q.value, q.hint);
+    case grader_desc::Asks::Wavefronts: {
+      long long x = q.x_first;  // the access of another answer: that answer, when it is in x's range
+      if (*q.x_from) {
+        const long long v = prediction(q.x_from);
+        if (q.in_range(v)) x = v;
+      }
+      return PredictionMatches(q.name, predicted, question_access(q, x), q.hint);
+    }
+    case grader_desc::Asks::ExcessWavefronts: {
+      const Instruction in = question_access(q, 0);
+      return ValuePredictionMatches(q.name, predicted,
+                                    banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access), q.hint);
+    }
+    case grader_desc::Asks::Smallest: {
+      // The grader's own search with the model; feedback on the student's own x when it is one of x's values.
+      long long truth = -1;
+      for (long long x = q.x_first; x <= q.x_last && truth < 0; x += q.x_step)
+        if (conflict_free(question_access(q, x))) truth = x;
+      std::string question = q.hint;
+      if (q.in_range(predicted)) {
+        const Instruction mine = question_access(q, predicted);
+        std::string yours = q.yours;
+        if (!yours.empty()) yours[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(yours[0])));
+        if (auto err = banklab::validate(mine.access))
+          question += std::string(" With ") + q.yours + ": " + *err;
+        else if (conflict_free(mine))
+          question += std::string(" ") + q.yours_works;
+        else
+          question += "\n  " + yours + ": " + grader::describe(banklab::analyze(mine.access)) +
+                      "  See it: " + grader::explain_command(mine.access);
+      }
+      return ValuePredictionMatches(q.name, predicted, truth, question);
+    }
+  }
+  return ::testing::AssertionFailure() << "question " << q.name << " asks for something this judge does not know";
 }
 
 }  // namespace grader

@@ -25,9 +25,12 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "tools", "lablib"))
+import banklab_labs  # noqa: E402  (what a lab folder is, and the lab number of a name)
+
 HEADER_RE = re.compile(r"^\s*//\s*([A-Z_]+):\s*(.*?)\s*$")
 HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-LAB_DIR_RE = re.compile(r"(?:^|/)(\d\d)_[A-Za-z0-9_]+/?$")
 MODES = ("append", "prepend", "patch", "replace")
 
 
@@ -70,8 +73,8 @@ class Case:
         if value is None:
             lab = lab_of_case_path(self.path)
             return [lab] if lab else ["all"]
-        labs = re.findall(r"\ball\b|\d\d", value)
-        if not labs:
+        labs = [t if t == "all" else banklab_labs.lab_number(t) for t in re.split(r"[\s,]+", value) if t]
+        if not labs or None in labs:
             raise CaseError(f"{self.path}: APPLIES must be 'all' or lab numbers such as '05', got {value!r}")
         return labs
 
@@ -81,9 +84,14 @@ class Case:
 
 
 def lab_of_case_path(path: str) -> str | None:
-    """'05' for .../alternatives/05_swizzle/x.patch, None for a cheat."""
-    m = re.search(r"(?:^|/)(\d\d)_[A-Za-z0-9_]+/[^/]+$", path.replace(os.sep, "/"))
-    return m.group(1) if m else None
+    """'05' for .../alternatives/05_swizzle/x.patch (a case in a lab folder), None for a cheat."""
+    return lab_of_folder(os.path.dirname(path))
+
+
+def lab_of_folder(folder: str) -> str | None:
+    """'05' for a folder named like a lab (labs/05_swizzle, .../bad/05_swizzle), else None."""
+    name = os.path.basename(folder.replace(os.sep, "/").rstrip("/"))
+    return banklab_labs.lab_number(name) if banklab_labs.FOLDER_RE.match(name) else None
 
 
 def kind_of_case_path(path: str) -> str:
@@ -235,10 +243,9 @@ def apply_hunks(original: str, hunks: list[Hunk], case_path: str, target_path: s
 
 def materialize(case: Case, lab_dir: str) -> str:
     lab_dir = lab_dir.rstrip("/")
-    m = LAB_DIR_RE.search(lab_dir.replace(os.sep, "/"))
-    if not m:
+    lab = lab_of_folder(lab_dir)
+    if lab is None:
         raise CaseError(f"--lab-dir {lab_dir!r}: expected a folder named NN_name (labs/05_swizzle)")
-    lab = m.group(1)
     if not case.applies_to(lab):
         raise CaseError(f"{case.path}: applies to lab(s) {' '.join(case.applies)}, not {lab}")
     case_lab = lab_of_case_path(case.path)

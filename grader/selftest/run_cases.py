@@ -35,7 +35,8 @@ import materialize  # noqa: E402
 
 
 def lab_dirs() -> dict[str, str]:
-    return {os.path.basename(p)[:2]: os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "labs", "[0-9][0-9]_*"))}
+    """{"05": "05_swizzle"}: the labs tools/lablib/banklab_labs.py finds."""
+    return materialize.banklab_labs.lab_folders(ROOT)
 
 
 def all_cases(kinds: list[str]) -> list[str]:

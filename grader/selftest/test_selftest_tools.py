@@ -161,6 +161,16 @@ class MaterializeTest(TempTree):
         self.assertEqual(code, 2)
         self.assertIn("not 05", err)
 
+    def test_an_applies_line_naming_no_lab_is_refused(self):
+        code, _, err = self.materialize("selftest/cheats/c.cu", "// APPLIES: 05 lab6\n// MODE: append\nint x;\n")
+        self.assertEqual(code, 2)
+        self.assertIn("APPLIES must be", err)
+
+    def test_an_applies_line_may_name_labs_as_lab_numbers_or_with_commas(self):
+        code, out, _ = self.materialize("selftest/cheats/c.cu", "// APPLIES: lab02, 05\n// MODE: append\nint x;\n")
+        self.assertEqual(code, 0)
+        self.assertIn("int x;", out)
+
     def test_an_unknown_mode_is_refused(self):
         code, _, err = self.materialize("selftest/cheats/c.cu", "// APPLIES: all\n// MODE: sideways\nint x;\n")
         self.assertEqual(code, 2)
@@ -201,14 +211,14 @@ class RepositoryCasesTest(unittest.TestCase):
                 case = materialize.load_case(case_path)
                 names = case.headers.get("EXPECT_FAIL", [])
                 self.assertTrue(names)
-                lab = os.path.basename(os.path.dirname(case_path))[:2]
+                lab = materialize.lab_of_case_path(case_path)
                 for n in names:
                     self.assertRegex(n, rf"^Lab{lab}[A-Za-z]+\.[A-Za-z0-9_]+$")
 
     def test_every_cheat_applies_to_the_stub_of_every_lab_it_names(self):
         cheats = sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu")))
         self.assertGreaterEqual(len(cheats), 20)
-        labs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "labs", "[0-9][0-9]_*")))
+        labs = materialize.banklab_labs.lab_folders(ROOT)   # {"05": "05_swizzle"}
         for case_path in cheats:
             case = materialize.load_case(case_path)
             self.assertIn(case.mode, materialize.MODES)
@@ -220,8 +230,8 @@ class RepositoryCasesTest(unittest.TestCase):
             if build is not None:
                 self.assertRegex(build, r"^may-fail\W+\w", f"{case_path}: BUILD: may-fail needs its reason")
             applied = 0
-            for lab in labs:
-                if not case.applies_to(lab[:2]):
+            for num, lab in labs.items():
+                if not case.applies_to(num):
                     continue
                 with self.subTest(case=os.path.basename(case_path), lab=lab):
                     materialize.materialize(case, os.path.join(ROOT, "labs", lab))

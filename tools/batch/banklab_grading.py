@@ -28,13 +28,15 @@ import threading
 import time
 import tomllib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lablib"))
+import banklab_labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
 from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
 VERDICT_SCHEMA = "banklab.verdict.v1"
 STATUSES = ("passed", "failed", "skipped")
 TIERS = ("cpu", "gpu", "all")
-LAB_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 
 #: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
 #: Overridable with --timeout.
@@ -67,13 +69,8 @@ def sha256_of(path: Path) -> str:
 # --------------------------------------------------------------------------- labs
 
 def find_labs(root: Path) -> dict[str, str]:
-    """Labs found from the folders labs/NN_name/ (each with a kernel.cu): {"05": "05_swizzle"}."""
-    labs = {}
-    for d in sorted((root / "labs").iterdir()):
-        m = LAB_DIR_RE.match(d.name)
-        if m and d.is_dir() and (d / "kernel.cu").is_file():
-            labs[m.group(1)] = d.name
-    return labs
+    """The labs of the course at `root` ({"05": "05_swizzle"}): tools/lablib/banklab_labs.py."""
+    return bl.lab_folders(root)
 
 
 def source_candidates(lab: str, lab_dir: str, single: bool = False) -> list[Path]:
@@ -128,17 +125,23 @@ def submitted_labs(folder: Path, labs: dict[str, str]) -> dict[str, tuple[Path |
 
 # --------------------------------------------------------------------------- points
 
-#: The one place where the weight of each role is set: grader/points/weights.toml.
+#: The one place where the weight of each role, and the groups every lab shares, are set:
+#: grader/points/weights.toml. A lab's own part (its gates) is in its description grader/labNN.toml.
 WEIGHTS_FILE = "weights.toml"
+
+
+def _read_weights_file(path: Path) -> tuple[str, dict]:
+    try:
+        text = path.read_text()
+        return text, tomllib.loads(text)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: {e}") from e
 
 
 def load_weights(points_dir: Path) -> dict[str, float]:
     """Points of each role ({"objective": 50, ...}) from POINTS_DIR/weights.toml."""
     path = points_dir / WEIGHTS_FILE
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ValueError(f"{path}: {e}") from e
+    _, data = _read_weights_file(path)
     out = {}
     for role, pts in (data.get("roles") or {}).items():
         if not isinstance(pts, (int, float)) or pts < 0:
@@ -169,14 +172,21 @@ class PointsTable:
 
     @staticmethod
     def load(path: Path, weights: dict[str, float] | None = None) -> "PointsTable":
+        """A whole table in one file (lab, [groups.*], [tests]): an instructor's own table given
+        with --points-dir, or a test's."""
         try:
             text = path.read_text()
             data = tomllib.loads(text)
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"{path}: {e}") from e
+        return PointsTable.from_data(data, text, path, weights)
+
+    @staticmethod
+    def from_data(data: dict, text: str, path: Path | str, weights: dict[str, float] | None = None) -> "PointsTable":
+        """The table `data` (as a table file parses); `text` is what its digest covers."""
         weights = weights or {}
         lab = str(data.get("lab", ""))
-        if not re.fullmatch(r"\d\d", lab):
+        if bl.lab_number(lab) != lab:
             raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
         groups = []
         for name, g in (data.get("groups") or {}).items():
@@ -249,20 +259,64 @@ class PointsTable:
         return out
 
 
+def lab_table_data(description: dict, weights_data: dict, lab: str) -> dict:
+    """Lab `lab`'s points table, as a table file would hold it: the group `gates` (role "gate",
+    the description's [points] gates), then the groups of weights.toml with `NN` replaced by the
+    lab's number, and [tests] from the description's optional [points.tests]."""
+    pts = description.get("points") or {}
+    groups = {"gates": {"role": "gate", "match": list(pts.get("gates", []))}}
+    for name, g in (weights_data.get("groups") or {}).items():
+        if name == "gates":
+            raise ValueError(f"{WEIGHTS_FILE}: the group `gates` is each lab's own ([points] gates "
+                             "of grader/labNN.toml)")
+        if not isinstance(g, dict):
+            raise ValueError(f"{WEIGHTS_FILE}: [groups.{name}] must be a table")
+        g = dict(g)
+        if "match" in g:
+            m = g["match"]
+            g["match"] = [x.replace("NN", lab) for x in m] if isinstance(m, list) else str(m).replace("NN", lab)
+        groups[name] = g
+    return {"lab": lab, "groups": groups, "tests": dict(pts.get("tests", {}))}
+
+
 def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
-    pdir = points_dir or root / "grader" / "points"
-    path = pdir / f"lab{lab}.toml"
-    if not path.is_file():
-        raise ValueError(f"no points table for lab {lab}: {path} is missing")
-    weights_dir = pdir if (pdir / WEIGHTS_FILE).is_file() else root / "grader" / "points"
-    weights = load_weights(weights_dir) if (weights_dir / WEIGHTS_FILE).is_file() else {}
-    table = PointsTable.load(path, weights)
-    try:
-        table.path = str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        pass
+    """Lab `lab`'s points table: its gates (and own test points) from its description
+    grader/labNN.toml, every other group and the weights from grader/points/weights.toml.
+
+    points_dir (the instructor's --points-dir): a folder whose weights.toml replaces the
+    course's, and whose labNN.toml, when there is one, is lab NN's whole table (the format of
+    grader/points/README.md), used instead of the description's gates."""
+    home = root / "grader" / "points"
+    pdir = points_dir or home
+    weights_path = pdir / WEIGHTS_FILE if (pdir / WEIGHTS_FILE).is_file() else home / WEIGHTS_FILE
+    wtext, wdata = _read_weights_file(weights_path) if weights_path.is_file() else ("", {})
+    weights = load_weights(weights_path.parent) if wtext else {}
+
+    def rel(p: Path) -> str:
+        try:
+            return str(p.resolve().relative_to(root.resolve()))
+        except ValueError:
+            return str(p)
+
+    own = points_dir / f"lab{lab}.toml" if points_dir else None
+    if own is not None and own.is_file():
+        table = PointsTable.load(own, weights)
+        table.path = rel(own)
+    else:
+        desc_path = bl.description_path(root, lab)
+        if not desc_path.is_file():
+            raise ValueError(f"no points for lab {lab}: its description {desc_path} is missing")
+        try:
+            desc = bl.load_description(desc_path)
+        except bl.DescriptionError as e:
+            raise ValueError(str(e)) from e
+        data = lab_table_data(desc, wdata, lab)
+        # The digest covers what decides the points: the lab's [points] and the weights file.
+        text = json.dumps(data, sort_keys=True) + wtext
+        table = PointsTable.from_data(data, text, desc_path, weights)
+        table.path = f"{rel(desc_path)} [points] + {rel(weights_path)}"
     if table.lab != lab:
-        raise ValueError(f"{path} says lab = \"{table.lab}\", expected \"{lab}\"")
+        raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
     return table
 
 
@@ -408,7 +462,7 @@ def parse_list(text: str) -> list[tuple[str, str, str]]:
         return out
     for line in text.splitlines():
         toks = line.replace(",", " ").replace("\t", " ").split()
-        lab = next((t for t in toks if re.fullmatch(r"\d\d", t)), None)
+        lab = next((t for t in toks if bl.lab_number(t) == t), None)
         name = next((t for t in toks if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", t)), None)
         tier = next((t for t in toks if t in ("cpu", "gpu")), None)
         if lab and name and tier:

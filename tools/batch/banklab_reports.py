@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from banklab_grading import LabResult, Verdict, explain_lines, fmt_points
+from banklab_grading import LabResult, Verdict, bl, explain_lines, fmt_points
 
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
 
@@ -306,7 +306,8 @@ def build_failure(r: LabResult) -> str:
 
 
 def _is_instructor(test: str) -> bool:
-    return re.match(r"^Lab\d\dInstructor", test) is not None
+    """LabNNInstructor*.*: an instructor-only check (instructor/labNN_*_test.cu)."""
+    return bl.lab_number(test) is not None and test[len("LabNN"):].startswith("Instructor")
 
 
 def gradescope_results(results: list[LabResult], instructor_visibility: str = "after_published") -> dict:

@@ -17,6 +17,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "lablib"))
+import banklab_labs  # noqa: E402
 TEACHING = re.compile(r"banklab explain|wavefront|prediction|bank", re.I)
 
 
@@ -51,8 +53,7 @@ def main() -> int:
     if "--preset selftest" in (rel / "README.md").read_text():
         failures.append("the release README still runs the selftest preset")
 
-    labs = sorted(re.match(r"\d\d", d.name).group(0) for d in (rel / "labs").iterdir()
-                  if re.match(r"\d\d_", d.name))
+    labs = list(banklab_labs.find_labs(rel))   # the release's labs (tools/lablib/banklab_labs.py)
     run(["cmake", "--preset", "dev"], rel, logs / "configure.log")
     run(["cmake", "--build", "--preset", "dev"], rel, logs / "build.log")
     has_gpu = shutil.which("nvidia-smi") is not None and subprocess.run(

@@ -14,6 +14,10 @@
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 
+namespace grader_desc {
+struct Question;  // grader/lab_description.hpp
+}
+
 namespace grader {
 
 using banklab::Op;
@@ -83,6 +87,12 @@ std::string describe(const banklab::Analysis& r, int max_banks = 2);
 ::testing::AssertionResult IsInBoundsAndOneToOne(const std::string& layout, int count, long long capacity,
                                                  const std::function<std::optional<long long>(int)>& index_of,
                                                  const std::string& element_name, const std::string& how_to_fix);
+
+/// Passes when the student's answer to a question of the lab's description (its predict::
+/// constant) is right: the model's wavefronts of the question's access, its value, its
+/// wavefronts above the minimum, or the smallest x whose access is conflict-free, as the question
+/// asks (docs/dev/LAB_CONTRACT.md, "The lab's description"). Never gives the answer away.
+::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q);
 
 /// The prediction named `name` of the student's file.
 inline long long prediction(const char* name) { return answers().prediction(name); }

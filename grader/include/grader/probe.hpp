@@ -1,14 +1,19 @@
 // The probe: the only grader code compiled together with a student's kernel.cu.
 //
-// grader/labNN_probe.cu includes the student's file and then writes the lab's "answers" with a
-// probe::Writer: the predict:: constants, the lab's constants, every access function over its
-// whole domain, and every shared-memory instruction of the kernel as the access functions
-// describe it (32 byte offsets per warp instruction). The probe runs in a process of its own,
+// The probe writes the lab's "answers" with a probe::Writer: the predict:: constants, the lab's
+// constants, every access function over its whole domain, every shared-memory instruction of the
+// kernel as the access functions describe it (32 byte offsets per warp instruction), and the
+// launches of the student's launchers. Its main() is generated from the lab's description
+// (grader/labNN.toml -> grader/labNN_description.hpp, section BANKLAB_PROBE); grader/labNN_probe.cu
+// defines only the functions that call the student's code, one per table, instruction and launcher. The probe runs in a process of its own,
 // started by banklab-judge in its sandbox with a timeout; what it writes to the descriptor the judge
 // gave it (never a file) is data that the judge validates,
 // never a verdict. This header uses the standard library only, so nothing of the judge (the
 // model, GoogleTest) is ever compiled with a student's file.
 #pragma once
+
+/// Turns on the probe's part of the generated lab description (grader/labNN_description.hpp).
+#define BANKLAB_PROBE 1
 
 #include <cstdio>
 #include <cstdlib>

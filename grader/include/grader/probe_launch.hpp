@@ -240,6 +240,39 @@ inline void call(Writer& w, const std::string& call, std::initializer_list<std::
   w.launch_record(capture_call(call, bytes, launcher));
 }
 
+/// One call of a launcher with one of its sizes in the lab's description ([[launches]]), named as
+/// the GPU tier looks it up (grader_calls::name, e.g. "transpose_256x96"). The generated main()
+/// hands it to grader/labNN_probe.cu's launch_<launcher>(call), which must record it exactly once:
+///   call({bytes of buffer 0, ...}, [=](const probe::Fakes& f) { launcher(f.ptr<float>(0), ..., call.size(0)); })
+class Call {
+ public:
+  Call(Writer& w, const char* launcher, const std::vector<long long>& sizes)
+      : w_(w), sizes_(sizes), name_(grader_calls::name(launcher, sizes)) {}
+  /// Size k of this call (e.g. 0: width, 1: height), as the description gives it.
+  int size(int k) const { return static_cast<int>(sizes_.at(static_cast<std::size_t>(k))); }
+  /// Records the call: fake device buffers of `bytes` each, on which `launcher` calls the student's launcher.
+  void operator()(std::initializer_list<std::uint64_t> bytes, const std::function<void(const Fakes&)>& launcher) const {
+    call(w_, name_, bytes, launcher);
+    ++recorded_;
+  }
+  /// Runs the probe's function for this call; false (with the reason on stderr) when it did not
+  /// record the call exactly once: a grader bug, never the student's.
+  template <class F>
+  bool run(F f) const {
+    f(*this);
+    if (recorded_ == 1) return true;
+    std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (grader/labNN_probe.cu)\n",
+                 name_.c_str(), recorded_);
+    return false;
+  }
+
+ private:
+  Writer& w_;
+  std::vector<long long> sizes_;
+  std::string name_;
+  mutable int recorded_ = 0;
+};
+
 }  // namespace probe
 
 // ---- the wrapped runtime entry points (linked with -Xlinker --wrap=NAME) ----------------------

@@ -72,11 +72,10 @@ inline ::testing::AssertionResult IsCorrect(const StudentTranspose& st, const ch
   return r;
 }
 
-/// 4096 x 4096 against the grader's conflict-free transpose with the student's block shape,
-/// interleaved; the student's timed outputs are checked too.
-inline ::testing::AssertionResult MeetsTheKernelTimingTarget(const StudentTranspose& st, const std::string& what) {
+/// n x n (the description's "timing" size, 4096) against the grader's conflict-free transpose with
+/// the student's block shape, interleaved; the student's timed outputs are checked too.
+inline ::testing::AssertionResult MeetsTheKernelTimingTarget(const StudentTranspose& st, const std::string& what, int n) {
   if (!st.found) return st.found;
-  const int n = 4096;
   const gpu::RecordedCall call = st.call(n, n);
   if (!call.ready) return call.ready;
   const std::size_t count = static_cast<std::size_t>(n) * n;
@@ -86,19 +85,20 @@ inline ::testing::AssertionResult MeetsTheKernelTimingTarget(const StudentTransp
   in.upload(host_in);
   const dim3 block = call.block();
   return gpu::KernelMeetsTimingTarget(
-      what + ", 4096 x 4096 (the grader's kernel with your block of " + std::to_string(block.x) + " x " +
+      what + ", " + std::to_string(n) + " x " + std::to_string(n) + " (the grader's kernel with your block of " + std::to_string(block.x) + " x " +
           std::to_string(block.y) + " threads)",
       [&] { CUDA_CHECK(call({{out.get(), 4 * count}, {in.get(), 4 * count}})); },
       [&] { gpu::launch_reference_transpose(ref_out.get(), in.get(), n, n, block); }, [&] { out.poison(); },
       [&] { return gpu::AllMatch(expected, out.download(), "the transpose"); });
 }
 
-/// Prints the fraction of a tiled copy's bandwidth (16384^2 under BANKLAB_PERF, else 4096^2; the
-/// target lives in bench/gpu_perf.sh), then checks the transpose at that size.
+/// Prints the fraction of a tiled copy's bandwidth (perf_n^2 under BANKLAB_PERF, else n^2: the
+/// description's "perf" and "timing" sizes; the target lives in bench/gpu_perf.sh), then checks
+/// the transpose at that size.
 inline ::testing::AssertionResult TimedBesideATiledCopyStillTransposes(const StudentTranspose& st,
-                                                                       const std::string& what) {
+                                                                       const std::string& what, int n, int perf_n) {
   if (!st.found) return st.found;
-  const int n = gpu::perf_mode() ? 16384 : 4096;
+  if (gpu::perf_mode()) n = perf_n;
   if (auto ok = st.call(n, n).ready; !ok) return ok;
   {
     gpu::DeviceBuffer<float> d_in(static_cast<std::size_t>(n) * n), d_out(static_cast<std::size_t>(n) * n);

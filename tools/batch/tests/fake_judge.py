@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tools" / "lablib"))
+import banklab_labs as bl   # noqa: E402
 GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
 EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i in range(32)) + '"'
 
@@ -33,6 +35,12 @@ def tests_of(lab):
     out = []
     for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
         out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
+    # The question tests the judge generates from the description (grader/labNN.toml [[questions]]).
+    lab_ = bl.find_labs(ROOT).get(lab)
+    for q in (lab_.questions if lab_ else []):
+        t = f"Lab{lab}Predictions.{q['test']}"
+        if (t, "cpu") not in out:
+            out.append((t, "cpu"))
     return out
 
 
@@ -57,7 +65,7 @@ def main():
     a = ap.parse_args()
 
     if a.cmd == "list":
-        labs = [a.lab] if a.lab else sorted(p.name[3:5] for p in (ROOT / "grader").glob("lab??_test.cu"))
+        labs = [a.lab] if a.lab else list(bl.find_labs(ROOT))
         for lab in labs:
             for test, tier in tests_of(lab):
                 print(f"{lab} {test} {tier}")

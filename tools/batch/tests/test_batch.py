@@ -36,8 +36,12 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
+    """The CPU tests of lab NN: TEST(...) of grader/labNN_test.cu, and the prediction tests the judge
+    generates from the description's questions (grader/labNN.toml; two questions may share one)."""
     src = (ROOT / "grader" / f"lab{lab}_test.cu").read_text()
-    return [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
+    tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
+    generated = [f"Lab{lab}Predictions.{q['test']}" for q in bg.bl.find_labs(ROOT)[lab].questions]
+    return list(dict.fromkeys(tests + generated))
 
 
 def _weights():
@@ -45,7 +49,7 @@ def _weights():
 
 
 def _gates(lab):
-    pats = tomllib.loads((ROOT / "grader" / "points" / f"lab{lab}.toml").read_text())["groups"]["gates"]["match"]
+    pats = tomllib.loads((ROOT / "grader" / f"lab{lab}.toml").read_text())["points"]["gates"]
     return lambda t: any(fnmatch.fnmatchcase(t, p) for p in pats)
 
 
@@ -155,11 +159,46 @@ class PointsTables(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "role 'nosuch' has no weight"):
             self.table('lab = "05"\n[groups.p]\nmatch = "x"\nrole = "nosuch"\n')
         with tempfile.TemporaryDirectory() as d:
-            shutil.copy(ROOT / "grader" / "points" / "lab05.toml", d)
-            (Path(d) / "weights.toml").write_text(
-                "[roles]\nobjective = 1\npredictions = 2\nlayout = 3\ntiming = 4\ngate = 0\ninstructor = 5\n")
+            w = (ROOT / "grader" / "points" / "weights.toml").read_text()
+            (Path(d) / "weights.toml").write_text(re.sub(r"(?m)^layout\s*=\s*\d+", "layout = 3", w))
             t = bg.load_points(ROOT, "05", Path(d))
             self.assertEqual({g.name: g.points for g in t.groups}["layout"], 3)
+            self.assertEqual({g.name: g.points for g in t.groups}["objective"], _weights()["objective"])
+
+    def test_a_labs_table_is_its_gates_then_the_groups_every_lab_shares(self):
+        for lab in bg.find_labs(ROOT):
+            t = bg.load_points(ROOT, lab)
+            desc = tomllib.loads((ROOT / "grader" / f"lab{lab}.toml").read_text())
+            with self.subTest(lab=lab):
+                self.assertEqual([g.name for g in t.groups],
+                                 ["gates", "objective", "predictions", "layout", "timing", "instructor"])
+                self.assertEqual(t.groups[0].patterns, desc["points"]["gates"])
+                self.assertEqual(t.groups[0].points, 0)
+                self.assertEqual(t.group("objective").patterns, [f"Lab{lab}OnGpu.Traced*"])
+                self.assertIn(f"grader/lab{lab}.toml", t.path)
+                self.assertIn("grader/points/weights.toml", t.path)
+
+    def test_a_labs_own_test_points_come_from_its_description(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            shutil.copytree(ROOT / "grader" / "points", root / "grader" / "points")
+            shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
+            text = (ROOT / "grader" / "lab05.toml").read_text().replace(
+                "# ---- judge ----", 'points.tests."Lab05Layout.A" = 20\n# ---- judge ----')
+            (root / "grader" / "lab05.toml").write_text(text)
+            t = bg.load_points(root, "05")
+            alloc = t.allocate(["Lab05Layout.A", "Lab05Layout.B"])
+            self.assertEqual(alloc, {"Lab05Layout.A": 20, "Lab05Layout.B": _weights()["layout"] - 20})
+
+    def test_an_instructors_own_table_in_the_points_dir_replaces_the_labs(self):
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "lab05.toml").write_text(
+                'lab = "05"\n[groups.p]\nmatch = "Lab05Predictions.*"\npoints = 30\n')
+            t = bg.load_points(ROOT, "05", Path(d))
+            self.assertEqual([g.name for g in t.groups], ["p"])
+            self.assertEqual(t.allocate(["Lab05Predictions.A"]), {"Lab05Predictions.A": 30})
+            self.assertEqual(bg.load_points(ROOT, "04", Path(d)).group("gates").patterns,
+                             tomllib.loads((ROOT / "grader" / "lab04.toml").read_text())["points"]["gates"])
 
     def test_a_group_that_requires_the_gates_earns_nothing_while_a_gate_fails(self):
         t = self.table('lab = "05"\n[groups.g]\nmatch = "Lab05Layout.InBounds"\npoints = 0\n'
@@ -755,7 +794,9 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
-        self.assertIn("grader/points/lab05.toml", names)
+        self.assertIn("grader/lab05.toml", names)
+        self.assertIn("grader/points/weights.toml", names)
+        self.assertIn("tools/lablib/banklab_labs.py", names)
         self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))])
         self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
 
