@@ -190,12 +190,14 @@ struct Summary {
 /// says how the model's answer is compared with a measurement (tests, `banklab compare`,
 /// `banklab calibrate`).
 struct Counters {
-  int wavefronts = 0;
-  int bank_conflicts = 0;
-  int instructions = 1;
+  int wavefronts = 0;      ///< shared-memory wavefronts of the instruction's kind
+  int bank_conflicts = 0;  ///< the bank-conflict counter of its kind
+  int instructions = 1;    ///< warp instructions executed
+  /// All three equal.
   bool operator==(const Counters& o) const {
     return wavefronts == o.wavefronts && bank_conflicts == o.bank_conflicts && instructions == o.instructions;
   }
+  /// Some counter differs.
   bool operator!=(const Counters& o) const { return !(*this == o); }
 };
 
