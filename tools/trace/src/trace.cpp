@@ -504,14 +504,21 @@ std::vector<bool> needed_images(const std::vector<std::string>& cubins, const st
     if (!tables[m]) tables[m] = std::make_unique<LineTable>(LineTable::from_cubin(cubins[m].data(), cubins[m].size()));
     return *tables[m];
   };
+  // decode() looks its SASS words (which atomic a pc is) up the same way: keep those images too.
+  std::vector<std::unique_ptr<SassText>> sass(cubins.size());
+  auto sass_of = [&](std::size_t m) -> const SassText& {
+    if (!sass[m]) sass[m] = std::make_unique<SassText>(SassText::from_cubin(cubins[m].data(), cubins[m].size()));
+    return *sass[m];
+  };
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     if (!recorded[i]) continue;
     const KernelInfo& k = kernels[i];
     if (k.module >= cubins.size() || cubins[k.module].empty()) return std::vector<bool>(cubins.size(), true);
     keep[k.module] = true;
-    if (table(k.module).has(k.name)) continue;
+    const bool lines_here = table(k.module).has(k.name), sass_here = sass_of(k.module).has(k.name);
+    if (lines_here && sass_here) continue;
     for (std::size_t m = 0; m < cubins.size(); ++m)
-      if (!keep[m] && table(m).has(k.name)) keep[m] = true;
+      if (!keep[m] && ((!lines_here && table(m).has(k.name)) || (!sass_here && sass_of(m).has(k.name)))) keep[m] = true;
   }
   return keep;
 }
