@@ -415,11 +415,14 @@ def find_judge(root: Path, given: str | None = None) -> Path:
 
 def judge_identity(judge: Path, course: Path) -> str:
     """sha256 of what decides a verdict besides the submission: the judge binary and the course
-    files it compiles with a student's file (grader/include, common/include, the probes). A
+    files it compiles with a student's file (grader/include, common/include, the probes and the lab
+    descriptions they are generated from, with grader/gen_lab.py). A
     result is reused only when this is unchanged: a fixed judge regrades the class."""
     h = hashlib.sha256(judge.read_bytes())
     files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]
     files += sorted((course / "grader").glob("lab*_probe.cu"))
+    # the lab descriptions and their generator: the probe's main() is generated from them
+    files += sorted((course / "grader").glob("lab*.toml")) + [course / "grader" / "gen_lab.py"]
     for p in files:
         if p.is_file():
             h.update(str(p.relative_to(course)).encode() + b"\0" + p.read_bytes())
