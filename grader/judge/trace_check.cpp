@@ -1,16 +1,11 @@
 // The traced check of grader/gpu/trace.cuh.
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
+#include "grader/watchdog.hpp"
 
 namespace grader::gpu {
 
@@ -21,41 +16,9 @@ std::unique_ptr<banklab::trace::Session>& session() {
   return s;
 }
 
-// A kernel that never ends blocks a traced launch inside the tracer's end-of-launch callback,
-// where FinishesWithin's polling (grader/gpu/buffers.cuh) never gets to run. This thread ends
-// the process instead, as FinishesWithin does: no verdict is written, which is a failure, in
-// kTracedLaunchSeconds rather than the judge's whole-test limit (measured on the H200 with
-// bad/04_padding/hang.patch: the traced test took the 180 s limit without it).
+// The traced launch's deadline (grader/watchdog.hpp). Measured on the H200 with
+// bad/04_padding/hang.patch: without it the traced test took the judge's 180 s limit.
 constexpr double kTracedLaunchSeconds = 60.0;
-class Watchdog {
- public:
-  Watchdog(double seconds, std::string what)
-      : thread_([this, seconds, what = std::move(what)] {
-          std::unique_lock<std::mutex> lock(mutex_);
-          if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) return;
-          std::printf("%s did not finish within %.0f s under the tracer: a loop in the kernel never ends (or the GPU "
-                      "is far too busy). No verdict can be written: this test fails.\n",
-                      what.c_str(), seconds);
-          std::fflush(stdout);
-          std::_Exit(1);
-        }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;  // last: starts once the members it uses exist
-};
 }  // namespace
 
 // Called by banklab-judge's main before the first CUDA call of a traced test.
@@ -76,7 +39,7 @@ std::string trace_unavailable_reason() {
                                                                const std::string& work) {
   session()->clear();
   {
-    const Watchdog watchdog(kTracedLaunchSeconds, what);
+    const grader::Watchdog watchdog(kTracedLaunchSeconds, what);
     launch();
   }
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();

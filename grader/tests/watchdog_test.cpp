@@ -1,0 +1,30 @@
+// grader/watchdog.hpp: the deadline of a traced launch, which the host cannot poll.
+#include "grader/watchdog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+namespace {
+
+TEST(Watchdog, EndsTheProcessWhenTheWorkOutlivesItsDeadline) {
+  EXPECT_EXIT(
+      {
+        const grader::Watchdog w(0.2, "lab04::transpose_padded");
+        std::this_thread::sleep_for(std::chrono::seconds(30));  // a kernel that never ends
+      },
+      ::testing::ExitedWithCode(1), "lab04::transpose_padded did not finish within 0 s under the tracer");
+}
+
+TEST(Watchdog, LetsWorkThatEndsInTimeGoOnAtOnce) {
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    const grader::Watchdog w(30.0, "a launch that returns");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(waited, 5.0) << "destroying the watchdog must not wait for its deadline";
+}
+
+}  // namespace
