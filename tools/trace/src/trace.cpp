@@ -214,6 +214,19 @@ TraceData read_trace(std::istream& in) {
   return d;
 }
 
+namespace {
+// The image a kernel's lines and SASS are read from: its own module's, or, when that has no entry
+// for it (launched through another handle of the same image), the first that has one.
+// needed_images() keeps every image this can choose.
+template <class Image>
+const Image& image_of(const std::vector<Image>& images, std::uint32_t module, const std::string& kernel) {
+  if (images[module].has(kernel)) return images[module];
+  for (const Image& i : images)
+    if (i.has(kernel)) return i;
+  return images[module];
+}
+}  // namespace
+
 void decode(const TraceData& data, std::vector<Instruction>& instructions, std::vector<Unmodelled>& unmodelled) {
   std::vector<LineTable> tables;
   std::vector<SassText> sass;  // the modules' instructions: which atomic a pc is
@@ -224,16 +237,13 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     sass.push_back(SassText::from_cubin(c.data(), c.size()));
   }
   // Is the atomic at (kernel, pc) ATOMS.POPC.INC? Read once per pc from the kernel's module (or
-  // another module that has the kernel, as for the lines).
+  // another module that has the kernel, as for the lines: image_of).
   std::map<std::pair<std::uint32_t, std::uint64_t>, bool> popc_inc;
   auto is_popc_inc = [&](std::uint32_t kernel, std::uint64_t pc) {
     auto [it, fresh] = popc_inc.try_emplace({kernel, pc}, false);
     if (fresh) {
       const KernelInfo& k = data.kernels[kernel];
-      auto ins = sass[k.module].at(k.name, pc);
-      if (!ins && !sass[k.module].has(k.name))
-        for (const SassText& t : sass)
-          if (t.has(k.name)) { ins = t.at(k.name, pc); break; }
+      const auto ins = image_of(sass, k.module, k.name).at(k.name, pc);
       it->second = ins && is_atoms_popc_inc(*ins);
     }
     return it->second;
@@ -279,10 +289,7 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     }
     if (below_window) { other[{m.kernel, pc, "invalid: offset inside the reserved first 1 KiB of the shared window"}] += m.count; continue; }
     if (auto why = validate(ins.access)) { other[{m.kernel, pc, "invalid: " + *why}] += m.count; continue; }
-    SourceLine src = tables[k.module].lookup(k.name, pc);
-    if (!tables[k.module].has(k.name))  // launched through another handle of the same image
-      for (const LineTable& t : tables)
-        if (t.has(k.name)) { src = t.lookup(k.name, pc); break; }
+    const SourceLine src = image_of(tables, k.module, k.name).lookup(k.name, pc);
     ins.file = src.file;
     ins.line = src.line;
     instructions.push_back(std::move(ins));
