@@ -46,13 +46,19 @@ class Explainer:
 
 # --------------------------------------------------------------------------- gradebook
 
-def write_gradebook(results: list[LabResult], path: Path) -> None:
-    """One row per student, a column per lab (its points), one saying whether that lab's grade is
-    complete (every test judged, GPU tier included) and the total. Student names are verbatim."""
-    labs = sorted({r.lab for r in results})
+def by_student(results: list[LabResult]) -> tuple[list[str], dict[str, dict[str, LabResult]]]:
+    """The labs graded (sorted) and each student's result per lab: the gradebook's and the LMS
+    file's rows."""
     by: dict[str, dict[str, LabResult]] = {}
     for r in results:
         by.setdefault(r.student, {})[r.lab] = r
+    return sorted({r.lab for r in results}), by
+
+
+def write_gradebook(results: list[LabResult], path: Path) -> None:
+    """One row per student, a column per lab (its points), one saying whether that lab's grade is
+    complete (every test judged, GPU tier included) and the total. Student names are verbatim."""
+    labs, by = by_student(results)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         head = ["student"]
@@ -90,10 +96,7 @@ def write_lms_csv(results: list[LabResult], ids: dict[str, str], path: Path) -> 
     assignment); Moodle maps any identifier column (choose "ID" = the LMS user id, or the student
     column) and one column per grade item. `ids`: the LMS user id taken from the export's names
     (Canvas: name_ID_submission_file, Moodle: Full Name_ID_assignsubmission_...), where found."""
-    labs = sorted({r.lab for r in results})
-    by: dict[str, dict[str, LabResult]] = {}
-    for r in results:
-        by.setdefault(r.student, {})[r.lab] = r
+    labs, by = by_student(results)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
