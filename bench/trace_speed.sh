@@ -16,7 +16,9 @@
 # Programs: lab_driver (the solutions, every lab kernel, 4 repeats: 36 launches of 9 kernels),
 # trace_ops (17 kernels: ldmatrix, stmatrix, cp.async, shared atomics), trace_mma 512 (cp.async +
 # ldmatrix + mma.sync tile, 4 launches), trace_demo 1024 (2 transposes), a cuBLAS fp16 GEMM through
-# PyTorch and a PyTorch model step (bench/trace_torch_model.py gemm_fp16 / step).
+# PyTorch and a PyTorch model step (bench/trace_torch_model.py gemm_fp16 / step); bench/trace_many.cu,
+# 32 distinct kernels (the size of the held-out program): many (each launched once),
+# many4 (4 times each: 128 launches), many_big (once each, problems 4x larger).
 # Each round runs, per program: untraced, traced, traced_base (with BASE), ncu4 (the PyTorch step:
 # no ncu). Wall seconds of the whole process, CUDA start-up included. Writes OUT_DIR/times.csv,
 # OUT_DIR/summary.txt (medians, ratios), OUT_DIR/stats.txt (BANKLAB_TRACE_STATS lines and
@@ -44,7 +46,8 @@ P=$O/progs; mkdir -p "$P"
 ( nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I solutions tools/trace/tests/lab_driver.cu -o "$P/lab_driver" &&
   nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I labs tools/trace/tests/lab_driver.cu -o "$P/lab_driver_stubs" &&
   nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_ops.cu -o "$P/trace_ops" &&
-  nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_mma.cu -o "$P/trace_mma" ) > "$O/logs/progs.log" 2>&1 &
+  nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_mma.cu -o "$P/trace_mma" &&
+  nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 bench/trace_many.cu -o "$P/trace_many" ) > "$O/logs/progs.log" 2>&1 &
 progs_pid=$!
 if [ -n "${BASE:-}" ]; then
   ( cmake -S "$BASE" -B "$BASE/build/speed_base" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 &&
@@ -76,6 +79,9 @@ declare -A cmd=(
   [trace_ops]="$P/trace_ops"
   [trace_mma]="$P/trace_mma 512"
   [trace_demo]="$B/tools/trace/tests/trace_demo 1024"
+  [many]="$P/trace_many 1 1"
+  [many4]="$P/trace_many 4 1"
+  [many_big]="$P/trace_many 1 4"
   [torch_gemm]="$PY $ROOT/bench/trace_torch_model.py gemm_fp16"
   [torch_step]="$PY $ROOT/bench/trace_torch_model.py step"
 )
