@@ -39,7 +39,7 @@ std::string trace_unavailable_reason() {
                                                                const std::string& work) {
   session()->clear();
   {
-    const grader::Watchdog watchdog(kTracedLaunchSeconds, what);
+    const grader::Watchdog watchdog(kTracedLaunchSeconds, what, " under the tracer");
     launch();
   }
   const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();

@@ -1,4 +1,4 @@
-// grader/watchdog.hpp: the deadline of a traced launch, which the host cannot poll.
+// grader/watchdog.hpp: the deadline of traced and timed launches, which the host cannot poll.
 #include "grader/watchdog.hpp"
 
 #include <gtest/gtest.h>
@@ -11,10 +11,20 @@ namespace {
 TEST(Watchdog, EndsTheProcessWhenTheWorkOutlivesItsDeadline) {
   EXPECT_EXIT(
       {
-        const grader::Watchdog w(0.2, "lab04::transpose_padded");
+        const grader::Watchdog w(0.2, "lab04::transpose_padded", " under the tracer");
         std::this_thread::sleep_for(std::chrono::seconds(30));  // a kernel that never ends
       },
       ::testing::ExitedWithCode(1), "lab04::transpose_padded did not finish within 0 s under the tracer");
+}
+
+TEST(Watchdog, SaysWhereTheWorkRanOnlyWhenItIsGiven) {
+  EXPECT_EXIT(
+      {
+        const grader::Watchdog w(0.2, "lab04::transpose_padded, timed beside its reference,");
+        std::this_thread::sleep_for(std::chrono::seconds(30));  // timed launches that never end
+      },
+      ::testing::ExitedWithCode(1),
+      "lab04::transpose_padded, timed beside its reference, did not finish within 0 s: a loop in the kernel never ends");
 }
 
 TEST(Watchdog, LetsWorkThatEndsInTimeGoOnAtOnce) {

@@ -1,8 +1,9 @@
 // A deadline for GPU work the host cannot poll: a kernel that never ends blocks a traced launch
-// inside the tracer's end-of-launch callback, where FinishesWithin (grader/gpu/buffers.cuh) never
-// gets to run. While a Watchdog lives, a thread waits for it to be destroyed; past the deadline it
-// prints why and ends the process, as FinishesWithin does: no verdict is written, which is a
-// failure, in seconds rather than the judge's whole-test limit. Standard library only.
+// inside the tracer's end-of-launch callback, and timed launches inside cudaEventSynchronize,
+// where FinishesWithin (grader/gpu/buffers.cuh) never gets to run. While a Watchdog lives, a
+// thread waits for it to be destroyed; past the deadline it prints why and ends the process, as
+// FinishesWithin does: no verdict is written, which is a failure, in seconds rather than the
+// judge's whole-test limit. Standard library only.
 #pragma once
 
 #include <chrono>
@@ -17,14 +18,15 @@ namespace grader {
 
 class Watchdog {
  public:
-  Watchdog(double seconds, std::string what)
-      : thread_([this, seconds, what = std::move(what)] {
+  /// `what` names the work; `where` (e.g. " under the tracer") follows the deadline in the message.
+  Watchdog(double seconds, std::string what, std::string where = "")
+      : thread_([this, seconds, what = std::move(what), where = std::move(where)] {
           std::unique_lock<std::mutex> lock(mutex_);
           if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) return;
           std::fprintf(stderr,
-                       "%s did not finish within %.0f s under the tracer: a loop in the kernel never ends (or the "
-                       "GPU is far too busy). No verdict can be written: this test fails.\n",
-                       what.c_str(), seconds);
+                       "%s did not finish within %.0f s%s: a loop in the kernel never ends (or the GPU is far "
+                       "too busy). No verdict can be written: this test fails.\n",
+                       what.c_str(), seconds, where.c_str());
           std::fflush(stderr);
           std::_Exit(1);
         }) {}

@@ -42,7 +42,7 @@ inline ::testing::AssertionResult KernelMeetsTimingTarget(const std::string& wha
       outputs = ::testing::AssertionFailure() << what << ": the output of timed run " << (rep < 0 ? 0 : rep + 1)
                                               << (rep < 0 ? " (the warm-up)" : "") << " is wrong: " << ok.message();
   };
-  const Timing t = interleaved_median_ms(student, reference, kKernelTimingReps, around);
+  const Timing t = interleaved_median_ms(student, reference, kKernelTimingReps, around, what);
   if (!outputs) return outputs;
   const double ratio = t.a_ms / t.b_ms;
   std::ostringstream os;

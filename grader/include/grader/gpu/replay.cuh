@@ -199,7 +199,7 @@ TimingResult time_pattern(const P& p, int reps = 21) {
   const int blocks = 2 * sms;
   auto run_p = detail::replay_launcher(p, sink.get(), blocks);
   auto run_r = detail::replay_launcher(ref, sink.get(), blocks);
-  const Timing t = interleaved_median_ms(run_p, run_r, reps);
+  const Timing t = interleaved_median_ms(run_p, run_r, reps, {}, "the replayed access pattern");
   TimingResult r;
   r.pattern_ms = t.a_ms;
   r.reference_ms = t.b_ms;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "banklab/cuda_check.cuh"
+#include "grader/watchdog.hpp"
 
 namespace grader::gpu {
 
@@ -16,10 +18,17 @@ struct Timing {
   double b_ms = 0;
 };
 
+/// The most all the timed runs of one call may take: a kernel that never ends blocks in
+/// cudaEventSynchronize, so a Watchdog ends the test's process instead of the judge's limit.
+inline constexpr double kTimedRunsSeconds = 60.0;
+
 /// `around_a(rep, after)`, when given, runs outside the timed region before (after = false) and
-/// after (after = true) every run of `a`; rep -1 is the warm-up.
+/// after (after = true) every run of `a`; rep -1 is the warm-up. `what` names `a` in the message
+/// of the deadline.
 inline Timing interleaved_median_ms(const std::function<void()>& a, const std::function<void()>& b,
-                                    int reps = 31, const std::function<void(int, bool)>& around_a = {}) {
+                                    int reps = 31, const std::function<void(int, bool)>& around_a = {},
+                                    const std::string& what = "the timed kernel") {
+  const grader::Watchdog watchdog(kTimedRunsSeconds, what + ", timed beside its reference,");
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));

@@ -83,7 +83,7 @@ inline double fraction_of_copy_bandwidth(const std::string& what, const std::fun
     detail::copy_tiled<detail::kCopyTile, detail::kCopyBlockRows><<<grid, block>>>(in, out, n);
     CUDA_CHECK(cudaGetLastError());
   };
-  const Timing t = interleaved_median_ms(launch, copy, reps);
+  const Timing t = interleaved_median_ms(launch, copy, reps, {}, what);
   const double bytes = 2.0 * static_cast<double>(n) * n * sizeof(float);
   const double gbs = bytes / (t.a_ms * 1e6), copy_gbs = bytes / (t.b_ms * 1e6);
   std::printf("[ BANDWIDTH] %s: %dx%d floats, %.1f GB/s vs tiled copy %.1f GB/s = %.1f %% of copy\n", what.c_str(), n,
