@@ -9,7 +9,8 @@
 #    before it kept sources said: the model with lane i's source at 16 * i, `banklab predict`);
 #    keeps a trace of all 42 launches in one run (OUT_DIR/cpasync_source.bltrace);
 # 3. traces bench/trace_ops.cu and runs it under ncu (bench/trace_ops_vs_ncu.py).
-# Writes OUT_DIR/{build.log,ctest.log,probe_vs_trace.txt,ops_compare.txt}.
+# Writes OUT_DIR/{build.log,ctest.log,probe_vs_trace.txt,ops_compare.txt,ops_vs_ncu.csv,versions.txt}
+# and cpasync_source.bltrace; the per-launch files stay in $WORK (default /tmp/cpsrc_work).
 set -u
 O=$(realpath -m "$1"); mkdir -p "$O"
 ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
@@ -19,11 +20,9 @@ t0=$(date +%s)
   cmake --build "$B" -j "$(nproc)" --target banklab banklab_trace_inject trace_core_tests trace_session_tests; } \
   > "$O/build.log" 2>&1 || { grep -B2 -A12 -m3 -E "error|Error" "$O/build.log"; tail -20 "$O/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
-ctest --test-dir "$B" -R '^trace\.' --output-on-failure > "$O/ctest.log" 2>&1; echo "ctest rc=$?"
-grep -E "tests passed|Failed|Skipped|Not Run" "$O/ctest.log" | tail -8
 
 echo "== the probe, each launch traced alone"
-W=$O/probe_runs; mkdir -p "$W"
+W=${WORK:-/tmp/cpsrc_work}; rm -rf "$W"; mkdir -p "$W"
 nvcc -arch=sm_90 -O2 -lineinfo -o "$W/probe" bench/cpasync_source_probe.cu || exit 1
 for n in $(seq 0 41); do
   timeout 60 "$BL" trace --format json --out "$W/t_$n.json" -- "$W/probe" "$n" > "$W/launch_$n.txt" 2> "$W/err_$n.txt"
@@ -35,14 +34,20 @@ w, data, bl = sys.argv[1:4]
 rows = {r["id"]: r for r in csv.DictReader(open(data))}
 mode = {"16i": "16i", "wi": "wi", "16(i^8)": "16xor8"}
 new_ok = old_ok = shared_ok = 0
+# The probe's launch order (bench/cpasync_source_probe.cu), checked against its own launch line.
+pats = ["stride1", "share2", "share4", "lanes0and31", "even", "stride8", "stride1_half0"]
+order = [f"cpsrc_{p}_w{wd}_src{mode[s]}" for wd in (4, 8) for s in ("16i", "wi", "16(i^8)") for p in pats]
 for n in range(42):
     line = open(f"{w}/launch_{n}.txt").read()
     m = re.search(r"launch (\d+): (\S+) src=(\S+) \| cpasync (\d+) ([0-9a-f]+) (.*)", line)
-    if not m or int(m.group(1)) != n:
-        print(f"launch {n}: no launch line: {line!r}"); continue
-    rid = f"cpsrc_{m.group(2)}_w{m.group(4)}_src{mode[m.group(3)]}"
+    rid = order[n]
+    if m and (int(m.group(1)) != n or rid != f"cpsrc_{m.group(2)}_w{m.group(4)}_src{mode[m.group(3)]}"):
+        print(f"launch {n}: the launch line {line!r} is not {rid}"); continue
     r = rows[rid]
-    t = json.load(open(f"{w}/t_{n}.json"))
+    try:
+        t = json.load(open(f"{w}/t_{n}.json"))
+    except Exception as e:
+        print(f"{n:2d} {rid}: no trace ({e}): {open(f'{w}/err_{n}.txt').read()[-400:]!r}"); continue
     ks = [k for k in t["kernels"] if k["async_copy_instructions"]]
     inst = sum(k["async_copy_instructions"] for k in ks); wf = sum(k["async_copy_wavefronts"] for k in ks)
     worst = ks[0]["lines"][0]["worst"] if ks and ks[0]["lines"] else ""
@@ -62,14 +67,18 @@ print(f"traced with sources: {new_ok}/42 rows equal to ncu (instructions and wav
       f"the 16 * i rule (the tracer before): {old_ok}/42; recorded shared side equal: {shared_ok}/42")
 PY
 
+echo "== ctest -R '^trace\.'"
+ctest --test-dir "$B" -R '^trace\.' --output-on-failure > "$O/ctest.log" 2>&1; echo "ctest rc=$?"
+grep -E "tests passed|Failed|Skipped|Not Run" "$O/ctest.log" | tail -8
+
 echo "== trace_ops: banklab trace against ncu"
 Wd=l1tex__data_pipe_lsu_wavefronts_mem_shared
 M=$Wd.sum,${Wd}_op_ld.sum,${Wd}_op_st.sum,${Wd}_op_atom.sum,${Wd}_op_misc.sum,${Wd}_op_gmma.sum,${Wd}_op_ipa.sum
 for i in shared_ld shared_st ldsm shared_stsm ldgsts shared_atom; do M=$M,smsp__sass_inst_executed_op_$i.sum; done
 nvcc -std=c++17 -O2 -lineinfo -arch=sm_90 bench/trace_ops.cu -o "$W/trace_ops" || exit 1
-timeout 60 "$BL" trace --keep "$W/ops.bltrace" --format json --out "$O/t_ops.json" -- "$W/trace_ops" > /dev/null 2>&1
-timeout 120 ncu --print-kernel-base mangled --metrics "$M" --csv --log-file "$O/n_ops.csv" "$W/trace_ops" > /dev/null 2>&1
-python3 bench/trace_ops_vs_ncu.py "$O" ops > "$O/ops_compare.txt" 2>&1
+timeout 60 "$BL" trace --format json --out "$W/t_ops.json" -- "$W/trace_ops" > /dev/null 2>&1
+timeout 120 ncu --print-kernel-base mangled --metrics "$M" --csv --log-file "$W/n_ops.csv" "$W/trace_ops" > /dev/null 2>&1
+python3 bench/trace_ops_vs_ncu.py "$W" ops > "$O/ops_compare.txt" 2>&1; cp "$W/trace_ops_vs_ncu.csv" "$O/ops_vs_ncu.csv"
 grep -i cpasync "$O/ops_compare.txt"; echo "kernels, instructions equal: $(grep -c ' inst = ' "$O/ops_compare.txt")/$(grep -c '^ops' "$O/ops_compare.txt")"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -1; ncu --version | tail -1; } > "$O/versions.txt" 2>&1
 echo "total: $(( $(date +%s) - t0 )) s"

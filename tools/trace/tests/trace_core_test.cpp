@@ -582,6 +582,48 @@ TEST(TraceDecode, CpAsyncRecordsWithSourcesCostWhatTheH200MeasuredForEveryProbeR
   EXPECT_LT(old_equal, 42) << "some row must tell the sources from 16 * i";
 }
 
+// bench/cpasync_source_probe.cu's 42 launches traced in one run on the H200 by the tracer that
+// keeps sources (bench/cpasync_source_trace.sh; launches with the same lanes, offsets and source
+// banks merge): every recorded instruction is a probe row's shared side with that row's source
+// banks, and costs what ncu measured for it; every row is recorded.
+TEST(TraceReport, RecordedCpAsyncSourceProbeEqualsNsightComputeRowByRow) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/cpasync_source.bltrace", std::ios::binary);
+  ASSERT_TRUE(in) << "the fixture cpasync_source.bltrace is missing";
+  const bt::TraceData d = bt::read_trace(in);
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  EXPECT_TRUE(un.empty());
+  const auto rows = banklab::read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_source.csv");
+  ASSERT_EQ(rows.size(), 42u);
+  std::set<std::string> matched;
+  std::uint64_t executed = 0;
+  for (const bt::Instruction& i : ins) {
+    ASSERT_EQ(i.access.op, banklab::Op::AsyncCopy);
+    ASSERT_TRUE(i.source_banks.has_value()) << "a record of the tracer that keeps sources";
+    executed += i.count;
+    int rows_here = 0;
+    for (const banklab::Measurement& m : rows) {
+      if (m.access.width != i.access.width || m.access.mask != i.access.mask) continue;
+      bool same = true;
+      for (int l = 0; l < 32; ++l) {
+        if (!(m.access.mask >> l & 1u)) continue;
+        const std::string src = m.id.substr(m.id.rfind('_') + 1);
+        const unsigned lane = static_cast<unsigned>(l);
+        const unsigned from = src == "src16i" ? 16u * lane : src == "srcwi" ? m.access.width * lane : 16u * (lane ^ 8u);
+        same = same && m.access.offset[l] == i.access.offset[l] && (*i.source_banks)[l] == (from / 4u) % 32u;
+      }
+      if (!same) continue;
+      ++rows_here;
+      matched.insert(m.id);
+      EXPECT_EQ(bt::cost_of(i).wavefronts, m.wavefronts) << m.id;
+    }
+    EXPECT_GT(rows_here, 0) << banklab::format_access_line(i.access) << " is no probe row";
+  }
+  EXPECT_EQ(executed, 42u) << "one cp.async per launch";
+  EXPECT_EQ(matched.size(), 42u);
+}
+
 // The reports say which sources a cp.async's cost counts when explain's 16 * i is not them.
 TEST(TraceReport, ACpAsyncsSourceBanksAreShownWhereExplainWouldTakeOthers) {
   auto ins = decoded(cp_async_record(4, 0xffffffffu, stride(4), source_stride(0, 4)));
