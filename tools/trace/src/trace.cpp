@@ -286,7 +286,7 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
       if (sources) {
         const bool known = r.offset[i] & kSourceKnownBit;
         (*ins.source_banks)[i] = static_cast<std::uint8_t>(
-            known ? (r.offset[i] >> kSourceBankShift) & 31u : (16u * static_cast<unsigned>(i) / 4u) % 32u);
+            known ? (r.offset[i] >> kSourceBankShift) & 31u : (4u * static_cast<unsigned>(i)) % 32u);  // 16 * i
       }
       if (!(ins.access.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
       // In a cluster launch the window offset carries the CTA's rank above bit 24 (measured:
