@@ -7,6 +7,7 @@
 //   nvcc -arch=sm_90 -O2 -o probe bench/cpasync_source_probe.cu
 //   ncu --metrics <shared wavefront metrics> --csv ./probe      (bench/cpasync_source_probe.sh)
 // It prints one line per launch, in launch order: "launch N: cpasync W MASK OFFSETS... src=S".
+// `probe N` makes launch N alone (bench/cpasync_source_trace.sh traces each launch apart).
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -24,7 +25,8 @@ __global__ void probe(const unsigned* offsets, unsigned mask, const unsigned* sr
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const int only = argc > 1 ? std::atoi(argv[1]) : -1;
   unsigned *d_off, *d_src_off;
   unsigned char* d_src;
   cudaMalloc(&d_off, 32 * 4);
@@ -47,6 +49,7 @@ int main() {
   for (int w : {4, 8}) {
     for (const char* src_mode : {"16i", "wi", "16(i^8)"}) {
       for (const Pattern& p : patterns) {
+        if (only >= 0 && launch != only) { ++launch; continue; }
         unsigned off[32], so[32];
         for (unsigned i = 0; i < 32; ++i) {
           off[i] = p.word(i) * static_cast<unsigned>(w);  // element index times width

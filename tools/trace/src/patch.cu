@@ -52,9 +52,16 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_shared_access(
   return SANITIZER_PATCH_SUCCESS;
 }
 
+// cp.async (LDGSTS): the shared offset (low 24 bits: a cp.async writes its own block's shared
+// memory, so the cluster rank above them is not needed) and the lane's source bank, (global
+// address / 4) % 32, with a bit saying it had a source (none for a zero-filling copy).
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_cp_async(
-    void* userdata, uint64_t pc, void*, uint32_t dst, uint32_t accessSize) {
-  record(userdata, pc, dst, banklab::trace::kKindCpAsync, static_cast<uint8_t>(accessSize), 0);
+    void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t accessSize) {
+  using namespace banklab::trace;
+  const uint32_t source = src == nullptr ? 0u
+      : kSourceKnownBit | (static_cast<uint32_t>(reinterpret_cast<uintptr_t>(src) >> 2) & 31u) << kSourceBankShift;
+  record(userdata, pc, (dst & (kClusterRankStride - 1u)) | source, kKindCpAsync, static_cast<uint8_t>(accessSize),
+         kFlagSourceBanks);
   return SANITIZER_PATCH_SUCCESS;
 }
 

@@ -277,8 +277,17 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     } else {
       ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
     }
+    // cp.async recorded with its global side: lane i's source bank above the shared offset.
+    // Older trace files have no kFlagSourceBanks: no sources (the model's 16 * i).
+    const bool sources = r.kind == kKindCpAsync && (r.flags & kFlagSourceBanks);
+    if (sources) ins.source_banks.emplace();
     bool below_window = false;
     for (int i = 0; i < kRecordLanes; ++i) {
+      if (sources) {
+        const bool known = r.offset[i] & kSourceKnownBit;
+        (*ins.source_banks)[i] = static_cast<std::uint8_t>(
+            known ? (r.offset[i] >> kSourceBankShift) & 31u : (4u * static_cast<unsigned>(i)) % 32u);  // 16 * i
+      }
       if (!(ins.access.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
       // In a cluster launch the window offset carries the CTA's rank above bit 24 (measured:
       // cuBLAS's nvjet kernels of 1x2 and 2x4 clusters); LDS/STS/LDSM/LDGSTS reach the block's
@@ -296,6 +305,17 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
   }
   for (const auto& [key, count] : other)
     unmodelled.push_back(Unmodelled{data.kernels[std::get<0>(key)].name, std::get<1>(key), std::get<2>(key), count});
+}
+
+Cost cost_of(const Instruction& ins) noexcept {
+  if (ins.source_banks && ins.access.op == Op::AsyncCopy) {
+    // The model reads a source only as its bank, (address / 4) % 32: bank * 4 stands for it.
+    std::array<std::uint64_t, kWarpSize> source{};
+    for (int i = 0; i < kWarpSize; ++i) source[i] = 4u * (*ins.source_banks)[i];
+    const Summary s = summarize_async_copy(ins.access, source);
+    return Cost{s.wavefronts, s.minimum};
+  }
+  return cost_of(ins.access);
 }
 
 Cost cost_of(const WarpAccess& access) noexcept {
@@ -329,8 +349,9 @@ std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
                "of the counters.";
   if (a.op == Op::AsyncCopy)
     return s + "cp.async writes shared memory lane by lane in lane order, each lane apart, 128 bytes of lanes "
-               "at a time: the lanes of each group (8 for 16-byte copies) should write different banks "
-               "(swizzle the destination chunks).";
+               "at a time, and a lane also waits for an earlier lane of its group that reads global words in "
+               "one of its banks ((address / 4) % 32): the lanes of each group (8 for 16-byte copies) should "
+               "write different banks (swizzle the destination chunks) and read consecutive global words.";
   if (a.width <= 4)
     s += "If the lanes walk a column of a 2-D tile, pad each row by one element (tile[N][N+1]) "
          "or XOR-swizzle the column index so consecutive lanes land in different banks.";
@@ -339,6 +360,21 @@ std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
          std::string(a.width == 8 ? "16" : "8") +
          " lanes should cover distinct banks: make the stride between lanes the access width, "
          "or swizzle 16-byte chunks (Swizzle<3,4,3>).";
+  return s;
+}
+
+std::string source_banks_text(const WarpAccess& access,
+                              const std::optional<std::array<std::uint8_t, kWarpSize>>& banks) {
+  if (!banks || access.op != Op::AsyncCopy) return "";
+  bool as_explain = true;  // every active lane at the bank of 16 * i, as explain takes it
+  for (int i = 0; i < kWarpSize; ++i)
+    if ((access.mask >> i & 1u) && (*banks)[i] != (4 * i) % kNumBanks) as_explain = false;
+  if (as_explain) return "";
+  std::string s;
+  for (int i = 0; i < kWarpSize; ++i) {
+    if (i) s += ' ';
+    s += (access.mask >> i & 1u) ? std::to_string((*banks)[i]) : std::string("-");
+  }
   return s;
 }
 
@@ -354,7 +390,7 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
   std::map<std::tuple<std::string, std::string, int, std::uint64_t>, LineReport> lines;
   std::map<std::tuple<std::string, std::string, int, std::uint64_t>, long long> worst_excess;
   for (const Instruction& ins : instructions) {
-    const Cost c = cost_of(ins.access);
+    const Cost c = cost_of(ins);
     // Instructions with a line share a row per line; without one, a row per pc.
     const auto key = std::make_tuple(ins.kernel, ins.file, ins.line, ins.line > 0 ? 0 : ins.pc);
     auto [it, fresh] = lines.try_emplace(key);
@@ -368,13 +404,15 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     auto [w, first] = worst_excess.try_emplace(key, -1);
     // Worst = most excess, then most wavefronts, then the smallest access (so the choice does
     // not depend on the order the GPU produced the records in).
-    auto smaller = [](const WarpAccess& a, const WarpAccess& b) {
-      return std::tie(a.op, a.width, a.mask, a.offset) < std::tie(b.op, b.width, b.mask, b.offset);
+    auto smaller = [](const WarpAccess& a, const auto& a_src, const WarpAccess& b, const auto& b_src) {
+      return std::tie(a.op, a.width, a.mask, a.offset, a_src) < std::tie(b.op, b.width, b.mask, b.offset, b_src);
     };
     if (first || ex > w->second || (ex == w->second && c.wavefronts > l.worst_wavefronts) ||
-        (ex == w->second && c.wavefronts == l.worst_wavefronts && smaller(ins.access, l.worst))) {
+        (ex == w->second && c.wavefronts == l.worst_wavefronts &&
+         smaller(ins.access, ins.source_banks, l.worst, l.worst_source_banks))) {
       w->second = ex;
       l.worst = ins.access;
+      l.worst_source_banks = ins.source_banks;
       l.worst_wavefronts = c.wavefronts;
       l.worst_minimum = c.minimum;
     }
@@ -435,6 +473,9 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
                 << l.worst_wavefronts << " wavefronts against a minimum of " << l.worst_minimum << "\n"
                 << "    hint: " << l.hint << "\n"
                 << "    see:  " << explain_command(l.worst) << "\n";
+            if (const std::string banks = source_banks_text(l.worst, l.worst_source_banks); !banks.empty())
+              out << "    (explain takes lane i's global source at 16 * i; these lanes read global words in banks "
+                  << banks << ", which the wavefronts above count)\n";
           }
         }
       }
@@ -475,7 +516,10 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
               << ",\"minimum\":" << l.minimum << ",\"excess\":" << l.excess()
               << ",\"worst\":" << json_string(format_access_line(l.worst))
               << ",\"worst_wavefronts\":" << l.worst_wavefronts << ",\"worst_minimum\":" << l.worst_minimum
-              << ",\"hint\":" << json_string(l.hint) << ",\"explain\":" << json_string(explain_command(l.worst)) << "}";
+              << ",\"hint\":" << json_string(l.hint) << ",\"explain\":" << json_string(explain_command(l.worst));
+          if (const std::string banks = source_banks_text(l.worst, l.worst_source_banks); !banks.empty())
+            out << ",\"worst_source_banks\":" << json_string(banks);
+          out << "}";
         }
         out << "]}";
       }
@@ -490,8 +534,10 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
       // One line per distinct instruction, as `banklab predict` reads them; '#' lines say where.
       for (const Instruction& ins : instructions) {
         out << "# " << ins.kernel << " " << (ins.line > 0 ? ins.file + ":" + std::to_string(ins.line) : std::string("pc ") + std::to_string(ins.pc))
-            << " x" << ins.count << "\n"
-            << format_access_line(ins.access) << "\n";
+            << " x" << ins.count << "\n";
+        if (const std::string banks = source_banks_text(ins.access, ins.source_banks); !banks.empty())
+          out << "# global source banks (the line below takes 16 * i): " << banks << "\n";
+        out << format_access_line(ins.access) << "\n";
       }
       break;
     }

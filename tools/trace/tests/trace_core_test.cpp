@@ -471,6 +471,191 @@ TEST(TraceDecode, DropsTheClusterRankFromTheWindowOffset) {
   EXPECT_EQ(bt::cost_of(ins[0].access).wavefronts, 1);
 }
 
+namespace {
+
+// A cp.async record as the patch writes it since it keeps the global side: lane i writes shared
+// offset shared[i] and reads global address source[i] (kFlagSourceBanks, the source bank above
+// bit 24 with the lane's "had a source" bit).
+bt::DeviceRecord cp_async_record(int width, std::uint32_t mask, const std::array<std::uint32_t, 32>& shared,
+                                 const std::array<std::uint64_t, 32>& source) {
+  bt::DeviceRecord r{};
+  r.pc = 0x40;
+  r.mask = mask;
+  r.kind = bt::kKindCpAsync;
+  r.width = static_cast<std::uint8_t>(width);
+  r.flags = bt::kFlagSourceBanks;
+  for (int i = 0; i < 32; ++i)
+    r.offset[i] = (bt::kSharedWindowReservedBytes + shared[i]) | bt::kSourceKnownBit |
+                  static_cast<std::uint32_t>((source[i] >> 2) & 31u) << bt::kSourceBankShift;
+  return r;
+}
+
+std::vector<bt::Instruction> decoded(const bt::DeviceRecord& r) {
+  bt::TraceData d;
+  d.cubins.emplace_back();
+  d.kernels.push_back(bt::KernelInfo{"copy", 0, 0, 1});
+  bt::Merger m;
+  m.add(0, &r, 1);
+  d.records = m.take();
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  EXPECT_TRUE(un.empty());
+  return ins;
+}
+
+std::array<std::uint32_t, 32> stride(std::uint32_t bytes) {
+  std::array<std::uint32_t, 32> a{};
+  for (std::uint32_t i = 0; i < 32; ++i) a[i] = bytes * i;
+  return a;
+}
+std::array<std::uint64_t, 32> source_stride(std::uint64_t base, std::uint64_t bytes) {
+  std::array<std::uint64_t, 32> a{};
+  for (std::uint64_t i = 0; i < 32; ++i) a[i] = base + bytes * i;
+  return a;
+}
+
+}  // namespace
+
+// 32 lanes copy 4 contiguous global bytes each into 4 contiguous shared bytes: the H200 serves
+// it in 1 wavefront (probe_h200_cpasync_source.csv, cpsrc_stride1_w4_srcwi); the tracer before
+// it kept sources took lane i's source at 16 * i and said 4.
+TEST(TraceDecode, CostsACpAsyncFromContiguousGlobalMemoryWithItsSourceBanks) {
+  const auto ins = decoded(cp_async_record(4, 0xffffffffu, stride(4), source_stride(0x7f0000001000ull, 4)));
+  ASSERT_EQ(ins.size(), 1u);
+  ASSERT_TRUE(ins[0].source_banks.has_value());
+  EXPECT_EQ((*ins[0].source_banks)[5], 5);
+  EXPECT_EQ(ins[0].access.offset[5], 20u);
+  EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, 1);
+  EXPECT_EQ(bt::cost_of(ins[0].access).wavefronts, 4) << "the same shared side with lane i at 16 * i";
+  // The same copy from 16 * i (each lane its own 16-byte chunk, as the calibration rows): 4.
+  const auto chunked = decoded(cp_async_record(4, 0xffffffffu, stride(4), source_stride(0x7f0000001000ull, 16)));
+  EXPECT_EQ(bt::cost_of(chunked[0]).wavefronts, 4);
+}
+
+// Trace files written before the tracer kept sources (e.g. the recorded H200 traces in
+// tests/data) have cp.async records with flags 0: they decode exactly as before, with no
+// sources, whatever the bits above the 24-bit shared offset hold (a cluster rank).
+TEST(TraceDecode, ACpAsyncRecordOfAnOlderTraceFileDecodesAsBefore) {
+  auto old = record(0x40, 0, 4, 4, 0xffffffffu, bt::kKindCpAsync);
+  for (auto& o : old.offset) o += 3u << 24;  // block rank 3 of its cluster
+  const auto ins = decoded(old);
+  ASSERT_EQ(ins.size(), 1u);
+  EXPECT_FALSE(ins[0].source_banks.has_value());
+  EXPECT_EQ(ins[0].access.op, banklab::Op::AsyncCopy);
+  EXPECT_EQ(ins[0].access.offset[31], 124u);
+  EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, 4);
+  EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, bt::cost_of(ins[0].access).wavefronts);
+  std::ostringstream json;
+  bt::write_report(json, bt::Format::Json, bt::aggregate(ins, {}), ins);
+  EXPECT_EQ(json.str().find("source_banks"), std::string::npos) << json.str();
+}
+
+// A zero-filling cp.async gives the callback no source: such a lane keeps the bank of 16 * i.
+TEST(TraceDecode, ACpAsyncLaneWithoutASourceKeepsTheBankOf16TimesItsLane) {
+  auto r = cp_async_record(4, 0xffffffffu, stride(4), source_stride(0, 4));
+  for (int i = 16; i < 32; ++i) r.offset[i] &= ~(bt::kSourceKnownBit | 31u << bt::kSourceBankShift);
+  const auto ins = decoded(r);
+  ASSERT_EQ(ins.size(), 1u);
+  EXPECT_EQ((*ins[0].source_banks)[3], 3);
+  EXPECT_EQ((*ins[0].source_banks)[17], (4 * 17) % 32);
+}
+
+// Every row of the H200 probe of cp.async's global side (bench/cpasync_source_probe.cu: 4- and
+// 8-byte copies, sources 16 * i, width * i and 16 * (i ^ 8)), as the patch records it, costs
+// what ncu measured. (On the GPU, bench/cpasync_source_trace.sh traces the probe itself.)
+TEST(TraceDecode, CpAsyncRecordsWithSourcesCostWhatTheH200MeasuredForEveryProbeRow) {
+  const auto rows = banklab::read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_source.csv");
+  ASSERT_EQ(rows.size(), 42u);
+  int old_equal = 0;
+  for (const banklab::Measurement& m : rows) {
+    const std::string src = m.id.substr(m.id.rfind('_') + 1);
+    std::array<std::uint64_t, 32> source{};
+    for (std::uint64_t i = 0; i < 32; ++i)
+      source[i] = 0x7f0000000000ull + (src == "src16i" ? 16u * i : src == "srcwi" ? m.access.width * i : 16u * (i ^ 8u));
+    ASSERT_TRUE(src == "src16i" || src == "srcwi" || src == "src16xor8") << m.id;
+    const auto ins = decoded(cp_async_record(m.access.width, m.access.mask, m.access.offset, source));
+    ASSERT_EQ(ins.size(), 1u) << m.id;
+    EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, m.wavefronts) << m.id;
+    old_equal += bt::cost_of(ins[0].access).wavefronts == m.wavefronts;
+  }
+  EXPECT_LT(old_equal, 42) << "some row must tell the sources from 16 * i";
+}
+
+// bench/cpasync_source_probe.cu's 42 launches traced in one run on the H200 by the tracer that
+// keeps sources (bench/cpasync_source_trace.sh; launches with the same lanes, offsets and source
+// banks merge): every recorded instruction is a probe row's shared side with that row's source
+// banks, and costs what ncu measured for it; every row is recorded.
+TEST(TraceReport, RecordedCpAsyncSourceProbeEqualsNsightComputeRowByRow) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/cpasync_source.bltrace", std::ios::binary);
+  ASSERT_TRUE(in) << "the fixture cpasync_source.bltrace is missing";
+  const bt::TraceData d = bt::read_trace(in);
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  EXPECT_TRUE(un.empty());
+  const auto rows = banklab::read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_source.csv");
+  ASSERT_EQ(rows.size(), 42u);
+  std::set<std::string> matched;
+  std::uint64_t executed = 0;
+  for (const bt::Instruction& i : ins) {
+    ASSERT_EQ(i.access.op, banklab::Op::AsyncCopy);
+    ASSERT_TRUE(i.source_banks.has_value()) << "a record of the tracer that keeps sources";
+    executed += i.count;
+    int rows_here = 0;
+    for (const banklab::Measurement& m : rows) {
+      if (m.access.width != i.access.width || m.access.mask != i.access.mask) continue;
+      bool same = true;
+      for (int l = 0; l < 32; ++l) {
+        if (!(m.access.mask >> l & 1u)) continue;
+        const std::string src = m.id.substr(m.id.rfind('_') + 1);
+        const unsigned lane = static_cast<unsigned>(l);
+        const unsigned from = src == "src16i" ? 16u * lane : src == "srcwi" ? m.access.width * lane : 16u * (lane ^ 8u);
+        same = same && m.access.offset[l] == i.access.offset[l] && (*i.source_banks)[l] == (from / 4u) % 32u;
+      }
+      if (!same) continue;
+      ++rows_here;
+      matched.insert(m.id);
+      EXPECT_EQ(bt::cost_of(i).wavefronts, m.wavefronts) << m.id;
+    }
+    EXPECT_GT(rows_here, 0) << banklab::format_access_line(i.access) << " is no probe row";
+  }
+  EXPECT_EQ(executed, 42u) << "one cp.async per launch";
+  EXPECT_EQ(matched.size(), 42u);
+}
+
+// The reports say which sources a cp.async's cost counts when explain's 16 * i is not them.
+TEST(TraceReport, ACpAsyncsSourceBanksAreShownWhereExplainWouldTakeOthers) {
+  auto ins = decoded(cp_async_record(4, 0xffffffffu, stride(4), source_stride(0, 4)));
+  auto chunked = decoded(cp_async_record(4, 0xffffffffu, stride(8), source_stride(0, 16)));
+  ins[0].line = 3;
+  chunked[0].line = 4;
+  ins.push_back(chunked[0]);
+  const bt::Report r = bt::aggregate(ins, {});
+  std::ostringstream json, text, predict;
+  bt::write_report(json, bt::Format::Json, r, ins);
+  bt::write_report(text, bt::Format::Text, r, ins);
+  bt::write_report(predict, bt::Format::Predict, r, ins);
+  EXPECT_EQ(bt::source_banks_text(chunked[0].access, chunked[0].source_banks), "");
+  const std::string banks = bt::source_banks_text(ins[0].access, ins[0].source_banks);
+  EXPECT_EQ(banks.rfind("0 1 2 3 ", 0), 0u) << banks;
+  EXPECT_NE(predict.str().find("# global source banks (the line below takes 16 * i): " + banks), std::string::npos)
+      << predict.str();
+  // JSON names line 3's banks (contiguous), not line 4's (16 * i); the text shows sources only
+  // under an excess, and only line 4 (two lanes per bank) has one.
+  const std::string j = json.str();
+  EXPECT_NE(j.find("\"worst_source_banks\":\"" + banks + "\""), std::string::npos) << j;
+  EXPECT_EQ(j.find("worst_source_banks"), j.rfind("worst_source_banks")) << j;
+  EXPECT_EQ(text.str().find("explain takes lane i's global source"), std::string::npos) << text.str();
+  // A line whose worst instance reads elsewhere than 16 * i names its banks.
+  auto strided = decoded(cp_async_record(4, 0xffffffffu, stride(128), source_stride(0, 4)));
+  std::ostringstream j2, t2;
+  bt::write_report(j2, bt::Format::Json, bt::aggregate(strided, {}), strided);
+  bt::write_report(t2, bt::Format::Text, bt::aggregate(strided, {}), strided);
+  EXPECT_NE(j2.str().find("\"worst_source_banks\":\"0 1 2 3 "), std::string::npos) << j2.str();
+  EXPECT_NE(t2.str().find("these lanes read global words in banks 0 1 2 3 "), std::string::npos) << t2.str();
+}
+
 // The trace file keeps only the module images decode() can look a recorded kernel's lines up
 // in: its own, and where that has no rows for it, every image that has (or every image, where
 // it has no image of its own).

@@ -32,18 +32,27 @@ inline constexpr uint8_t kFlagRead = 0x1;
 inline constexpr uint8_t kFlagWrite = 0x2;
 inline constexpr uint8_t kFlagAtomic = kFlagRead | kFlagWrite;
 
+/// kKindCpAsync records written by a tracer that keeps the global side (the flags of older
+/// trace files are 0 there): bits 24..28 of `offset[i]` hold lane i's SOURCE bank, (global
+/// address / 4) % 32, and bit 29 says lane i had a source (the callback gets none for a
+/// zero-filling copy); the shared offset is the low 24 bits, as for every record. The source
+/// bank is all the model's cp.async rule uses of the global address (summarize_async_copy()).
+inline constexpr uint8_t kFlagSourceBanks = 0x10;
+inline constexpr uint32_t kSourceBankShift = 24;
+inline constexpr uint32_t kSourceKnownBit = 1u << 29;
+
 /// Lanes per warp (the patch and the host agree on it).
 inline constexpr int kRecordLanes = 32;
 
 /// One warp instruction as the patch saw it. `offset[i]` is lane i's offset in the shared
-/// window (not yet corrected for the reserved bytes) and is meaningful only when bit i of
-/// `mask` is set.
+/// window (not yet corrected for the reserved bytes; cp.async: with its source bank above bit
+/// 24, kFlagSourceBanks) and is meaningful only when bit i of `mask` is set.
 struct DeviceRecord {
   uint64_t pc;                     ///< pc of the instruction (as the sanitizer reports it)
   uint32_t mask;                   ///< lanes that executed it
   uint8_t kind;                    ///< RecordKind
   uint8_t width;                   ///< bytes per lane (1, 2, 4, 8, 16); 0 for unmodelled kinds
-  uint8_t flags;                   ///< Sanitizer_DeviceMemoryFlags (kKindAccess only)
+  uint8_t flags;                   ///< Sanitizer_DeviceMemoryFlags (kKindAccess); kFlagSourceBanks (kKindCpAsync)
   uint8_t reserved;                ///< kKindLdmatrix: the number of matrices; otherwise 0
   uint32_t offset[kRecordLanes];   ///< per lane, offset in the shared window
 };

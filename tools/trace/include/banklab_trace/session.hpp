@@ -9,7 +9,9 @@
 /// Either way no re-exec is needed. Modules loaded any way (cudaLibraryLoadFromFile included)
 /// are patched when they load.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,10 @@ struct Instruction {
   int line = 0;                ///< source line (0 without -lineinfo)
   banklab::WarpAccess access;  ///< op, width, active lanes, offsets from the first __shared__ byte
   std::uint64_t count = 0;     ///< how many times this exact warp instruction ran
+  /// cp.async recorded with its global side: lane i's source bank, (global address / 4) % 32
+  /// (a lane without a source gets the bank of 16 * i). Absent (trace files of the tracer before
+  /// it kept sources): the model takes lane i's source at 16 * i.
+  std::optional<std::array<std::uint8_t, kWarpSize>> source_banks;
 };
 
 /// Shared-memory instructions the model does not describe, counted per pc.

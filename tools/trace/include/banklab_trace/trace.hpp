@@ -85,6 +85,9 @@ struct Cost {
   int minimum = 0;
 };
 Cost cost_of(const WarpAccess& access) noexcept;
+/// The same for a traced instruction: a cp.async recorded with its source banks is costed with
+/// them (summarize_async_copy()); everything else as cost_of(access).
+Cost cost_of(const Instruction& instruction) noexcept;
 
 /// One source line of one kernel (or one pc when the line is unknown).
 struct LineReport {
@@ -96,6 +99,7 @@ struct LineReport {
   std::uint64_t minimum = 0;
   std::uint64_t excess() const { return wavefronts - minimum; }
   WarpAccess worst;                     ///< the instance with the largest excess per instruction
+  std::optional<std::array<std::uint8_t, kWarpSize>> worst_source_banks;  ///< its sources (cp.async), if traced
   int worst_wavefronts = 0, worst_minimum = 0;
   std::string hint;
 };
@@ -129,6 +133,12 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
 
 /// A hint for a line's worst instance (what to try).
 std::string hint_for(const WarpAccess& worst, int wavefronts, int minimum);
+
+/// A cp.async's source banks as the reports print them ("0 1 2 ... 31", "-" for an inactive
+/// lane), or "" when there are none or every active lane is at the bank of 16 * i (what
+/// `banklab explain` takes, so its count is the trace's).
+std::string source_banks_text(const WarpAccess& access,
+                              const std::optional<std::array<std::uint8_t, kWarpSize>>& banks);
 
 /// The `banklab explain` command that draws an access, quoted to paste into a shell.
 std::string explain_command(const WarpAccess& access);
