@@ -6,6 +6,9 @@
 #include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
 #include "grader/watchdog.hpp"
+#if defined(BANKLAB_HAVE_TRACE)
+#include "banklab_trace/trace.hpp"  // cost_of(): the tracer's cost of a traced instruction
+#endif
 
 namespace grader::gpu {
 
@@ -56,7 +59,10 @@ std::string trace_unavailable_reason() {
     l.kernel = in.kernel;
     l.file = in.file;
     l.line = in.line;
-    const int w = banklab::count_wavefronts(in.access), m = banklab::minimum_wavefronts(in.access);
+    // The tracer's own cost (cp.async with its source banks, one pass of a 64-bit CAS loop): the
+    // judge and `banklab trace` cost a traced instruction alike.
+    const banklab::trace::Cost cost = banklab::trace::cost_of(in);
+    const int w = cost.wavefronts, m = cost.minimum;
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
     l.wavefronts += w * n;
