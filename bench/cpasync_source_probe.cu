@@ -3,13 +3,16 @@
 // so in the committed rows "lane i % 8" and "the lane's 16-byte slot of its 128-byte global
 // line" are the same thing. This probe runs the same shared-memory patterns with global sources
 // 16 * i (as the worker), width * i (contiguous: one 128-byte line for 32 x 4 bytes) and
-// 16 * (i ^ 8), one warp and one cp.async per launch, under ncu:
+// 16 * (i ^ 8), one warp and one cp.async per launch, under ncu. Launches 42 on copy 16 bytes a
+// lane (there width * i is 16 * i) with sources 16 * i, 32 * i, 128 * i (every lane's source
+// starts in bank 0) and 16 * (i ^ 8): does the source bank matter for 16-byte copies too?
 //   nvcc -arch=sm_90 -O2 -o probe bench/cpasync_source_probe.cu
 //   ncu --metrics <shared wavefront metrics> --csv ./probe      (bench/cpasync_source_probe.sh)
 // It prints one line per launch, in launch order: "launch N: cpasync W MASK OFFSETS... src=S".
 // `probe N` makes launch N alone (bench/cpasync_source_trace.sh traces each launch apart).
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 template <int W>
@@ -20,7 +23,8 @@ __global__ void probe(const unsigned* offsets, unsigned mask, const unsigned* sr
   const unsigned char* g = src + src_off[lane];
   if ((mask >> lane) & 1u) {
     if (W == 4) asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(addr), "l"(g) : "memory");
-    else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(addr), "l"(g) : "memory");
+    else if (W == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(addr), "l"(g) : "memory");
+    else asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(addr), "l"(g) : "memory");
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
@@ -35,6 +39,7 @@ int main(int argc, char** argv) {
   cudaMemset(d_src, 1, 4096);
   cudaFuncSetAttribute(probe<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024);
   cudaFuncSetAttribute(probe<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024);
+  cudaFuncSetAttribute(probe<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024);
   struct Pattern { const char* name; unsigned mask; unsigned (*word)(unsigned lane); };
   const Pattern patterns[] = {
       {"stride1", 0xffffffffu, [](unsigned i) { return i; }},
@@ -45,20 +50,29 @@ int main(int argc, char** argv) {
       {"stride8", 0xffffffffu, [](unsigned i) { return 8 * i; }},
       {"stride1_half0", 0x0000ffffu, [](unsigned i) { return i; }},
   };
+  // Source modes: "16i", "wi" (contiguous), "16(i^8)", "32i", "128i": lane i's global offset.
+  auto source = [](const char* mode, unsigned i, unsigned w) {
+    const std::string m = mode;
+    return m == "wi" ? i * w : m == "16(i^8)" ? 16u * (i ^ 8u) : m == "32i" ? 32u * i : m == "128i" ? 128u * i : 16u * i;
+  };
+  struct Width { int w; std::vector<const char*> modes; };
+  const Width widths[] = {{4, {"16i", "wi", "16(i^8)"}}, {8, {"16i", "wi", "16(i^8)"}}, {16, {"16i", "32i", "128i", "16(i^8)"}}};
   int launch = 0;
-  for (int w : {4, 8}) {
-    for (const char* src_mode : {"16i", "wi", "16(i^8)"}) {
+  for (const Width& wm : widths) {
+    const int w = wm.w;
+    for (const char* src_mode : wm.modes) {
       for (const Pattern& p : patterns) {
         if (only >= 0 && launch != only) { ++launch; continue; }
         unsigned off[32], so[32];
         for (unsigned i = 0; i < 32; ++i) {
           off[i] = p.word(i) * static_cast<unsigned>(w);  // element index times width
-          so[i] = src_mode[0] == 'w' ? i * static_cast<unsigned>(w) : src_mode[2] == '(' ? 16u * (i ^ 8u) : 16u * i;
+          so[i] = source(src_mode, i, static_cast<unsigned>(w));
         }
         cudaMemcpy(d_off, off, sizeof off, cudaMemcpyHostToDevice);
         cudaMemcpy(d_src_off, so, sizeof so, cudaMemcpyHostToDevice);
         if (w == 4) probe<4><<<1, 32, 48 * 1024>>>(d_off, p.mask, d_src_off, d_src);
-        else probe<8><<<1, 32, 48 * 1024>>>(d_off, p.mask, d_src_off, d_src);
+        else if (w == 8) probe<8><<<1, 32, 48 * 1024>>>(d_off, p.mask, d_src_off, d_src);
+        else probe<16><<<1, 32, 48 * 1024>>>(d_off, p.mask, d_src_off, d_src);
         if (cudaDeviceSynchronize() != cudaSuccess) { std::printf("launch %d failed\n", launch); return 1; }
         std::printf("launch %d: %s src=%s | cpasync %d %08x", launch, p.name, src_mode, w, p.mask);
         for (unsigned i = 0; i < 32; ++i) std::printf(" %u", off[i]);

@@ -3,9 +3,9 @@
 #   bench/cpasync_source_trace.sh OUT_DIR [BUILD_DIR]
 # 1. builds banklab, the injection library and the trace tests (BUILD_DIR, default build/gpu)
 #    and runs `ctest -R '^trace\.'`;
-# 2. traces each of bench/cpasync_source_probe.cu's 42 launches ALONE with `banklab trace` and
+# 2. traces each of bench/cpasync_source_probe.cu's launches ALONE with `banklab trace` and
 #    compares the traced LDGSTS instructions and wavefronts with
-#    common/data/probe_h200_cpasync_source.csv row by row (and, for each row, what the tracer
+#    common/data/probe_h200_cpasync_source{,_w16}.csv (or the CSV files named in $ROWS) row by row (and, for each row, what the tracer
 #    before it kept sources said: the model with lane i's source at 16 * i, `banklab predict`);
 #    keeps a trace of all 42 launches in one run (OUT_DIR/cpasync_source.bltrace);
 # 3. traces bench/trace_ops.cu and runs it under ncu (bench/trace_ops_vs_ncu.py).
@@ -24,26 +24,33 @@ echo "build: $(( $(date +%s) - t0 )) s"
 echo "== the probe, each launch traced alone"
 W=${WORK:-/tmp/cpsrc_work}; rm -rf "$W"; mkdir -p "$W"
 nvcc -arch=sm_90 -O2 -lineinfo -o "$W/probe" bench/cpasync_source_probe.cu || exit 1
-for n in $(seq 0 41); do
+N=$("$W/probe" | grep -c '^launch')
+for n in $(seq 0 $((N - 1))); do
   timeout 60 "$BL" trace --format json --out "$W/t_$n.json" -- "$W/probe" "$n" > "$W/launch_$n.txt" 2> "$W/err_$n.txt"
 done
 timeout 60 "$BL" trace --keep "$O/cpasync_source.bltrace" --format json --out "$W/t_all.json" -- "$W/probe" > /dev/null 2>&1
-python3 - "$W" common/data/probe_h200_cpasync_source.csv "$BL" <<'PY' | tee "$O/probe_vs_trace.txt"
-import csv, json, re, subprocess, sys
-w, data, bl = sys.argv[1:4]
-rows = {r["id"]: r for r in csv.DictReader(open(data))}
-mode = {"16i": "16i", "wi": "wi", "16(i^8)": "16xor8"}
+python3 - "$W" "$BL" "$N" ${ROWS:-common/data/probe_h200_cpasync_source.csv common/data/probe_h200_cpasync_source_w16.csv} <<'PY' | tee "$O/probe_vs_trace.txt"
+import csv, json, os, re, subprocess, sys
+w, bl, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows = {r["id"]: r for data in sys.argv[4:] if os.path.exists(data) for r in csv.DictReader(open(data))}
+mode = {"16i": "16i", "wi": "wi", "16(i^8)": "16xor8", "32i": "32i", "128i": "128i"}
 new_ok = old_ok = shared_ok = 0
 # The probe's launch order (bench/cpasync_source_probe.cu), checked against its own launch line.
 pats = ["stride1", "share2", "share4", "lanes0and31", "even", "stride8", "stride1_half0"]
-order = [f"cpsrc_{p}_w{wd}_src{mode[s]}" for wd in (4, 8) for s in ("16i", "wi", "16(i^8)") for p in pats]
-for n in range(42):
+m3 = ("16i", "wi", "16(i^8)")
+order = [f"cpsrc_{p}_w{wd}_src{mode[s]}" for wd, ms in ((4, m3), (8, m3), (16, ("16i", "32i", "128i", "16(i^8)")))
+         for s in ms for p in pats]
+assert len(order) == count, f"the probe made {count} launches, this script knows {len(order)}"
+measured = 0
+for n in range(count):
     line = open(f"{w}/launch_{n}.txt").read()
     m = re.search(r"launch (\d+): (\S+) src=(\S+) \| cpasync (\d+) ([0-9a-f]+) (.*)", line)
     rid = order[n]
     if m and (int(m.group(1)) != n or rid != f"cpsrc_{m.group(2)}_w{m.group(4)}_src{mode[m.group(3)]}"):
         print(f"launch {n}: the launch line {line!r} is not {rid}"); continue
-    r = rows[rid]
+    if rid not in rows:
+        print(f"{n:2d} {rid}: no measured row"); continue
+    r = rows[rid]; measured += 1
     try:
         t = json.load(open(f"{w}/t_{n}.json"))
     except Exception as e:
@@ -63,8 +70,8 @@ for n in range(42):
     print(f"{n:2d} {rid:32s} ncu {want_i}/{want_w:2d}  trace {inst}/{wf:2d} {'=' if ok else 'DIFF'}  "
           f"16*i rule {old:2d} {'=' if old == want_w else 'DIFF'}  shared side {'=' if same_shared else 'DIFF'}"
           + ("" if len(t["unmodelled"]) == 0 else f"  unmodelled {t['unmodelled']}"))
-print(f"traced with sources: {new_ok}/42 rows equal to ncu (instructions and wavefronts); "
-      f"the 16 * i rule (the tracer before): {old_ok}/42; recorded shared side equal: {shared_ok}/42")
+print(f"traced with sources: {new_ok}/{measured} rows equal to ncu (instructions and wavefronts); "
+      f"the 16 * i rule (the tracer before): {old_ok}/{measured}; recorded shared side equal: {shared_ok}/{measured}")
 PY
 
 echo "== ctest -R '^trace\.'"
