@@ -69,30 +69,66 @@ TEST(Measurements, EveryNewInstructionFamilyIsCheckedInFull) {
 }
 
 // bench/cpasync_source_probe.cu on the H200: the same shared-memory patterns of 4- and 8-byte
+// The global offset lane i reads in a probe row, from the id's last part: "src16i" 16 * i (as the
+// calibration rows), "srcwi" width * i (contiguous), "src16xor8" 16 * (i ^ 8), "src32i" 32 * i,
+// "src128i" 128 * i (every lane's source starts in bank 0).
+std::array<std::uint64_t, kWarpSize> probe_sources(const Measurement& m) {
+  const std::string src = m.id.substr(m.id.rfind('_') + 1);
+  std::array<std::uint64_t, kWarpSize> source{};
+  for (int i = 0; i < kWarpSize; ++i) {
+    const auto lane = static_cast<std::uint64_t>(i);
+    source[static_cast<std::size_t>(i)] = src == "src16i"      ? 16u * lane
+                                          : src == "srcwi"     ? static_cast<std::uint64_t>(m.access.width) * lane
+                                          : src == "src16xor8" ? 16u * (lane ^ 8u)
+                                          : src == "src32i"    ? 32u * lane
+                                          : src == "src128i"   ? 128u * lane
+                                                               : ~0ull;
+  }
+  return source;
+}
+
+// Every row's wavefronts and instructions equal the model's with the row's sources; its conflict
+// counter equals wavefronts - minimum except on the rows returned (space-separated ids), where
+// ncu's LDGSTS conflict counter reads less.
+std::string expect_probe_rows_match(const std::vector<Measurement>& rows) {
+  std::string fewer;
+  for (const Measurement& m : rows) {
+    const auto source = probe_sources(m);
+    EXPECT_NE(source[1], ~0ull) << m.id << ": unknown source";
+    const Summary s = summarize_async_copy(m.access, source);
+    EXPECT_EQ(s.wavefronts, m.wavefronts) << m.id;
+    if (s.conflicts() != m.bank_conflicts) {
+      EXPECT_LT(m.bank_conflicts, s.conflicts()) << m.id;
+      fewer += (fewer.empty() ? "" : " ") + m.id;
+    }
+    EXPECT_EQ(m.instructions, 1) << m.id;
+    if (m.id.substr(m.id.rfind('_') + 1) == "src16i") {
+      EXPECT_EQ(expected_counters(m.access), (Counters{m.wavefronts, m.bank_conflicts, 1})) << m.id;
+    }
+  }
+  return fewer;
+}
+
 // cp.async with lane i reading global offset 16 * i (as the calibration rows), width * i
 // (contiguous) and 16 * (i ^ 8). The id's last part names the source.
 TEST(Measurements, CpAsyncDependsOnWhereTheLanesReadGlobalMemory) {
   const auto rows = load("probe_h200_cpasync_source.csv");
   ASSERT_EQ(rows.size(), 42u);
-  for (const Measurement& m : rows) {
-    const std::string src = m.id.substr(m.id.rfind('_') + 1);
-    std::array<std::uint64_t, kWarpSize> source{};
-    for (int i = 0; i < kWarpSize; ++i) {
-      const auto lane = static_cast<std::uint64_t>(i);
-      source[static_cast<std::size_t>(i)] = src == "src16i"      ? 16u * lane
-                                            : src == "srcwi"     ? static_cast<std::uint64_t>(m.access.width) * lane
-                                            : src == "src16xor8" ? 16u * (lane ^ 8u)
-                                                                 : ~0ull;
-    }
-    ASSERT_NE(source[1], ~0ull) << m.id << ": unknown source " << src;
-    const Summary s = summarize_async_copy(m.access, source);
-    EXPECT_EQ(s.wavefronts, m.wavefronts) << m.id;
-    EXPECT_EQ(s.conflicts(), m.bank_conflicts) << m.id;
-    EXPECT_EQ(m.instructions, 1) << m.id;
-    if (src == "src16i") {
-      EXPECT_EQ(expected_counters(m.access), (Counters{m.wavefronts, m.bank_conflicts, 1})) << m.id;
-    }
-  }
+  EXPECT_EQ(expect_probe_rows_match(rows), "") << "conflict counters that differ from wavefronts - minimum";
+}
+
+// 16-byte copies too: lanes whose sources share banks wait for each other (128 * i: every source
+// in banks 0-3, 32 wavefronts for a contiguous shared row that takes 4 from 16 * i). All 28 rows'
+// wavefronts match. ncu's conflict counter reads 2 less per quarter-warp than wavefronts -
+// minimum where all 8 lanes of a quarter-warp wait on one another's sources (the 128 * i rows
+// with whole quarter-warps active); it is not the model's rule, so it is named here, not fitted.
+TEST(Measurements, CpAsyncOf16BytesAlsoDependsOnWhereTheLanesReadGlobalMemory) {
+  const auto rows = load("probe_h200_cpasync_source_w16.csv");
+  ASSERT_EQ(rows.size(), 28u);
+  for (const Measurement& m : rows) ASSERT_EQ(m.access.width, 16) << m.id;
+  EXPECT_EQ(expect_probe_rows_match(rows),
+            "cpsrc_stride1_w16_src128i cpsrc_share2_w16_src128i cpsrc_share4_w16_src128i cpsrc_stride8_w16_src128i "
+            "cpsrc_stride1_half0_w16_src128i");
 }
 
 // cp.async.cg (LDGSTS.E.BYPASS.128): NOT checked against the model. On the H200 every one of the
