@@ -71,7 +71,7 @@ struct AtomOpKind {
   int width;            ///< 4 or 8 bytes
   const char* variant;  ///< the id's last part; the kernel is banklab_cal_atom_w<width>_<variant>
   const char* ptx;      ///< the instruction in the worker
-  const char* sass;     ///< what it compiles to: "ATOMS.<op>" (one instruction) or "loop" (LDS + ATOMS.CAST.SPIN)
+  const char* sass;     ///< what it compiles to: "ATOMS.OP" (one instruction, e.g. ATOMS.EXCH) or "loop" (LDS + ATOMS.CAST.SPIN)
   Op op;                ///< the model's op: atom, atomcas, atomexch or atomloop
 };
 

@@ -43,8 +43,8 @@
 ///    instructions, not conflicts): see expected_counters().
 ///  The other shared atomics (common/data/calibration_h200_atomop.csv):
 ///  - atom, 32-bit, covers every one-instruction 32-bit ATOMS: ADD, EXCH, MIN, MAX (.S32 too), AND,
-///    OR, XOR, INC, DEC, with the result used or not (`red.shared.<op>` of a register: ATOMS.<op>
-///    RZ); only `red.add` of 1 (ATOMS.POPC.INC) differs.
+///    OR, XOR, INC, DEC, with the result used or not (`red.shared.<op>` of a register: `ATOMS.<op>`
+///    with RZ); only `red.add` of 1 (ATOMS.POPC.INC) differs.
 ///  - atomcas (ATOMS.CAS, ATOMS.CAS.64): the groups of a store of its width (warp; half-warps for
 ///    64-bit), every lane apart as for atom, and every wavefront twice: 2x the wavefronts of
 ///    atom / atomexch on the same addresses. ncu's conflict counter reads half the extra
