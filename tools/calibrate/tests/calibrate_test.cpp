@@ -180,6 +180,35 @@ TEST(CalibratePatterns, EveryCommittedFamilyRowIsStillListedUnderItsIdWithItsOff
   for (const char* f : {"ldsm", "stsm", "cpasync", "atom", "atomop"}) EXPECT_EQ(rows_of[f], listed[f]) << f;
 }
 
+TEST(CalibratePatterns, TheAtomopFamilyCoversEveryKindWithNamedAndRandomPatterns) {
+  const auto v = family_patterns("atomop", 200, 1);
+  std::set<std::string> ids;
+  std::map<std::string, int> named, random;
+  for (const Pattern& p : v) {
+    EXPECT_TRUE(ids.insert(p.id).second) << "duplicate id " << p.id;
+    EXPECT_FALSE(validate(p.access).has_value()) << p.id;
+    const std::string var = variant_of(p.id);
+    ASSERT_FALSE(var.empty()) << p.id;
+    const std::string kind = std::to_string(p.access.width) + var;
+    (p.id.rfind("atomop_n_", 0) == 0 ? named : random)[kind]++;
+    const auto k = std::find_if(std::begin(kAtomOpKinds), std::end(kAtomOpKinds), [&](const AtomOpKind& x) {
+      return x.width == p.access.width && var == x.variant;
+    });
+    ASSERT_NE(k, std::end(kAtomOpKinds)) << p.id;
+    EXPECT_EQ(p.access.op, k->op) << p.id << ": the model's op for " << k->ptx;
+    EXPECT_EQ(kernel_name(p), kernel_name(Op::Atomic, k->width) + "_" + k->variant) << p.id;
+  }
+  EXPECT_EQ(v.size(), 434u);
+  int drawn = 0;
+  for (const AtomOpKind& k : kAtomOpKinds) {
+    const std::string kind = std::to_string(k.width) + k.variant;
+    EXPECT_EQ(named[kind], 13) << kind;  // same word, same bank, distinct banks, sharing, masks
+    EXPECT_GE(random[kind], 1) << kind;  // the draw is uniform over the kinds: 2 to 17 each with seed 1
+    drawn += random[kind];
+  }
+  EXPECT_EQ(drawn, 200);
+}
+
 TEST(CalibratePatterns, ThePatternListRoundTrips) {
   const auto v = pattern_set(100, 7);
   const auto back = parse_pattern_list(format_pattern_list(v), "list");
