@@ -48,7 +48,7 @@ WarpAccess access_of(const ExplainOptions& o, bool mask_given) {
   }
   if (o.op.empty() || o.width.empty() || o.expr.empty())
     throw ParseError("arguments", 1,
-                     "expected 'OP WIDTH EXPRESSION' (OP ld|st|ldsm|stsm|cpasync|atom|atominc, e.g. ld 4 \"lane*33*4\") or --line \"...\"");
+                     "expected 'OP WIDTH EXPRESSION' (OP ld|st|ldsm|stsm|cpasync|atom|atominc|atomcas|atomexch|atomloop, e.g. ld 4 \"lane*33*4\") or --line \"...\"");
   Op op = Op::Load;
   int width = 0;
   std::uint32_t mask = 0;
@@ -81,7 +81,7 @@ void add_explain_command(CLI::App& app) {
       "broadcasts marked, and a hint.\n"
       "  banklab explain ld 4 \"lane*33*4\"      (expression of lane = BYTE offset)\n"
       "  banklab explain --line \"ld 4 ffffffff 0 4 8 ...\"");
-  sub->add_option("op", o->op, "ld, st, ldsm, stsm, cpasync, atom or atominc");
+  sub->add_option("op", o->op, "ld, st, ldsm, stsm, cpasync, atom, atominc, atomcas, atomexch or atomloop");
   sub->add_option("width", o->width, "bytes per lane: one of " + legal_widths_text());
   sub->add_option("expression", o->expr,
                   "byte offset of each lane as an expression of 'lane': + - * / % & | ^ << >> ~ ( ), "

@@ -33,12 +33,18 @@ Grouping grouping_for(int width, bool merged) {
 // Only loads (LDS) merge groups; every other kind is served in the groups of its width.
 bool may_merge(const WarpAccess& a) { return a.op == Op::Load && (a.width == 8 || a.width == 16); }
 
-// 32-bit ATOMS.ADD serves its lanes one by one: lanes that ask for the same word still each take
-// a slot of that word's bank. (LDGSTS does too, in its own order: async_copy_waves().)
-bool serves_every_lane(const WarpAccess& a) { return a.op == Op::Atomic && a.width != 8; }
+// One-instruction ATOMS (ADD and the other 32-bit operations, CAS, EXCH.64) serve their lanes one
+// by one: lanes that ask for the same word still each take a slot of that word's bank. (LDGSTS
+// does too, in its own order: async_copy_waves().)
+bool serves_every_lane(const WarpAccess& a) {
+  return (a.op == Op::Atomic && a.width != 8) || a.op == Op::AtomicCas || a.op == Op::AtomicExchange;
+}
 
-// A 64-bit shared atomic: the compare-and-swap loop of sm_90 (cas_loop()).
-bool is_cas_loop(const WarpAccess& a) { return a.op == Op::Atomic && a.width == 8; }
+// ATOMS.CAS serves every wavefront twice (the compare, then the swap: measured 2x).
+int wavefront_factor(const WarpAccess& a) { return a.op == Op::AtomicCas ? 2 : 1; }
+
+// A compare-and-swap loop of sm_90 (cas_loop()): a 64-bit atom, or atomloop.
+bool is_cas_loop(const WarpAccess& a) { return (a.op == Op::Atomic && a.width == 8) || a.op == Op::AtomicCasLoop; }
 
 // The unmerged grouping of an access: the groups of its width for every kind (LDGSTS: 128 / width
 // lanes per group; the CAS loop: half-warps).
@@ -114,12 +120,12 @@ int async_copy_waves(const WarpAccess& a, int first, int size, int wpl, int* wav
   return n;
 }
 
-// The compare-and-swap loop of a 64-bit shared atomic on sm_90 (LDS.64, then ATOMS.CAST.SPIN.64
-// until every lane succeeded), fitted on 119 H200 patterns (wavefronts and passes). In each pass
-// every half-warp serves, in lane order, the lanes none of whose banks an earlier served lane of
-// that half used; of the served lanes at one 8-byte word only the lowest succeeds; the lanes not
-// served or not succeeding run the next pass. A pass takes 2 wavefronts per half-warp with an
-// active lane (cas_pass_wavefronts()).
+// The compare-and-swap loop of a shared atomic on sm_90 (LDS, then ATOMS.CAST.SPIN until every
+// lane succeeded), fitted on 119 + 24 H200 patterns of 64 bits and 18 of 32 bits (wavefronts and
+// passes). In each pass every group (half-warps for 64 bits, the warp for 32) serves, in lane
+// order, the lanes none of whose banks an earlier served lane of that group used; of the served
+// lanes at one word only the lowest succeeds; the lanes not served or not succeeding run the
+// next pass. A pass takes 2 wavefronts per group with an active lane (cas_pass_wavefronts()).
 struct CasPass {
   std::uint32_t active = 0;     // lanes that ran this pass
   std::uint32_t served = 0;     // lanes whose compare-and-swap the banks served
@@ -131,15 +137,17 @@ struct CasPass {
 int cas_loop(const WarpAccess& a, CasPass* passes) {
   std::uint32_t left = a.mask;
   int n = 0;
+  const bool wide = a.width == 8;
+  const int size = wide ? 16 : kWarpSize;
   while (left != 0 && n < kWarpSize) {
     CasPass p;
     p.active = left;
-    for (int half = 0; half < 2; ++half) {
-      std::uint32_t used = 0;  // banks taken in this half
-      for (int i = 16 * half; i < 16 * half + 16; ++i) {
+    for (int first = 0; first < kWarpSize; first += size) {
+      std::uint32_t used = 0;  // banks taken in this group
+      for (int i = first; i < first + size; ++i) {
         if (!((left >> i) & 1u)) continue;
         const std::uint32_t w0 = word_of(a.offset[i]);
-        const std::uint32_t banks = (1u << (w0 % kNumBanks)) | (1u << ((w0 + 1u) % kNumBanks));
+        const std::uint32_t banks = (1u << (w0 % kNumBanks)) | (wide ? 1u << ((w0 + 1u) % kNumBanks) : 0u);
         if (used & banks) continue;
         used |= banks;
         p.served |= 1u << i;
@@ -510,8 +518,8 @@ Summary summarize_general(const WarpAccess& a) noexcept {
   if (is_cas_loop(a)) {
     CasPass passes[kWarpSize];
     s.instructions = cas_loop(a, passes);
-    for (int p = 0; p < s.instructions; ++p) s.wavefronts += cas_pass_wavefronts(passes[p].active);
-    s.minimum = cas_pass_wavefronts(a.mask);
+    for (int p = 0; p < s.instructions; ++p) s.wavefronts += cas_pass_wavefronts(passes[p].active, a.width);
+    s.minimum = cas_pass_wavefronts(a.mask, a.width);
     return s;
   }
   BankTable t;
@@ -522,6 +530,8 @@ Summary summarize_general(const WarpAccess& a) noexcept {
     s.wavefronts += c.wavefronts;
     s.minimum += (c.distinct + kNumBanks - 1) / kNumBanks;
   }
+  s.wavefronts *= wavefront_factor(a);
+  s.minimum *= wavefront_factor(a);
   return s;
 }
 
@@ -531,27 +541,31 @@ void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
   CasPass passes[kWarpSize];
   r.instructions = cas_loop(a, passes);
   BankTable t;
-  for (int half = 0; half < 2; ++half) {
+  const int wpl = words_per_lane(a.width);
+  const int size = a.width == 8 ? 16 : kWarpSize;
+  const int ngroups = kWarpSize / size;
+  auto lanes_of = [&](int g) { return size == kWarpSize ? 0xffffffffu : 0xffffu << (16 * g); };
+  for (int gi = 0; gi < ngroups; ++gi) {
     Group g;
-    g.first_lane = 16 * half;
-    g.lane_count = 16;
-    g.active = a.mask & (0xffffu << (16 * half));
-    const GroupCost c = cost_of_group(a, 16 * half, 16, 2, t);
+    g.first_lane = size * gi;
+    g.lane_count = size;
+    g.active = a.mask & lanes_of(gi);
+    const GroupCost c = cost_of_group(a, size * gi, size, wpl, t);
     g.distinct_words = c.distinct;
     g.worst_bank = g.active ? c.worst_bank : -1;
-    g.minimum = cas_pass_wavefronts(g.active);
+    g.minimum = g.active ? 2 : 0;
     r.groups.push_back(g);
   }
   for (int p = 0; p < r.instructions; ++p) {
-    for (int half = 0; half < 2; ++half) {
-      const std::uint32_t active = passes[p].active & (0xffffu << (16 * half));
+    for (int half = 0; half < ngroups; ++half) {
+      const std::uint32_t active = passes[p].active & lanes_of(half);
       if (!active) continue;
       Wavefront w;
       w.group = half;
-      for (int i = 16 * half; i < 16 * half + 16; ++i) {
+      for (int i = size * half; i < size * half + size; ++i) {
         if (!((passes[p].served >> i) & 1u)) continue;
         const std::uint32_t w0 = word_of(a.offset[i]);
-        for (std::uint32_t k = 0; k < 2; ++k)
+        for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(wpl); ++k)
           w.served.push_back(LaneWord{i, static_cast<int>((w0 + k) % kNumBanks), w0 + k, false});
       }
       r.groups[static_cast<std::size_t>(half)].wavefronts += 2;
@@ -576,6 +590,9 @@ const char* to_string(Op op) {
     case Op::AsyncCopy: return "cpasync";
     case Op::Atomic: return "atom";
     case Op::AtomicIncrement: return "atominc";
+    case Op::AtomicCas: return "atomcas";
+    case Op::AtomicExchange: return "atomexch";
+    case Op::AtomicCasLoop: return "atomloop";
   }
   return "?";
 }
@@ -589,6 +606,9 @@ const char* describe(Op op) {
     case Op::AsyncCopy: return "cp.async, shared side (cpasync)";
     case Op::Atomic: return "shared atomic (atom)";
     case Op::AtomicIncrement: return "shared atomic increment, result unused (atominc)";
+    case Op::AtomicCas: return "shared compare-and-swap (atomcas)";
+    case Op::AtomicExchange: return "shared 64-bit exchange (atomexch)";
+    case Op::AtomicCasLoop: return "shared atomic as a compare-and-swap loop (atomloop)";
   }
   return "?";
 }
@@ -691,11 +711,15 @@ Summary summarize_async_copy(const WarpAccess& a, const std::array<std::uint64_t
 
 int cas_pass_wavefronts(std::uint32_t mask) noexcept { return 2 * (((mask & 0xffffu) != 0) + ((mask >> 16) != 0)); }
 
+int cas_pass_wavefronts(std::uint32_t mask, int width) noexcept {
+  return width == 8 ? cas_pass_wavefronts(mask) : mask != 0 ? 2 : 0;
+}
+
 Counters expected_counters(const WarpAccess& a) noexcept {
   const Summary s = summarize(a);
   Counters c;
   c.wavefronts = s.wavefronts;
-  c.bank_conflicts = is_cas_loop(a) ? 0 : s.conflicts();
+  c.bank_conflicts = is_cas_loop(a) ? 0 : s.conflicts() / wavefront_factor(a);
   c.instructions = s.instructions;
   return c;
 }
@@ -725,10 +749,23 @@ Analysis analyze(const WarpAccess& a) {
   } else if (a.op == Op::AtomicIncrement) {
     r.why = "atomic increment with its result unused (ATOMS.POPC.INC.32): served exactly like a 32-bit store, the "
             "whole warp as one group; lanes at the same word share it.";
-  } else if (a.op == Op::Atomic && a.width <= 4) {
-    r.why = "32-bit shared atomic (ATOMS): the whole warp as one group, every lane apart: lanes at the same word "
-            "are serialised, they do not share it.";
-  } else if (a.op == Op::Atomic) {
+  } else if (a.op == Op::AtomicCas) {
+    r.why = std::string(a.width == 8 ? "64-bit shared compare-and-swap (ATOMS.CAS.64): two half-warps"
+                                     : "32-bit shared compare-and-swap (ATOMS.CAS): the whole warp as one group") +
+            ", every lane apart (lanes at the same word are serialised), and every wavefront twice: a CAS costs "
+            "2x the wavefronts of an exchange at the same addresses.";
+  } else if ((a.op == Op::Atomic || a.op == Op::AtomicExchange) && a.width <= 4) {
+    r.why = "32-bit shared atomic (ATOMS: add, exch, min, max, and, or, xor, inc, dec): the whole warp as one "
+            "group, every lane apart: lanes at the same word are serialised, they do not share it.";
+  } else if (a.op == Op::AtomicExchange) {
+    r.why = "64-bit shared exchange (ATOMS.EXCH.64): two half-warps, every lane apart: lanes at the same word are "
+            "serialised, they do not share it.";
+  } else if (a.op == Op::AtomicCasLoop && a.width == 4) {
+    r.why = "32-bit shared atomic sm_90 has no instruction for (a float add): a compare-and-swap loop (LDS, "
+            "ATOMS.CAST.SPIN). Each pass takes 2 wavefronts; in a pass the warp serves, in lane order, only lanes "
+            "on banks no earlier served lane used, and of served lanes at one word only the lowest succeeds; the "
+            "rest retry in the next pass.";
+  } else if (a.op == Op::Atomic || a.op == Op::AtomicCasLoop) {
     r.why = "64-bit shared atomic: sm_90 runs a compare-and-swap loop (ATOMS.CAST.SPIN.64). Each pass takes 2 "
             "wavefronts per half-warp with an active lane; in a pass each half-warp serves, in lane order, only "
             "lanes on banks no earlier served lane used, and of served lanes at one word only the lowest succeeds; "
@@ -763,9 +800,9 @@ Analysis analyze(const WarpAccess& a) {
     for (int i = first; i < first + size; ++i)
       if ((a.mask >> i) & 1u) g.active |= 1u << i;
     const GroupCost c = cost_of_group(a, first, size, wpl, t);
-    g.wavefronts = c.wavefronts;
+    g.wavefronts = c.wavefronts * wavefront_factor(a);
     g.distinct_words = c.distinct;
-    g.minimum = (c.distinct + kNumBanks - 1) / kNumBanks;
+    g.minimum = (c.distinct + kNumBanks - 1) / kNumBanks * wavefront_factor(a);
     g.worst_bank = c.worst_bank;
     r.wavefronts += g.wavefronts;
     r.minimum += g.minimum;
@@ -774,7 +811,7 @@ Analysis analyze(const WarpAccess& a) {
     // for (in order of first request). Each lane's word goes to the wavefront holding that word.
     // ATOMS.ADD serves every lane apart: the k-th request of a bank, whatever its word, goes to
     // wavefront k. LDGSTS: each lane goes to the wavefront async_copy_waves() gives it.
-    std::vector<Wavefront> waves(static_cast<std::size_t>(g.wavefronts));
+    std::vector<Wavefront> waves(static_cast<std::size_t>(c.wavefronts));
     for (auto& w : waves) w.group = gi;
     int served_in_bank[kNumBanks] = {};
     int copy_wave[kWarpSize] = {};
@@ -796,6 +833,7 @@ Analysis analyze(const WarpAccess& a) {
       for (auto& x : w.served)
         x.shared = std::count_if(w.served.begin(), w.served.end(),
                                  [&](const LaneWord& y) { return y.word == x.word; }) > 1;
+      for (int k = 1; k < wavefront_factor(a); ++k) r.wavefront_detail.push_back(w);  // ATOMS.CAS: twice
       r.wavefront_detail.push_back(std::move(w));
     }
     r.groups.push_back(g);

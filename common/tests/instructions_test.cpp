@@ -26,6 +26,9 @@ TEST(Instructions, EachOpHasItsOwnLegalWidths) {
   EXPECT_EQ(legal_widths_text(Op::AsyncCopy), "4, 8, 16");
   EXPECT_EQ(legal_widths_text(Op::Atomic), "4, 8");
   EXPECT_EQ(legal_widths_text(Op::AtomicIncrement), "4");
+  EXPECT_EQ(legal_widths_text(Op::AtomicCas), "4, 8");
+  EXPECT_EQ(legal_widths_text(Op::AtomicExchange), "4, 8");
+  EXPECT_EQ(legal_widths_text(Op::AtomicCasLoop), "4, 8");
   EXPECT_EQ(legal_widths_text(Op::Load), "1, 2, 4, 8, 16");
   WarpAccess a;
   ASSERT_FALSE(parse_access_line("ldsm 8 ff 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", a)
@@ -116,7 +119,7 @@ TEST(Instructions, AtomicIncrementWithoutResultCostsLikeAStoreOnTheH200) {
     EXPECT_EQ(summarize(st).conflicts(), m.bank_conflicts) << m.id;
     EXPECT_EQ(summarize(m.access).wavefronts, m.wavefronts) << m.id;
   }
-  EXPECT_EQ(n, 57);
+  EXPECT_EQ(n, 75);
   const WarpAccess same_word = make(Op::AtomicIncrement, 4, [](int) { return 0u; });
   EXPECT_EQ(summarize(same_word).wavefronts, 1);
   WarpAccess add = same_word;
@@ -153,6 +156,48 @@ TEST(Instructions, SixtyFourBitAtomicIsACompareAndSwapLoop) {
   EXPECT_EQ(summarize(row).instructions, 1);
   EXPECT_EQ(cas_pass_wavefronts(0x80000001u), 4);
   EXPECT_EQ(cas_pass_wavefronts(0x0000ffffu), 2);
+}
+
+// The other shared atomics, as the H200 served them (common/data/calibration_h200_atomop.csv;
+// the pattern ids in the comments).
+TEST(Instructions, EveryThirtyTwoBitAtomicOperationIsServedLikeAdd) {
+  // atomop_n_stride0_w4_atom_{exch,min,...}: 32 lanes at one word, 32 wavefronts, 31 conflicts.
+  const WarpAccess one_word = make(Op::Atomic, 4, [](int) { return 0u; });
+  EXPECT_EQ(expected_counters(one_word), (Counters{32, 31, 1}));
+  WarpAccess exch = one_word;
+  exch.op = Op::AtomicExchange;
+  EXPECT_EQ(expected_counters(exch), expected_counters(one_word));
+}
+
+TEST(Instructions, CompareAndSwapCostsTwiceTheWavefrontsOfAnExchange) {
+  // atomop_n_stride0_w4_atom_cas: 64 wavefronts, ncu's conflict counter 31;
+  // atomop_n_stride0_w8_atom_cas: 64 and 30 (half-warps); atomop_n_stride1_w4_atom_cas: 2 and 0.
+  EXPECT_EQ(expected_counters(make(Op::AtomicCas, 4, [](int) { return 0u; })), (Counters{64, 31, 1}));
+  EXPECT_EQ(expected_counters(make(Op::AtomicCas, 8, [](int) { return 0u; })), (Counters{64, 30, 1}));
+  EXPECT_EQ(expected_counters(make(Op::AtomicCas, 4, [](int i) { return static_cast<std::uint32_t>(i) * 4u; })),
+            (Counters{2, 0, 1}));
+  const Analysis r = analyze(make(Op::AtomicCas, 4, [](int i) { return static_cast<std::uint32_t>(i % 2) * 128u; }));
+  EXPECT_EQ(r.wavefronts, 64);
+  EXPECT_EQ(r.minimum, 2);
+  // atomop_n_stride0_w8_atom_exch: ATOMS.EXCH.64, half-warps, every lane apart: 32 and 30.
+  EXPECT_EQ(expected_counters(make(Op::AtomicExchange, 8, [](int) { return 0u; })), (Counters{32, 30, 1}));
+}
+
+TEST(Instructions, FloatAtomicAddIsACompareAndSwapLoopOverTheWholeWarp) {
+  // atomop_n_stride0_w4_atom_addf: 32 passes of 2 wavefronts, no conflict counted;
+  // atomop_n_stride2_w4_atom_addf: lanes 16-31 meet lanes 0-15's banks: 2 passes.
+  EXPECT_EQ(expected_counters(make(Op::AtomicCasLoop, 4, [](int) { return 0u; })), (Counters{64, 0, 32}));
+  EXPECT_EQ(expected_counters(make(Op::AtomicCasLoop, 4, [](int i) { return static_cast<std::uint32_t>(i) * 8u; })),
+            (Counters{4, 0, 2}));
+  EXPECT_EQ(expected_counters(make(Op::AtomicCasLoop, 4, [](int i) { return static_cast<std::uint32_t>(i) * 4u; }, 0x80000001u)),
+            (Counters{2, 0, 1}));
+  EXPECT_EQ(cas_pass_wavefronts(0x80000001u, 4), 2);
+  EXPECT_EQ(cas_pass_wavefronts(0x80000001u, 8), 4);
+  // A double add (atomloop 8) is the loop of a 64-bit atomicAdd (atom 8).
+  const WarpAccess d = make(Op::AtomicCasLoop, 8, [](int i) { return static_cast<std::uint32_t>(i / 4) * 8u; });
+  WarpAccess a = d;
+  a.op = Op::Atomic;
+  EXPECT_EQ(expected_counters(d), expected_counters(a));
 }
 
 }  // namespace

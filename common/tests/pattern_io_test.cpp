@@ -143,7 +143,7 @@ TEST(FieldParsers, NameTheBadValueInTheirMessages) {
   Op op;
   int width;
   std::uint32_t mask;
-  EXPECT_EQ(parse_op("mov", op).value_or(""), "unknown op 'mov' (expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc')");
+  EXPECT_EQ(parse_op("mov", op).value_or(""), "unknown op 'mov' (expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc', 'atomcas', 'atomexch', 'atomloop')");
   EXPECT_EQ(parse_width("3", width).value_or(""), "width 3 is not one of 1, 2, 4, 8, 16");
   EXPECT_EQ(parse_width("four", width).value_or(""), "width 'four' is not a number");
   EXPECT_EQ(parse_width("", width).value_or(""), "width '' is not a number");

@@ -49,7 +49,7 @@ def patterns(n: int, seed: int) -> list[dict]:
         width = rng.choice([1, 2, 4, 4, 8, 8, 16, 16])
         mask = rng.choice(["ffffffff", "ffffffff", f"{rng.getrandbits(32):08x}", "0000ffff", "55555555",
                            "aaaaaaaa", "00000001", "80000001", f"{rng.getrandbits(32) & rng.getrandbits(32):08x}"])
-        out.append({"op": rng.choice(["ld", "st", "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc"]), "width": str(width), "mask": mask,
+        out.append({"op": rng.choice(["ld", "st", "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc", "atomcas", "atomexch", "atomloop"]), "width": str(width), "mask": mask,
                     "expr": rand_expr(rng, width), "title": f"random pattern {i}"})
     return out
 

@@ -336,8 +336,10 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--seed", opts->seed, "seed of the random patterns")->capture_default_str();
   cmd->add_option("--family", opts->family,
                   "instruction family: ldst (LDS/STS, named cases + --random), ldsm, stsm, cpasync, atom "
-                  "(named cases + --random each), or all four new ones")
-      ->check(CLI::IsMember({"ldst", "ldsm", "stsm", "cpasync", "atom", "all"}))
+                  "(atom.add, red.add), atomop (the other shared atomics: exch, min, max, and, or, xor, inc, dec, "
+                  "cas, red of a register, float add; 64-bit exch, cas, min, or, double add) (named cases + "
+                  "--random each), or all five")
+      ->check(CLI::IsMember({"ldst", "ldsm", "stsm", "cpasync", "atom", "atomop", "all"}))
       ->capture_default_str();
   cmd->add_option("--extra-metrics", opts->extra_metrics, "more ncu metrics to collect (comma-separated; kept in --log-dir)");
   cmd->add_flag("--list", opts->list, "print the patterns in `banklab predict` line format (no GPU needed)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <stdexcept>
 
 #include "patterns.hpp"
@@ -196,12 +197,43 @@ std::vector<Pattern> element_family(const std::string& fam, Op op, const std::ve
   return v;
 }
 
+// The shared atomics beyond add (family atomop): every operation kind of kAtomOpKinds, each with
+// a subset of the element layouts (same word, same bank, distinct banks, sharing, masks), then
+// `random` random patterns drawn over the kinds from its own generator (the atom family's draw is
+// untouched).
+std::vector<Pattern> atomop_family(int random, std::uint64_t seed) {
+  static const char* const kLayouts[] = {"stride0", "stride1", "stride2", "stride32", "share2", "share4",
+                                         "share16", "share2_onebank", "pairxor1", "halves_same", "col32x33"};
+  std::vector<Pattern> v;
+  for (const AtomOpKind& k : kAtomOpKinds) {
+    const std::string var = k.variant;
+    for (const auto& [name, f] : element_layouts(k.width))
+      if (std::find(std::begin(kLayouts), std::end(kLayouts), name) != std::end(kLayouts))
+        v.push_back(build("atomop_n_" + name + "_w" + std::to_string(k.width) + suffix(Op::Atomic, var), k.op,
+                          k.width, 0xffffffffu, f, false));
+    for (std::uint32_t m : {0x0000ffffu, 0x80000001u})
+      v.push_back(build("atomop_n_stride1_m" + hex8(m) + "_w" + std::to_string(k.width) + suffix(Op::Atomic, var),
+                        k.op, k.width, m, [w = k.width](int i) { return static_cast<std::uint32_t>(i * w); }, false));
+  }
+  Rng r(seed ^ 0x61746f6d6f70ull);  // "atomop"
+  for (int k = 0; k < random; ++k) {
+    const AtomOpKind& kind = kAtomOpKinds[r.below(std::size(kAtomOpKinds))];
+    Pattern p = random_element(r, "atomop", Op::Atomic, kind.width, kind.variant, seed, k);  // ids say "atom"
+    p.access.op = kind.op;
+    v.push_back(std::move(p));
+  }
+  return v;
+}
+
 }  // namespace
 
 std::string variant_of(const std::string& id) {
   const auto us = id.rfind('_');
   const std::string last = us == std::string::npos ? id : id.substr(us + 1);
-  return last == "trans" || last == "cg" || last == "red" ? last : std::string();
+  if (last == "trans" || last == "cg" || last == "red") return last;
+  for (const AtomOpKind& k : kAtomOpKinds)
+    if (last == k.variant) return last;
+  return std::string();
 }
 
 std::vector<Pattern> family_patterns(const std::string& family, int random, std::uint64_t seed) {
@@ -212,7 +244,8 @@ std::vector<Pattern> family_patterns(const std::string& family, int random, std:
     return element_family(family, Op::AsyncCopy, {{4, ""}, {8, ""}, {16, ""}, {16, "cg"}}, random, seed);
   if (family == "atom")
     return element_family(family, Op::Atomic, {{4, ""}, {8, ""}, {4, "red"}, {8, "red"}}, random, seed);
-  throw std::invalid_argument("unknown family '" + family + "' (expected ldst, ldsm, stsm, cpasync or atom)");
+  if (family == "atomop") return atomop_family(random, seed);
+  throw std::invalid_argument("unknown family '" + family + "' (expected ldst, ldsm, stsm, cpasync, atom or atomop)");
 }
 
 }  // namespace banklab::calibrate

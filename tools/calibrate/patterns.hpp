@@ -61,8 +61,42 @@ std::string format_pattern_list(const std::vector<Pattern>& patterns);
 /// access; a line without one gets `p<line>`). @throws banklab::ParseError.
 std::vector<Pattern> parse_pattern_list(const std::string& text, const std::string& source);
 
-/// The instruction families beyond LDS/STS: "ldsm", "stsm", "cpasync", "atom".
-inline constexpr const char* kFamilies[] = {"ldsm", "stsm", "cpasync", "atom"};
+/// The instruction families beyond LDS/STS: "ldsm", "stsm", "cpasync", "atom", "atomop".
+inline constexpr const char* kFamilies[] = {"ldsm", "stsm", "cpasync", "atom", "atomop"};
+
+/// One shared atomic of the family "atomop": the PTX the worker runs for a width and the variant
+/// (the id's last `_` part, e.g. `atomop_n_stride0_w4_atom_exch`), the SASS ptxas 13.0 makes of
+/// it for sm_90 (checked by check_sass()) and the model's op for it (the op column of its rows).
+struct AtomOpKind {
+  int width;            ///< 4 or 8 bytes
+  const char* variant;  ///< the id's last part; the kernel is banklab_cal_atom_w<width>_<variant>
+  const char* ptx;      ///< the instruction in the worker
+  const char* sass;     ///< what it compiles to: "ATOMS.OP" (one instruction, e.g. ATOMS.EXCH) or "loop" (LDS + ATOMS.CAST.SPIN)
+  Op op;                ///< the model's op: atom, atomcas, atomexch or atomloop
+};
+
+/// Every shared atomic of the family "atomop", in the order its named cases are listed. (The
+/// family "atom" holds atom.add and red.add; its patterns and ids are unchanged.)
+inline constexpr AtomOpKind kAtomOpKinds[] = {
+    {4, "exch", "atom.shared.exch.b32", "ATOMS.EXCH", Op::Atomic},
+    {4, "min", "atom.shared.min.u32", "ATOMS.MIN", Op::Atomic},
+    {4, "maxs", "atom.shared.max.s32", "ATOMS.MAX", Op::Atomic},
+    {4, "and", "atom.shared.and.b32", "ATOMS.AND", Op::Atomic},
+    {4, "or", "atom.shared.or.b32", "ATOMS.OR", Op::Atomic},
+    {4, "xor", "atom.shared.xor.b32", "ATOMS.XOR", Op::Atomic},
+    {4, "inc", "atom.shared.inc.u32", "ATOMS.INC", Op::Atomic},
+    {4, "dec", "atom.shared.dec.u32", "ATOMS.DEC", Op::Atomic},
+    {4, "cas", "atom.shared.cas.b32", "ATOMS.CAS", Op::AtomicCas},
+    {4, "redadd", "red.shared.add.u32 (a register)", "ATOMS.ADD", Op::Atomic},
+    {4, "redmin", "red.shared.min.u32", "ATOMS.MIN", Op::Atomic},
+    {4, "redor", "red.shared.or.b32", "ATOMS.OR", Op::Atomic},
+    {4, "addf", "atom.shared.add.f32", "loop", Op::AtomicCasLoop},
+    {8, "exch", "atom.shared.exch.b64", "ATOMS.EXCH", Op::AtomicExchange},
+    {8, "cas", "atom.shared.cas.b64", "ATOMS.CAS", Op::AtomicCas},
+    {8, "min", "atom.shared.min.u64 (word set to ~0 first)", "loop", Op::AtomicCasLoop},
+    {8, "or", "atom.shared.or.b64", "loop", Op::AtomicCasLoop},
+    {8, "addf", "atom.shared.add.f64", "loop", Op::AtomicCasLoop},
+};
 
 /// The named cases and `random` random patterns (seed `seed`) of one family: ldsm/stsm
 /// (x1/x2/x4 from the mask 0xff/0xffff/0xffffffff, `.trans` when the id ends in `_trans`),

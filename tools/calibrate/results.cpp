@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -94,6 +95,9 @@ OpMetrics metrics_for(Op op) {
               "smsp__inst_executed_op_ldgsts.sum"};
     case Op::Atomic:
     case Op::AtomicIncrement:
+    case Op::AtomicCas:
+    case Op::AtomicExchange:
+    case Op::AtomicCasLoop:
       return {kMetricWavefrontsAtom, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
               "smsp__inst_executed_op_shared_atom.sum"};
   }
@@ -132,8 +136,10 @@ std::string kernel_name(const Pattern& p) {
     return std::string("banklab_cal_") + to_string(a.op) + "_x" + std::to_string(x) + (var == "trans" ? "_trans" : "");
   }
   if (a.op == Op::AsyncCopy) return kernel_name(a.op, a.width) + (var == "cg" ? "_cg" : "");
-  if (a.op == Op::Atomic) return kernel_name(a.op, a.width) + (var == "red" ? "_red" : "");
+  if (a.op == Op::Atomic) return kernel_name(a.op, a.width) + (var.empty() ? "" : "_" + var);  // red, exch, ...
   if (a.op == Op::AtomicIncrement) return kernel_name(Op::Atomic, a.width) + "_red";  // red.shared.add.u32 [p], 1
+  if (a.op == Op::AtomicCas || a.op == Op::AtomicExchange || a.op == Op::AtomicCasLoop)  // family atomop
+    return kernel_name(Op::Atomic, a.width) + "_" + var;
   return kernel_name(a.op, a.width);
 }
 
@@ -147,6 +153,7 @@ std::vector<std::string> all_kernel_names() {
   for (const char* n : {"cpasync_w4", "cpasync_w8", "cpasync_w16", "cpasync_w16_cg", "atom_w4", "atom_w8",
                         "atom_w4_red", "atom_w8_red"})
     v.push_back(std::string("banklab_cal_") + n);
+  for (const AtomOpKind& k : kAtomOpKinds) v.push_back(kernel_name(Op::Atomic, k.width) + "_" + k.variant);
   return v;
 }
 
@@ -299,6 +306,38 @@ std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels) {
     }
     std::string list;
     for (const auto& s : it->shared) list += " " + s;
+    // The shared atomics of the family atomop: one ATOMS of the kind's operation, or a
+    // compare-and-swap loop (LDS of the width, then ATOMS.CAST.SPIN; the 64-bit min first stores
+    // its word: STS.64).
+    const auto aok = std::find_if(std::begin(kAtomOpKinds), std::end(kAtomOpKinds), [&](const AtomOpKind& k) {
+      return name == kernel_name(Op::Atomic, k.width) + "_" + k.variant;
+    });
+    if (aok != std::end(kAtomOpKinds)) {
+      const std::string lds = aok->width == 8 ? "LDS.64" : "LDS";
+      std::vector<std::string> want;
+      if (std::string(aok->sass) == "loop") {
+        if (name == "banklab_cal_atom_w8_min") want.push_back("STS.64");
+        want.push_back(lds);
+        want.push_back("ATOMS.CAST.SPIN");
+      } else {
+        want.push_back(aok->sass);
+      }
+      bool good = it->shared.size() == want.size();
+      for (std::size_t i = 0; good && i < want.size(); ++i) {
+        const std::string& got = it->shared[i];
+        good = want[i].rfind("LDS", 0) == 0 || want[i].rfind("STS", 0) == 0
+                   ? got == want[i]
+                   : got.rfind(want[i], 0) == 0 && (got.size() == want[i].size() || got[want[i].size()] == '.');
+        // a 64-bit ATOMS names its width (.64); a 32-bit one does not
+        if (good && want[i].rfind("ATOMS", 0) == 0) good = (got.find(".64") != std::string::npos) == (aok->width == 8);
+      }
+      if (!good) {
+        std::string w;
+        for (const auto& x : want) w += " " + x;
+        problems.push_back(name + ": runs" + list + ", expected" + w);
+      }
+      continue;
+    }
     // 64-bit shared atomics compile to LDS.64 and a compare-and-swap loop (ATOMS.CAST.SPIN.64).
     const bool cas64 = name.find("_atom_w8") != std::string::npos && it->shared.size() == 2 &&
                        it->shared[0] == "LDS.64" && it->shared[1].rfind("ATOMS.CAST", 0) == 0;

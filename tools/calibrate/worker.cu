@@ -152,6 +152,70 @@ __global__ void banklab_cal_atom_w8_red(const unsigned* __restrict__ offsets, un
   if (active) asm volatile("red.shared.add.u64 [%0], %1;" ::"r"(addr), "l"(1ull) : "memory");
 }
 
+// The other shared atomics (family atomop, variant = the id's last part): each PTX operation as
+// ptxas 13.0 compiles it for sm_90 (common/data/README.md lists the SASS the H200 ran). 32-bit
+// exch/min/max/and/or/xor/inc/dec/cas are one ATOMS each; `red` of a register (result unused) is
+// one ATOMS with RZ as destination; float add is a compare-and-swap loop (LDS, then
+// ATOMS.CAST.SPIN) as are the 64-bit operations other than exch and cas. The 64-bit min first
+// writes all-ones to its word (lanes at one word write the same value), so every lane's minimum
+// changes the word and the loop's early exit depends on the addresses alone.
+#define BANKLAB_CAL_ATOM32(NAME, PTX)                                                               \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {        \
+    BANKLAB_CAL_PROLOGUE                                                                            \
+    unsigned x = 0;                                                                                 \
+    if (active) asm volatile(PTX : "=r"(x) : "r"(addr), "r"(lane + 1u) : "memory");                 \
+    if (x == 0x9e3779b9u) sink[lane] = x;                                                           \
+  }
+#define BANKLAB_CAL_RED32(NAME, PTX)                                                                \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {        \
+    BANKLAB_CAL_PROLOGUE                                                                            \
+    (void)sink;                                                                                     \
+    if (active) asm volatile(PTX ::"r"(addr), "r"(lane + 1u) : "memory");                            \
+  }
+#define BANKLAB_CAL_ATOM64(NAME, PTX)                                                               \
+  __global__ void NAME(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {        \
+    BANKLAB_CAL_PROLOGUE                                                                            \
+    unsigned long long x = 0;                                                                       \
+    if (active) asm volatile(PTX : "=l"(x) : "r"(addr), "l"(lane + 1ull) : "memory");               \
+    if (x == 0x9e3779b97f4a7c15ull) sink[lane] = static_cast<unsigned>(x);                          \
+  }
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_exch, "atom.shared.exch.b32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_min, "atom.shared.min.u32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_maxs, "atom.shared.max.s32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_and, "atom.shared.and.b32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_or, "atom.shared.or.b32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_xor, "atom.shared.xor.b32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_inc, "atom.shared.inc.u32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_dec, "atom.shared.dec.u32 %0, [%1], %2;")
+BANKLAB_CAL_ATOM32(banklab_cal_atom_w4_addf, "atom.shared.add.f32 %0, [%1], %2;")
+BANKLAB_CAL_RED32(banklab_cal_atom_w4_redadd, "red.shared.add.u32 [%0], %1;")
+BANKLAB_CAL_RED32(banklab_cal_atom_w4_redmin, "red.shared.min.u32 [%0], %1;")
+BANKLAB_CAL_RED32(banklab_cal_atom_w4_redor, "red.shared.or.b32 [%0], %1;")
+__global__ void banklab_cal_atom_w4_cas(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  unsigned x = 0;
+  if (active) asm volatile("atom.shared.cas.b32 %0, [%1], %2, %3;" : "=r"(x) : "r"(addr), "r"(lane), "r"(lane + 1u) : "memory");
+  if (x == 0x9e3779b9u) sink[lane] = x;
+}
+BANKLAB_CAL_ATOM64(banklab_cal_atom_w8_exch, "atom.shared.exch.b64 %0, [%1], %2;")
+BANKLAB_CAL_ATOM64(banklab_cal_atom_w8_or, "atom.shared.or.b64 %0, [%1], %2;")
+BANKLAB_CAL_ATOM64(banklab_cal_atom_w8_addf, "atom.shared.add.f64 %0, [%1], %2;")
+__global__ void banklab_cal_atom_w8_min(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  unsigned long long x = 0;
+  if (active) asm volatile("st.volatile.shared.u64 [%0], %1;" ::"r"(addr), "l"(~0ull) : "memory");
+  __syncwarp();
+  if (active) asm volatile("atom.shared.min.u64 %0, [%1], %2;" : "=l"(x) : "r"(addr), "l"(lane + 1ull) : "memory");
+  if (x == 0x9e3779b97f4a7c15ull) sink[lane] = static_cast<unsigned>(x);
+}
+__global__ void banklab_cal_atom_w8_cas(const unsigned* __restrict__ offsets, unsigned mask, unsigned* sink) {
+  BANKLAB_CAL_PROLOGUE
+  unsigned long long x = 0;
+  if (active)
+    asm volatile("atom.shared.cas.b64 %0, [%1], %2, %3;" : "=l"(x) : "r"(addr), "l"(static_cast<unsigned long long>(lane)), "l"(lane + 1ull) : "memory");
+  if (x == 0x9e3779b97f4a7c15ull) sink[lane] = static_cast<unsigned>(x);
+}
+
 using Kernel = void (*)(const unsigned*, unsigned, unsigned*);
 
 struct NamedKernel {
@@ -171,6 +235,12 @@ const NamedKernel kKernels[] = {
     BANKLAB_K(banklab_cal_stsm_x4_trans), BANKLAB_K(banklab_cal_cpasync_w4), BANKLAB_K(banklab_cal_cpasync_w8),
     BANKLAB_K(banklab_cal_cpasync_w16), BANKLAB_K(banklab_cal_cpasync_w16_cg), BANKLAB_K(banklab_cal_atom_w4),
     BANKLAB_K(banklab_cal_atom_w8), BANKLAB_K(banklab_cal_atom_w4_red), BANKLAB_K(banklab_cal_atom_w8_red),
+    BANKLAB_K(banklab_cal_atom_w4_exch), BANKLAB_K(banklab_cal_atom_w4_min), BANKLAB_K(banklab_cal_atom_w4_maxs),
+    BANKLAB_K(banklab_cal_atom_w4_and), BANKLAB_K(banklab_cal_atom_w4_or), BANKLAB_K(banklab_cal_atom_w4_xor),
+    BANKLAB_K(banklab_cal_atom_w4_inc), BANKLAB_K(banklab_cal_atom_w4_dec), BANKLAB_K(banklab_cal_atom_w4_cas),
+    BANKLAB_K(banklab_cal_atom_w4_addf), BANKLAB_K(banklab_cal_atom_w4_redadd), BANKLAB_K(banklab_cal_atom_w4_redmin),
+    BANKLAB_K(banklab_cal_atom_w4_redor), BANKLAB_K(banklab_cal_atom_w8_exch), BANKLAB_K(banklab_cal_atom_w8_cas),
+    BANKLAB_K(banklab_cal_atom_w8_min), BANKLAB_K(banklab_cal_atom_w8_or), BANKLAB_K(banklab_cal_atom_w8_addf),
 };
 #undef BANKLAB_K
 

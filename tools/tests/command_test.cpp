@@ -84,7 +84,7 @@ TEST(PredictCommand, RejectsTooManyOffsets) {
 TEST(PredictCommand, RejectsAnUnknownOp) {
   write_file(tmp("op.txt"), "ld 4 ffffffff" + offsets(4) + "\nmov 4 ffffffff" + offsets(4) + "\n");
   expect_bad_input(run("predict '" + tmp("op.txt") + "'", "op"),
-                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc'\\)");
+                   ".*op.txt:2: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc', 'atomcas', 'atomexch', 'atomloop'\\)");
 }
 
 TEST(PredictCommand, RejectsWidthThree) {
@@ -305,7 +305,7 @@ TEST(ExplainCommand, RejectsAWidthThatIsNotANumber) {
 
 TEST(ExplainCommand, RejectsAnUnknownOpWithTheMessageOfPredict) {
   expect_bad_input(run("explain mov 4 'lane*4'", "explainmov"),
-                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc'\\)");
+                   "arguments:1: unknown op 'mov' \\(expected one of 'ld', 'st', 'ldsm', 'stsm', 'cpasync', 'atom', 'atominc', 'atomcas', 'atomexch', 'atomloop'\\)");
 }
 
 TEST(ExplainCommand, RejectsABadLine) {

@@ -41,6 +41,23 @@
 ///    the others retry in the next pass. Summary::instructions counts the passes (what ncu
 ///    counts as executed instructions) and ncu's conflict counter reads 0 (the retries are
 ///    instructions, not conflicts): see expected_counters().
+///  The other shared atomics (common/data/calibration_h200_atomop.csv):
+///  - atom, 32-bit, covers every one-instruction 32-bit ATOMS: ADD, EXCH, MIN, MAX (.S32 too), AND,
+///    OR, XOR, INC, DEC, with the result used or not (`red.shared.<op>` of a register: `ATOMS.<op>`
+///    with RZ); only `red.add` of 1 (ATOMS.POPC.INC) differs.
+///  - atomcas (ATOMS.CAS, ATOMS.CAS.64): the groups of a store of its width (warp; half-warps for
+///    64-bit), every lane apart as for atom, and every wavefront twice: 2x the wavefronts of
+///    atom / atomexch on the same addresses. ncu's conflict counter reads half the extra
+///    wavefronts (expected_counters()).
+///  - atomexch 8 (ATOMS.EXCH.64): half-warps, every lane apart.
+///  - atomloop (LDS + ATOMS.CAST.SPIN, a float atomicAdd or a 64-bit op other than exch/cas):
+///    width 8 is atom 8 above; width 4 runs the same passes with the warp as one group: a pass
+///    serves, in lane order, the lanes on banks no earlier served lane used (so the passes are
+///    the most lanes any bank holds) and takes 2 wavefronts. Exact when every successful
+///    compare-and-swap changes its word (add of a non-zero value, exchange of new values); a 64-bit
+///    min/max exits early and an or/and/xor that leaves a word unchanged lets the next lane at it
+///    succeed in the same pass: for those the loop depends on the values and the passes here
+///    are an upper bound (common/data/README.md: valuedep_h200_atomop.csv).
 #pragma once
 
 #include <array>
@@ -68,7 +85,7 @@ constexpr bool is_legal_width(int width) noexcept {
 std::string legal_widths_text();
 
 /// The kind of warp-wide shared-memory instruction. Text names (parse_op, to_string):
-/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc".
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc", "atomcas", "atomexch", "atomloop".
 enum class Op : std::uint8_t {
   Load,         ///< "ld": a shared-memory load (LDS), widths 1, 2, 4, 8, 16
   Store,        ///< "st": a shared-memory store (STS), widths 1, 2, 4, 8, 16
@@ -81,22 +98,35 @@ enum class Op : std::uint8_t {
                 ///< 16 (`.ca`; `.cg` is 16 only)
   Atomic,       ///< "atom": a shared atomic (ATOMS.ADD, 32-bit) or, 64-bit, the whole
                 ///< compare-and-swap loop sm_90 runs for it (ATOMS.CAST.SPIN.64), widths 4, 8
-  AtomicIncrement  ///< "atominc": ATOMS.POPC.INC.32, what `atomicAdd(p, 1)` and
-                   ///< `red.shared.add.u32 [p], 1` compile to when the result is unused, width 4
+  AtomicIncrement,  ///< "atominc": ATOMS.POPC.INC.32, what `atomicAdd(p, 1)` and
+                    ///< `red.shared.add.u32 [p], 1` compile to when the result is unused, width 4
+  AtomicCas,        ///< "atomcas": one compare-and-swap, ATOMS.CAS (`atomicCAS`, width 4) or
+                    ///< ATOMS.CAS.64 (width 8)
+  AtomicExchange,   ///< "atomexch": ATOMS.EXCH.64 (`atomicExch` of 64 bits, width 8), the one
+                    ///< 64-bit shared atomic sm_90 runs as one instruction besides CAS; width 4
+                    ///< is ATOMS.EXCH, the same as atom 4
+  AtomicCasLoop     ///< "atomloop": the compare-and-swap loop (LDS, then ATOMS.CAST.SPIN until
+                    ///< every lane succeeded) ptxas emits for a shared atomic sm_90 has no ATOMS
+                    ///< for: a float `atomicAdd` (width 4; also half2/bfloat162 adds) and the
+                    ///< 64-bit add/min/max/and/or/xor and double add (width 8, the same as atom 8)
 };
 
 /// Every Op, in declaration order (for loops over all kinds).
-inline constexpr Op kAllOps[] = {Op::Load,      Op::Store,  Op::LoadMatrix,     Op::StoreMatrix,
-                                Op::AsyncCopy, Op::Atomic, Op::AtomicIncrement};
+inline constexpr Op kAllOps[] = {Op::Load,      Op::Store,           Op::LoadMatrix, Op::StoreMatrix,
+                                Op::AsyncCopy, Op::Atomic,          Op::AtomicIncrement, Op::AtomicCas,
+                                Op::AtomicExchange, Op::AtomicCasLoop};
 
 /// True when `width` is legal for `op`: ld/st kLegalWidths; ldsm/stsm 16; cpasync 4, 8, 16;
-/// atom 4, 8; atominc 4.
+/// atom, atomcas, atomexch, atomloop 4, 8; atominc 4.
 constexpr bool is_legal_width(Op op, int width) noexcept {
   switch (op) {
     case Op::LoadMatrix:
     case Op::StoreMatrix: return width == 16;
     case Op::AsyncCopy: return width == 4 || width == 8 || width == 16;
-    case Op::Atomic: return width == 4 || width == 8;
+    case Op::Atomic:
+    case Op::AtomicCas:
+    case Op::AtomicExchange:
+    case Op::AtomicCasLoop: return width == 4 || width == 8;
     case Op::AtomicIncrement: return width == 4;
     default: return is_legal_width(width);
   }
@@ -184,8 +214,10 @@ struct Summary {
 };
 
 /// What Nsight Compute's three counters read for one instruction (common/data/README.md says
-/// which counters): the model's wavefronts; its conflicts, except for a 64-bit atomic's CAS loop,
-/// where ncu counts 0 (each pass is conflict-free; the retries are counted as instructions);
+/// which counters): the model's wavefronts; its conflicts, except for a CAS loop (atom 8,
+/// atomloop), where ncu counts 0 (each pass is conflict-free; the retries are counted as
+/// instructions), and for atomcas, where it counts half of them (one per extra lane, not per
+/// extra wavefront);
 /// and the warp instructions executed (the passes of a CAS loop, otherwise 1). The one place that
 /// says how the model's answer is compared with a measurement (tests, `banklab compare`,
 /// `banklab calibrate`).
@@ -213,10 +245,15 @@ Counters expected_counters(const WarpAccess& access) noexcept;
 /// Other ops: summarize(access).
 Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
 
-/// Wavefronts of ONE pass of a 64-bit shared compare-and-swap (ATOMS.CAST.SPIN.64, ATOMS.CAS.64)
+/// Wavefronts of ONE pass of a 64-bit shared compare-and-swap loop (ATOMS.CAST.SPIN.64)
 /// executed by the lanes of `mask`: 2 per half-warp with an active lane. What the tracer charges
 /// each executed pass it records (the model's `atom 8` is the whole loop).
 int cas_pass_wavefronts(std::uint32_t mask) noexcept;
+
+/// One pass of a compare-and-swap loop of `width` bytes (ATOMS.CAST.SPIN, 4, or
+/// ATOMS.CAST.SPIN.64, 8) executed by the lanes of `mask`: 2 wavefronts per group with an active
+/// lane (the warp for 4 bytes, half-warps for 8).
+int cas_pass_wavefronts(std::uint32_t mask, int width) noexcept;
 
 /// Wavefronts, minimum, grouping and merged of one instruction in one pass: the same numbers
 /// as analyze(), without building the explanation. No allocation, no exception.
@@ -239,7 +276,8 @@ int minimum_wavefronts(const WarpAccess& access) noexcept;
 /// The full explanation: groups, and for every wavefront which lanes get which words.
 Analysis analyze(const WarpAccess& access);
 
-/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc": the names parse_op() reads.
+/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc", "atomcas", "atomexch", "atomloop":
+/// the names parse_op() reads.
 const char* to_string(Op op);
 /// In words for messages: "load (ld)", "store (st)", "ldmatrix (ldsm)", ...
 const char* describe(Op op);

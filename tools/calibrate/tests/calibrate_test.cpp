@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -149,6 +150,63 @@ TEST(CalibratePatterns, TheRandomSetMixesWidthsMasksRangesSharingAndMerging) {
   EXPECT_GT(merged, 40) << "64/128-bit loads that merge";
   EXPECT_GT(stores, 300);
   EXPECT_LT(stores, 500);
+}
+
+// The committed rows of every family are keyed by id: `banklab calibrate --family F --random 200`
+// (seed 1) must still list each one with the same op, width, mask and offsets, so that adding a
+// family or a kind never changes what an id means (the atomop family draws from its own stream).
+TEST(CalibratePatterns, EveryCommittedFamilyRowIsStillListedUnderItsIdWithItsOffsets) {
+  const std::pair<const char*, const char*> files[] = {
+      {"ldsm", "calibration_h200_ldsm.csv"},       {"stsm", "calibration_h200_stsm.csv"},
+      {"cpasync", "calibration_h200_cpasync.csv"}, {"cpasync", "uncounted_h200_cpasync_cg.csv"},
+      {"atom", "calibration_h200_atom.csv"},       {"atomop", "calibration_h200_atomop.csv"},
+      {"atomop", "valuedep_h200_atomop.csv"}};
+  std::map<std::string, std::size_t> listed, rows_of;
+  for (const auto& [family, file] : files) {
+    std::map<std::string, WarpAccess> by_id;
+    for (const Pattern& p : family_patterns(family, 200, 1)) by_id[p.id] = p.access;
+    listed[family] = by_id.size();
+    for (const Measurement& m : read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/" + file)) {
+      ++rows_of[family];
+      const auto it = by_id.find(m.id);
+      ASSERT_NE(it, by_id.end()) << file << ": " << m.id << " is no longer listed by --family " << family;
+      EXPECT_EQ(it->second.op, m.access.op) << m.id;
+      EXPECT_EQ(it->second.width, m.access.width) << m.id;
+      EXPECT_EQ(it->second.mask, m.access.mask) << m.id;
+      EXPECT_EQ(it->second.offset, m.access.offset) << m.id;
+    }
+  }
+  // Every pattern of the families whose measurement is complete was measured.
+  for (const char* f : {"ldsm", "stsm", "cpasync", "atom", "atomop"}) EXPECT_EQ(rows_of[f], listed[f]) << f;
+}
+
+TEST(CalibratePatterns, TheAtomopFamilyCoversEveryKindWithNamedAndRandomPatterns) {
+  const auto v = family_patterns("atomop", 200, 1);
+  std::set<std::string> ids;
+  std::map<std::string, int> named, random;
+  for (const Pattern& p : v) {
+    EXPECT_TRUE(ids.insert(p.id).second) << "duplicate id " << p.id;
+    EXPECT_FALSE(validate(p.access).has_value()) << p.id;
+    const std::string var = variant_of(p.id);
+    ASSERT_FALSE(var.empty()) << p.id;
+    const std::string kind = std::to_string(p.access.width) + var;
+    (p.id.rfind("atomop_n_", 0) == 0 ? named : random)[kind]++;
+    const auto k = std::find_if(std::begin(kAtomOpKinds), std::end(kAtomOpKinds), [&](const AtomOpKind& x) {
+      return x.width == p.access.width && var == x.variant;
+    });
+    ASSERT_NE(k, std::end(kAtomOpKinds)) << p.id;
+    EXPECT_EQ(p.access.op, k->op) << p.id << ": the model's op for " << k->ptx;
+    EXPECT_EQ(kernel_name(p), kernel_name(Op::Atomic, k->width) + "_" + k->variant) << p.id;
+  }
+  EXPECT_EQ(v.size(), 434u);
+  int drawn = 0;
+  for (const AtomOpKind& k : kAtomOpKinds) {
+    const std::string kind = std::to_string(k.width) + k.variant;
+    EXPECT_EQ(named[kind], 13) << kind;  // same word, same bank, distinct banks, sharing, masks
+    EXPECT_GE(random[kind], 1) << kind;  // the draw is uniform over the kinds: 2 to 17 each with seed 1
+    drawn += random[kind];
+  }
+  EXPECT_EQ(drawn, 200);
 }
 
 TEST(CalibratePatterns, ThePatternListRoundTrips) {
@@ -370,6 +428,47 @@ TEST(CalibrateSass, AcceptsTheNewKernelsAsTheH200BuildListsThem) {
     for (const auto& p : problems) EXPECT_EQ(p.find(k), std::string::npos) << p;
   EXPECT_TRUE(std::any_of(problems.begin(), problems.end(),
                           [](const std::string& p) { return p.find("banklab_cal_ldsm_x1: not found") != std::string::npos; }));
+}
+
+// The shared atomics of the family atomop as the H200 build lists them (cuobjdump -sass of
+// build/cal/banklab-calibrate-standalone, bench/atomics_device.sh, 2026-11-24).
+TEST(CalibrateSass, AcceptsTheAtomicKernelsAsTheH200BuildListsThemAndNamesAWrongOne) {
+  const std::string pre = "\t\tFunction : _ZN7banklab9calibrate41_GLOBAL__N__44f27d7c_9_worker_cu_43ddbdc6";
+  auto fn = [&](const std::string& name) { return pre + std::to_string(name.size()) + name + "EPKjjPj\n"; };
+  auto ins = [](const std::string& text) { return "        /*0120*/                   " + text + " ;\n"; };
+  std::string sass;
+  const std::pair<const char*, const char*> one[] = {
+      {"banklab_cal_atom_w4_exch", "ATOMS.EXCH R5, [R2+UR4], R5"},  {"banklab_cal_atom_w4_min", "ATOMS.MIN R5, [R2+UR4], R5"},
+      {"banklab_cal_atom_w4_maxs", "ATOMS.MAX.S32 R5, [R2+UR4], R5"}, {"banklab_cal_atom_w4_and", "ATOMS.AND R5, [R2+UR4], R5"},
+      {"banklab_cal_atom_w4_or", "ATOMS.OR R5, [R2+UR4], R5"},      {"banklab_cal_atom_w4_xor", "ATOMS.XOR R5, [R2+UR4], R5"},
+      {"banklab_cal_atom_w4_inc", "ATOMS.INC R5, [R2+UR4], R5"},    {"banklab_cal_atom_w4_dec", "ATOMS.DEC R5, [R2+UR4], R5"},
+      {"banklab_cal_atom_w4_cas", "ATOMS.CAS R0, [R0], R4, R5"},    {"banklab_cal_atom_w4_redadd", "ATOMS.ADD RZ, [R2+UR4], R5"},
+      {"banklab_cal_atom_w4_redmin", "ATOMS.MIN RZ, [R2+UR4], R5"}, {"banklab_cal_atom_w4_redor", "ATOMS.OR RZ, [R2+UR4], R5"},
+      {"banklab_cal_atom_w8_exch", "ATOMS.EXCH.64 R2, [R5+UR4], R2"}, {"banklab_cal_atom_w8_cas", "ATOMS.CAS.64 R4, [R9], R4, R6"}};
+  for (const auto& [k, i] : one) sass += fn(k) + ins(i);
+  sass += fn("banklab_cal_atom_w4_addf") + ins("LDS R6, [R2+UR4]") + ins("ATOMS.CAST.SPIN R7, [R0], R6, R7");
+  sass += fn("banklab_cal_atom_w8_addf") + ins("LDS.64 R4, [R2+UR4]") + ins("ATOMS.CAST.SPIN.64 R6, [R11], R4, R6");
+  sass += fn("banklab_cal_atom_w8_or") + ins("LDS.64 R4, [R2+UR4]") + ins("ATOMS.CAST.SPIN.64 R6, [R9], R4, R6");
+  sass += fn("banklab_cal_atom_w8_min") + ins("@P0 STS.64 [R3+UR4], R4") + ins("LDS.64 R4, [R3+UR4]") +
+          ins("ATOMS.CAST.SPIN.64 R12, [R9], R4, R6");
+  auto problems_with = [](const std::vector<std::string>& all, const std::string& kernel) {
+    std::vector<std::string> v;
+    for (const auto& p : all)
+      if (p.rfind(kernel + ":", 0) == 0) v.push_back(p);
+    return v;
+  };
+  const auto problems = check_sass(parse_sass(sass));
+  for (const AtomOpKind& k : kAtomOpKinds) {
+    const std::string name = kernel_name(Op::Atomic, k.width) + "_" + k.variant;
+    EXPECT_TRUE(problems_with(problems, name).empty()) << problems_with(problems, name)[0];
+  }
+  // ATOMS.ADD where the exchange belongs, a 32-bit CAS in the 64-bit kernel: both named.
+  std::string wrong = fn("banklab_cal_atom_w4_exch") + ins("ATOMS.ADD R5, [R2+UR4], R5") + fn("banklab_cal_atom_w8_cas") +
+                      ins("ATOMS.CAS R4, [R9], R4, R6");
+  const auto bad = check_sass(parse_sass(wrong));
+  ASSERT_EQ(problems_with(bad, "banklab_cal_atom_w4_exch").size(), 1u);
+  EXPECT_NE(problems_with(bad, "banklab_cal_atom_w4_exch")[0].find("expected ATOMS.EXCH"), std::string::npos);
+  EXPECT_EQ(problems_with(bad, "banklab_cal_atom_w8_cas").size(), 1u);
 }
 }  // namespace
 }  // namespace banklab::calibrate

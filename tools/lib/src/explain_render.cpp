@@ -124,9 +124,11 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
         h += "Make the stride in 4-byte words odd (pad the row by one element), or XOR-swizzle "
              "the index, so that the lanes spread over all 32 banks.";
       }
-    } else if (a.op == Op::Atomic && a.width == 8) {
-      h = "Lanes of one half-warp on the same banks, or at the same 8-byte word anywhere in the warp, "
-          "cannot finish in the same pass.";
+    } else if ((a.op == Op::Atomic && a.width == 8) || a.op == Op::AtomicCasLoop) {
+      h = a.width == 8 ? "Lanes of one half-warp on the same banks, or at the same 8-byte word anywhere in the warp, "
+                         "cannot finish in the same pass."
+                       : "Lanes on the same bank, whether at one word or at different words, cannot finish in the "
+                         "same pass.";
     } else {
       int worst_group = 0;
       for (std::size_t g = 0; g < r.groups.size(); ++g)
@@ -135,10 +137,19 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
                 r.groups[static_cast<std::size_t>(worst_group)].minimum)
           worst_group = static_cast<int>(g);
       const Group& g = r.groups[static_cast<std::size_t>(worst_group)];
-      h = "Bank " + std::to_string(g.worst_bank) + " must deliver " + std::to_string(g.wavefronts) +
-          " distinct words to " + group_name(r, worst_group) +
-          ": give those words different banks (pad rows by one element, or XOR-swizzle the "
-          "index with the row) and the access drops towards its minimum.";
+      const bool every_lane =
+          (a.op == Op::Atomic && a.width == 4) || a.op == Op::AtomicCas || a.op == Op::AtomicExchange;
+      if (every_lane)  // one-instruction ATOMS: a bank serves its lanes one by one, same word or not
+        h = "Bank " + std::to_string(g.worst_bank) + " serves " +
+            std::to_string(a.op == Op::AtomicCas ? g.wavefronts / 2 : g.wavefronts) + " of " +
+            group_name(r, worst_group) +
+            " one by one (a shared atomic serves every lane apart, even lanes at one word): give the lanes' "
+            "words different banks, or combine the lanes of one word within the warp first.";
+      else
+        h = "Bank " + std::to_string(g.worst_bank) + " must deliver " + std::to_string(g.wavefronts) +
+            " distinct words to " + group_name(r, worst_group) +
+            ": give those words different banks (pad rows by one element, or XOR-swizzle the "
+            "index with the row) and the access drops towards its minimum.";
     }
   }
   if (a.op == Op::Atomic && a.width == 8) {
@@ -146,6 +157,18 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
          (r.instructions == 1 ? " pass" : " passes") +
          " here): lanes at one word retry one by one, and lanes whose banks an earlier lane of their "
          "half-warp took retry too. Aggregate within the warp first, or use 32-bit counters.";
+  } else if (a.op == Op::AtomicCasLoop) {
+    h += std::string(" This atomic is a compare-and-swap loop on sm_90 (") + std::to_string(r.instructions) +
+         (r.instructions == 1 ? " pass" : " passes") + " here, each with its LDS): " +
+         (a.width == 8 ? "lanes at one word retry one by one, and lanes whose banks an earlier lane of their "
+                         "half-warp took retry too."
+                       : "a float (or half2) atomicAdd; each pass serves one lane per bank, so lanes at one "
+                         "word, or on one bank, retry one by one.") +
+         " Aggregate within the warp first (__shfl_xor_sync / __reduce_add_sync), or give each warp its own "
+         "copy.";
+  } else if (a.op == Op::AtomicCas) {
+    h += " A compare-and-swap takes every wavefront twice: twice the cost of an exchange at the same "
+         "addresses, and lanes at one word are served one by one.";
   } else if (a.op == Op::AsyncCopy && a.width < 16) {
     h += " cp.async of " + std::to_string(a.width) + " bytes is served lane by lane in lane order, " +
          (a.width == 4 ? "the warp as one group" : "one half-warp after the other") +

@@ -236,15 +236,15 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     tables.push_back(LineTable::from_cubin(c.data(), c.size()));
     sass.push_back(SassText::from_cubin(c.data(), c.size()));
   }
-  // Is the atomic at (kernel, pc) ATOMS.POPC.INC? Read once per pc from the kernel's module (or
+  // Which ATOMS is the atomic at (kernel, pc)? Read once per pc from the kernel's module (or
   // another module that has the kernel, as for the lines: image_of).
-  std::map<std::pair<std::uint32_t, std::uint64_t>, bool> popc_inc;
-  auto is_popc_inc = [&](std::uint32_t kernel, std::uint64_t pc) {
-    auto [it, fresh] = popc_inc.try_emplace({kernel, pc}, false);
+  std::map<std::pair<std::uint32_t, std::uint64_t>, AtomsKind> atoms;
+  auto atoms_at = [&](std::uint32_t kernel, std::uint64_t pc) {
+    auto [it, fresh] = atoms.try_emplace({kernel, pc}, AtomsKind::NotAtoms);
     if (fresh) {
       const KernelInfo& k = data.kernels[kernel];
       const auto ins = image_of(sass, k.module, k.name).at(k.name, pc);
-      it->second = ins && is_atoms_popc_inc(*ins);
+      if (ins) it->second = atoms_kind(*ins);
     }
     return it->second;
   };
@@ -271,9 +271,8 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
       other[{m.kernel, pc, kind_name(r.kind)}] += m.count;
       continue;
     } else if ((r.flags & kFlagAtomic) == kFlagAtomic) {
-      // The callback does not say which atomic: ATOMS.POPC.INC (served like a store) is told from
-      // ATOMS.ADD and the rest by the instruction itself.
-      ins.access.op = r.width == 4 && is_popc_inc(m.kernel, pc) ? Op::AtomicIncrement : Op::Atomic;
+      // The callback does not say which atomic: the instruction itself does (atom_op_of()).
+      ins.access.op = atom_op_of(atoms_at(m.kernel, pc), r.width);
     } else {
       ins.access.op = (r.flags & kFlagWrite) ? Op::Store : Op::Load;
     }
@@ -307,6 +306,17 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     unmodelled.push_back(Unmodelled{data.kernels[std::get<0>(key)].name, std::get<1>(key), std::get<2>(key), count});
 }
 
+Op atom_op_of(AtomsKind kind, int width) noexcept {
+  switch (kind) {
+    case AtomsKind::PopcInc: return width == 4 ? Op::AtomicIncrement : Op::Atomic;
+    case AtomsKind::Cas: return Op::AtomicCas;
+    case AtomsKind::CasSpin: return Op::AtomicCasLoop;
+    case AtomsKind::Operation: return width == 8 ? Op::AtomicExchange : Op::Atomic;  // EXCH.64: the one 64-bit op
+    case AtomsKind::NotAtoms: break;
+  }
+  return Op::Atomic;  // SASS not readable: a 64-bit one is taken as a CAS-loop pass (cost_of())
+}
+
 Cost cost_of(const Instruction& ins) noexcept {
   if (ins.source_banks && ins.access.op == Op::AsyncCopy) {
     // The model reads a source only as its bank, (address / 4) % 32: bank * 4 stands for it.
@@ -319,11 +329,11 @@ Cost cost_of(const Instruction& ins) noexcept {
 }
 
 Cost cost_of(const WarpAccess& access) noexcept {
-  // A 64-bit shared atomic is a compare-and-swap loop on sm_90: each pass is its own executed
-  // instruction, recorded with the lanes that ran it, so a record costs one pass (the model's
-  // `atom 8` is the whole loop).
-  if (access.op == Op::Atomic && access.width == 8) {
-    const int w = cas_pass_wavefronts(access.mask);
+  // A compare-and-swap loop (a 64-bit add/min/max/..., a float or double add) on sm_90: each pass
+  // is its own executed ATOMS.CAST.SPIN, recorded with the lanes that ran it, so a record costs
+  // one pass (the model's `atomloop` and `atom 8` are the whole loop).
+  if ((access.op == Op::Atomic && access.width == 8) || access.op == Op::AtomicCasLoop) {
+    const int w = cas_pass_wavefronts(access.mask, access.width);
     return Cost{w, w};
   }
   // The one call into the model: wavefronts and minimum in one pass.
@@ -343,7 +353,12 @@ std::string hint_for(const WarpAccess& a, int wavefronts, int minimum) {
     return s + "An atomic increment with its result unused is served like a 32-bit store: lanes at one word "
                "share it, lanes at other words of one bank conflict. Give each lane's counter its own bank "
                "(pad or swizzle the counters).";
-  if (a.op == Op::Atomic)
+  if (a.op == Op::AtomicCasLoop)
+    return s + "This atomic is a compare-and-swap loop on sm_90 (a float or 64-bit add/min/max/and/or/xor): each "
+               "pass serves one lane per bank, and every lane at one word takes its own pass. Give each lane its "
+               "own bank, or reduce within the warp first (__reduce_add_sync, __shfl_xor_sync) and let one lane "
+               "per word do the atomic.";
+  if (a.op == Op::Atomic || a.op == Op::AtomicCas || a.op == Op::AtomicExchange)
     return s + "Shared atomics serve every lane apart: lanes at the same word are serialised too. Aggregate "
                "within the warp first (__reduce_add_sync / __match_any_sync) or give each warp its own copy "
                "of the counters.";
@@ -431,7 +446,10 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
       case Op::StoreMatrix: k.store_instructions += ins.count; k.store_wavefronts += wf; break;
       case Op::AsyncCopy: k.async_copy_instructions += ins.count; k.async_copy_wavefronts += wf; break;
       case Op::Atomic:
-      case Op::AtomicIncrement: k.atomic_instructions += ins.count; k.atomic_wavefronts += wf; break;
+      case Op::AtomicIncrement:
+      case Op::AtomicCas:
+      case Op::AtomicExchange:
+      case Op::AtomicCasLoop: k.atomic_instructions += ins.count; k.atomic_wavefronts += wf; break;
     }
   }
   for (auto& [key, l] : lines) {

@@ -407,8 +407,9 @@ TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
 
 // The same recorded run: the atomics. The patch callback does not say which atomic ran; the
 // decoder reads the instruction at the pc in the recorded module. atom32_histogram's
-// `atomicAdd(&hist[k], 1u)` (result unused) is ATOMS.POPC.INC, the others are not; a 64-bit
-// atomicAdd is a CAS loop whose every executed pass costs 2 wavefronts per half-warp.
+// `atomicAdd(&hist[k], 1u)` (result unused) is ATOMS.POPC.INC, the others are not; atomicCAS is
+// ATOMS.CAS (twice the wavefronts of an exchange); a 64-bit atomicAdd is a CAS loop
+// (ATOMS.CAST.SPIN.64) whose every executed pass costs 2 wavefronts per half-warp.
 TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
   std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_ops.bltrace", std::ios::binary);
   ASSERT_TRUE(in) << "the fixture trace_ops.bltrace is missing";
@@ -418,15 +419,17 @@ TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
   bt::decode(d, ins, un);
   std::map<std::string, std::set<banklab::Op>> ops;
   for (const bt::Instruction& i : ins) {
-    if (i.access.op != banklab::Op::Atomic && i.access.op != banklab::Op::AtomicIncrement) continue;
+    if (i.access.op != banklab::Op::Atomic && i.access.op != banklab::Op::AtomicIncrement &&
+        i.access.op != banklab::Op::AtomicCas && i.access.op != banklab::Op::AtomicCasLoop)
+      continue;
     const std::string n = bt::display_name(i.kernel);
     const std::size_t at = n.find("::") + 2;
     ops[n.substr(at, n.find('(', at) - at)].insert(i.access.op);
   }
   EXPECT_EQ(ops["atom32_histogram"], std::set<banklab::Op>{banklab::Op::AtomicIncrement});
   EXPECT_EQ(ops["atom32_sameword_value"], std::set<banklab::Op>{banklab::Op::Atomic});
-  EXPECT_EQ(ops["atom32_cas_column"], std::set<banklab::Op>{banklab::Op::Atomic});
-  EXPECT_EQ(ops["atom64_stride"], std::set<banklab::Op>{banklab::Op::Atomic});
+  EXPECT_EQ(ops["atom32_cas_column"], std::set<banklab::Op>{banklab::Op::AtomicCas});
+  EXPECT_EQ(ops["atom64_stride"], std::set<banklab::Op>{banklab::Op::AtomicCasLoop});
   const bt::Report r = bt::aggregate(ins, un, d.dropped);
   for (const auto& k : r.kernels) {
     const std::string n = bt::display_name(k.kernel);
@@ -439,6 +442,10 @@ TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
       EXPECT_EQ(k.atomic_instructions, 96u);
       EXPECT_EQ(k.atomic_wavefronts, 384u);
     }
+    if (n.find("atom32_cas_column") != std::string::npos) {  // 768 before ATOMS.CAS was told apart
+      EXPECT_EQ(k.atomic_instructions, 24u);
+      EXPECT_EQ(k.atomic_wavefronts, 1536u);
+    }
   }
 }
 
@@ -449,6 +456,21 @@ TEST(TraceDecode, ReadsTheAtomicsOperationFromItsSassWord) {
   EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050205798cull, 0x004e240008000004ull}));
   EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000040906738dull, 0x000e240001800406ull}));
   EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050005738cull, 0x004e280004000000ull}));  // ATOMS.EXCH
+  // The other shared atomics (ptxas 13.0, sm_90, tools/calibrate/worker.cu; the H200's cuobjdump
+  // names them): ATOMS.EXCH, ATOMS.MIN RZ, ATOMS.EXCH.64, ATOMS.CAS, ATOMS.CAS.64,
+  // ATOMS.CAST.SPIN (float add), ATOMS.CAST.SPIN.64, LDS.64.
+  EXPECT_EQ(bt::atoms_kind({0x000000050205798cull, 0x004e24000c000004ull}), bt::AtomsKind::Operation);
+  EXPECT_EQ(bt::atoms_kind({0x0000000502ff798cull, 0x004fe20008800004ull}), bt::AtomsKind::Operation);
+  EXPECT_EQ(bt::atoms_kind({0x000000020502798cull, 0x004e24000c000404ull}), bt::AtomsKind::Operation);
+  EXPECT_EQ(bt::atoms_kind({0x000000040000738dull, 0x000e240000000005ull}), bt::AtomsKind::Cas);
+  EXPECT_EQ(bt::atoms_kind({0x000000040904738dull, 0x000e240000000406ull}), bt::AtomsKind::Cas);
+  EXPECT_EQ(bt::atoms_kind({0x000000060007738dull, 0x000e240001800007ull}), bt::AtomsKind::CasSpin);
+  EXPECT_EQ(bt::atoms_kind({0x000000040906738dull, 0x000e240001800406ull}), bt::AtomsKind::CasSpin);
+  EXPECT_EQ(bt::atoms_kind({0x0000000402047984ull, 0x000e240008000a00ull}), bt::AtomsKind::NotAtoms);
+  EXPECT_EQ(bt::atoms_kind({0x0000000002ff7f8cull, 0x004fe2000d800004ull}), bt::AtomsKind::PopcInc);
+  EXPECT_EQ(bt::atom_op_of(bt::AtomsKind::Operation, 8), banklab::Op::AtomicExchange);
+  EXPECT_EQ(bt::atom_op_of(bt::AtomsKind::Operation, 4), banklab::Op::Atomic);
+  EXPECT_EQ(bt::atom_op_of(bt::AtomsKind::CasSpin, 4), banklab::Op::AtomicCasLoop);
   const std::string junk = "not an ELF image";
   EXPECT_FALSE(bt::SassText::from_cubin(junk.data(), junk.size()).at("k", 0).has_value());
 }
@@ -683,4 +705,49 @@ TEST(TraceImages, KeepsOnlyTheImagesTheRecordedKernelsLinesCanComeFrom) {
   EXPECT_EQ(bt::needed_images({bare, lined, ""}, kernels(0, 2), store_recorded), V({true, true, true}));
   // Nothing recorded: nothing needed.
   EXPECT_EQ(bt::needed_images({bare, lined}, kernels(0, 1), {}), V({false, false}));
+}
+
+namespace {
+// bench/trace_atomics.cu traced on the H200 (bench/atomics_device.sh, 2026-11-24) and, in the same
+// call, profiled by ncu (docs/perf/trace_atomics_vs_ncu_h200.csv): shared-atomic instructions and
+// wavefronts per kernel as ncu counted them, and whether two warps of a block run their atomics
+// on the same words (then the passes of a CAS loop depend on how the warps interleave, which
+// differs from run to run: only the wavefronts per pass can be compared).
+struct NcuAtomics {
+  const char* kernel;
+  std::uint64_t instructions, wavefronts;
+  bool contended;
+};
+}  // namespace
+
+TEST(TraceReport, EverySharedAtomicKindOfTheRecordedRunCostsWhatNcuCounted) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_atomics.bltrace", std::ios::binary);
+  ASSERT_TRUE(in) << "the fixture trace_atomics.bltrace is missing";
+  const bt::TraceData d = bt::read_trace(in);
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  bt::decode(d, ins, un);
+  const bt::Report r = bt::aggregate(ins, un, d.dropped);
+  const NcuAtomics ncu[] = {
+      {"a32_exch_column", 24, 768, false},     {"a32_min_sameword", 24, 768, false},
+      {"a32_max_share2", 24, 48, false},       {"a32_or_unused_histogram", 24, 48, false},
+      {"a32_inc_histogram", 24, 48, false},    {"a32_add_unused_value", 24, 48, false},
+      {"f32_add_histogram", 48, 96, false},    {"f32_add_sameword_value", 1508, 3016, true},
+      {"a64_exch_stride", 24, 192, false},     {"a64_cas_column", 24, 1536, false},
+      {"a64_min_share4", 28, 112, true},       {"f64_add_stride", 48, 192, false}};
+  int seen = 0;
+  for (const NcuAtomics& n : ncu) {
+    for (const auto& k : r.kernels) {
+      const std::string name = bt::display_name(k.kernel);
+      if (name.find(std::string("::") + n.kernel + "(") == std::string::npos) continue;
+      ++seen;
+      if (!n.contended) {
+        EXPECT_EQ(k.atomic_instructions, n.instructions) << n.kernel;
+        EXPECT_EQ(k.atomic_wavefronts, n.wavefronts) << n.kernel;
+      } else {  // per pass: ncu's wavefronts / instructions
+        EXPECT_EQ(k.atomic_wavefronts * n.instructions, n.wavefronts * k.atomic_instructions) << n.kernel;
+      }
+    }
+  }
+  EXPECT_EQ(seen, 12);
 }

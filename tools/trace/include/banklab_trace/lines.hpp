@@ -68,4 +68,20 @@ class SassText {
 /// checked against `cuobjdump -sass` of tools/calibrate/worker.cu on the H200).
 bool is_atoms_popc_inc(const std::array<std::uint64_t, 2>& ins);
 
+/// Which shared atomic an sm_90 instruction is (the tracer's callback says only "atomic").
+enum class AtomsKind : std::uint8_t {
+  NotAtoms,  ///< not ATOMS (or not readable)
+  PopcInc,   ///< ATOMS.POPC.INC: opcode 0x18c, operation field 0xb
+  Operation, ///< ATOMS.ADD/MIN/MAX/INC/DEC/AND/OR/XOR/EXCH: opcode 0x18c, any other operation
+  Cas,       ///< ATOMS.CAS (one compare-and-swap): opcode 0x18d, field 0
+  CasSpin,   ///< ATOMS.CAST.SPIN, one pass of the compare-and-swap loop ptxas emits for shared
+             ///< atomics sm_90 has no ATOMS for (float add, 64-bit add/min/max/and/or/xor):
+             ///< opcode 0x18d, field 3
+};
+
+/// The kind of `ins` (opcodes and fields read from ptxas 13.0 cubins of every shared atomic of
+/// tools/calibrate/worker.cu and bench/trace_atomics.cu, checked against `cuobjdump -sass` on
+/// the H200).
+AtomsKind atoms_kind(const std::array<std::uint64_t, 2>& ins);
+
 }  // namespace banklab::trace

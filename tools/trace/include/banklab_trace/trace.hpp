@@ -89,6 +89,12 @@ Cost cost_of(const WarpAccess& access) noexcept;
 /// them (summarize_async_copy()); everything else as cost_of(access).
 Cost cost_of(const Instruction& instruction) noexcept;
 
+/// The model's op for an atomic record of `width` bytes whose instruction is `kind`:
+/// ATOMS.POPC.INC atominc, ATOMS.CAS atomcas, ATOMS.CAST.SPIN atomloop (one pass per record),
+/// a 64-bit ATOMS with an operation ATOMS.EXCH.64 (atomexch; sm_90 has no other), every other
+/// atom. Unreadable SASS: atom (for 64 bits, one pass of a CAS loop, as before the SASS was read).
+Op atom_op_of(AtomsKind kind, int width) noexcept;
+
 /// One source line of one kernel (or one pc when the line is unknown).
 struct LineReport {
   std::string kernel, file;
