@@ -13,7 +13,7 @@ out=${OUT:-$PWD/out}; mkdir -p "$out"
 src=$(cd "$(dirname "$0")/.." && pwd)
 T=/tmp/fin/tree; b=$T/build/gpu; J=$b/grader/banklab-judge
 if [[ ! -x $J ]]; then
-  rm -rf /tmp/fin && mkdir -p /tmp/fin && cp -r "$src" $T && chmod -R a+rX /tmp/fin
+  rm -rf /tmp/fin && mkdir -p $T && tar -C "$src" --exclude=./build -cf - . | tar -C $T -xf - && chmod -R a+rX /tmp/fin   # not build/: its CMakeCache names another tree
   cmake -S $T -B $b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DBANKLAB_GRADED=ON >/tmp/fin/configure.log 2>&1 || { tail -30 /tmp/fin/configure.log; exit 1; }
   cmake --build $b --target banklab_judge banklab -j 16 >/tmp/fin/build.log 2>&1 || { grep -B2 -A8 error /tmp/fin/build.log | head -60; exit 1; }
   chmod -R a+rX /tmp/fin
