@@ -27,18 +27,7 @@ BL=$(find build/cal -name banklab-calibrate-standalone -type f | head -1)
 echo "calibrate build: $(( $(date +%s) - t0 )) s ($BL)"
 
 ncu --query-metrics > "$W/metrics_all.txt" 2>&1
-M=$(python3 - "$W/metrics_all.txt" <<'PY'
-import re, sys
-pat = re.compile(r'^(l1tex__data_pipe_lsu_wavefronts_mem_shared\S*|l1tex__data_bank_conflicts_pipe_lsu_mem_shared\S*|'
-                 r'smsp__inst_executed_op_(shared|ldsm|stsm|ldgsts|atom|red)\S*|smsp__sass_inst_executed_op_(shared|ldsm|stsm|ldgsts|atom)\S*|'
-                 r'l1tex__data_pipe_lsu_wavefronts\S*|smsp__sass_inst_executed_op_global_red\S*)$')
-names = []
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f and pat.match(f[0]) and f[0] not in names: names.append(f[0])
-print(",".join(n + ".sum" for n in names))
-PY
-)
+M=$(python3 bench/ncu_shared_metrics.py "$W/metrics_all.txt")
 echo "$M" | tr , '\n' > "$W/metrics_used.txt"; echo "metrics: $(wc -l < "$W/metrics_used.txt")"; rm -f "$W/metrics_all.txt"
 cuobjdump -sass "$BL" > "$W/sass_all.txt" 2>&1
 python3 - "$W/sass_all.txt" > "$W/sass_atom.txt" <<'PY'

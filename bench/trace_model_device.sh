@@ -24,18 +24,7 @@ SI=/usr/local/cuda/compute-sanitizer/include
 cp $SI/sanitizer_patching.h "$W/" 2>/dev/null; grep -n -i -E "INSTRUCTION_|MEMORY_DEVICE_FLAG|Matrix|Memcpy|Bulk|Remote|Atom" $SI/sanitizer_callbacks.h $SI/sanitizer.h > "$W/sanitizer_enums.txt" 2>&1
 
 ncu --query-metrics > "$W/metrics_all.txt" 2>&1
-M=$(python3 - "$W/metrics_all.txt" <<'PY'
-import re, sys
-pat = re.compile(r'^(l1tex__data_pipe_lsu_wavefronts_mem_shared\S*|l1tex__data_bank_conflicts_pipe_lsu_mem_shared\S*|'
-                 r'smsp__inst_executed_op_(shared|ldsm|stsm|ldgsts|atom|red)\S*|smsp__sass_inst_executed_op_(shared|ldsm|stsm|ldgsts|atom)\S*|'
-                 r'l1tex__data_pipe_lsu_wavefronts\S*|smsp__sass_inst_executed_op_global_red\S*)$')
-names = []
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f and pat.match(f[0]) and f[0] not in names: names.append(f[0])
-print(",".join(n + ".sum" for n in names))
-PY
-)
+M=$(python3 bench/ncu_shared_metrics.py "$W/metrics_all.txt")
 echo "$M" | tr , '\n' > "$W/metrics_used.txt"; echo "metrics: $(wc -l < "$W/metrics_used.txt")"
 cuobjdump -sass $BL > "$W/sass_all.txt" 2>&1
 python3 - "$W/sass_all.txt" > "$W/sass.txt" <<'PY'

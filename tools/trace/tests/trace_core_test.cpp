@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -13,6 +14,24 @@
 #include "banklab_trace/trace.hpp"
 
 namespace bt = banklab::trace;
+
+namespace {
+// A trace recorded on a GPU (tools/trace/tests/data/NAME), read and decoded as `banklab trace`
+// does; nothing when the file is missing.
+struct Recorded {
+  bt::TraceData data;
+  std::vector<bt::Instruction> instructions;
+  std::vector<bt::Unmodelled> unmodelled;
+};
+std::optional<Recorded> recorded(const std::string& name) {
+  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/" + name, std::ios::binary);
+  if (!in) return std::nullopt;
+  Recorded r;
+  r.data = bt::read_trace(in);
+  bt::decode(r.data, r.instructions, r.unmodelled);
+  return r;
+}
+}  // namespace
 
 namespace {
 
@@ -340,12 +359,9 @@ TEST(TraceReport, PredictFormatIsReadByThePredictParserWithTheSameWavefronts) {
 }
 
 TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
-  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_demo.bltrace", std::ios::binary);
-  if (!in) GTEST_SKIP() << "no recorded fixture trace_demo.bltrace";
-  const bt::TraceData d = bt::read_trace(in);
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const std::optional<Recorded> rec = recorded("trace_demo.bltrace");
+  if (!rec) GTEST_SKIP() << "no recorded fixture trace_demo.bltrace";
+  const auto& [d, ins, un] = *rec;
   const bt::Report r = bt::aggregate(ins, un, d.dropped);
   ASSERT_EQ(r.kernels.size(), 2u);
   // The unpadded transpose (worst first) reads columns: 32-way; the padded one is at the minimum.
@@ -369,12 +385,9 @@ TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
 // bench/trace_ops.cu traced on the H200 (bench/trace_model_device.sh), with Nsight Compute's
 // counts of the same run: instructions and wavefronts per kernel, split as ncu splits them.
 TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
-  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_ops.bltrace", std::ios::binary);
-  ASSERT_TRUE(in) << "the fixture trace_ops.bltrace is missing";
-  const bt::TraceData d = bt::read_trace(in);
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const std::optional<Recorded> rec = recorded("trace_ops.bltrace");
+  ASSERT_TRUE(rec) << "the fixture trace_ops.bltrace is missing";
+  const auto& [d, ins, un] = *rec;
   const bt::Report r = bt::aggregate(ins, un, d.dropped);
   std::map<std::string, const bt::KernelReport*> by;
   for (const auto& k : r.kernels) {
@@ -411,12 +424,9 @@ TEST(TraceReport, RecordedLdmatrixStmatrixCpAsyncAtomicsEqualNsightCompute) {
 // ATOMS.CAS (twice the wavefronts of an exchange); a 64-bit atomicAdd is a CAS loop
 // (ATOMS.CAST.SPIN.64) whose every executed pass costs 2 wavefronts per half-warp.
 TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
-  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_ops.bltrace", std::ios::binary);
-  ASSERT_TRUE(in) << "the fixture trace_ops.bltrace is missing";
-  const bt::TraceData d = bt::read_trace(in);
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const std::optional<Recorded> rec = recorded("trace_ops.bltrace");
+  ASSERT_TRUE(rec) << "the fixture trace_ops.bltrace is missing";
+  const auto& [d, ins, un] = *rec;
   std::map<std::string, std::set<banklab::Op>> ops;
   for (const bt::Instruction& i : ins) {
     if (i.access.op != banklab::Op::Atomic && i.access.op != banklab::Op::AtomicIncrement &&
@@ -609,12 +619,9 @@ TEST(TraceDecode, CpAsyncRecordsWithSourcesCostWhatTheH200MeasuredForEveryProbeR
 // banks merge): every recorded instruction is a probe row's shared side with that row's source
 // banks, and costs what ncu measured for it; every row is recorded.
 TEST(TraceReport, RecordedCpAsyncSourceProbeEqualsNsightComputeRowByRow) {
-  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/cpasync_source.bltrace", std::ios::binary);
-  ASSERT_TRUE(in) << "the fixture cpasync_source.bltrace is missing";
-  const bt::TraceData d = bt::read_trace(in);
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const std::optional<Recorded> rec = recorded("cpasync_source.bltrace");
+  ASSERT_TRUE(rec) << "the fixture cpasync_source.bltrace is missing";
+  const auto& [d, ins, un] = *rec;
   EXPECT_TRUE(un.empty());
   const auto rows = banklab::read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_source.csv");
   ASSERT_EQ(rows.size(), 42u);
@@ -721,12 +728,9 @@ struct NcuAtomics {
 }  // namespace
 
 TEST(TraceReport, EverySharedAtomicKindOfTheRecordedRunCostsWhatNcuCounted) {
-  std::ifstream in(std::string(BANKLAB_TRACE_TEST_DATA) + "/trace_atomics.bltrace", std::ios::binary);
-  ASSERT_TRUE(in) << "the fixture trace_atomics.bltrace is missing";
-  const bt::TraceData d = bt::read_trace(in);
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const std::optional<Recorded> rec = recorded("trace_atomics.bltrace");
+  ASSERT_TRUE(rec) << "the fixture trace_atomics.bltrace is missing";
+  const auto& [d, ins, un] = *rec;
   const bt::Report r = bt::aggregate(ins, un, d.dropped);
   const NcuAtomics ncu[] = {
       {"a32_exch_column", 24, 768, false},     {"a32_min_sameword", 24, 768, false},
