@@ -31,9 +31,6 @@ std::optional<Recorded> recorded(const std::string& name) {
   bt::decode(r.data, r.instructions, r.unmodelled);
   return r;
 }
-}  // namespace
-
-namespace {
 
 bt::DeviceRecord record(std::uint64_t pc, std::uint8_t flags, std::uint8_t width, std::uint32_t stride_bytes,
                         std::uint32_t mask = 0xffffffffu, std::uint8_t kind = bt::kKindAccess) {
@@ -45,6 +42,23 @@ bt::DeviceRecord record(std::uint64_t pc, std::uint8_t flags, std::uint8_t width
   r.flags = flags;
   for (int i = 0; i < 32; ++i) r.offset[i] = bt::kSharedWindowReservedBytes + i * stride_bytes;
   return r;
+}
+
+// Records of one kernel with no image (so no lines), merged and decoded as `banklab trace` does.
+struct Decoded {
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+};
+Decoded decode_records(const std::vector<bt::DeviceRecord>& records, const std::string& kernel = "k") {
+  bt::TraceData d;
+  d.cubins.emplace_back();
+  d.kernels.push_back(bt::KernelInfo{kernel, 0, 0, 1});
+  bt::Merger m;
+  m.add(0, records.data(), records.size());
+  d.records = m.take();
+  Decoded out;
+  bt::decode(d, out.ins, out.un);
+  return out;
 }
 
 // Two kernels: "column" with a 32-way store at pc base+0x40 and a free load at base+0x80;
@@ -175,16 +189,7 @@ TEST(TraceDecode, LdmatrixKeepsOnlyTheLanesThatGiveRowAddresses) {
   x1.reserved = 1;
   auto st4 = record(0x40, bt::kFlagWrite, 16, 128, 0xffffffffu, bt::kKindLdmatrix);
   st4.reserved = 4;
-  bt::TraceData d;
-  d.cubins.emplace_back();
-  d.kernels.push_back(bt::KernelInfo{"mma", 0, 0, 1});
-  bt::Merger m;
-  m.add(0, &x1, 1);
-  m.add(0, &st4, 1);
-  d.records = m.take();
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const auto [ins, un] = decode_records({x1, st4}, "mma");
   ASSERT_EQ(ins.size(), 2u);
   EXPECT_TRUE(un.empty());
   EXPECT_EQ(ins[0].access.op, banklab::Op::LoadMatrix);
@@ -199,16 +204,8 @@ TEST(TraceDecode, LdmatrixKeepsOnlyTheLanesThatGiveRowAddresses) {
 }
 
 TEST(TraceDecode, RejectsOffsetsTheModelCannotTakeAsInvalidNotAsConflicts) {
-  bt::TraceData d;
-  d.cubins.emplace_back();
-  d.kernels.push_back(bt::KernelInfo{"k", 0, 0, 1});
-  auto misaligned = record(0x10, bt::kFlagRead, 8, 4);  // 8-byte lanes 4 bytes apart
-  bt::Merger m;
-  m.add(0, &misaligned, 1);
-  d.records = m.take();
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const auto misaligned = record(0x10, bt::kFlagRead, 8, 4);  // 8-byte lanes 4 bytes apart
+  const auto [ins, un] = decode_records({misaligned});
   EXPECT_TRUE(ins.empty());
   ASSERT_EQ(un.size(), 1u);
   EXPECT_EQ(un[0].what.rfind("invalid: ", 0), 0u) << un[0].what;
@@ -488,15 +485,7 @@ TEST(TraceDecode, ReadsTheAtomicsOperationFromItsSassWord) {
 TEST(TraceDecode, DropsTheClusterRankFromTheWindowOffset) {
   auto r = record(0x30, bt::kFlagRead, 4, 4);
   for (auto& o : r.offset) o += 6u << 24;  // block rank 6 of its cluster
-  bt::TraceData d;
-  d.cubins.emplace_back();
-  d.kernels.push_back(bt::KernelInfo{"cluster", 0, 0, 1});
-  bt::Merger m;
-  m.add(0, &r, 1);
-  d.records = m.take();
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
+  const auto [ins, un] = decode_records({r}, "cluster");
   ASSERT_EQ(ins.size(), 1u);
   EXPECT_TRUE(un.empty());
   EXPECT_EQ(ins[0].access.offset[1], 4u);
@@ -523,17 +512,9 @@ bt::DeviceRecord cp_async_record(int width, std::uint32_t mask, const std::array
 }
 
 std::vector<bt::Instruction> decoded(const bt::DeviceRecord& r) {
-  bt::TraceData d;
-  d.cubins.emplace_back();
-  d.kernels.push_back(bt::KernelInfo{"copy", 0, 0, 1});
-  bt::Merger m;
-  m.add(0, &r, 1);
-  d.records = m.take();
-  std::vector<bt::Instruction> ins;
-  std::vector<bt::Unmodelled> un;
-  bt::decode(d, ins, un);
-  EXPECT_TRUE(un.empty());
-  return ins;
+  const Decoded d = decode_records({r}, "copy");
+  EXPECT_TRUE(d.un.empty());
+  return d.ins;
 }
 
 std::array<std::uint32_t, 32> stride(std::uint32_t bytes) {
