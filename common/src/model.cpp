@@ -535,8 +535,9 @@ Summary summarize_general(const WarpAccess& a) noexcept {
   return s;
 }
 
-// analyze() of a CAS loop: two half-warp groups; for every pass and every half-warp with an
-// active lane, two wavefronts serving the half's lanes the banks served in that pass.
+// analyze() of a CAS loop: its groups (half-warps for 64 bits, the warp for 32); for every pass
+// and every group with an active lane, two wavefronts serving the group's lanes the banks served
+// in that pass.
 void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
   CasPass passes[kWarpSize];
   r.instructions = cas_loop(a, passes);
@@ -553,7 +554,7 @@ void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
     const GroupCost c = cost_of_group(a, size * gi, size, wpl, t);
     g.distinct_words = c.distinct;
     g.worst_bank = g.active ? c.worst_bank : -1;
-    g.minimum = g.active ? 2 : 0;
+    g.minimum = cas_pass_wavefronts(g.active, a.width);
     r.groups.push_back(g);
   }
   for (int p = 0; p < r.instructions; ++p) {
@@ -568,7 +569,7 @@ void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
         for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(wpl); ++k)
           w.served.push_back(LaneWord{i, static_cast<int>((w0 + k) % kNumBanks), w0 + k, false});
       }
-      r.groups[static_cast<std::size_t>(half)].wavefronts += 2;
+      r.groups[static_cast<std::size_t>(half)].wavefronts += cas_pass_wavefronts(active, a.width);
       r.wavefront_detail.push_back(w);
       r.wavefront_detail.push_back(std::move(w));
     }
@@ -709,10 +710,8 @@ Summary summarize_async_copy(const WarpAccess& a, const std::array<std::uint64_t
   return s;
 }
 
-int cas_pass_wavefronts(std::uint32_t mask) noexcept { return 2 * (((mask & 0xffffu) != 0) + ((mask >> 16) != 0)); }
-
 int cas_pass_wavefronts(std::uint32_t mask, int width) noexcept {
-  return width == 8 ? cas_pass_wavefronts(mask) : mask != 0 ? 2 : 0;
+  return width == 8 ? 2 * (((mask & 0xffffu) != 0) + ((mask >> 16) != 0)) : mask != 0 ? 2 : 0;
 }
 
 Counters expected_counters(const WarpAccess& a) noexcept {

@@ -154,8 +154,8 @@ TEST(Instructions, SixtyFourBitAtomicIsACompareAndSwapLoop) {
   const WarpAccess row = make(Op::Atomic, 8, [](int i) { return static_cast<std::uint32_t>(i) * 8u; });
   EXPECT_EQ(summarize(row).wavefronts, 4);
   EXPECT_EQ(summarize(row).instructions, 1);
-  EXPECT_EQ(cas_pass_wavefronts(0x80000001u), 4);
-  EXPECT_EQ(cas_pass_wavefronts(0x0000ffffu), 2);
+  EXPECT_EQ(cas_pass_wavefronts(0x80000001u, 8), 4);
+  EXPECT_EQ(cas_pass_wavefronts(0x0000ffffu, 8), 2);
 }
 
 // The other shared atomics, as the H200 served them (common/data/calibration_h200_atomop.csv;

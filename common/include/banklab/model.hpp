@@ -245,14 +245,10 @@ Counters expected_counters(const WarpAccess& access) noexcept;
 /// Other ops: summarize(access).
 Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
 
-/// Wavefronts of ONE pass of a 64-bit shared compare-and-swap loop (ATOMS.CAST.SPIN.64)
-/// executed by the lanes of `mask`: 2 per half-warp with an active lane. What the tracer charges
-/// each executed pass it records (the model's `atom 8` is the whole loop).
-int cas_pass_wavefronts(std::uint32_t mask) noexcept;
-
-/// One pass of a compare-and-swap loop of `width` bytes (ATOMS.CAST.SPIN, 4, or
-/// ATOMS.CAST.SPIN.64, 8) executed by the lanes of `mask`: 2 wavefronts per group with an active
-/// lane (the warp for 4 bytes, half-warps for 8).
+/// Wavefronts of ONE pass of a compare-and-swap loop of `width` bytes (ATOMS.CAST.SPIN, 4, or
+/// ATOMS.CAST.SPIN.64, 8) executed by the lanes of `mask`: 2 per group with an active lane (the
+/// warp for 4 bytes, half-warps for 8). What the tracer charges each executed pass it records
+/// (the model's `atom 8` and `atomloop` are the whole loop).
 int cas_pass_wavefronts(std::uint32_t mask, int width) noexcept;
 
 /// Wavefronts, minimum, grouping and merged of one instruction in one pass: the same numbers

@@ -269,8 +269,6 @@ std::optional<std::array<std::uint64_t, 2>> SassText::at(const std::string& func
   return w;
 }
 
-bool is_atoms_popc_inc(const std::array<std::uint64_t, 2>& ins) { return atoms_kind(ins) == AtomsKind::PopcInc; }
-
 AtomsKind atoms_kind(const std::array<std::uint64_t, 2>& ins) {
   constexpr std::uint64_t kOpcodeMask = 0x1ff, kAtoms = 0x18c, kAtomsCas = 0x18d;
   const std::uint64_t field = (ins[1] >> 23) & 0xfu;

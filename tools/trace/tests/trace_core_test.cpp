@@ -459,10 +459,10 @@ TEST(TraceReport, RecordedAtomicsAreToldApartByTheirInstruction) {
 TEST(TraceDecode, ReadsTheAtomicsOperationFromItsSassWord) {
   // ptxas 13.0, sm_90, from tools/calibrate/worker.cu (cuobjdump -sass on the H200 shows the low
   // words): ATOMS.POPC.INC.32 RZ, [R2+UR4]; ATOMS.ADD R5, [R2+UR4], R5; ATOMS.CAST.SPIN.64.
-  EXPECT_TRUE(bt::is_atoms_popc_inc({0x0000000002ff7f8cull, 0x004fe2000d800004ull}));
-  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050205798cull, 0x004e240008000004ull}));
-  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000040906738dull, 0x000e240001800406ull}));
-  EXPECT_FALSE(bt::is_atoms_popc_inc({0x000000050005738cull, 0x004e280004000000ull}));  // ATOMS.EXCH
+  EXPECT_EQ(bt::atoms_kind({0x0000000002ff7f8cull, 0x004fe2000d800004ull}), bt::AtomsKind::PopcInc);
+  EXPECT_NE(bt::atoms_kind({0x000000050205798cull, 0x004e240008000004ull}), bt::AtomsKind::PopcInc);
+  EXPECT_NE(bt::atoms_kind({0x000000040906738dull, 0x000e240001800406ull}), bt::AtomsKind::PopcInc);
+  EXPECT_NE(bt::atoms_kind({0x000000050005738cull, 0x004e280004000000ull}), bt::AtomsKind::PopcInc);  // ATOMS.EXCH
   // The other shared atomics (ptxas 13.0, sm_90, tools/calibrate/worker.cu; the H200's cuobjdump
   // names them): ATOMS.EXCH, ATOMS.MIN RZ, ATOMS.EXCH.64, ATOMS.CAS, ATOMS.CAS.64,
   // ATOMS.CAST.SPIN (float add), ATOMS.CAST.SPIN.64, LDS.64.

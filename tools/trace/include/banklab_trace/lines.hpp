@@ -61,13 +61,6 @@ class SassText {
   std::unordered_map<std::string, std::pair<const unsigned char*, std::size_t>> text_;
 };
 
-/// sm_90 SASS: true when `ins` is ATOMS.POPC.INC (what `atomicAdd(p, 1)` and
-/// `red.shared.add.u32 [p], 1` compile to when the result is unused): ATOMS is opcode 0x18c in
-/// bits 0-8, and its operation field, bits 87-90 of the instruction, reads 0xb (ADD 0, MIN 1,
-/// MAX 2, INC 3, DEC 4, AND 5, OR 6, XOR 7, EXCH 8; read from ptxas 13.0 cubins of each and
-/// checked against `cuobjdump -sass` of tools/calibrate/worker.cu on the H200).
-bool is_atoms_popc_inc(const std::array<std::uint64_t, 2>& ins);
-
 /// Which shared atomic an sm_90 instruction is (the tracer's callback says only "atomic").
 enum class AtomsKind : std::uint8_t {
   NotAtoms,  ///< not ATOMS (or not readable)
@@ -79,9 +72,12 @@ enum class AtomsKind : std::uint8_t {
              ///< opcode 0x18d, field 3
 };
 
-/// The kind of `ins` (opcodes and fields read from ptxas 13.0 cubins of every shared atomic of
-/// tools/calibrate/worker.cu and bench/trace_atomics.cu, checked against `cuobjdump -sass` on
-/// the H200).
+/// The kind of the sm_90 instruction `ins`. ATOMS is opcode 0x18c in bits 0-8; its operation
+/// field, bits 87-90, reads ADD 0, MIN 1, MAX 2, INC 3, DEC 4, AND 5, OR 6, XOR 7, EXCH 8 and
+/// 0xb for POPC.INC (what `atomicAdd(p, 1)` and `red.shared.add.u32 [p], 1` compile to when the
+/// result is unused). ATOMS.CAS / CAST.SPIN is opcode 0x18d, the same field 0 / 3. Read from
+/// ptxas 13.0 cubins of every shared atomic of tools/calibrate/worker.cu and
+/// bench/trace_atomics.cu, checked against `cuobjdump -sass` on the H200.
 AtomsKind atoms_kind(const std::array<std::uint64_t, 2>& ins);
 
 }  // namespace banklab::trace
