@@ -8,6 +8,15 @@
 #endif
 
 namespace banklab {
+
+bool serves_every_lane(const WarpAccess& a) noexcept {
+  return (a.op == Op::Atomic && a.width != 8) || a.op == Op::AtomicCas || a.op == Op::AtomicExchange;
+}
+
+bool is_cas_loop(const WarpAccess& a) noexcept {
+  return (a.op == Op::Atomic && a.width == 8) || a.op == Op::AtomicCasLoop;
+}
+
 namespace {
 
 int words_per_lane(int width) { return width <= kBankWidthBytes ? 1 : width / kBankWidthBytes; }
@@ -33,18 +42,8 @@ Grouping grouping_for(int width, bool merged) {
 // Only loads (LDS) merge groups; every other kind is served in the groups of its width.
 bool may_merge(const WarpAccess& a) { return a.op == Op::Load && (a.width == 8 || a.width == 16); }
 
-// One-instruction ATOMS (ADD and the other 32-bit operations, CAS, EXCH.64) serve their lanes one
-// by one: lanes that ask for the same word still each take a slot of that word's bank. (LDGSTS
-// does too, in its own order: async_copy_waves().)
-bool serves_every_lane(const WarpAccess& a) {
-  return (a.op == Op::Atomic && a.width != 8) || a.op == Op::AtomicCas || a.op == Op::AtomicExchange;
-}
-
 // ATOMS.CAS serves every wavefront twice (the compare, then the swap: measured 2x).
 int wavefront_factor(const WarpAccess& a) { return a.op == Op::AtomicCas ? 2 : 1; }
-
-// A compare-and-swap loop of sm_90 (cas_loop()): a 64-bit atom, or atomloop.
-bool is_cas_loop(const WarpAccess& a) { return (a.op == Op::Atomic && a.width == 8) || a.op == Op::AtomicCasLoop; }
 
 // The unmerged grouping of an access: the groups of its width for every kind (LDGSTS: 128 / width
 // lanes per group; the CAS loop: half-warps).

@@ -245,6 +245,16 @@ Counters expected_counters(const WarpAccess& access) noexcept;
 /// Other ops: summarize(access).
 Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
 
+/// True for the one-instruction shared atomics (atom 4: ATOMS.ADD and the other 32-bit
+/// operations; atomcas; atomexch), which serve their lanes one by one: lanes that ask for the
+/// same word still each take a slot of that word's bank.
+bool serves_every_lane(const WarpAccess& access) noexcept;
+
+/// True for the shared atomics sm_90 runs as a compare-and-swap loop (LDS, then ATOMS.CAST.SPIN
+/// until every lane succeeded): atom 8 and atomloop. The model's answer is the whole loop; a
+/// traced record is one pass of it (cas_pass_wavefronts()).
+bool is_cas_loop(const WarpAccess& access) noexcept;
+
 /// Wavefronts of ONE pass of a compare-and-swap loop of `width` bytes (ATOMS.CAST.SPIN, 4, or
 /// ATOMS.CAST.SPIN.64, 8) executed by the lanes of `mask`: 2 per group with an active lane (the
 /// warp for 4 bytes, half-warps for 8). What the tracer charges each executed pass it records

@@ -124,7 +124,7 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
         h += "Make the stride in 4-byte words odd (pad the row by one element), or XOR-swizzle "
              "the index, so that the lanes spread over all 32 banks.";
       }
-    } else if ((a.op == Op::Atomic && a.width == 8) || a.op == Op::AtomicCasLoop) {
+    } else if (is_cas_loop(a)) {
       h = a.width == 8 ? "Lanes of one half-warp on the same banks, or at the same 8-byte word anywhere in the warp, "
                          "cannot finish in the same pass."
                        : "Lanes on the same bank, whether at one word or at different words, cannot finish in the "
@@ -137,9 +137,7 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
                 r.groups[static_cast<std::size_t>(worst_group)].minimum)
           worst_group = static_cast<int>(g);
       const Group& g = r.groups[static_cast<std::size_t>(worst_group)];
-      const bool every_lane =
-          (a.op == Op::Atomic && a.width == 4) || a.op == Op::AtomicCas || a.op == Op::AtomicExchange;
-      if (every_lane)  // one-instruction ATOMS: a bank serves its lanes one by one, same word or not
+      if (serves_every_lane(a))  // one-instruction ATOMS: a bank serves its lanes one by one, same word or not
         h = "Bank " + std::to_string(g.worst_bank) + " serves " +
             std::to_string(a.op == Op::AtomicCas ? g.wavefronts / 2 : g.wavefronts) + " of " +
             group_name(r, worst_group) +

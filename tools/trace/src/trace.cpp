@@ -332,7 +332,7 @@ Cost cost_of(const WarpAccess& access) noexcept {
   // A compare-and-swap loop (a 64-bit add/min/max/..., a float or double add) on sm_90: each pass
   // is its own executed ATOMS.CAST.SPIN, recorded with the lanes that ran it, so a record costs
   // one pass (the model's `atomloop` and `atom 8` are the whole loop).
-  if ((access.op == Op::Atomic && access.width == 8) || access.op == Op::AtomicCasLoop) {
+  if (is_cas_loop(access)) {
     const int w = cas_pass_wavefronts(access.mask, access.width);
     return Cost{w, w};
   }
