@@ -215,6 +215,10 @@ TraceData read_trace(std::istream& in) {
 }
 
 namespace {
+// The source bank the model takes for lane i when a cp.async has no recorded source (and what
+// `banklab explain` draws): lane i reading global address 16 * i.
+std::uint8_t default_source_bank(int lane) { return static_cast<std::uint8_t>(16 * lane / 4 % kNumBanks); }
+
 // The image a kernel's lines and SASS are read from: its own module's, or, when that has no entry
 // for it (launched through another handle of the same image), the first that has one.
 // needed_images() keeps every image this can choose.
@@ -285,7 +289,7 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
       if (sources) {
         const bool known = r.offset[i] & kSourceKnownBit;
         (*ins.source_banks)[i] = static_cast<std::uint8_t>(
-            known ? (r.offset[i] >> kSourceBankShift) & 31u : (4u * static_cast<unsigned>(i)) % 32u);  // 16 * i
+            known ? (r.offset[i] >> kSourceBankShift) & 31u : default_source_bank(i));
       }
       if (!(ins.access.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
       // In a cluster launch the window offset carries the CTA's rank above bit 24 (measured:
@@ -383,7 +387,7 @@ std::string source_banks_text(const WarpAccess& access,
   if (!banks || access.op != Op::AsyncCopy) return "";
   bool as_explain = true;  // every active lane at the bank of 16 * i, as explain takes it
   for (int i = 0; i < kWarpSize; ++i)
-    if ((access.mask >> i & 1u) && (*banks)[i] != (4 * i) % kNumBanks) as_explain = false;
+    if ((access.mask >> i & 1u) && (*banks)[i] != default_source_bank(i)) as_explain = false;
   if (as_explain) return "";
   std::string s;
   for (int i = 0; i < kWarpSize; ++i) {
