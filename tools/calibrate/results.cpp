@@ -128,6 +128,8 @@ std::string kernel_name(Op op, int width) {
   return std::string("banklab_cal_") + to_string(op) + "_w" + std::to_string(width);
 }
 
+std::string kernel_name(const AtomOpKind& k) { return kernel_name(Op::Atomic, k.width) + "_" + k.variant; }
+
 std::string kernel_name(const Pattern& p) {
   const std::string var = variant_of(p.id);
   const WarpAccess& a = p.access;
@@ -153,7 +155,7 @@ std::vector<std::string> all_kernel_names() {
   for (const char* n : {"cpasync_w4", "cpasync_w8", "cpasync_w16", "cpasync_w16_cg", "atom_w4", "atom_w8",
                         "atom_w4_red", "atom_w8_red"})
     v.push_back(std::string("banklab_cal_") + n);
-  for (const AtomOpKind& k : kAtomOpKinds) v.push_back(kernel_name(Op::Atomic, k.width) + "_" + k.variant);
+  for (const AtomOpKind& k : kAtomOpKinds) v.push_back(kernel_name(k));
   return v;
 }
 
@@ -310,7 +312,7 @@ std::vector<std::string> check_sass(const std::vector<SassKernel>& kernels) {
     // compare-and-swap loop (LDS of the width, then ATOMS.CAST.SPIN; the 64-bit min first stores
     // its word: STS.64).
     const auto aok = std::find_if(std::begin(kAtomOpKinds), std::end(kAtomOpKinds), [&](const AtomOpKind& k) {
-      return name == kernel_name(Op::Atomic, k.width) + "_" + k.variant;
+      return name == kernel_name(k);
     });
     if (aok != std::end(kAtomOpKinds)) {
       const std::string lds = aok->width == 8 ? "LDS.64" : "LDS";

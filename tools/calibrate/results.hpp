@@ -48,6 +48,9 @@ std::string metric_list(const std::vector<Pattern>& patterns);
 /// The name of the kernel that runs an access of this op and width, e.g. `banklab_cal_ld_w8`.
 std::string kernel_name(Op op, int width);
 
+/// The kernel that runs a shared atomic of the family atomop: `banklab_cal_atom_w<width>_<variant>`.
+std::string kernel_name(const AtomOpKind& kind);
+
 /// The kernel that runs pattern `p`: ld/st by width; ldsm/stsm by the x1/x2/x4 its mask
 /// (0xff / 0xffff / other) gives and `.trans`; cpasync by width and `.cg`; atom by width and
 /// red (variant_of(p.id)). E.g. `banklab_cal_ldsm_x4_trans`, `banklab_cal_atom_w8_red`.

@@ -459,7 +459,7 @@ TEST(CalibrateSass, AcceptsTheAtomicKernelsAsTheH200BuildListsThemAndNamesAWrong
   };
   const auto problems = check_sass(parse_sass(sass));
   for (const AtomOpKind& k : kAtomOpKinds) {
-    const std::string name = kernel_name(Op::Atomic, k.width) + "_" + k.variant;
+    const std::string name = kernel_name(k);
     EXPECT_TRUE(problems_with(problems, name).empty()) << problems_with(problems, name)[0];
   }
   // ATOMS.ADD where the exchange belongs, a 32-bit CAS in the 64-bit kernel: both named.
