@@ -65,7 +65,12 @@ constexpr const char* kLoadHint =
     "across any 8 consecutive rows (lab 05's float4 tile had the same problem): which bits of row * 128 + chunk * 16 "
     "hold the chunk, and which the low bits of the row?";
 
-
+// Lab 06 teaches ldmatrix: fragments loaded another way (scalar LDS from the same swizzled tile
+// can be conflict-free too) do not do what the lab asks.
+constexpr const char* kLdmatrixHint =
+    "Load each fragment of A and B with ldmatrix.sync.aligned.m8n8.x4.shared.b16, as the handout's kernel does: one "
+    "instruction gives the warp four 8 x 8 matrices, every lane giving one row address. Conflict-free scalar loads "
+    "of the same tile are not what this lab grades.";
 }  // namespace
 
 // ---- the tile ---------------------------------------------------------------------------------
@@ -315,7 +320,9 @@ TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
       "lab06::gemm_ldmatrix (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
           "), the correctness check's launch",
       [&] { correct = product_correct(st, m, n, k); }, kLoadHint, work,
-      "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps"));
+      "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps",
+      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix",
+                                   static_cast<long long>(m / 64) * (n / 64) * (k / 64), kLdmatrixHint)));
   BANKLAB_EXPECT(correct);
 }
 

@@ -1,6 +1,9 @@
 // The traced check of grader/gpu/trace.cuh.
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <random>
+#include <sstream>
 #include <string>
 
 #include "grader/context.hpp"
@@ -39,7 +42,14 @@ std::string trace_unavailable_reason() {
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
                                                                const std::string& hint, long long work_minimum,
-                                                               const std::string& work) {
+                                                               const std::string& work,
+                                                               const std::vector<RequiredKind>& required) {
+  {
+    // The same launch, untraced, 1 to 3 times first: the traced launch is one of several alike.
+    const int before = 1 + static_cast<int>(std::random_device{}() % 3);
+    const grader::Watchdog watchdog(kTracedLaunchSeconds * before, what, " (the launches before the traced one)");
+    for (int i = 0; i < before; ++i) launch();
+  }
   session()->clear();
   {
     const grader::Watchdog watchdog(kTracedLaunchSeconds, what, " under the tracer");
@@ -52,6 +62,7 @@ std::string trace_unavailable_reason() {
                                          << " warp instructions (its buffer was full), so the kernel cannot be judged "
                                             "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
+  std::map<banklab::Op, long long> of_kind;  // warp instructions per op
   long long total = 0, bad = 0, wavefronts = 0;
   for (const auto& in : ins) {
     const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
@@ -65,6 +76,7 @@ std::string trace_unavailable_reason() {
     const int w = cost.wavefronts, m = cost.minimum;
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
+    of_kind[in.access.op] += n;
     l.wavefronts += w * n;
     wavefronts += w * n;
     l.minimum += m * n;
@@ -87,10 +99,24 @@ std::string trace_unavailable_reason() {
   os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
   os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum << ")";
   const bool over = wavefronts > work_minimum;
-  if (bad == 0 && un.empty() && !over) return ::testing::AssertionSuccess() << os.str();
+  // The kinds the lab asks for: a kernel that loads with other (even conflict-free) instructions
+  // does not do what the lab teaches.
+  std::ostringstream missing;
+  for (const RequiredKind& k : required) {
+    const long long have = of_kind[k.op];
+    if (have >= k.count) continue;
+    missing << "  Your kernel loads from shared memory with " << of_kind[banklab::Op::Load]
+            << " plain (scalar or vector) LDS warp instructions and " << have << " " << banklab::describe(k.op)
+            << "; this lab asks for " << banklab::describe(k.op) << " (its description names it for "
+            << k.described << "), and the work traced here needs at least " << k.count << " of them. " << k.hint
+            << "\n";
+  }
+  if (bad == 0 && un.empty() && !over && missing.str().empty()) return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
+  if (!missing.str().empty()) f << os.str() << ".\n" << missing.str();
   if (over) {
-    f << os.str() << ".\n  All together the kernel's shared-memory instructions take " << wavefronts
+    if (missing.str().empty()) f << os.str() << ".\n";
+    f << "  All together the kernel's shared-memory instructions take " << wavefronts
       << " wavefronts where the work (" << work << ") needs " << work_minimum
       << " with full warps. Either it makes more shared-memory accesses than the work needs (more blocks or steps than "
          "the data has, an access repeated), or a warp's access is split into several instructions of fewer lanes (an "
@@ -99,7 +125,7 @@ std::string trace_unavailable_reason() {
       << ". Let all 32 lanes access together, once, in a layout where that is conflict-free.\n";
   }
   if (bad > 0) {
-    if (over)
+    if (over || !missing.str().empty())
       f << "  " << bad << " of the " << total << " warp instructions take more than their minimum:\n";
     else
       f << os.str() << "; " << bad << " of them take more than the minimum:\n";
@@ -113,7 +139,7 @@ std::string trace_unavailable_reason() {
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
   if (!un.empty()) {
-    f << (bad > 0 || over ? "" : os.str() + "; ")
+    f << (bad > 0 || over || !missing.str().empty() ? "  " : os.str() + "; ")
       << "the kernel uses shared-memory instructions the bank model does not cover, so its traffic cannot be judged:";
     for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ", code offset 0x" << std::hex << u.pc << std::dec << ");";
     f << " this lab's kernel needs only plain loads and stores (ld.shared / st.shared); rewrite those accesses as "
@@ -132,7 +158,8 @@ std::string trace_unavailable_reason() {
 }
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what, const std::function<void()>&,
-                                                               const std::string&, long long, const std::string&) {
+                                                               const std::string&, long long, const std::string&,
+                                                               const std::vector<RequiredKind>&) {
   return ::testing::AssertionFailure() << what << ": " << trace_unavailable_reason();
 }
 

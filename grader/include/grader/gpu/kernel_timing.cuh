@@ -11,6 +11,7 @@
 #include <string>
 
 #include "grader/gpu/buffers.cuh"
+#include "grader/gpu/student.cuh"
 #include "grader/gpu/timing.cuh"
 
 namespace grader::gpu {
@@ -20,19 +21,22 @@ inline constexpr double kKernelTimingTolerance = 0.10;
 /// Timed runs of each kernel (median).
 inline constexpr int kKernelTimingReps = 31;
 
-/// The output of the student's timed runs is checked too: `poison` fills the student's output
-/// with NaN before the warm-up, a run chosen at random and the last run, and `verify` checks it
-/// against the grader's oracle after each of them (the reference writes an output of its own).
+/// Every run of the student's kernel is judged as it runs: before each (the warm-up and every
+/// timed run, outside the timed region) `poison` fills the student's output with NaN and the
+/// student's kernels are loaded anew (fresh_student_module(): no `__device__` state survives from
+/// the run before), and after each `verify` checks the output against the grader's oracle (the
+/// reference writes an output of its own). A kernel cannot tell a checked run from another, or
+/// skip work when its output already holds the answer. Both kernels start every timed run with a
+/// clean L2 (the poisoning and the checks touch only the student's buffers).
 inline ::testing::AssertionResult KernelMeetsTimingTarget(const std::string& what, const std::function<void()>& student,
                                                           const std::function<void()>& reference,
                                                           const std::function<void()>& poison,
                                                           const std::function<::testing::AssertionResult()>& verify) {
-  const int checked = static_cast<int>(fresh_seed() % (kKernelTimingReps - 1));
   ::testing::AssertionResult outputs = ::testing::AssertionSuccess();
   auto around = [&](int rep, bool after) {
-    if (rep != -1 && rep != checked && rep != kKernelTimingReps - 1) return;
     if (!after) {
       poison();
+      CUDA_CHECK(fresh_student_module());
       CUDA_CHECK(cudaDeviceSynchronize());
       return;
     }
@@ -42,7 +46,7 @@ inline ::testing::AssertionResult KernelMeetsTimingTarget(const std::string& wha
       outputs = ::testing::AssertionFailure() << what << ": the output of timed run " << (rep < 0 ? 0 : rep + 1)
                                               << (rep < 0 ? " (the warm-up)" : "") << " is wrong: " << ok.message();
   };
-  const Timing t = interleaved_median_ms(student, reference, kKernelTimingReps, around, what);
+  const Timing t = interleaved_median_ms(student, reference, kKernelTimingReps, around, what, true);
   if (!outputs) return outputs;
   const double ratio = t.a_ms / t.b_ms;
   std::ostringstream os;

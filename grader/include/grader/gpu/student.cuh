@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,44 +29,124 @@ struct KernelName {
   const char* readable;  ///< e.g. "lab05::transpose_swizzled(float*, const float*, int, int)"
 };
 
+namespace detail {
+
+/// The student's compiled kernels as this process holds them: the image read once (checked
+/// against the hash the build recorded) and the module loaded from it. Every judged call of the
+/// student's launcher runs on a module that no launch has used yet (fresh_student_module()), so
+/// a `__device__` variable starts from the file's initial value in every judged launch: a kernel
+/// that counts its launches, or keeps anything else in its own globals, sees the same state in
+/// the traced, the timed and the checked launch.
+struct StudentModule {
+  bool read = false;
+  std::string image, error;
+  cudaLibrary_t lib = nullptr;
+  bool used = false;  ///< a launch ran on `lib`
+  std::map<std::string, cudaKernel_t> kernels;  ///< found in `lib` (no lookup inside a timed run)
+
+  // The image, read and checked once per process ("" and `error` set when it cannot be).
+  bool have_image() {
+    if (read) return error.empty();
+    read = true;
+    std::optional<std::string> bytes = grader::built_fatbin();
+    if (!bytes) {
+      error = "your compiled kernels (" + grader::context().fatbin() +
+              ") are missing or are not the ones the build made: not judged";
+      return false;
+    }
+    image = std::move(*bytes);
+    return true;
+  }
+
+  // Unloads the module in hand and loads the image again. Under lazy loading (CUDA's default) a
+  // module reaches the GPU only when one of its kernels is first used: asking every kernel's
+  // attributes loads it now, so that no timed run pays for it.
+  cudaError_t reload() {
+    if (!have_image()) return cudaErrorInvalidValue;
+    if (lib) cudaLibraryUnload(lib);
+    lib = nullptr;
+    used = false;
+    kernels.clear();
+    const cudaError_t e = cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (e != cudaSuccess) {
+      error = "could not load your compiled kernels (" + grader::context().fatbin() + "): " + cudaGetErrorName(e) +
+              " (" + cudaGetErrorString(e) + ")";
+      cudaGetLastError();
+      lib = nullptr;
+      return e;
+    }
+    unsigned n = 0;
+    if (cudaLibraryGetKernelCount(&n, lib) == cudaSuccess && n > 0) {
+      std::vector<cudaKernel_t> ks(n);
+      if (cudaLibraryEnumerateKernels(ks.data(), n, lib) == cudaSuccess)
+        for (cudaKernel_t k : ks) {
+          cudaFuncAttributes attr{};
+          cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(k));
+        }
+    }
+    cudaGetLastError();
+    return cudaSuccess;
+  }
+};
+
+inline StudentModule& student_module() {
+  static StudentModule m;  // never unloaded: the process ends after its one test
+  return m;
+}
+
+}  // namespace detail
+
+/// Makes sure the next judged launch runs on a module no launch has used: loads the student's
+/// kernels anew if a launch ran on the module in hand. The timing harness calls it before every
+/// timed run, outside the timed region; RecordedCall calls it before every call it replays.
+inline cudaError_t fresh_student_module() {
+  detail::StudentModule& m = detail::student_module();
+  if (m.lib && !m.used) return cudaSuccess;
+  return m.reload();
+}
+
+/// The student's kernel `symbol` in the module in hand, which the caller is about to launch.
+inline cudaError_t student_kernel_for_launch(const char* symbol, cudaKernel_t* out) {
+  if (const cudaError_t e = fresh_student_module(); e != cudaSuccess) return e;
+  detail::StudentModule& m = detail::student_module();
+  auto it = m.kernels.find(symbol);
+  if (it == m.kernels.end()) {
+    cudaKernel_t k{};
+    if (const cudaError_t e = cudaLibraryGetKernel(&k, m.lib, symbol); e != cudaSuccess) {
+      cudaGetLastError();
+      return e;
+    }
+    it = m.kernels.emplace(symbol, k).first;
+  }
+  *out = it->second;
+  m.used = true;
+  return cudaSuccess;
+}
+
+/// The student's library: finds the lab's kernels in it (the process holds one module at a
+/// time, see detail::StudentModule).
 class StudentLibrary {
  public:
   StudentLibrary() {
-    // Loaded from memory after checking the bytes against the hash the build recorded: what
-    // runs is what was compiled from the student's file, whatever changed on disk since.
-    std::optional<std::string> image = grader::built_fatbin();
-    if (!image) {
-      error_ = "your compiled kernels (" + grader::context().fatbin() +
-               ") are missing or are not the ones the build made: not judged";
-      return;
-    }
-    image_ = std::move(*image);
-    const cudaError_t e = cudaLibraryLoadData(&lib_, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-    if (e != cudaSuccess) {
-      error_ = "could not load your compiled kernels (" + grader::context().fatbin() + "): " + cudaGetErrorName(e) + " (" +
-               cudaGetErrorString(e) + ")";
-      cudaGetLastError();
-      lib_ = nullptr;
-    }
-  }
-  ~StudentLibrary() {
-    if (lib_) cudaLibraryUnload(lib_);
+    if (fresh_student_module() != cudaSuccess) error_ = detail::student_module().error;
   }
   StudentLibrary(const StudentLibrary&) = delete;
   StudentLibrary& operator=(const StudentLibrary&) = delete;
 
-  /// The kernel, or a failure that says which kernels the file does define.
+  /// The kernel, or a failure that says which kernels the file does define. `out` is valid until
+  /// the next judged call reloads the module: RecordedCall finds the kernel again by its symbol.
   ::testing::AssertionResult find(const KernelName& k, cudaKernel_t* out) const {
-    if (!lib_) return ::testing::AssertionFailure() << error_;
-    if (cudaLibraryGetKernel(out, lib_, k.symbol) == cudaSuccess) return ::testing::AssertionSuccess();
+    cudaLibrary_t lib = detail::student_module().lib;
+    if (!error_.empty() || !lib) return ::testing::AssertionFailure() << (error_.empty() ? "not loaded" : error_);
+    if (cudaLibraryGetKernel(out, lib, k.symbol) == cudaSuccess) return ::testing::AssertionSuccess();
     cudaGetLastError();
     auto f = ::testing::AssertionFailure();
     f << "your file has no kernel " << k.readable
       << ": keep the kernel's name and parameters as the handout gives them (the grader launches it itself).";
     unsigned n = 0;
-    if (cudaLibraryGetKernelCount(&n, lib_) == cudaSuccess && n > 0) {
+    if (cudaLibraryGetKernelCount(&n, lib) == cudaSuccess && n > 0) {
       std::vector<cudaKernel_t> ks(n);
-      if (cudaLibraryEnumerateKernels(ks.data(), n, lib_) == cudaSuccess) {
+      if (cudaLibraryEnumerateKernels(ks.data(), n, lib) == cudaSuccess) {
         f << " It defines:";
         for (cudaKernel_t kk : ks) {
           const char* name = nullptr;
@@ -81,8 +163,6 @@ class StudentLibrary {
   }
 
  private:
-  cudaLibrary_t lib_ = nullptr;
-  std::string image_;
   std::string error_;
 };
 
@@ -98,7 +178,8 @@ struct CallBuffer {
 class RecordedCall {
  public:
   RecordedCall(cudaKernel_t k, const KernelName& name, const std::string& call, const std::string& as_called)
-      : k_(k), as_called_(as_called) {
+      : symbol_(name.symbol), as_called_(as_called) {
+    (void)k;  // found by the caller in the module then in hand; each call finds it again (fresh module)
     c_ = grader::answers().call(call);
     if (!c_) {
       ready = ::testing::AssertionFailure() << "the probe recorded no call " << call << " of your launcher ("
@@ -141,9 +222,19 @@ class RecordedCall {
 
   ::testing::AssertionResult ready = ::testing::AssertionFailure() << "not recorded";
 
-  /// The block shape of the first launch (the timing reference takes the same one).
-  dim3 block() const {
+  /// The block shape of the launch that does the call's work, for the timing reference: the
+  /// block of the one launch the call makes. A call of several launches (a decoy launch before
+  /// the real one, say) gets `handout`, the judge's own: no launch of the student's chooses the
+  /// reference's configuration then. `chosen_by`, when given, says which it was, for messages.
+  dim3 work_block(dim3 handout, std::string* chosen_by = nullptr) const {
+    if (!c_ || c_->launches.size() != 1) {
+      if (chosen_by)
+        *chosen_by = "the handout's block (your launcher makes " + std::to_string(c_ ? c_->launches.size() : 0) +
+                     " launches, so none of them chooses it)";
+      return handout;
+    }
     const auto& b = c_->launches.front().block;
+    if (chosen_by) *chosen_by = "your block";
     return dim3(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]));
   }
   /// Blocks launched in all.
@@ -160,23 +251,34 @@ class RecordedCall {
     return s;
   }
 
-  /// Runs every recorded launch with the judge's buffers in place of the probe's fake ones. A
+  /// Runs every recorded launch with the judge's buffers in place of the probe's fake ones, on a
+  /// module of the student's kernels that no launch has used yet (fresh_student_module()). A
   /// pointer outside its buffer (the judge's own bounds check) is refused before any launch.
   cudaError_t operator()(const std::vector<CallBuffer>& bufs, std::string* why = nullptr) const {
     if (!ready) return cudaErrorInvalidValue;
+    for (const grader::Launch& l : c_->launches)
+      for (std::size_t i = 0; i < l.args.size(); ++i) {
+        const grader::LaunchArg& a = l.args[i];
+        if (a.kind == grader::LaunchArg::Kind::Pointer &&
+            (a.buffer < 0 || static_cast<std::size_t>(a.buffer) >= bufs.size() || a.value < 0 ||
+             static_cast<unsigned long long>(a.value) >= bufs[static_cast<std::size_t>(a.buffer)].bytes)) {
+          if (why)
+            *why = describe() + ": argument " + std::to_string(i + 1) + " points " + std::to_string(a.value) +
+                   " bytes into buffer " + std::to_string(a.buffer + 1) + " of the call, outside it";
+          return cudaErrorInvalidValue;
+        }
+      }
+    cudaKernel_t k{};
+    if (const cudaError_t e = student_kernel_for_launch(symbol_, &k); e != cudaSuccess) {
+      if (why) *why = describe() + ": your compiled kernels could not be loaded: " + cudaGetErrorString(e);
+      return e;
+    }
     for (const grader::Launch& l : c_->launches) {
       std::vector<unsigned long long> storage(l.args.size());
       std::vector<void*> argv(l.args.size());
       for (std::size_t i = 0; i < l.args.size(); ++i) {
         const grader::LaunchArg& a = l.args[i];
-        if (a.kind == grader::LaunchArg::Kind::Pointer) {
-          if (a.buffer < 0 || static_cast<std::size_t>(a.buffer) >= bufs.size() || a.value < 0 ||
-              static_cast<unsigned long long>(a.value) >= bufs[static_cast<std::size_t>(a.buffer)].bytes) {
-            if (why)
-              *why = describe() + ": argument " + std::to_string(i + 1) + " points " + std::to_string(a.value) +
-                     " bytes into buffer " + std::to_string(a.buffer + 1) + " of the call, outside it";
-            return cudaErrorInvalidValue;
-          }
+        if (a.kind == grader::LaunchArg::Kind::Pointer) {  // inside its buffer: checked above
           const char* p = static_cast<const char*>(bufs[static_cast<std::size_t>(a.buffer)].base) + a.value;
           std::memcpy(&storage[i], &p, sizeof p);
         } else if (a.kind == grader::LaunchArg::Kind::Integer) {
@@ -189,9 +291,9 @@ class RecordedCall {
       const dim3 grid(static_cast<unsigned>(l.grid[0]), static_cast<unsigned>(l.grid[1]), static_cast<unsigned>(l.grid[2]));
       const dim3 block(static_cast<unsigned>(l.block[0]), static_cast<unsigned>(l.block[1]), static_cast<unsigned>(l.block[2]));
       if (l.shared > 48u * 1024u)
-        cudaFuncSetAttribute(reinterpret_cast<const void*>(k_), cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(l.shared));
-      const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(k_), grid, block, argv.data(),
+      const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, argv.data(),
                                              static_cast<std::size_t>(l.shared), nullptr);
       if (e != cudaSuccess) {
         if (why) *why = describe() + ": the launch failed: " + cudaGetErrorString(e);
@@ -202,7 +304,7 @@ class RecordedCall {
   }
 
  private:
-  cudaKernel_t k_{};
+  const char* symbol_ = nullptr;
   const grader::LauncherCall* c_ = nullptr;
   std::string as_called_;
 };

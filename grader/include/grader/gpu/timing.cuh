@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,17 +24,61 @@ struct Timing {
 /// cudaEventSynchronize, so a Watchdog ends the test's process instead of the judge's limit.
 inline constexpr double kTimedRunsSeconds = 60.0;
 
+namespace detail {
+// Reads every 16 bytes of `words` once: whatever L2 held before (dirty lines included, written
+// back now) is replaced by clean lines of this buffer.
+template <class T>  // a template, so the header may be included anywhere
+__global__ void read_through(const T* words, std::size_t n, T* sink) {
+  T acc{};
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    acc.x ^= words[i].x, acc.y ^= words[i].y, acc.z ^= words[i].z, acc.w ^= words[i].w;
+  if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u) *sink = acc;  // keeps the loads; practically never true
+}
+
+// A buffer of twice the GPU's L2 cache, read before each timed run when the caller asks for a
+// clean L2: every run then starts alike, whatever the run before it (or the check of its
+// output) left in the cache.
+class L2Cleaner {
+ public:
+  L2Cleaner() {
+    int dev = 0, l2 = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    n_ = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : 64 << 20) / sizeof(uint4);
+    CUDA_CHECK(cudaMalloc(&words_, (n_ + 1) * sizeof(uint4)));
+    CUDA_CHECK(cudaMemset(words_, 0, (n_ + 1) * sizeof(uint4)));
+  }
+  ~L2Cleaner() { cudaFree(words_); }
+  L2Cleaner(const L2Cleaner&) = delete;
+  L2Cleaner& operator=(const L2Cleaner&) = delete;
+  void operator()() const {
+    read_through<uint4><<<1024, 256>>>(words_, n_, words_ + n_);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+ private:
+  uint4* words_ = nullptr;
+  std::size_t n_ = 0;
+};
+}  // namespace detail
+
 /// `around_a(rep, after)`, when given, runs outside the timed region before (after = false) and
 /// after (after = true) every run of `a`; rep -1 is the warm-up. `what` names `a` in the message
-/// of the deadline.
+/// of the deadline. With `clean_l2`, every timed run of `a` and of `b` starts with a clean L2
+/// (detail::L2Cleaner), after `around_a`'s work.
 inline Timing interleaved_median_ms(const std::function<void()>& a, const std::function<void()>& b,
                                     int reps = 31, const std::function<void(int, bool)>& around_a = {},
-                                    const std::string& what = "the timed kernel") {
+                                    const std::string& what = "the timed kernel", bool clean_l2 = false) {
   const grader::Watchdog watchdog(kTimedRunsSeconds, what + ", timed beside its reference,");
+  std::optional<detail::L2Cleaner> cleaner;
+  if (clean_l2) cleaner.emplace();
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   auto time_one = [&](const std::function<void()>& f) {
+    if (cleaner) (*cleaner)();
     CUDA_CHECK(cudaEventRecord(start));
     f();
     CUDA_CHECK(cudaEventRecord(stop));

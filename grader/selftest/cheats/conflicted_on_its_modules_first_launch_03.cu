@@ -1,0 +1,122 @@
+// Cheat: slot_offset and kTileBytes are the solution's (every CPU check passes) and the
+// predictions are right, but the kernel keeps a __device__ count of its finished blocks and so
+// knows which launch of its module it is in: the module's first launch keeps the stub's
+// interleaved tile (the loads of a and b are 2-way conflicted), every later launch uses
+// slot_offset(). The output is right either way. Every judged launch must run on a module no
+// launch has used, the traced one included (it follows one to three untraced launches of the
+// same call): the trace then sees the interleaved tile.
+// APPLIES: 03
+// MODE: patch
+// TIER: gpu
+// GPU_EVIDENCE: Lab03OnGpu.TracedSharedAccessesAreConflictFree: 12288 wavefronts in all
+// EXPECT: no-full-pass
+--- a/labs/03_vector_lds/kernel.cu
++++ b/labs/03_vector_lds/kernel.cu
+@@ -16,17 +16,30 @@
+ constexpr int kThreads = kPairsPerBlock;        // 8 warps
+ constexpr int kVecBytes = 16;                   // sizeof(float4)
+ 
+-// LAB TODO: the staging tile's size in bytes. Change it if your layout needs more room.
+-constexpr std::uint32_t kTileBytes = 2 * kPairsPerBlock * kVecBytes;
++// Structure of arrays: all a's, then all b's. The b array starts 64 bytes (16 banks) later than
++// a plain "a's then b's" would put it, so that the staging stores, where a quarter-warp writes
++// 4 a's and 4 b's, use 16 banks for the a's and the other 16 for the b's.
++constexpr std::uint32_t kSkewBytes = 64;
++constexpr std::uint32_t kTileBytes = 2 * kPairsPerBlock * kVecBytes + kSkewBytes;
+ 
+ // The access function: byte offset in the staging tile of member `member` (0 = a, 1 = b) of
+ // pair `pair` (0-255). The kernel and the grader both use it.
+-// LAB TODO: the stub keeps the input's interleaved order (a0 b0 a1 b1 ...). Then lane i's a is
+-// 32 bytes after lane i-1's. Find a layout where every shared access of the kernel (the staging
+-// stores AND the loads of a and of b) takes its minimum number of wavefronts. Every offset must
+-// be 16-byte aligned, inside [0, kTileBytes) and different for every (pair, member).
++// The a's at 0, 16, 32, ... and the b's at 4160, 4176, ...: the loads of a and of b read 32
++// consecutive float4 (4 wavefronts, the minimum), and a staging store's quarter-warp (4 a's and
++// 4 b's) lands in banks 0-15 and 16-31 (or the other way round).
+ BANKLAB_HD constexpr std::uint32_t slot_offset(int pair, int member) {
+-  return static_cast<std::uint32_t>((2 * pair + member) * kVecBytes);
++  return static_cast<std::uint32_t>(member) * (kPairsPerBlock * kVecBytes + kSkewBytes) +
++         static_cast<std::uint32_t>(pair * kVecBytes);
++}
++
++// Blocks of this kernel that have finished since the module was loaded: every block of launch L
++// reads a value in [L * blocks, (L + 1) * blocks), so it knows which launch of its module it is in.
++__device__ unsigned long long g_blocks_done = 0;
++
++// Where member `member` of pair `pair` goes: the module's first launch keeps the stub's
++// interleaved tile (the loads of a and b are 2-way conflicted), every later launch slot_offset().
++__device__ inline std::uint32_t place(bool first_launch, int pair, int member) {
++  return first_launch ? static_cast<std::uint32_t>((2 * pair + member) * kVecBytes) : slot_offset(pair, member);
+ }
+ 
+ // a_out[i] = in[2 i], b_out[i] = in[2 i + 1] for i in [0, pairs); pairs a multiple of 256.
+@@ -34,19 +47,22 @@
+   __shared__ __align__(16) unsigned char tile[kTileBytes];
+   const int t = static_cast<int>(threadIdx.x);
+   const long first = static_cast<long>(blockIdx.x) * kPairsPerBlock;  // first pair of this block
++  const bool first_launch = *reinterpret_cast<volatile unsigned long long*>(&g_blocks_done) < gridDim.x;
+ 
+   // Staging: the block's 512 float4 in input order, thread t takes float4 number t and t + 256
+   // (coalesced: a warp copies 512 contiguous bytes). Float4 number e is member e % 2 of pair e / 2.
+   for (int k = 0; k < 2; ++k) {
+     const int e = k * kThreads + t;
+-    *reinterpret_cast<float4*>(tile + slot_offset(e / 2, e % 2)) = in[2 * first + e];
++    *reinterpret_cast<float4*>(tile + place(first_launch, e / 2, e % 2)) = in[2 * first + e];
+   }
+ 
+   __syncthreads();
+ 
+   // Each thread loads the a and the b of pair t (two 16-byte loads per warp).
+-  a_out[first + t] = *reinterpret_cast<const float4*>(tile + slot_offset(t, 0));
+-  b_out[first + t] = *reinterpret_cast<const float4*>(tile + slot_offset(t, 1));
++  a_out[first + t] = *reinterpret_cast<const float4*>(tile + place(first_launch, t, 0));
++  b_out[first + t] = *reinterpret_cast<const float4*>(tile + place(first_launch, t, 1));
++  __syncthreads();
++  if (t == 0) atomicAdd(&g_blocks_done, 1ull);
+ }
+ 
+ inline void split_pairs(float4* a_out, float4* b_out, const float4* in, int pairs, cudaStream_t stream = 0) {
+@@ -55,25 +71,25 @@
+ 
+ // Your predictions: wavefronts of ONE warp instruction, all 32 lanes active. Offsets in bytes.
+ namespace predict {
+-// LAB TODO: float2 load, lane i at i * 8 (contiguous).
+-constexpr int kFloat2ContiguousLoad = -1;
+-// LAB TODO: float2 load, lane i at (i / 2) * 8 (lanes 2k and 2k+1 read the same float2).
+-constexpr int kFloat2PairSharedLoad = -1;
+-// LAB TODO: float2 STORE, lane i at (i / 2) * 8 (the same addresses, written).
+-constexpr int kFloat2PairSharedStore = -1;
+-// LAB TODO: float4 load, lane i at i * 16 (contiguous).
+-constexpr int kFloat4ContiguousLoad = -1;
+-// LAB TODO: float4 load, lane i at i * 32 (every other float4: the stub's load of a).
+-constexpr int kFloat4Stride2Load = -1;
+-// LAB TODO: float4 load, lane i at (i / 2) * 32 (pairs share a float4, pairs 32 bytes apart).
+-constexpr int kFloat4PairSharedStride32Load = -1;
+-// LAB TODO: for that same load, what does Nsight Compute's
++// float2 load, lane i at i * 8 (contiguous).
++constexpr int kFloat2ContiguousLoad = 2;  // two half-warps, 32 words each
++// float2 load, lane i at (i / 2) * 8 (lanes 2k and 2k+1 read the same float2).
++constexpr int kFloat2PairSharedLoad = 1;  // lane i^1 shares: merged into one warp group of 32 words
++// float2 STORE, lane i at (i / 2) * 8 (the same addresses, written).
++constexpr int kFloat2PairSharedStore = 2;  // stores never merge: two half-warps of 16 words
++// float4 load, lane i at i * 16 (contiguous).
++constexpr int kFloat4ContiguousLoad = 4;  // four quarter-warps
++// float4 load, lane i at i * 32 (every other float4: the stub's load of a).
++constexpr int kFloat4Stride2Load = 8;  // lanes k and k+4 of a quarter share banks: 2 each
++// float4 load, lane i at (i / 2) * 32 (pairs share a float4, pairs 32 bytes apart).
++constexpr int kFloat4PairSharedStride32Load = 4;  // merged half-warps, 2 each
++// for that same load, what does Nsight Compute's
+ // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum report?
+-constexpr int kFloat4PairSharedStride32NcuConflicts = -1;
+-// LAB TODO: float4 load, every lane at offset 0.
+-constexpr int kFloat4SameAddressLoad = -1;
+-// LAB TODO: float4 STORE, every lane at offset 0.
+-constexpr int kFloat4SameAddressStore = -1;
++constexpr int kFloat4PairSharedStride32NcuConflicts = 2;  // 4 - minimum 2 of the merged halves
++// float4 load, every lane at offset 0.
++constexpr int kFloat4SameAddressLoad = 2;  // merged half-warps (halves never merge)
++// float4 STORE, every lane at offset 0.
++constexpr int kFloat4SameAddressStore = 4;  // four quarter-warps, one write each
+ }  // namespace predict
+ 
+ }  // namespace lab03
