@@ -33,6 +33,7 @@
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
+#include "grader/gpu/gpu_lock.hpp"
 #include "grader/gpu/trace.cuh"
 #include "process.hpp"
 #include "sandbox.hpp"
@@ -194,6 +195,13 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   }
 
   if (a.test.find("Traced") != std::string::npos) grader::gpu::start_trace_session();  // before any CUDA call
+  // One GPU, one timing at a time (grader/gpu/gpu_lock.hpp): held until the verdict is written.
+  std::optional<grader::gpu::GpuLock> gpu_lock;
+  if (v.tier == "gpu") {
+    gpu_lock.emplace(grader::gpu::gpu_test_needs_the_gpu_alone(a.test));
+    if (gpu_lock->waited_s >= 1.0 || (!gpu_lock->held() && gpu_lock->note.rfind("no GPU", 0) != 0))
+      std::printf("[ GPU LOCK ] %s (waited %.1f s)\n", gpu_lock->note.c_str(), gpu_lock->waited_s);
+  }
   std::string filter = "--gtest_filter=" + a.test;
   std::vector<char*> gargv = {argv0[0], filter.data(), const_cast<char*>("--gtest_color=no")};
   int gargc = static_cast<int>(gargv.size());
