@@ -6,14 +6,14 @@
 # the rest is the solution. The P whose ratio lies nearest 1.05 and nearest 1.15 are chosen from
 # a short sweep, then the timing test runs N times at -j 1, 16 at once with the lock, and 16 at
 # once without it (each judge given a lock folder of its own). Prints the ratios and verdicts.
-#   bench/gpu_lock_flips.sh [P...]     (default: 3 6 12 24)
+#   bench/gpu_lock_flips.sh [P...]     (default: 25 40 55 70 85)
 set -uo pipefail
 T=/tmp/gi/tree; J=$T/build/gpu/grader/banklab-judge
 [[ -x $J ]] || { echo "build the judge first (bench/device_gpu_integrity.sh)"; exit 1; }
 cd $T
 W=/tmp/gi/flips; rm -rf $W; mkdir -p $W && chmod 777 $W
 TEST=Lab04OnGpu.TransposeMeetsTheKernelTimingTarget
-ps=("$@"); [[ ${#ps[@]} -gt 0 ]] || ps=(3 6 12 24)
+ps=("$@"); [[ ${#ps[@]} -gt 0 ]] || ps=(25 40 55 70 85)
 for p in "${ps[@]}"; do
   python3 - "$p" > $W/k$p.cu <<'PY'
 import sys
@@ -37,7 +37,7 @@ one() {  # P, results dir, [lock dir]
   local p=$1 r=$2; mkdir -p $r
   local out; out=$(BANKLAB_GPU_LOCK_DIR=${3:-} $J test --lab 04 --work $W/w$p --test $TEST --results $r 2>&1)
   local ratio; ratio=$(grep -o "interleaved): [0-9.]*x" <<<"$out" | grep -o "[0-9.]*x$" | head -1)
-  echo "${ratio:-?} $(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['status'])" $r/$TEST.json 2>/dev/null || echo none)"
+  echo "${ratio:-?} $(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['status'])" $r/lab04/$TEST.json 2>/dev/null || echo none)"
 }
 declare -A ratio
 for p in "${ps[@]}"; do
