@@ -4,7 +4,8 @@
 # judges for those labs (alternatives, the GPU cheats, the known-bad kernels only a GPU test
 # sees), four judges at a time so the per-GPU lock is exercised. Logs to $OUT (or ./out):
 # summary.txt (one line per case and grade, the timing lines, the lock's waits) and a tarball.
-#   bench/device_gpu_integrity.sh [cases|solutions|all]
+#   bench/device_gpu_integrity.sh [cases|solutions|all|build]   (build: only build the judge, for
+#   bench/gpu_lock_flips.sh and bench/gpu_tier_seconds.sh)
 set -uo pipefail
 part=${1:-all}
 out=${OUT:-$PWD/out}; mkdir -p "$out"
