@@ -47,7 +47,9 @@ TIERS = ("cpu", "gpu", "all")
 #: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
 #: Overridable with --timeout.
 DEFAULT_GRADE_TIMEOUT_S = 900.0
-TIMEOUT_NOTE = "the judge did not finish within {:g} s and was stopped"
+TIMEOUT_NOTE = ("the grading of your file did not finish within {:g} s and was stopped: most often code "
+                "that never ends (in a kernel, or in code that runs at start-up); if your file finishes "
+                "quickly on your machine, ask your instructor to grade it again")
 
 
 def repo_root() -> Path:
@@ -985,6 +987,25 @@ def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], st
     return records, ""
 
 
+_KILLED_RE = re.compile(r"(?:\((?P<step>probe|nvcc): )?killed after (?P<s>\d+) s \(time limit\)")
+
+
+def lead_with_cause(message: str) -> str:
+    """A judge's message about a step stopped at its time limit, led by that cause. The judge
+    words what it found AFTER the stop (a probe killed at 20 s is reported as answers it could not
+    read; a test killed at its limit as a verdict it did not write): a student must first read
+    that their code did not finish, then the judge's own words. Other messages are unchanged."""
+    m = _KILLED_RE.search(message)
+    if not m or message.lower().startswith(("your code did not finish", "compiling your file took")):
+        return message
+    where = ("in code that runs when your program starts (the initialiser of a global variable, a "
+             "static object's constructor) or in a host function the judge calls"
+             if m.group("step") == "probe" else "in a kernel (a loop whose exit no thread reaches, "
+             "a barrier some threads never arrive at) or in the host code it runs")
+    return (f"your code did not finish within {m.group('s')} s and was stopped: look for a loop that "
+            f"never ends or a wait that never returns {where}. The judge's own words: {message}")
+
+
 def read_verdict(test: str, tier: str, rec: dict | None, note: str) -> Verdict:
     if rec is None:
         why = note or "the judge gave no verdict for this test (missing evidence fails)"
@@ -1050,7 +1071,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     # (the student's file is then "kernel.cu", as on their own machine).
     for rec in records.values():
         if isinstance(rec.get("message"), str):
-            rec["message"] = rec["message"].replace(str(work) + "/", "")
+            rec["message"] = lead_with_cause(rec["message"].replace(str(work) + "/", ""))
     verdicts = []
     seen = set()
     for test, t_tier in (expected or []):

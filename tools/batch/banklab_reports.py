@@ -245,7 +245,8 @@ def failure_groups(r: LabResult) -> list[tuple[str, list[Verdict]]]:
     return list(groups.items())
 
 
-NOT_BUILT = "not judged: the lab did not build (the compiler's message is under Lab{}.Build)"
+NOT_BUILT = ("not judged: the lab did not build, and every test needs its build (Lab{}.Build's message "
+             "says why: the compiler's errors, or code of yours that did not finish)")
 
 
 # --------------------------------------------------------------------------- feedback
@@ -259,8 +260,46 @@ def _names(vs: list[Verdict]) -> str:
     return vs[0].test if len(vs) == 1 else f"{vs[0].test} and {len(vs) - 1} more test(s)"
 
 
+#: A teaching message longer than this (a compiler's flood) is cut in the feedback, keeping its
+#: start and its end (where the judge puts the command to run): the whole of it is one command away.
+MESSAGE_CAP = 6000
+
+
+def capped(msg: str, cap: int = MESSAGE_CAP) -> str:
+    if len(msg) <= cap:
+        return msg
+    head, tail = msg[: cap - 1500], msg[-1200:]
+    return (f"{head}\n[... {len(msg) - len(head) - len(tail)} characters cut here: build your file "
+            f"yourself to see the whole message ...]\n{tail}")
+
+
+#: Drawings kept as pictures (SVG) per lab in the HTML feedback; the others are shown as the text
+#: drawing `banklab explain` prints (what the Markdown feedback shows), each access once.
+SVG_PER_LAB = 1
+_RECT_RE = re.compile(r'<rect x="([^"]*)" y="([^"]*)"((?: [a-z-]+="[^"]*")+)/>')
+
+
+def compact_svg(svg: str, prefix: str) -> str:
+    """The same picture, smaller: each rectangle drawn 20 times or more with the same size and
+    colours (the empty cells of the bank grid) is defined once and placed with <use>."""
+    counts: dict[str, int] = {}
+    for m in _RECT_RE.finditer(svg):
+        counts[m.group(3)] = counts.get(m.group(3), 0) + 1
+    common = {a: f"{prefix}r{i}" for i, a in enumerate(a for a, n in counts.items() if n >= 20)}
+    if not common:
+        return svg
+    def use(m):
+        ref = common.get(m.group(3))
+        return f'<use href="#{ref}" x="{m.group(1)}" y="{m.group(2)}"/>' if ref else m.group(0)
+    body = _RECT_RE.sub(use, svg)
+    defs = "<defs>" + "".join(f'<rect id="{ref}"{a}/>' for a, ref in common.items()) + "</defs>"
+    at = body.find(">", body.find("<svg")) + 1
+    return body[:at] + defs + body[at:]
+
+
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
     out = [f"# Feedback for {student}", ""]
+    drawn: set[str] = set()
     total = sum(r.points for r in results)
     maxi = sum(r.max_points for r in results)
     out += [f"**Total: {fmt_points(total)} / {fmt_points(maxi)} points**", ""]
@@ -281,11 +320,14 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
             out += [f"### {_names(vs)} ({word})", ""]
             if len(vs) > 1:
                 out += ["Tests: " + ", ".join(f"`{v.test}`" for v in vs), ""]
-            out += ["```text", student_message(msg).rstrip(), "```", ""]
+            out += ["```text", capped(student_message(msg)).rstrip(), "```", ""]
             for line in explain_lines(msg):
                 d = ex.draw(line)
-                if d:
+                if d and line not in drawn:
+                    drawn.add(line)
                     out += ["```text", d[0].rstrip(), "```", ""]
+                elif d:
+                    out += ["(The drawing of this access is above.)", ""]
         out += [f"Points table: `{r.points_table}`; tier graded: {r.tier}.", ""]
     return "\n".join(out)
 
@@ -302,7 +344,9 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
            "</style></head><body>",
            f"<h1>Feedback for {e(student)}</h1>",
            f"<p><strong>Total: {fmt_points(total)} / {fmt_points(maxi)} points</strong></p>"]
+    drawn: set[str] = set()
     for r in sorted(results, key=lambda r: r.lab):
+        pictures = 0
         out.append(f"<h2>Lab {e(r.lab)}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points</h2>")
         if r.judge_note:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
@@ -317,13 +361,22 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
             if all(v.status == "skipped" for v in vs) and len(vs) > 1:
                 out.append(f"<p class=\"skipped\">{len(vs)} tests not judged: {e(msg.removeprefix('not judged: '))}</p>")
                 continue
-            out.append(f"<h3 class=\"{vs[0].status}\">{e(_names(vs))}</h3><pre>{e(student_message(msg).rstrip())}</pre>")
+            out.append(f"<h3 class=\"{vs[0].status}\">{e(_names(vs))}</h3><pre>{e(capped(student_message(msg)).rstrip())}</pre>")
             for line in explain_lines(msg):
                 d = ex.draw(line)
-                if d:
-                    svg = d[1]
-                    svg = svg[svg.find("<svg"):] if "<svg" in svg else ""
-                    out.append(f"<figure>{svg}</figure>")
+                if not d:
+                    continue
+                if line in drawn:
+                    out.append("<p>(The drawing of this access is above.)</p>")
+                    continue
+                drawn.add(line)
+                svg = d[1][d[1].find("<svg"):] if "<svg" in d[1] else ""
+                if svg and pictures < SVG_PER_LAB:
+                    pictures += 1
+                    out.append(f"<figure>{compact_svg(svg, f'f{len(drawn)}')}</figure>")
+                else:
+                    out.append(f"<details open><summary>the drawing of this access</summary>"
+                               f"<pre>{e(d[0].rstrip())}</pre></details>")
         out.append(f"<p>Points table: <code>{e(r.points_table)}</code>; tier graded: {e(r.tier)}.</p>")
     out.append("</body></html>")
     return "\n".join(out)

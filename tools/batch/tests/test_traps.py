@@ -10,6 +10,8 @@ shape that sets it off, graded by tools/batch/grade-class with the TEST DOUBLE j
   login or by name with a roster: each LMS file has one row per student and its ID columns;
 - Rescoring: a weight change re-scores the stored verdicts without running the judge, and the
   LMS column's points possible does not move;
+- Feedback: a hang's message leads with its cause; a stub's HTML keeps one picture per lab and
+  every drawing as text (it was 930 KB for labs 04 and 05), a compiler's flood is cut;
 - Packaging: the PrairieLearn image commands of tools/platforms/prairielearn/README.md run as
   written (docker itself is a stand-in that checks the build context).
 
@@ -422,6 +424,120 @@ class Rescoring(Export):
         r = grade_class(self.subs, self.tmp / "other", judge=self.failing)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("CALLED", self.calls.read_text())
+
+
+# ----------------------------------------------------------------------------- feedback
+
+# What the judge says of a probe stopped at its time limit (grader/judge/build.cpp, measured on the
+# lab 05 solution with a start-up loop that never ends): it leads with what it found afterwards.
+PROBE_HANG = ("your file's answers could not be read: the answers file does not start with the probe's header: "
+              "something in your file wrote over it (probe: killed after 20 s (time limit)). What your file's "
+              "code printed is not shown; run it yourself to see it.")
+TEST_HANG = "the judge wrote no verdict for this test (killed after 180 s (time limit)): "
+HANGING_JUDGE = """import json, sys
+a = sys.argv
+if a[1] == "list":
+    print("05 Lab05Layout.A cpu"); sys.exit(0)
+src = a[a.index("--source") + 1]; out = a[a.index("--json") + 1]
+import hashlib
+sha = hashlib.sha256(open(src, "rb").read()).hexdigest()
+rec = lambda t, m: {{"schema": "banklab.verdict.v1", "lab": "05", "test": t, "tier": "cpu", "status": "failed",
+                    "checks": 0, "message": m}}
+json.dump({{"schema": "banklab.grade.v1", "lab": "05", "source_sha256": sha,
+           "verdicts": [rec("Lab05.Build", {probe!r}), rec("Lab05Layout.A", "not judged: the lab did not build")]}},
+          open(out, "w"))
+sys.exit(1)
+"""
+
+
+class FakeExplainer:
+    """banklab explain's stand-in: a text drawing and an SVG the size of the real ones (~100 KB:
+    a 32 x 32 bank grid of rectangles) for each access line."""
+    def __init__(self):
+        self.cache = {}
+
+    def draw(self, line):
+        cells = "".join(f'<rect x="{100 + 26 * b}" y="{80 + 22 * w}" width="26" height="22" fill="#f3f3f3" stroke="#dddddd"/>\n'
+                        for w in range(32) for b in range(32))
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="968" height="902"><title>({line})</title>\n'
+               f'{cells}<rect x="100" y="80" width="26" height="22" fill="#ffaaaa" stroke="#cc0000"/></svg>\n')
+        return (f"bank | 0 1 2 ... ({line})\nwavefront 1 | 0! .", svg)
+
+
+def stub_like(lab, n_lines):
+    vs = [bg.Verdict(f"Lab{lab}Layout.T{i}", "cpu", "failed",
+                     f"32 wavefronts, minimum 1. See it: banklab explain --line \"ld 4 ffffffff {lab} {i * 128}\"", 32)
+          for i in range(n_lines)]
+    vs.append(bg.Verdict(f"Lab{lab}Layout.Again", "cpu", "failed",
+                         f"again: See it: banklab explain --line \"ld 4 ffffffff {lab} 0\"", 32))
+    return bg.LabResult("stub", lab, "kernel.cu", "x", "cpu", vs)
+
+
+class Feedback(unittest.TestCase):
+    maxDiff = 500
+    longMessage = False
+    def test_the_html_of_a_stub_keeps_one_picture_per_lab_and_every_drawing_as_text(self):
+        rs = [stub_like("04", 7), stub_like("05", 7)]
+        one_svg = len(FakeExplainer().draw("x")[1])
+        html_ = br.feedback_html("stub", rs, FakeExplainer())
+        self.assertLess(len(html_), 2 * one_svg)                   # 14 drawings would be 14 x one_svg
+        self.assertEqual(html_.count("<svg"), 2 * br.SVG_PER_LAB)
+        for lab in ("04", "05"):
+            for i in range(7):
+                self.assertIn(f"(ld 4 ffffffff {lab} {i * 128})", html_)     # every access drawn, once
+        self.assertEqual(html_.count("(ld 4 ffffffff 04 0)"), 1)
+        self.assertIn("The drawing of this access is above", html_)
+        md = br.feedback_markdown("stub", rs, FakeExplainer())
+        self.assertEqual(md.count("(ld 4 ffffffff 04 0)"), 1)
+
+    def test_a_compacted_picture_draws_the_same_rectangles(self):
+        import xml.etree.ElementTree as ET
+        svg = FakeExplainer().draw("x")[1]
+        small = br.compact_svg(svg, "t")
+        self.assertLess(len(small), len(svg) / 2)
+        ns = "{http://www.w3.org/2000/svg}"
+        def rects(text):
+            root = ET.fromstring(text)
+            defs = {r.get("id"): r.attrib for d in root.iter(f"{ns}defs") for r in d}
+            out = [dict(r.attrib) for r in root.iter(f"{ns}rect") if not r.get("id")]
+            for u in root.iter(f"{ns}use"):
+                a = {k: v for k, v in defs[u.get("href")[1:]].items() if k != "id"}
+                out.append(dict(a, x=u.get("x"), y=u.get("y")))
+            return sorted(tuple(sorted(r.items())) for r in out)
+        self.assertEqual(rects(small), rects(svg))
+
+    def test_a_flood_of_compiler_errors_is_cut_but_keeps_its_start_and_its_command(self):
+        msg = "error: first\n" + "note: again\n" * 5000 + "See it: banklab explain --line \"ld 4 1 0\""
+        cut = br.capped(msg)
+        self.assertLess(len(cut), br.MESSAGE_CAP + 200)
+        self.assertTrue(cut.startswith("error: first"))
+        self.assertTrue(cut.endswith('--line "ld 4 1 0"'))
+        self.assertIn("characters cut", cut)
+
+    def test_a_hang_leads_with_its_cause(self):
+        for judge_words, where in ((PROBE_HANG, "code that runs when your program starts"),
+                                   (TEST_HANG, "in a kernel")):
+            led = bg.lead_with_cause(judge_words)
+            self.assertTrue(led.startswith("your code did not finish within"), led)
+            self.assertIn(where, led)
+            self.assertIn(judge_words, led)                         # the judge's own words kept, after
+        self.assertEqual(bg.lead_with_cause("lanes 0 and 16 ask bank 0"), "lanes 0 and 16 ask bank 0")
+        self.assertTrue(bg.TIMEOUT_NOTE.startswith("the grading of your file did not finish"))
+
+    def test_the_batch_grader_shows_a_probe_hang_by_its_cause(self):
+        tmp = Path(tempfile.mkdtemp(prefix="banklab-hang-"))
+        self.addCleanup(shutil.rmtree, tmp)
+        judge = put(tmp / "judge.py", HANGING_JUDGE.format(probe=PROBE_HANG))
+        put(tmp / "export" / "hang" / "kernel.cu", SOLVED)
+        r = grade_class(tmp / "export", tmp / "out", judge=judge)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        md = (tmp / "out" / "feedback" / "hang.md").read_text()
+        build = md[md.index("### Lab05.Build"):]
+        self.assertTrue(build.split("```text\n")[1].startswith("your code did not finish within 20 s"), build[:300])
+        self.assertNotIn("compiler's message is under", md)
+        gs = json.loads((tmp / "out" / "platforms" / "hang" / "gradescope" / "results.json").read_text())
+        self.assertTrue(next(t for t in gs["tests"] if t["name"].endswith("Build"))["output"]
+                        .startswith("your code did not finish"))
 
 
 # ----------------------------------------------------------------------------- packaging
