@@ -240,13 +240,20 @@ def _copy_limited(src, dest: Path, budget: list[int], name: str) -> None:
             out.write(chunk)
 
 
+def _wanted(rel: PurePosixPath) -> bool:
+    """The entries worth taking out of an upload: kernels (.cu). Nothing else is ever searched."""
+    return rel.name.endswith(".cu")
+
+
 def unpack_upload(archive: Path, dest: Path) -> None:
-    """Unpack `archive` into the empty folder `dest`, or raise UnsafeArchive and leave nothing
-    usable. Only regular files and folders are written: a symbolic or hard link, a device or a
-    FIFO refuses the whole archive, as do an absolute path, a `..`, more than
-    ARCHIVE_MAX_ENTRIES entries and more bytes than the limits (counted while decompressing, so a
-    zip bomb stops at the limit). __MACOSX/ and dot files are skipped. Python's zipfile and
-    tarfile read the archive; every path and size check is ours."""
+    """Unpack the .cu files of `archive` into the empty folder `dest`, or raise UnsafeArchive.
+    Every entry is checked, taken out or not: a symbolic or hard link, a device or a FIFO refuses
+    the whole archive, as do an absolute path, a `..`, more than ARCHIVE_MAX_ENTRIES entries, a
+    file over ARCHIVE_MAX_FILE_BYTES, and more than ARCHIVE_MAX_TOTAL_BYTES decompressed (counted
+    while decompressing, so a zip bomb stops at the limit; a tar's skipped entries count too, since
+    skipping them decompresses them). Only regular .cu files are written, each to a new file of
+    `dest`: a student's zipped checkout with its build folder costs no disk. __MACOSX/ and dot files
+    are skipped. Python's zipfile and tarfile read the archive; every path and size check is ours."""
     budget = [ARCHIVE_MAX_TOTAL_BYTES]
     name = archive.name
     try:
@@ -261,8 +268,8 @@ def unpack_upload(archive: Path, dest: Path) -> None:
                     kind = stat.S_IFMT(mode) if mode else 0
                     if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
                         raise UnsafeArchive(f"its entry {info.filename!r} is a link or a special file")
-                    if info.is_dir() or _ignored(Path(rel)):
-                        continue
+                    if info.is_dir() or _ignored(Path(rel)) or not _wanted(rel):
+                        continue          # never decompressed: costs nothing, written nowhere
                     if info.file_size > ARCHIVE_MAX_FILE_BYTES:
                         raise UnsafeArchive(f"its entry {info.filename!r} unpacks to more than "
                                             f"{ARCHIVE_MAX_FILE_BYTES >> 20} MiB")
@@ -278,11 +285,14 @@ def unpack_upload(archive: Path, dest: Path) -> None:
                     rel = _safe_member_path(m.name)
                     if not (m.isfile() or m.isdir()):
                         raise UnsafeArchive(f"its entry {m.name!r} is a link or a special file")
-                    if m.isdir() or _ignored(Path(rel)):
-                        continue
                     if m.size > ARCHIVE_MAX_FILE_BYTES:
                         raise UnsafeArchive(f"its entry {m.name!r} unpacks to more than "
                                             f"{ARCHIVE_MAX_FILE_BYTES >> 20} MiB")
+                    if m.isdir() or _ignored(Path(rel)) or not _wanted(rel):
+                        budget[0] -= m.size   # skipping it still decompresses it: it counts
+                        if budget[0] < 0:
+                            raise UnsafeArchive(f"it unpacks to more than {ARCHIVE_MAX_TOTAL_BYTES >> 20} MiB")
+                        continue
                     src = t.extractfile(m)
                     if src is None:
                         raise UnsafeArchive(f"its entry {m.name!r} cannot be read")

@@ -181,13 +181,17 @@ class Archives(Export):
                                             "__MACOSX/kernel/._kernel.cu": b"\x00\x05\x16\x07junk",
                                             "__MACOSX/._kernel": b"junk", "kernel/.DS_Store": b"junk"})
         make_tar(s / "tarred" / "kernel.tar.gz", {"lab05/kernel.cu": SOLVED.encode()})
+        # a zipped checkout with its build folder: the big files are never taken out
+        make_zip(s / "checkout" / "banklab.zip", {"banklab/labs/05_swizzle/kernel.cu": SOLVED.encode(),
+                                                  "banklab/labs/05_swizzle/README.md": b"handout",
+                                                  "banklab/build/dev/huge.o": bytes(100 << 20)})
         put(s / "renamed" / "kernel.cu.txt", SOLVED)
         make_zip(cls.tmp / "canvas.zip", {"05_swizzle.cu": SOLVED.encode()})
         shutil.move(cls.tmp / "canvas.zip", s / "leeann_111_999_submission.zip")
         # refused
         with zipfile.ZipFile(put(s / "bomb" / "submission.zip", b""), "w", zipfile.ZIP_DEFLATED) as z:
             for i in range(10):                           # 10 x 7 MiB of zeros: 70 MiB from ~70 KB
-                z.writestr(f"part{i}.bin", bytes(7 << 20))
+                z.writestr(f"part{i}.cu", bytes(7 << 20))
         make_zip(s / "dotdot" / "submission.zip", {"../escaped.cu": SOLVED.encode(), "kernel.cu": SOLVED.encode()})
         make_zip(s / "absolute" / "submission.zip", {"/tmp/banklab-absolute-escape.cu": SOLVED.encode()})
         make_zip(s / "ziplink" / "submission.zip", {}, {"kernel.cu": str(ROOT / "solutions/05_swizzle/kernel.cu")})
@@ -208,7 +212,7 @@ class Archives(Export):
     def test_each_archive_shape_earns_what_the_bare_file_earns(self):
         self.assertEqual(float(self.rows["bare"]["points"]), CPU_SOLVED)
         for student, upload in (("zipped", "submission.zip"), ("mac", "kernel.zip"), ("tarred", "kernel.tar.gz"),
-                                ("renamed", "kernel.cu.txt"), ("leeann", "submission.zip")):
+                                ("renamed", "kernel.cu.txt"), ("leeann", "submission.zip"), ("checkout", "banklab.zip")):
             with self.subTest(student):
                 self.assertEqual(self.rows[student]["points"], self.rows["bare"]["points"])
                 self.assertEqual(self.result(student)["source_sha256"], self.result("bare")["source_sha256"])
@@ -245,12 +249,16 @@ class Archives(Export):
         self.addCleanup(shutil.rmtree, d)
         with self.assertRaisesRegex(bg.UnsafeArchive, "more than 64 MiB"):
             bg.unpack_upload(self.subs / "bomb" / "submission.zip", d)
+        tar_bomb = make_tar(d.parent / f"{d.name}.tar.gz", {f"build/o{i}.bin": bytes(7 << 20) for i in range(10)})
+        self.addCleanup(tar_bomb.unlink)
+        with self.assertRaisesRegex(bg.UnsafeArchive, "more than 64 MiB"):    # skipped, yet counted
+            bg.unpack_upload(tar_bomb, Path(tempfile.mkdtemp(dir=d)))
         self.assertLessEqual(sum(p.stat().st_size for p in d.rglob("*") if p.is_file()), 64 << 20)
         big = make_zip(d.parent / f"{d.name}.zip", {"kernel.cu": bytes(9 << 20)})
         self.addCleanup(big.unlink)
         with self.assertRaisesRegex(bg.UnsafeArchive, "more than 8 MiB"):
             bg.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)))
-        many = make_zip(d.parent / f"{d.name}-many.zip", {f"f{i}.txt": b"x" for i in range(bg.ARCHIVE_MAX_ENTRIES + 1)})
+        many = make_zip(d.parent / f"{d.name}-many.zip", {f"f{i}.cu": b"x" for i in range(bg.ARCHIVE_MAX_ENTRIES + 1)})
         self.addCleanup(many.unlink)
         with self.assertRaisesRegex(bg.UnsafeArchive, "entries"):
             bg.unpack_upload(many, Path(tempfile.mkdtemp(dir=d)))
