@@ -125,8 +125,18 @@ def _find_in(folder: Path, lab: str, lab_dir: str, single: bool) -> tuple[Path |
 
 #: A search that found something it refused (a link, several files, an unsafe archive): its reason
 #: is the verdict, the search goes no further.
-def _refused(why: str) -> bool:
+def is_refusal(why: str) -> bool:
     return any(w in why for w in ("symbolic link", "several", "lies outside", ARCHIVE_REFUSED))
+
+
+#: What find_source() says of an upload it does not recognise (named in the gradebook).
+UNRECOGNISED = "handed in instead"
+
+
+def names_a_problem(why: str) -> bool:
+    """Whether a search that found no kernel found something the gradebook must name (a refusal,
+    an unrecognised upload): a lab with such a reason gets a row even under --lab all."""
+    return is_refusal(why) or UNRECOGNISED in why
 
 
 def find_source(folder: Path, lab: str, lab_dir: str, single: bool = False) -> tuple[Path | None, str]:
@@ -140,7 +150,7 @@ def find_source(folder: Path, lab: str, lab_dir: str, single: bool = False) -> t
     are none of these are named in the reason (`single`: any; else those whose name names the lab),
     so the gradebook says what was handed in instead of a silent "not submitted"."""
     src, why = _find_in(folder, lab, lab_dir, single)
-    if src is not None or _refused(why):
+    if src is not None or is_refusal(why):
         return src, why
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
                    and not _ignored(p.relative_to(folder)))
@@ -352,21 +362,22 @@ def _find_in_uploads(files: list[Path], folder: Path | None, lab: str, lab_dir: 
                      why: str, name_of=None) -> tuple[Path | None, str]:
     name_of = name_of or ((lambda f: str(f.relative_to(folder))) if folder else (lambda f: f.name))
     roots, refused, other = _upload_roots(files, name_of)
+    names_lab = lambda n: single or lab_dir in n or f"lab{lab}" in n
     for label, root in roots:
-        src, w = _find_in(root, lab, lab_dir, single)
+        # An upload named after the lab (lab04.zip) is that lab's, whatever it holds: its one .cu.
+        src, w = _find_in(root, lab, lab_dir, single or names_lab(label))
         if src is not None:
             ORIGIN[src] = f"{label}: {src.relative_to(root)}"
             return src, ""
-        if _refused(w):
+        if is_refusal(w):
             return None, f"{label}: {w}"
-    names_lab = lambda n: single or lab_dir in n or f"lab{lab}" in n
     refused = [r for r in refused if names_lab(r.split(" ")[0])]
     if refused:
         return None, "; ".join(refused)
     other = [n for n in other if names_lab(n)]
     if other:
         shown = ", ".join(other[:6]) + (f" and {len(other) - 6} more" if len(other) > 6 else "")
-        return None, (f"no kernel.cu for lab {lab} was submitted; handed in instead: {shown} (not a "
+        return None, (f"no kernel.cu for lab {lab} was submitted; {UNRECOGNISED}: {shown} (not a "
                       f"kernel the grader recognises: hand in kernel.cu itself, or a .zip or .tar.gz holding it)")
     return None, why
 

@@ -239,6 +239,17 @@ class Archives(Export):
         self.assertEqual(float(self.rows["unknown"]["points"]), 0)
         self.assertIn("kernel.rar", self.rows["unknown"]["not judged"])
 
+    def test_with_every_lab_an_upload_named_after_a_lab_is_that_labs(self):
+        subs, out = self.tmp / "all", self.tmp / "all-out"
+        make_zip(subs / "multi" / "lab04.zip", {"kernel.cu": SOLVED.encode()})
+        put(subs / "multi" / "05_swizzle.cu.txt", SOLVED)
+        put(subs / "multi" / "notes.pdf", b"%PDF")            # names no lab: not a lab's row
+        r = grade_class(subs, out, lab="all")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {(x["student"], x["lab"]): x for x in read_csv(out / "results.csv")}
+        self.assertEqual(set(rows), {("multi", "04"), ("multi", "05")})
+        self.assertEqual({float(x["points"]) for x in rows.values()}, {CPU_SOLVED})
+
     def test_the_unpacked_copies_are_gone_when_grade_class_ends(self):
         left = [p for p in Path(tempfile.gettempdir()).glob("banklab-upload-*")
                 if p.stat().st_mtime >= (self.out / "gradebook.csv").stat().st_mtime - 600]
