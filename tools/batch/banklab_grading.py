@@ -1008,6 +1008,8 @@ def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], st
     return records, ""
 
 
+#: grader/watchdog.hpp's line when a kernel never ends (the test's process then writes no verdict).
+_WATCHDOG_RE = re.compile(r"[^\n]*\bdid not finish within \d+ s[^\n]*a loop in the kernel never ends[^\n]*")
 _KILLED_RE = re.compile(r"(?:\((?P<step>probe|nvcc): )?killed after (?P<s>\d+) s \(time limit\)")
 
 
@@ -1016,8 +1018,13 @@ def lead_with_cause(message: str) -> str:
     words what it found AFTER the stop (a probe killed at 20 s is reported as answers it could not
     read; a test killed at its limit as a verdict it did not write): a student must first read
     that their code did not finish, then the judge's own words. Other messages are unchanged."""
+    if message.lower().startswith(("your code did not finish", "compiling your file took")):
+        return message
+    w = _WATCHDOG_RE.search(message)
+    if w and w.start() > 0:           # the GPU watchdog's own line, buried in a test's log
+        return f"your code did not finish: {w.group(0).strip()} The judge's own words: {message}"
     m = _KILLED_RE.search(message)
-    if not m or message.lower().startswith(("your code did not finish", "compiling your file took")):
+    if not m:
         return message
     where = ("in code that runs when your program starts (the initialiser of a global variable, a "
              "static object's constructor) or in a host function the judge calls"

@@ -453,6 +453,10 @@ PROBE_HANG = ("your file's answers could not be read: the answers file does not 
               "something in your file wrote over it (probe: killed after 20 s (time limit)). What your file's "
               "code printed is not shown; run it yourself to see it.")
 TEST_HANG = "the judge wrote no verdict for this test (killed after 180 s (time limit)): "
+# grader/watchdog.hpp's line inside the log the judge quotes when the test's process wrote no verdict
+WATCHDOG_HANG = ("the judge wrote no verdict for this test (exit 1): Running main()\n[ RUN      ] Lab04OnGpu.T\n"
+                 "Lab04OnGpu.T's kernel did not finish within 20 s: a loop in the kernel never ends (or the GPU "
+                 "is far too busy). No verdict can be written: this test fails.\n")
 HANGING_JUDGE = """import json, sys
 a = sys.argv
 if a[1] == "list":
@@ -535,9 +539,9 @@ class Feedback(unittest.TestCase):
 
     def test_a_hang_leads_with_its_cause(self):
         for judge_words, where in ((PROBE_HANG, "code that runs when your program starts"),
-                                   (TEST_HANG, "in a kernel")):
+                                   (TEST_HANG, "in a kernel"), (WATCHDOG_HANG, "a loop in the kernel never ends")):
             led = bg.lead_with_cause(judge_words)
-            self.assertTrue(led.startswith("your code did not finish within"), led)
+            self.assertTrue(led.startswith("your code did not finish"), led)
             self.assertIn(where, led)
             self.assertIn(judge_words, led)                         # the judge's own words kept, after
         self.assertEqual(bg.lead_with_cause("lanes 0 and 16 ask bank 0"), "lanes 0 and 16 ask bank 0")
