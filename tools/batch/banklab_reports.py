@@ -179,7 +179,7 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     rows = [["    Points Possible", "", "", "", ""] + [points_possible for _ in labs]]
     for st in sorted(by):
         who = _identity(ids, st)
-        canvas_id = who.get("id", "") if who.get("source") in ("canvas", "roster", None, "folder") or who.get("roster") else ""
+        canvas_id = "" if who.get("source") == "moodle" else who.get("id", "")   # Moodle's is a participant number
         rows.append([st, canvas_id, who.get("sis_id", ""), _login(st, who), who.get("section", "")]
                     + [score(st, lab) for lab in labs])
     write_csv(out / "lms.csv", ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
