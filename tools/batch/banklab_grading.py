@@ -895,6 +895,22 @@ def rescore_saved(saved: dict, table: PointsTable, new_cache_key: str | None = N
     return r, d
 
 
+def rescore_folder(results_dir: Path, table_of) -> int:
+    """Every saved result under `results_dir` (OUT/results/STUDENT/labNN.json) scored again from
+    its stored verdicts with table_of(lab), and saved (grade-class --rescore: no judge). Returns
+    how many; an unreadable record or a lab without a table is left as it is."""
+    n = 0
+    for f in sorted(results_dir.glob("*/lab*.json")):
+        try:
+            saved = json.loads(f.read_text())
+            _, d = rescore_saved(saved, table_of(str(saved["lab"])))
+        except (ValueError, KeyError, TypeError, OSError):
+            continue
+        f.write_text(json.dumps(d, indent=1) + "\n")
+        n += 1
+    return n
+
+
 def probe_access_problem(work: Path) -> str:
     """Whether the judge can run the student's probe for this work folder ("" when it can).
     Run as root, banklab-judge runs each probe as `nobody` from a private folder under /tmp with
