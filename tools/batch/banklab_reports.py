@@ -12,6 +12,7 @@ import re
 import statistics
 import subprocess
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -55,55 +56,165 @@ def by_student(results: list[LabResult]) -> tuple[list[str], dict[str, dict[str,
     return sorted({r.lab for r in results}), by
 
 
+#: The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
+#: a formula or a command: OWASP's list for CSV injection.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value) -> str:
+    """One cell of every CSV the project writes. A number the grader computed (int or float: points,
+    maxima) is written as a number, negative or not; any text (a student's folder name, an LMS id,
+    a test name, a note) that starts with = + - @ tab or CR gets a leading single quote, so that a
+    spreadsheet shows it as text instead of running it (OWASP, "CSV Injection"). Which rule
+    applies is decided by where the value came from (its type), never by what the text looks like."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return fmt_points(value)
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def write_csv(path: Path, header: list, rows, points_row: list | None = None, quote_all: bool = False) -> None:
+    """The one CSV writer: every cell of the header and of each row goes through csv_cell().
+    `points_row`: a row written right after the header (Canvas's "Points Possible")."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
+        for row in [header, *([points_row] if points_row else []), *rows]:
+            w.writerow([csv_cell(c) for c in row])
+
+
+def problems_of(results: list[LabResult]) -> str:
+    """What kept a lab from being judged, by lab: an upload the grader did not recognise (named),
+    a refused archive or link, several files; "" when every lab handed in was judged."""
+    return "; ".join(f"lab {r.lab}: {r.judge_note}" for r in sorted(results, key=lambda r: r.lab)
+                     if r.judge_note and not r.source)
+
+
 def write_gradebook(results: list[LabResult], path: Path) -> None:
     """One row per student, a column per lab (its points), one saying whether that lab's grade is
-    complete (every test judged, GPU tier included) and the total. Student names are verbatim."""
+    complete (every test judged, GPU tier included), the total, the incomplete labs, and what
+    could not be judged and why (an unrecognised upload is named there, never a silent 0).
+    Student names are verbatim (a name that a spreadsheet would run is quoted: csv_cell())."""
     labs, by = by_student(results)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        head = ["student"]
+    head = ["student"]
+    for lab in labs:
+        mx = max(r.max_points for r in results if r.lab == lab)
+        head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"]
+    rows = []
+    for student in sorted(by):
+        row, total, inc = [student], 0.0, []
         for lab in labs:
-            mx = max(r.max_points for r in results if r.lab == lab)
-            head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"]
-        w.writerow(head + ["total", "incomplete labs"])
-        for student in sorted(by):
-            row, total, inc = [student], 0.0, []
-            for lab in labs:
-                r = by[student].get(lab)
-                if r is None:
-                    row += ["", ""]
-                    continue
-                total += r.points
-                row += [fmt_points(r.points), "yes" if r.complete else "no"]
-                if not r.complete:
-                    inc.append(lab)
-            w.writerow(row + [fmt_points(round(total, 3)), " ".join(inc)])
+            r = by[student].get(lab)
+            if r is None:
+                row += ["", ""]
+                continue
+            total += r.points
+            row += [r.points, r.complete]
+            if not r.complete:
+                inc.append(lab)
+        rows.append(row + [round(total, 3), " ".join(inc), problems_of(list(by[student].values()))])
+    write_csv(path, head + ["total", "incomplete labs", "not judged"], rows)
 
 
 def write_results_csv(results: list[LabResult], path: Path) -> None:
     """One row per (student, lab) graded: the long form, with the failed tests."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "lab", "points", "max", "complete", "failed_tests"])
-        for r in sorted(results, key=lambda r: (r.student, r.lab)):
-            w.writerow([r.student, r.lab, fmt_points(r.points), fmt_points(r.max_points),
-                        "yes" if r.complete else "no", ";".join(v.test for v in r.failed)])
+    write_csv(path, ["student", "lab", "points", "max", "complete", "failed_tests", "not judged"],
+              ([r.student, r.lab, r.points, r.max_points, r.complete, ";".join(v.test for v in r.failed),
+                r.judge_note if not r.source else ""]
+               for r in sorted(results, key=lambda r: (r.student, r.lab))))
 
 
-def write_lms_csv(results: list[LabResult], ids: dict[str, str], path: Path) -> None:
-    """A CSV that Canvas's and Moodle's gradebook import take: Canvas reads the columns Student,
-    ID, SIS User ID, SIS Login ID, Section and one column per assignment (a new name makes a new
-    assignment); Moodle maps any identifier column (choose "ID" = the LMS user id, or the student
-    column) and one column per grade item. `ids`: the LMS user id taken from the export's names
-    (Canvas: name_ID_submission_file, Moodle: Full Name_ID_assignsubmission_...), where found."""
+# --------------------------------------------------------------------------- LMS files
+
+#: Points possible of each lab's column in the LMS files: every lab is given out of this, whatever
+#: its points table's maximum (grade-class --lms-points), so changing a weight moves the scores,
+#: never the maximum the LMS shows (its assignment keeps its points possible).
+LMS_POINTS = 100.0
+
+
+def lms_column(lab: str) -> str:
+    return f"banklab lab {lab}"
+
+
+def lms_score(r: LabResult, points_possible: float) -> float:
+    """A lab's points in the LMS: its share of the lab's maximum, times the column's points possible."""
+    return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
+
+
+def _identity(ids: dict, student: str) -> dict:
+    v = ids.get(student) or {}
+    return {"id": v} if isinstance(v, str) else dict(v)
+
+
+def _login(student: str, who: dict) -> str:
+    """The student's LMS login: the export's or the roster's; else the folder's own name when it
+    reads as a login (one word of letters, digits, . _ - @), else ""."""
+    if who.get("login"):
+        return who["login"]
+    return student if re.fullmatch(r"[A-Za-z0-9._@-]+", student) and who.get("source") in (None, "folder") else ""
+
+
+def _split_name(full: str) -> tuple[str, str]:
+    first, _, last = full.strip().rpartition(" ")
+    return (first, last) if first else ("", last)
+
+
+def write_lms_files(results: list[LabResult], ids: dict, out: Path,
+                    points_possible: float = LMS_POINTS) -> list[Path]:
+    """The files each LMS imports as they are, every lab out of `points_possible`:
+    - lms.csv, Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a
+      "Points Possible" row, a column per lab (a new name makes a new assignment of those points);
+      Canvas matches a row by ID, SIS User ID or SIS Login ID;
+    - lms-moodle-labNN.csv, one per lab, Moodle's assignment grading worksheet ("Upload grading
+      worksheet"): Identifier "Participant N" (the number in the export's folder names), Full
+      name, Grade, Maximum Grade, Last modified (grade);
+    - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
+      Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
+    `ids`: each student's identity (banklab_grading.parse_export, completed by --roster). A student
+    without one in a file is still written, with empty ID cells, and listed by grade-class."""
     labs, by = by_student(results)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-                   + [f"banklab lab {lab}" for lab in labs])
-        for student in sorted(by):
-            w.writerow([student, ids.get(student, ""), "", "", ""]
-                       + [fmt_points(by[student][lab].points) if lab in by[student] else "" for lab in labs])
+    written = []
+    score = lambda st, lab: lms_score(by[st][lab], points_possible) if lab in by[st] else ""
+    rows = [["    Points Possible", "", "", "", ""] + [points_possible for _ in labs]]
+    for st in sorted(by):
+        who = _identity(ids, st)
+        canvas_id = "" if who.get("source") == "moodle" else who.get("id", "")   # Moodle's is a participant number
+        rows.append([st, canvas_id, who.get("sis_id", ""), _login(st, who), who.get("section", "")]
+                    + [score(st, lab) for lab in labs])
+    write_csv(out / "lms.csv", ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+              + [lms_column(lab) for lab in labs], rows[1:], points_row=rows[0])
+    written.append(out / "lms.csv")
+    when = time.strftime("%Y-%m-%d %H:%M:%S")
+    for lab in labs:
+        mrows = []
+        for st in sorted(by):
+            if lab not in by[st]:
+                continue
+            who = _identity(ids, st)
+            pid = who.get("id", "") if who.get("source") == "moodle" else ""
+            mrows.append([f"Participant {pid}" if pid else "", who.get("name") or st, score(st, lab),
+                          points_possible, when])
+        path = out / f"lms-moodle-lab{lab}.csv"
+        write_csv(path, ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"], mrows)
+        written.append(path)
+    brows = []
+    for st in sorted(by):
+        who = _identity(ids, st)
+        first, last = _split_name(who.get("name") or st)
+        brows.append([last, first, _login(st, who), who.get("sis_id", "")] + [score(st, lab) for lab in labs])
+    write_csv(out / "lms-blackboard.csv", ["Last Name", "First Name", "Username", "Student ID"]
+              + [f"{lms_column(lab)} [Total Pts: {fmt_points(points_possible)} Score]" for lab in labs],
+              brows, quote_all=True)
+    written.append(out / "lms-blackboard.csv")
+    return written
+
+
+def students_without_lms_id(results: list[LabResult], ids: dict) -> list[str]:
+    """Students no LMS file can match (no id, login or participant number): grade-class names them."""
+    return sorted({r.student for r in results
+                   if not any(_identity(ids, r.student).get(k) for k in ("id", "login", "sis_id"))
+                   and not _login(r.student, _identity(ids, r.student))})
 
 
 # --------------------------------------------------------------------------- messages the student reads
@@ -134,7 +245,8 @@ def failure_groups(r: LabResult) -> list[tuple[str, list[Verdict]]]:
     return list(groups.items())
 
 
-NOT_BUILT = "not judged: the lab did not build (the compiler's message is under Lab{}.Build)"
+NOT_BUILT = ("not judged: the lab did not build, and every test needs its build (Lab{}.Build's message "
+             "says why: the compiler's errors, or code of yours that did not finish)")
 
 
 # --------------------------------------------------------------------------- feedback
@@ -148,8 +260,46 @@ def _names(vs: list[Verdict]) -> str:
     return vs[0].test if len(vs) == 1 else f"{vs[0].test} and {len(vs) - 1} more test(s)"
 
 
+#: A teaching message longer than this (a compiler's flood) is cut in the feedback, keeping its
+#: start and its end (where the judge puts the command to run): the whole of it is one command away.
+MESSAGE_CAP = 6000
+
+
+def capped(msg: str, cap: int = MESSAGE_CAP) -> str:
+    if len(msg) <= cap:
+        return msg
+    head, tail = msg[: cap - 1500], msg[-1200:]
+    return (f"{head}\n[... {len(msg) - len(head) - len(tail)} characters cut here: build your file "
+            f"yourself to see the whole message ...]\n{tail}")
+
+
+#: Drawings kept as pictures (SVG) per lab in the HTML feedback; the others are shown as the text
+#: drawing `banklab explain` prints (what the Markdown feedback shows), each access once.
+SVG_PER_LAB = 1
+_RECT_RE = re.compile(r'<rect x="([^"]*)" y="([^"]*)"((?: [a-z-]+="[^"]*")+)/>')
+
+
+def compact_svg(svg: str, prefix: str) -> str:
+    """The same picture, smaller: each rectangle drawn 20 times or more with the same size and
+    colours (the empty cells of the bank grid) is defined once and placed with <use>."""
+    counts: dict[str, int] = {}
+    for m in _RECT_RE.finditer(svg):
+        counts[m.group(3)] = counts.get(m.group(3), 0) + 1
+    common = {a: f"{prefix}r{i}" for i, a in enumerate(a for a, n in counts.items() if n >= 20)}
+    if not common:
+        return svg
+    def use(m):
+        ref = common.get(m.group(3))
+        return f'<use href="#{ref}" x="{m.group(1)}" y="{m.group(2)}"/>' if ref else m.group(0)
+    body = _RECT_RE.sub(use, svg)
+    defs = "<defs>" + "".join(f'<rect id="{ref}"{a}/>' for a, ref in common.items()) + "</defs>"
+    at = body.find(">", body.find("<svg")) + 1
+    return body[:at] + defs + body[at:]
+
+
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
     out = [f"# Feedback for {student}", ""]
+    drawn: set[str] = set()
     total = sum(r.points for r in results)
     maxi = sum(r.max_points for r in results)
     out += [f"**Total: {fmt_points(total)} / {fmt_points(maxi)} points**", ""]
@@ -170,11 +320,14 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
             out += [f"### {_names(vs)} ({word})", ""]
             if len(vs) > 1:
                 out += ["Tests: " + ", ".join(f"`{v.test}`" for v in vs), ""]
-            out += ["```text", student_message(msg).rstrip(), "```", ""]
+            out += ["```text", capped(student_message(msg)).rstrip(), "```", ""]
             for line in explain_lines(msg):
                 d = ex.draw(line)
-                if d:
+                if d and line not in drawn:
+                    drawn.add(line)
                     out += ["```text", d[0].rstrip(), "```", ""]
+                elif d:
+                    out += ["(The drawing of this access is above.)", ""]
         out += [f"Points table: `{r.points_table}`; tier graded: {r.tier}.", ""]
     return "\n".join(out)
 
@@ -191,7 +344,9 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
            "</style></head><body>",
            f"<h1>Feedback for {e(student)}</h1>",
            f"<p><strong>Total: {fmt_points(total)} / {fmt_points(maxi)} points</strong></p>"]
+    drawn: set[str] = set()
     for r in sorted(results, key=lambda r: r.lab):
+        pictures = 0
         out.append(f"<h2>Lab {e(r.lab)}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points</h2>")
         if r.judge_note:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
@@ -206,13 +361,22 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
             if all(v.status == "skipped" for v in vs) and len(vs) > 1:
                 out.append(f"<p class=\"skipped\">{len(vs)} tests not judged: {e(msg.removeprefix('not judged: '))}</p>")
                 continue
-            out.append(f"<h3 class=\"{vs[0].status}\">{e(_names(vs))}</h3><pre>{e(student_message(msg).rstrip())}</pre>")
+            out.append(f"<h3 class=\"{vs[0].status}\">{e(_names(vs))}</h3><pre>{e(capped(student_message(msg)).rstrip())}</pre>")
             for line in explain_lines(msg):
                 d = ex.draw(line)
-                if d:
-                    svg = d[1]
-                    svg = svg[svg.find("<svg"):] if "<svg" in svg else ""
-                    out.append(f"<figure>{svg}</figure>")
+                if not d:
+                    continue
+                if line in drawn:
+                    out.append("<p>(The drawing of this access is above.)</p>")
+                    continue
+                drawn.add(line)
+                svg = d[1][d[1].find("<svg"):] if "<svg" in d[1] else ""
+                if svg and pictures < SVG_PER_LAB:
+                    pictures += 1
+                    out.append(f"<figure>{compact_svg(svg, f'f{len(drawn)}')}</figure>")
+                else:
+                    out.append(f"<details open><summary>the drawing of this access</summary>"
+                               f"<pre>{e(d[0].rstrip())}</pre></details>")
         out.append(f"<p>Points table: <code>{e(r.points_table)}</code>; tier graded: {e(r.tier)}.</p>")
     out.append("</body></html>")
     return "\n".join(out)

@@ -184,6 +184,17 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         for lab in LABS:
             self.assertEqual(float(self.rows[("hang_a", lab)]["points"]), 0)
 
+    def test_a_hang_in_host_code_is_reported_by_its_cause_first(self):
+        for lab in LABS:
+            build = next(v["message"] for v in self.result("hang_a", lab)["verdicts"] if v["test"] == f"Lab{lab}.Build")
+            self.assertTrue(build.startswith("your code did not finish within"), build[:300])
+
+    @unittest.skipUnless(BANKLAB, "BANKLAB_EXE is not set: no drawings")
+    def test_the_stubs_html_feedback_stays_small(self):
+        # labs 04 and 05 with every drawing as a picture: 930,063 bytes before; one picture a lab now
+        size = (self.out / "feedback" / "stub_a.html").stat().st_size
+        self.assertLess(size, 250_000)
+
     def test_a_submission_that_forges_verdict_files_earns_nothing(self):
         for lab in LABS:
             self.assertEqual(float(self.rows[("cheat_a", lab)]["points"]), 0)
