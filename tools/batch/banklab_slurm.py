@@ -464,7 +464,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
                 q = _queue(arr.job_id)
                 if q is None:                          # the controller did not answer: keep waiting
                     still.append(arr)
-                    counts["unknown"] = counts.get("unknown", 0) + 1
+                    counts["squeue did not answer"] = counts.get("squeue did not answer", 0) + 1
                     continue
                 for _, state, reason in q:
                     counts[state.lower()] = counts.get(state.lower(), 0) + 1
