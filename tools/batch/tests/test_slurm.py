@@ -104,6 +104,25 @@ class WithoutACluster(Tmp):
         self.assertNotIn("Traceback", p.stderr)
         self.assertFalse(list((self.tmp / "out1").glob("results/*/*.json")))
 
+    def task(self, **manifest):
+        run = Path(tempfile.mkdtemp(dir=self.tmp))
+        m = {"course": str(ROOT), "judge": str(FAKE), "judge_id": "", "points_dir": "", "tier": "cpu",
+             "graded": False, "timeout": 60, "keep_work": False, "out": str(self.tmp / "out3"),
+             "tables": {}, "expected": {}, "shards": [[]]}
+        (run / "manifest.json").write_text(json.dumps(dict(m, **manifest)))
+        return subprocess.run([sys.executable, str(HERE.parent / "banklab_slurm.py"), "task", str(run), "0"],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_a_task_on_a_node_without_the_judge_grades_nothing_and_says_why(self):
+        p = self.task(judge=str(self.tmp / "no-judge"))
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("is not on this node: the nodes must see the course build", p.stderr)
+
+    def test_a_task_on_a_node_with_another_judge_grades_nothing_and_says_why(self):
+        p = self.task(judge_id="0" * 64)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("differ on this node from the ones the submitting machine hashed", p.stderr)
+
     def test_a_flag_the_engine_sets_itself_is_refused_by_name(self):
         p = grade(self.tmp / "subs", self.tmp / "out2", "--judge", str(FAKE), "--engine", "slurm",
                   "--slurm-arg=--array=0-3")
@@ -207,6 +226,38 @@ class AKilledTaskIsRetriedThenReportedByName(Tmp):
         self.assertIn("1 graded, 2 unchanged and reused", p.stdout)
         book = {r[0]: r for r in table(self.out / "gradebook.csv")[1:]}
         self.assertEqual(book["mallory"][1], "40")
+
+
+@needs_slurm
+class ATaskThatFailsIsSubmittedAgain(Tmp):
+    """The first task finds another judge on its node (its manifest changed while the job was
+    held, as a node with another build would see it): it grades nothing and fails; the retry grades."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_tmp()
+        fake_class(cls.tmp / "subs", {"alice": "solved"})
+        cls.out = cls.tmp / "out"
+        j = ["--judge", str(FAKE)] + slurm()
+        cls.queued = grade(cls.tmp / "subs", cls.out, *j, "--slurm-no-wait", "--slurm-arg=--hold")
+        cls.manifests = sorted(cls.out.glob("slurm/*/manifest.json"))
+        for mf in cls.manifests:
+            m = json.loads(mf.read_text())
+            mf.write_text(json.dumps(dict(m, judge_id="0" * 64)))
+        job = re.search(r"submitted job (\d+)", cls.queued.stdout)
+        if job:
+            subprocess.run(["scontrol", "release", job.group(1)], capture_output=True, timeout=60)
+        cls.collected = grade(cls.tmp / "subs", cls.out, *j)
+
+    def test_the_failed_task_says_why_in_its_log_and_the_retry_grades_the_submission(self):
+        self.assertEqual(len(self.manifests), 1, self.queued.stdout + self.queued.stderr)
+        self.assertEqual(self.collected.returncode, 0, self.collected.stderr)
+        self.assertRegex(self.collected.stdout, r"ended FAILED .* without grading alice lab 05: submitting it again")
+        log = next(self.manifests[0].parent.glob("task-0.out")).read_text()
+        self.assertIn("differ on this node from the ones the submitting machine hashed", log)
+        self.assertNotIn("NOT graded", self.collected.stderr)
+        book = {r[0]: r for r in table(self.out / "gradebook.csv")[1:]}
+        self.assertEqual(book["alice"][1], "40")
 
 
 @needs_slurm
