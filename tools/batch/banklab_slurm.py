@@ -2,14 +2,17 @@
 
 One run submits one job array (`sbatch --array`): task i grades shard i of the submissions (up to
 --slurm-shard of them), one after another on the GPU it was given (`--gres=gpu:1` for the GPU
-tiers unless --slurm-arg names other GPU flags; none for the CPU tier), each with grade-class's
-own per-submission step (grade-class: grade_job), into the same OUT/results/ the local engine
-keeps. grade-class then merges the results into the gradebook, the feedback and the LMS export
-exactly as it does for the local engine.
+tiers unless --slurm-arg names other GPU flags; none for the CPU tier). A task is grade-class
+itself, run on the node with the instructor's own arguments and `--slurm-task RUN_DIR`: it finds
+the same submissions, keys and judge, keeps only its shard (shard_of) and grades it with the local
+engine's pool into the same OUT/results/, then stops before the reports (task_end). The submitting
+grade-class then merges every result into the gradebook, the feedback and the LMS export exactly
+as it does for the local engine: the grading logic is one.
 
 What the nodes must see, at the same paths as the machine that submits: the course checkout and
 its judge (--judge; checked on the node: a task whose judge or course files differ from the ones
-the submitting machine hashed grades nothing and says why), the submissions, and OUT.
+the submitting machine hashed grades nothing and says why), the submissions, OUT, and the
+Python that runs grade-class.
 
 While the array runs, squeue is polled and the progress printed. A task that fails or is lost
 (its node died, it was cancelled or ran out of time) leaves its submissions without a result: they
@@ -21,17 +24,14 @@ earlier --tier cpu run of the same file with the same judge (the two-stage flow)
 waits for the array already queued instead of submitting them again. Results are reused as by
 the local engine, so a re-run submits only what changed or did not finish.
 
-The tasks run with `python3 banklab_slurm.py task RUN_DIR` (the array's own script); the
-environment they give the judge never holds BANKLAB_ALLOW_UNCONFINED. Python 3 standard library.
+The environment the tasks give the judge never holds BANKLAB_ALLOW_UNCONFINED. Python 3 standard
+library.
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import csv
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
@@ -47,6 +47,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import banklab_grading as bg   # noqa: E402
+import banklab_reports as br   # noqa: E402
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement
@@ -89,22 +90,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--slurm-no-wait", action="store_true",
                    help="submit and return: the gradebook shows what is queued as pending; run the "
                         "same command again to wait for it and collect the results")
+    g.add_argument("--slurm-task", metavar="RUN_DIR", help=argparse.SUPPRESS)   # set by the array's script
 
 
-# --------------------------------------------------------------------------- shared with the tasks
-
-def grade_class():
-    """tools/batch/grade-class as a module: its grade_job() and save_result() are the one
-    per-submission step of both engines."""
-    name = "banklab_grade_class"
-    if name not in sys.modules:
-        loader = importlib.machinery.SourceFileLoader(name, str(HERE / "grade-class"))
-        spec = importlib.util.spec_from_loader(name, loader)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        loader.exec_module(mod)
-    return sys.modules[name]
-
+# --------------------------------------------------------------------------- both sides
 
 def _tail(path: Path, n: int = 1) -> str:
     try:
@@ -124,66 +113,59 @@ def _done(item: dict) -> bool:
 
 # --------------------------------------------------------------------------- the task (on a node)
 
-def task_main(run_dir: Path, index: int) -> int:
-    """Grade shard `index` of the array described by RUN_DIR/manifest.json. Exit 0 when every
-    submission of the shard has its result; 3 when the node cannot grade (what it lacks is
-    printed to the task's log, which the submitting side quotes)."""
+def _ident(rfile, key: str) -> tuple[str, str]:
+    return (str(Path(rfile).resolve()), key)
+
+
+def _task_refuses(why: str) -> None:
+    print(f"banklab slurm task {os.environ.get('SLURM_ARRAY_TASK_ID', '?')} on {socket.gethostname()}: "
+          f"{why}", file=sys.stderr, flush=True)
+    sys.exit(3)
+
+
+def shard_of(a, jobs: list, judge_id: str) -> list:
+    """grade-class's jobs, or in a Slurm task (--slurm-task RUN_DIR) only those of its shard,
+    found by their result file and cache key as the submitting side computed them. A node whose
+    judge or course files hash otherwise grades nothing and exits 3, saying why."""
+    if not getattr(a, "slurm_task", None):
+        return jobs
     os.environ.pop(UNCONFINED_VAR, None)
-    host = socket.gethostname()
-    m = json.loads((run_dir / "manifest.json").read_text())
+    index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
+    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
+    if not 0 <= index < len(m["shards"]):
+        _task_refuses(f"no shard {index} in {a.slurm_task}/manifest.json")
+    if judge_id != m["judge_id"]:
+        _task_refuses("the judge or the course files this node sees differ from the ones the submitting "
+                      "machine hashed: the nodes must see one shared course build at the same path")
     shard = m["shards"][index]
-    course, judge = Path(m["course"]), Path(m["judge"])
-
-    def refuse(why: str) -> int:
-        print(f"banklab slurm task {index} on {host}: {why}", file=sys.stderr, flush=True)
-        return 3
-
-    if not judge.is_file():
-        return refuse(f"the judge {judge} is not on this node: the nodes must see the course "
-                      "build at the same path (a shared file system), or build it there first")
-    if bg.judge_identity(judge, course) != m["judge_id"]:
-        return refuse(f"the judge {judge} or the course files in {course} differ on this node from "
-                      "the ones the submitting machine hashed: grade from one shared build")
-    conf = getattr(bg, "confinement", None)      # the judge's own word on its sandbox, where known
-    if conf is not None:
-        c = conf(judge)
-        if c.refused:
-            return refuse(bg.refusal_text(c))
-    pdir = Path(m["points_dir"]) if m["points_dir"] else None
-    tables = {}
-    for lab, digest in m["tables"].items():
-        tables[lab] = bg.load_points(course, lab, pdir)
-        if tables[lab].digest != digest:
-            return refuse(f"lab {lab}'s points table differs on this node ({tables[lab].path})")
-    gc = grade_class()
-    opts = argparse.Namespace(tier=m["tier"], graded=m["graded"], timeout=m["timeout"],
-                              keep_work=m["keep_work"])
-    out = Path(m["out"])
-
-    def job_of(item):
-        st = gc.Student(item["student"], None, [], item["lms_id"])
-        st.key = item["key"]
-        return (st, item["lab"], Path(item["src"]) if item["src"] else None, item["why"],
-                Path(item["rfile"]), item["cache_key"])
+    wanted = {(it["rfile"], it["cache_key"]) for it in shard}
+    mine = [j for j in jobs if _ident(j[4], j[5]) in wanted]
+    found = {_ident(j[4], j[5]) for j in mine}
+    lost = [it for it in shard if (it["rfile"], it["cache_key"]) not in found and not _done(it)]
+    if lost:
+        _task_refuses(f"{len(lost)} submission(s) of this shard are not found here as on the submitting "
+                      f"machine (first: {lost[0]['student']} lab {lost[0]['lab']}): the nodes must see the "
+                      "submissions and the course at the same paths")
 
     def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
         bg.stop_all()
-        raise SystemExit(128 + signum)
+        os._exit(128 + signum)
     signal.signal(signal.SIGTERM, on_term)
-    # One judge at a time on the task's GPU (its timings are not shared); the CPU tier may use
-    # the CPUs the task was given (--slurm-arg=--cpus-per-task=N).
-    par = 1 if m["tier"] != "cpu" else max(1, int(os.environ.get("SLURM_CPUS_PER_TASK") or 1))
-    t0 = time.monotonic()
-    with cf.ThreadPoolExecutor(max_workers=par) as pool:
-        results = list(pool.map(lambda it: gc.grade_job(job_of(it), opts, judge, m["expected"][it["lab"]],
-                                                        tables[it["lab"]], out), shard))
-    for it, r in zip(shard, results):
-        if r is not None:
-            print(f"{it['student'][:24]:24} lab {it['lab']}  {bg.fmt_points(r.points):>6} / "
-                  f"{bg.fmt_points(r.max_points):<4} {r.seconds:7.1f} s", flush=True)
+    # One judge at a time on the task's GPU (no two timings share it); the CPU tier may use the
+    # CPUs the task was given (--slurm-arg=--cpus-per-task=N).
+    a.jobs = 1 if a.tier != "cpu" else max(1, int(os.environ.get("SLURM_CPUS_PER_TASK") or 1))
+    print(f"banklab slurm task {index} on {socket.gethostname()}: {len(mine)} submission(s), "
+          f"{a.jobs} at a time", flush=True)
+    return mine
+
+
+def task_end(a, jobs: list) -> int:
+    """A task's exit status: 0 when every submission of its shard has its result."""
+    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
+    shard = m["shards"][int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))]
     missing = [it for it in shard if not _done(it)]
-    print(f"banklab slurm task {index} on {host}: {len(shard) - len(missing)} of {len(shard)} graded "
-          f"in {time.monotonic() - t0:.1f} s", flush=True)
+    print(f"banklab slurm task on {socket.gethostname()}: {len(shard) - len(missing)} of {len(shard)} "
+          "graded", flush=True)
     return 1 if missing else 0
 
 
@@ -249,19 +231,17 @@ def _submit(items: list[dict], a, ctx: dict, attempt: int) -> Array:
     for t, sh in enumerate(shards):
         for it in sh:
             it["task"] = t
-    manifest = {"course": str(ctx["course"]), "judge": str(ctx["judge"]), "judge_id": ctx["judge_id"],
-                "points_dir": str(ctx["points_dir"] or ""), "tier": a.tier, "graded": a.graded,
-                "timeout": a.timeout, "keep_work": a.keep_work, "out": str(ctx["out"]),
-                "tables": {lab: t.digest for lab, t in ctx["tables"].items()},
-                "expected": ctx["expected"], "shards": shards}
+    manifest = {"judge_id": ctx["judge_id"], "shards": shards}
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    # The task is grade-class itself, with the instructor's arguments, where they were given.
+    argv = [sys.executable, str(HERE / "grade-class")] + ctx["argv"] + ["--slurm-task", str(run_dir)]
     script = run_dir / "task.sh"
     script.write_text(
         "#!/bin/sh\n# grade-class --engine slurm: task $SLURM_ARRAY_TASK_ID grades its shard of "
         "manifest.json.\n"
         f"unset {UNCONFINED_VAR}\n"
-        f"exec {shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'banklab_slurm.py'))} task "
-        f"{shlex.quote(str(run_dir))} \"$SLURM_ARRAY_TASK_ID\"\n")
+        f"cd {shlex.quote(ctx['cwd'])} || exit 3\n"
+        f"exec {' '.join(shlex.quote(x) for x in argv)}\n")
     array = f"--array=0-{len(shards) - 1}" + (f"%{a.slurm_throttle}" if a.slurm_throttle > 0 else "")
     cmd = [sbatch, "--parsable", array, f"--output={run_dir}/task-%a.out"] + _sbatch_flags(a, len(items)) \
         + [str(script)]
@@ -349,8 +329,10 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     verdicts += list(earlier.values())          # e.g. LabNN.Build, which the judge's list omits
     r = bg.LabResult(item["student"], lab, item["src"], item["sha"], a.tier, verdicts, judge_note)
     bg.apply_points(r, ctx["tables"][lab])
-    grade_class().save_result(Path(item["rfile"]), r, a.graded, f"{kind}:{item['cache_key']}",
-                              item["lms_id"])
+    d = r.to_json()
+    # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
+    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"])
+    br.write_json(Path(item["rfile"]), d)
 
 
 def _submit_pending(items: list[dict], a, ctx: dict, attempt: int) -> Array:
@@ -396,29 +378,27 @@ def _write_status(out: Path, rows: list[list[str]]) -> None:
         w.writerows(sorted(rows))
 
 
-def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dict, out: Path) -> int:
-    """Grade grade-class's `jobs` on Slurm; returns how many got their result in this run. The
-    results land in OUT/results/ as the local engine's do. Raises SlurmError (nothing graded)."""
+def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dict,
+          out: Path) -> tuple[int, list]:
+    """Grade grade-class's `jobs` (student, lab, source, why, result file, cache key, ...) on
+    Slurm. Returns how many got their result there in this run, and the jobs left to the local
+    pool (those with nothing handed in: no judge runs for them). The results land in OUT/results/
+    as the local engine's do. Raises SlurmError (nothing submitted)."""
     out = out.resolve()
-    ctx = {"out": out, "course": Path(a.course).resolve(), "judge": Path(judge).resolve(),
-           "judge_id": judge_id, "points_dir": Path(a.points_dir).resolve() if a.points_dir else None,
-           "tables": tables, "expected": {lab: [list(t) for t in e] for lab, e in expected.items()}}
+    ctx = {"out": out, "judge_id": judge_id, "argv": sys.argv[1:], "cwd": os.getcwd(), "tables": tables,
+           "expected": {lab: [list(t) for t in e] for lab, e in expected.items()}}
     say = (lambda *x: None) if a.quiet else (lambda *x: print(*x, flush=True))
     _sbatch_flags(a, 1)                  # a flag the engine sets itself is refused before anything
     if a.slurm_shard < 1 or a.slurm_retries < 0 or a.slurm_throttle < 0:
         raise SlurmError("--slurm-shard must be >= 1, --slurm-retries and --slurm-throttle >= 0")
-    gc = grade_class()
-    # Nothing handed in: no judge runs, so no node is needed (the same step, here).
-    local = [j for j in jobs if j[2] is None]
-    for j in local:
-        gc.grade_job(j, a, ctx["judge"], expected[j[1]], tables[j[1]], out)
+    local = [j for j in jobs if j[2] is None]        # nothing handed in: no node is needed
     items = []
-    for st, lab, src, why, rfile, key in (j for j in jobs if j[2] is not None):
-        items.append({"student": st.name, "key": st.key, "lms_id": st.lms_id, "lab": lab,
-                      "src": str(Path(src).resolve()), "sha": bg.sha256_of(src), "why": why,
-                      "rfile": str(Path(rfile).resolve()), "cache_key": key})
+    for j in (j for j in jobs if j[2] is not None):
+        st, lab, src, why, rfile, key = j[:6]
+        items.append({"student": st.name, "lms_id": st.lms_id, "lab": lab, "src": str(Path(src).resolve()),
+                      "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key})
     if not items:
-        return len(local)
+        return 0, local
     _which("sbatch")
     _which("squeue")
     ident = lambda it: (it["rfile"], it["cache_key"])     # noqa: E731
@@ -451,7 +431,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     if a.slurm_no_wait:
         _write_status(out, list(status.values()))
         say(f"slurm: {len(status)} submission(s) pending; run the same command again to collect them")
-        return len(local)
+        return 0, local
 
     t0, last, lost = time.monotonic(), "", []
     try:
@@ -528,16 +508,4 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         for it, arr, st, why, log in lost:
             print(f"  {it['student']} lab {it['lab']}: task {it['task']} of job {arr.job_id} ended {st}: "
                   f"{why} (log: {log})", file=sys.stderr)
-    return len(local) + sum(_done(it) for it in todo.values())
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) == 3 and argv[0] == "task":
-        return task_main(Path(argv[1]), int(argv[2]))
-    print("usage: banklab_slurm.py task RUN_DIR INDEX  (run by the job array grade-class --engine "
-          "slurm submits)", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    return sum(_done(it) for it in todo.values()), local

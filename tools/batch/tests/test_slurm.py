@@ -29,6 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 GRADE_CLASS = HERE.parent / "grade-class"
+sys.path.insert(0, str(HERE.parent))
+import banklab_grading as bg   # noqa: E402
 FAKE = HERE / "fake_judge.py"
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 LAB, LAB_DIR = "05", "05_swizzle"
@@ -104,24 +106,33 @@ class WithoutACluster(Tmp):
         self.assertNotIn("Traceback", p.stderr)
         self.assertFalse(list((self.tmp / "out1").glob("results/*/*.json")))
 
-    def task(self, **manifest):
+    def task(self, shard, judge_id=None, judge=FAKE):
+        """What an array's task runs on its node: grade-class with --slurm-task RUN_DIR."""
         run = Path(tempfile.mkdtemp(dir=self.tmp))
-        m = {"course": str(ROOT), "judge": str(FAKE), "judge_id": "", "points_dir": "", "tier": "cpu",
-             "graded": False, "timeout": 60, "keep_work": False, "out": str(self.tmp / "out3"),
-             "tables": {}, "expected": {}, "shards": [[]]}
-        (run / "manifest.json").write_text(json.dumps(dict(m, **manifest)))
-        return subprocess.run([sys.executable, str(HERE.parent / "banklab_slurm.py"), "task", str(run), "0"],
-                              capture_output=True, text=True, timeout=120)
+        if judge_id is None:
+            judge_id = bg.judge_identity(FAKE, ROOT)
+        (run / "manifest.json").write_text(json.dumps({"judge_id": judge_id, "shards": [shard]}))
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID="0")
+        return grade(self.tmp / "subs", self.tmp / "out3", "--judge", str(judge), "--engine", "slurm",
+                     "--slurm-task", str(run), env=env)
 
     def test_a_task_on_a_node_without_the_judge_grades_nothing_and_says_why(self):
-        p = self.task(judge=str(self.tmp / "no-judge"))
-        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
-        self.assertIn("is not on this node: the nodes must see the course build", p.stderr)
+        p = self.task([], judge=self.tmp / "no-judge")
+        self.assertNotEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("no-judge does not exist", p.stderr)
 
     def test_a_task_on_a_node_with_another_judge_grades_nothing_and_says_why(self):
-        p = self.task(judge_id="0" * 64)
+        p = self.task([], judge_id="0" * 64)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
-        self.assertIn("differ on this node from the ones the submitting machine hashed", p.stderr)
+        self.assertIn("differ from the ones the submitting machine hashed", p.stderr)
+
+    def test_a_task_on_a_node_that_sees_other_submissions_grades_nothing_and_says_why(self):
+        item = {"student": "zed", "lab": LAB, "rfile": str(self.tmp / "elsewhere" / "lab05.json"),
+                "cache_key": "0" * 64}
+        p = self.task([item])
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("1 submission(s) of this shard are not found here", p.stderr)
+        self.assertFalse(list((self.tmp / "out3").glob("results/*/*.json")))
 
     def test_a_flag_the_engine_sets_itself_is_refused_by_name(self):
         p = grade(self.tmp / "subs", self.tmp / "out2", "--judge", str(FAKE), "--engine", "slurm",
@@ -254,7 +265,7 @@ class ATaskThatFailsIsSubmittedAgain(Tmp):
         self.assertEqual(self.collected.returncode, 0, self.collected.stderr)
         self.assertRegex(self.collected.stdout, r"ended FAILED .* without grading alice lab 05: submitting it again")
         log = next(self.manifests[0].parent.glob("task-0.out")).read_text()
-        self.assertIn("differ on this node from the ones the submitting machine hashed", log)
+        self.assertIn("differ from the ones the submitting machine hashed", log)
         self.assertNotIn("NOT graded", self.collected.stderr)
         book = {r[0]: r for r in table(self.out / "gradebook.csv")[1:]}
         self.assertEqual(book["alice"][1], "40")
