@@ -327,7 +327,10 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     for test, tier in ctx["expected"][lab]:
         verdicts.append(earlier.pop(test, None) or bg.Verdict(test, tier, "skipped", note))
     verdicts += list(earlier.values())          # e.g. LabNN.Build, which the judge's list omits
-    r = bg.LabResult(item["student"], lab, item["src"], item["sha"], a.tier, verdicts, judge_note)
+    # A lost one names no source: nothing was judged from it this run, and the reports then list
+    # its note with what could not be judged (the gradebook's column for it, where it has one).
+    r = bg.LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
+                     verdicts, judge_note)
     bg.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
     # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.

@@ -201,6 +201,7 @@ class AKilledTaskIsRetriedThenReportedByName(Tmp):
         fake_class(cls.subs, {"alice": "solved", "bob": "stub", "mallory": "killtask"})
         cls.out = cls.tmp / "out"
         cls.first = grade(cls.subs, cls.out, "--judge", str(FAKE), *slurm())
+        cls.head = table(cls.out / "gradebook.csv")[0]
         cls.book = {r[0]: r for r in table(cls.out / "gradebook.csv")[1:]}
         cls.status = {r[0]: r for r in table(cls.out / "slurm" / "status.csv")[1:]}
         cls.feedback = (cls.out / "feedback" / "mallory.md").read_text()
@@ -222,6 +223,8 @@ class AKilledTaskIsRetriedThenReportedByName(Tmp):
     def test_the_gradebook_shows_it_incomplete_and_the_feedback_says_why_never_a_silent_zero(self):
         self.assertEqual(self.book["mallory"][2], "no")                     # lab05 complete
         self.assertIn("05", self.book["mallory"][4])                         # incomplete labs
+        if "not judged" in self.head:        # the gradebook's column of what could not be judged
+            self.assertIn("not graded yet (not a zero)", self.book["mallory"][self.head.index("not judged")])
         self.assertIn("ended CANCELLED 2 time(s) without a result: it is not graded yet (not a zero)",
                       self.feedback)
         r = self.result
