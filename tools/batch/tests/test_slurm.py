@@ -47,7 +47,8 @@ def slurm_problem() -> str:
     except subprocess.TimeoutExpired:
         return "sinfo did not answer in 20 s"
     if r.returncode != 0:
-        return f"no Slurm controller answers: {r.stderr.strip()[:200]}"
+        said = " | ".join(l.strip() for l in r.stderr.splitlines() if l.strip())
+        return f"no Slurm controller answers (sinfo: {said[-300:]})"
     states = r.stdout.split()
     if not any(s.startswith(("idle", "mix", "alloc")) for s in states):
         return f"no Slurm node is up (sinfo: {' '.join(states) or 'no node'})"
