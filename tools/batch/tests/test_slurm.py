@@ -277,16 +277,36 @@ class ATaskThatFailsIsSubmittedAgain(Tmp):
 
 @needs_slurm
 class ARefusedJobSaysWhy(Tmp):
-    def test_an_unknown_partition_is_sbatchs_own_words_and_leaves_no_result(self):
+    def setUp(self):
         self.make_tmp()
         fake_class(self.tmp / "subs", {"alice": "solved"})
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_an_unknown_partition_is_sbatchs_own_words_and_leaves_no_result(self):
         p = grade(self.tmp / "subs", self.tmp / "out", "--judge", str(FAKE), *slurm(),
                   "--slurm-arg=--partition=no-such-partition")
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn("sbatch refused the job array", p.stderr)
         self.assertIn("partition", p.stderr.split("the command was")[0].lower())
+        self.assertNotIn("--gres", p.stderr)                    # the CPU tier asks for no GPU
         self.assertNotIn("Traceback", p.stderr)
         self.assertFalse(list((self.tmp / "out").glob("results/*/*.json")))
+
+    def test_the_gpu_tiers_ask_for_one_gpu_per_task_by_default(self):
+        cluster_gres = subprocess.run(["sinfo", "-h", "-o", "%G"], capture_output=True, text=True).stdout
+        p = grade(self.tmp / "subs", self.tmp / "out", "--judge", str(FAKE), "--tier", "all", *slurm(),
+                  "--slurm-no-wait", "--slurm-arg=--hold")
+        if "gpu" in cluster_gres:        # a cluster with GPUs takes it: the job is queued, held
+            m = re.search(r"submitted job (\d+)", p.stdout)
+            self.assertTrue(m, p.stdout + p.stderr)
+            shown = subprocess.run(["scontrol", "show", "job", m.group(1)], capture_output=True, text=True).stdout
+            subprocess.run(["scancel", m.group(1)], capture_output=True)
+            self.assertIn("gpu:1", shown)
+        else:                            # one without (CI's) refuses it, and says so
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("--gres=gpu:1", p.stderr.split("the command was")[1])
 
 
 @needs_slurm
