@@ -408,12 +408,16 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     todo = {ident(it): it for it in items}
 
     # An array of an earlier run still queued or running: wait for it, submit only the rest.
+    # Another run's array still queued (another lab into the same OUT) stays in the state too.
     active: list[Array] = []
+    others: list[Array] = []
     for arr in _load_state(out):
         mine = [it for it in arr.items if ident(it) in todo]
         q = _queue(arr.job_id)
         if mine and q != []:
             active.append(Array(arr.job_id, arr.run_dir, mine))
+        elif q != []:
+            others.append(arr)
     queued = {ident(it) for arr in active for it in arr.items}
     if queued:
         say(f"slurm: {len(queued)} submission(s) are already queued in job(s) "
@@ -427,7 +431,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
             tries[ident(it)] = 1
         say(f"slurm: submitted job {arr.job_id}: {len(fresh)} submission(s) in "
             f"{len({it['task'] for it in fresh})} task(s); logs in {arr.run_dir}")
-    _save_state(out, active)
+    _save_state(out, active + others)
     status = {k: [todo[k]["student"], todo[k]["lab"], "pending", arr.job_id, str(todo[k].get("task", "")),
                   "", str(arr.run_dir / f"task-{todo[k].get('task', '')}.out")]
               for arr in active for k in map(ident, arr.items)}
@@ -487,7 +491,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
                     status[ident(it)][3:5] = [arr.job_id, str(it["task"])]
                     status[ident(it)][6] = str(arr.run_dir / f"task-{it['task']}.out")
                 say(f"slurm: submitted job {arr.job_id} (retry): {len(retry)} submission(s)")
-            _save_state(out, active)
+            _save_state(out, active + others)
     except KeyboardInterrupt:
         ids = " ".join(x.job_id for x in active)
         print(f"\ngrade-class: the Slurm job(s) {ids} keep running; run the same command again to "
