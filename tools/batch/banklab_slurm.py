@@ -148,8 +148,9 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
                       "submissions and the course at the same paths")
 
     def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         bg.stop_all()
-        os._exit(128 + signum)
+        raise KeyboardInterrupt        # grade-class's Ctrl-C path: keep nothing half-judged, clean up
     signal.signal(signal.SIGTERM, on_term)
     # One judge at a time on the task's GPU (no two timings share it); the CPU tier may use the
     # CPUs the task was given (--slurm-arg=--cpus-per-task=N).
