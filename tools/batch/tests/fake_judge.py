@@ -6,9 +6,10 @@ batch grader, the reports and the platform scripts can be tested on a machine wi
 real judge, and so that their fail-closed handling of a broken or forged judge output can be
 tested at all. It judges nothing: what it reports is chosen by a marker line in the source,
 
-    // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage
+    // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage | killtask
 
-(no marker: the stub's behaviour). Test names come from the real grader/labNN_test.cu files.
+(no marker: the stub's behaviour; killtask: inside a Slurm job, cancels that job, as a node
+that dies would end it; elsewhere a crash). Test names come from the real grader/labNN_test.cu files.
 """
 
 import argparse
@@ -16,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -81,7 +83,13 @@ def main():
     recs = []
     if mode == "hang":
         time.sleep(3600)
-    if mode == "crash":
+    if mode == "killtask" and os.environ.get("SLURM_JOB_ID"):
+        env = os.environ     # an array's task is ARRAYJOB_TASK (its own job id may be the array's)
+        task = (f"{env['SLURM_ARRAY_JOB_ID']}_{env['SLURM_ARRAY_TASK_ID']}"
+                if env.get("SLURM_ARRAY_TASK_ID") else env["SLURM_JOB_ID"])
+        subprocess.run(["scancel", task], check=False)
+        time.sleep(120)
+    if mode in ("crash", "killtask"):
         os.abort()
     if mode == "garbage":
         Path(a.json).write_text('{"schema": "banklab.grade.v1", "verdicts": [')

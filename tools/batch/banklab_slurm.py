@@ -1,0 +1,519 @@
+"""`grade-class --engine slurm`: the class graded by a Slurm job array instead of local processes.
+
+One run submits one job array (`sbatch --array`): task i grades shard i of the submissions (up to
+--slurm-shard of them), one after another on the GPU it was given (`--gres=gpu:1` for the GPU
+tiers unless --slurm-arg names other GPU flags; none for the CPU tier). A task is grade-class
+itself, run on the node with the instructor's own arguments and `--slurm-task RUN_DIR`: it finds
+the same submissions, keys and judge, keeps only its shard (shard_of) and grades it with the local
+engine's pool into the same OUT/results/, then stops before the reports (task_end). The submitting
+grade-class then merges every result into the gradebook, the feedback and the LMS export exactly
+as it does for the local engine: the grading logic is one.
+
+What the nodes must see, at the same paths as the machine that submits: the course checkout and
+its judge (--judge; checked on the node: a task whose judge or course files differ from the ones
+the submitting machine hashed grades nothing and says why), the submissions, OUT, and the
+Python that runs grade-class.
+
+While the array runs, squeue is polled and the progress printed. A task that fails or is lost
+(its node died, it was cancelled or ran out of time) leaves its submissions without a result: they
+are submitted once more in a new array, and if that fails too they are reported by name, on the
+terminal, in OUT/slurm/status.csv and in the student's feedback, and shown incomplete in the
+gradebook (never a silent 0). Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
+are *pending*: their GPU tests are "not judged: pending", their CPU tests keep the verdicts of an
+earlier --tier cpu run of the same file with the same judge (the two-stage flow), and a re-run
+waits for the array already queued instead of submitting them again. Results are reused as by
+the local engine, so a re-run submits only what changed or did not finish.
+
+The environment the tasks give the judge never holds BANKLAB_ALLOW_UNCONFINED. Python 3 standard
+library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import banklab_grading as bg   # noqa: E402
+import banklab_reports as br   # noqa: E402
+
+ENGINES = ("local", "slurm")
+#: What the judge must never see when it grades someone else's file (the grader's confinement
+#: contract): the task removes it from its environment before anything else.
+UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
+#: sbatch flags that ask for GPUs: given any of them, the engine adds no --gres of its own.
+GPU_FLAGS = ("--gres", "--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket",
+             "--tres-per-task", "--tres-per-node")
+#: sbatch flags the engine sets itself: the array, its output files and its wait mode.
+OWN_FLAGS = ("--array", "-a", "--output", "-o", "--error", "-e", "--parsable", "--wait", "-W")
+#: What the student's feedback says of a test the cluster has not judged yet, or could not judge
+#: (the instructor's side, with job ids and logs, is OUT/slurm/status.csv and the terminal).
+PENDING_NOTE = ("not judged: pending: queued for grading on the course's GPU cluster; the grade "
+                "is completed when it has run")
+LOST_NOTE = ("the cluster task that was to grade this submission ended {state} {tries} time(s) without "
+             "a result: it is not graded yet (not a zero); your instructor grades it again")
+
+
+class SlurmError(Exception):
+    """Why the Slurm engine cannot grade (no sbatch, a refused job, a bad option): one message."""
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--engine", choices=ENGINES, default="local",
+                    help="local: judges on this machine (default); slurm: a Slurm job array, one "
+                         "task per --slurm-shard submissions, one GPU per task")
+    g = ap.add_argument_group("--engine slurm")
+    g.add_argument("--slurm-arg", action="append", default=[], metavar="FLAG",
+                   help="a flag passed to sbatch as it is (repeat it): e.g. --slurm-arg=--partition=gpu "
+                        "--slurm-arg=--account=cs4xx; a GPU flag (--gres, --gpus...) replaces the default "
+                        "--gres=gpu:1, a --time replaces the default (shard x --timeout + 5 min)")
+    g.add_argument("--slurm-shard", type=int, default=8, metavar="N",
+                   help="submissions per array task (default 8), graded one at a time on its GPU")
+    g.add_argument("--slurm-throttle", type=int, default=0, metavar="M",
+                   help="at most M tasks of the array at once (sbatch --array=...%%M; default: no limit)")
+    g.add_argument("--slurm-retries", type=int, default=1, metavar="R",
+                   help="times a failed or lost task's submissions are submitted again (default 1)")
+    g.add_argument("--slurm-poll", type=float, default=10.0, metavar="S",
+                   help="seconds between two squeue polls (default 10)")
+    g.add_argument("--slurm-no-wait", action="store_true",
+                   help="submit and return: the gradebook shows what is queued as pending; run the "
+                        "same command again to wait for it and collect the results")
+    g.add_argument("--slurm-task", metavar="RUN_DIR", help=argparse.SUPPRESS)   # set by the array's script
+
+
+# --------------------------------------------------------------------------- both sides
+
+def _tail(path: Path, n: int = 1) -> str:
+    try:
+        lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])
+
+
+def _done(item: dict) -> bool:
+    """Whether the item's result file holds this run's result (the key grade-class asked for)."""
+    try:
+        return json.loads(Path(item["rfile"]).read_text()).get("cache_key") == item["cache_key"]
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+# --------------------------------------------------------------------------- the task (on a node)
+
+def _ident(rfile, key: str) -> tuple[str, str]:
+    return (str(Path(rfile).resolve()), key)
+
+
+def _task_refuses(why: str) -> None:
+    print(f"banklab slurm task {os.environ.get('SLURM_ARRAY_TASK_ID', '?')} on {socket.gethostname()}: "
+          f"{why}", file=sys.stderr, flush=True)
+    sys.exit(3)
+
+
+def shard_of(a, jobs: list, judge_id: str) -> list:
+    """grade-class's jobs, or in a Slurm task (--slurm-task RUN_DIR) only those of its shard,
+    found by their result file and cache key as the submitting side computed them. A node whose
+    judge or course files hash otherwise grades nothing and exits 3, saying why."""
+    if not getattr(a, "slurm_task", None):
+        return jobs
+    os.environ.pop(UNCONFINED_VAR, None)
+    index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
+    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
+    if not 0 <= index < len(m["shards"]):
+        _task_refuses(f"no shard {index} in {a.slurm_task}/manifest.json")
+    if judge_id != m["judge_id"]:
+        _task_refuses("the judge or the course files this node sees differ from the ones the submitting "
+                      "machine hashed: the nodes must see one shared course build at the same path")
+    shard = m["shards"][index]
+    wanted = {(it["rfile"], it["cache_key"]) for it in shard}
+    mine = [j for j in jobs if _ident(j[4], j[5]) in wanted]
+    found = {_ident(j[4], j[5]) for j in mine}
+    lost = [it for it in shard if (it["rfile"], it["cache_key"]) not in found and not _done(it)]
+    if lost:
+        _task_refuses(f"{len(lost)} submission(s) of this shard are not found here as on the submitting "
+                      f"machine (first: {lost[0]['student']} lab {lost[0]['lab']}): the nodes must see the "
+                      "submissions and the course at the same paths")
+
+    def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        bg.stop_all()
+        raise KeyboardInterrupt        # grade-class's Ctrl-C path: keep nothing half-judged, clean up
+    signal.signal(signal.SIGTERM, on_term)
+    # One judge at a time on the task's GPU (no two timings share it); the CPU tier may use the
+    # CPUs the task was given (--slurm-arg=--cpus-per-task=N).
+    a.jobs = 1 if a.tier != "cpu" else max(1, int(os.environ.get("SLURM_CPUS_PER_TASK") or 1))
+    print(f"banklab slurm task {index} on {socket.gethostname()}: {len(mine)} submission(s), "
+          f"{a.jobs} at a time", flush=True)
+    return mine
+
+
+def task_end(a, jobs: list) -> int:
+    """A task's exit status: 0 when every submission of its shard has its result."""
+    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
+    shard = m["shards"][int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))]
+    missing = [it for it in shard if not _done(it)]
+    print(f"banklab slurm task on {socket.gethostname()}: {len(shard) - len(missing)} of {len(shard)} "
+          "graded", flush=True)
+    return 1 if missing else 0
+
+
+# --------------------------------------------------------------------------- the submitting side
+
+class Array:
+    """One submitted job array: its id, its folder (manifest, script, task logs) and its items."""
+
+    def __init__(self, job_id: str, run_dir: Path, items: list[dict]):
+        self.job_id, self.run_dir, self.items = job_id, run_dir, items
+
+    def to_json(self) -> dict:
+        return {"job_id": self.job_id, "run_dir": str(self.run_dir), "items": self.items}
+
+
+def _which(cmd: str) -> str:
+    p = shutil.which(cmd)
+    if not p:
+        raise SlurmError(
+            f"--engine slurm needs Slurm's `{cmd}`, which is not on PATH here: run grade-class on "
+            "the cluster's login node (where `sinfo` lists the partitions), or grade on this "
+            "machine with --engine local")
+    return p
+
+
+def _flag_name(arg: str) -> str:
+    return arg.split("=", 1)[0]
+
+
+def _sbatch_flags(a, n_items: int) -> list[str]:
+    """The flags of one array besides --array/--output: the instructor's --slurm-arg, and the
+    defaults they do not replace (a job name, one GPU per task for the GPU tiers, a time limit)."""
+    given = [x for x in a.slurm_arg if x]
+    names = {_flag_name(x) for x in given}
+    own = sorted(names & set(OWN_FLAGS))
+    if own:
+        raise SlurmError(f"--slurm-arg {', '.join(own)}: the engine sets this itself (one array "
+                         "per run, a log per task under OUT/slurm/); leave it out")
+    flags = []
+    if not names & {"--job-name", "-J"}:
+        flags.append("--job-name=banklab-grade")
+    if a.tier != "cpu" and not any(n.startswith(g) for n in names for g in GPU_FLAGS):
+        flags.append("--gres=gpu:1")
+    if not names & {"--time", "-t"}:
+        minutes = math.ceil(min(n_items, a.slurm_shard) * a.timeout / 60) + 5
+        flags.append(f"--time={minutes}")
+    return flags + given
+
+
+def _submit(items: list[dict], a, ctx: dict, attempt: int) -> Array:
+    """Submit `items` as one job array (shards of --slurm-shard). Raises SlurmError when sbatch
+    refuses it, with sbatch's own words."""
+    sbatch = _which("sbatch")
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    run_dir = ctx["out"] / "slurm" / f"{stamp}-try{attempt}"
+    n = 1
+    while run_dir.exists():
+        n += 1
+        run_dir = ctx["out"] / "slurm" / f"{stamp}-try{attempt}-{n}"
+    run_dir.mkdir(parents=True)
+    shard = max(1, a.slurm_shard)
+    shards = [items[i:i + shard] for i in range(0, len(items), shard)]
+    for t, sh in enumerate(shards):
+        for it in sh:
+            it["task"] = t
+    manifest = {"judge_id": ctx["judge_id"], "shards": shards}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    # The task is grade-class itself, with the instructor's arguments, where they were given.
+    argv = [sys.executable, str(HERE / "grade-class")] + ctx["argv"] + ["--slurm-task", str(run_dir)]
+    script = run_dir / "task.sh"
+    script.write_text(
+        "#!/bin/sh\n# grade-class --engine slurm: task $SLURM_ARRAY_TASK_ID grades its shard of "
+        "manifest.json.\n"
+        f"unset {UNCONFINED_VAR}\n"
+        f"cd {shlex.quote(ctx['cwd'])} || exit 3\n"
+        f"exec {' '.join(shlex.quote(x) for x in argv)}\n")
+    array = f"--array=0-{len(shards) - 1}" + (f"%{a.slurm_throttle}" if a.slurm_throttle > 0 else "")
+    cmd = [sbatch, "--parsable", array, f"--output={run_dir}/task-%a.out"] + _sbatch_flags(a, len(items)) \
+        + [str(script)]
+    env = {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise SlurmError("sbatch did not answer in 120 s: is the Slurm controller up? (try: sinfo)")
+    job_id = r.stdout.strip().split(";")[0]
+    if r.returncode != 0 or not job_id.isdigit():
+        shutil.rmtree(run_dir, ignore_errors=True)
+        said = (r.stderr or r.stdout).strip() or f"exit status {r.returncode}"
+        raise SlurmError(f"sbatch refused the job array: {said}\n  the command was: "
+                         f"{' '.join(shlex.quote(c) for c in cmd)}\n  check the --slurm-arg flags "
+                         "(partition, account, gres) with `sinfo -s` and your site's documentation")
+    return Array(job_id, run_dir, items)
+
+
+def _queue(job_id: str) -> list[tuple[str, str, str]] | None:
+    """[(task, state, reason)] of the array's tasks squeue still lists ([] once it has ended), or
+    None when squeue cannot answer now (the controller busy or down: ask again later)."""
+    try:
+        r = subprocess.run(["squeue", "-h", "-r", "-j", job_id, "-o", "%K|%T|%r"], capture_output=True,
+                           text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if r.returncode != 0:
+        return [] if "Invalid job id" in r.stderr else None
+    return [tuple((l.split("|") + ["", "", ""])[:3]) for l in r.stdout.splitlines() if l.strip()]
+
+
+def _ended_states(job_id: str) -> dict[str, tuple[str, str]]:
+    """{task: (state, node and exit code)} of an ended array, from sacct where accounting is on,
+    else from scontrol (which keeps ended jobs for MinJobAge); {} when neither knows."""
+    out: dict[str, tuple[str, str]] = {}
+    try:
+        r = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job_id, "-o", "JobID,State,NodeList,ExitCode"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        if r.returncode == 0:
+            for l in r.stdout.splitlines():
+                f = l.split("|")
+                if len(f) >= 4 and "_" in f[0]:
+                    out[f[0].split("_", 1)[1]] = (f[1].split()[0], f"node {f[2]}, exit {f[3]}")
+        if out:
+            return out
+        r = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+        for l in r.stdout.splitlines() if r.returncode == 0 else []:
+            kv = dict(x.split("=", 1) for x in l.split() if "=" in x)
+            if "ArrayTaskId" in kv:
+                out[kv["ArrayTaskId"]] = (kv.get("JobState", "?"),
+                                          f"node {kv.get('NodeList', '?')}, exit {kv.get('ExitCode', '?')}")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return out
+
+
+def _earlier_cpu(item: dict, ctx: dict, a) -> dict[str, bg.Verdict]:
+    """The judged CPU-tier verdicts an earlier result of this very file and judge holds: a
+    --tier cpu run's (stage one of the two-stage flow), or an earlier placeholder's of this key."""
+    try:
+        d = json.loads(Path(item["rfile"]).read_text())
+        old = bg.LabResult.from_json(d)
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    table = ctx["tables"][item["lab"]]
+    sha = item["sha"]
+    ok = {bg.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"]) for g in (False, True)}
+    ok |= {f"pending:{item['cache_key']}", f"lost:{item['cache_key']}"}
+    if d.get("cache_key") not in ok or old.source_sha256 != sha:
+        return {}
+    return {v.test: v for v in old.verdicts if v.tier == "cpu" and v.status in ("passed", "failed")}
+
+
+def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str = "") -> None:
+    """Write the result of an item the cluster has not graded (kind "pending" or "lost"): the
+    CPU verdicts of an earlier run of the same file where there is one, every other test "not
+    judged" (skipped: incomplete, earns nothing, never reused)."""
+    lab = item["lab"]
+    earlier = _earlier_cpu(item, ctx, a)
+    verdicts = []
+    for test, tier in ctx["expected"][lab]:
+        verdicts.append(earlier.pop(test, None) or bg.Verdict(test, tier, "skipped", note))
+    verdicts += list(earlier.values())          # e.g. LabNN.Build, which the judge's list omits
+    # A lost one names no source: nothing was judged from it this run, and the reports then list
+    # its note with what could not be judged (the gradebook's column for it, where it has one).
+    r = bg.LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
+                     verdicts, judge_note)
+    bg.apply_points(r, ctx["tables"][lab])
+    d = r.to_json()
+    # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
+    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"])
+    br.write_json(Path(item["rfile"]), d)
+
+
+def _submit_pending(items: list[dict], a, ctx: dict, attempt: int) -> Array:
+    """_submit(), the items shown as pending from before the array exists (so that a task that
+    finishes at once is never overwritten by its placeholder); put back as they were when sbatch
+    refuses the array."""
+    before = {}
+    for it in items:
+        p = Path(it["rfile"])
+        before[p] = p.read_bytes() if p.is_file() else None
+        _placeholder(it, ctx, a, "pending", PENDING_NOTE)
+    try:
+        return _submit(items, a, ctx, attempt)
+    except BaseException:
+        for p, data in before.items():
+            if data is None:
+                p.unlink(missing_ok=True)
+                if p.parent.is_dir() and not any(p.parent.iterdir()):
+                    p.parent.rmdir()
+            else:
+                p.write_bytes(data)
+        raise
+
+
+def _load_state(out: Path) -> list[Array]:
+    try:
+        d = json.loads((out / "slurm" / "state.json").read_text())
+        return [Array(x["job_id"], Path(x["run_dir"]), x["items"]) for x in d["arrays"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def _save_state(out: Path, arrays: list[Array]) -> None:
+    p = out / "slurm" / "state.json"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({"arrays": [x.to_json() for x in arrays]}, indent=1) + "\n")
+
+
+def _write_status(out: Path, rows: list[list[str]]) -> None:
+    with open(out / "slurm" / "status.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "lab", "status", "job", "task", "why", "log"])
+        w.writerows(sorted(rows))
+
+
+def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dict,
+          out: Path) -> tuple[int, list]:
+    """Grade grade-class's `jobs` (student, lab, source, why, result file, cache key, ...) on
+    Slurm. Returns how many got their result there in this run, and the jobs left to the local
+    pool (those with nothing handed in: no judge runs for them). The results land in OUT/results/
+    as the local engine's do. Raises SlurmError (nothing submitted)."""
+    out = out.resolve()
+    ctx = {"out": out, "judge_id": judge_id, "argv": sys.argv[1:], "cwd": os.getcwd(), "tables": tables,
+           "expected": {lab: [list(t) for t in e] for lab, e in expected.items()}}
+    say = (lambda *x: None) if a.quiet else (lambda *x: print(*x, flush=True))
+    _sbatch_flags(a, 1)                  # a flag the engine sets itself is refused before anything
+    if a.slurm_shard < 1 or a.slurm_retries < 0 or a.slurm_throttle < 0:
+        raise SlurmError("--slurm-shard must be >= 1, --slurm-retries and --slurm-throttle >= 0")
+    local = [j for j in jobs if j[2] is None]        # nothing handed in: no node is needed
+    items = []
+    for j in (j for j in jobs if j[2] is not None):
+        st, lab, src, why, rfile, key = j[:6]
+        items.append({"student": st.name, "lms_id": st.lms_id, "lab": lab, "src": str(Path(src).resolve()),
+                      "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key})
+    if not items:
+        return 0, local
+    _which("sbatch")
+    _which("squeue")
+    ident = lambda it: (it["rfile"], it["cache_key"])     # noqa: E731
+    todo = {ident(it): it for it in items}
+
+    # An array of an earlier run still queued or running: wait for it, submit only the rest.
+    # Another run's array still queued (another lab into the same OUT) stays in the state too.
+    active: list[Array] = []
+    others: list[Array] = []
+    for arr in _load_state(out):
+        mine = [it for it in arr.items if ident(it) in todo]
+        q = _queue(arr.job_id)
+        if mine and q != []:
+            active.append(Array(arr.job_id, arr.run_dir, mine))
+        elif q != []:
+            others.append(arr)
+    queued = {ident(it) for arr in active for it in arr.items}
+    if queued:
+        say(f"slurm: {len(queued)} submission(s) are already queued in job(s) "
+            f"{', '.join(x.job_id for x in active)}: waiting for them instead of submitting them again")
+    tries = {k: 1 for k in queued}
+    fresh = [it for k, it in todo.items() if k not in queued]
+    if fresh:
+        arr = _submit_pending(fresh, a, ctx, 1)
+        active.append(arr)
+        for it in fresh:
+            tries[ident(it)] = 1
+        say(f"slurm: submitted job {arr.job_id}: {len(fresh)} submission(s) in "
+            f"{len({it['task'] for it in fresh})} task(s); logs in {arr.run_dir}")
+    _save_state(out, active + others)
+    status = {k: [todo[k]["student"], todo[k]["lab"], "pending", arr.job_id, str(todo[k].get("task", "")),
+                  "", str(arr.run_dir / f"task-{todo[k].get('task', '')}.out")]
+              for arr in active for k in map(ident, arr.items)}
+    if a.slurm_no_wait:
+        _write_status(out, list(status.values()))
+        say(f"slurm: {len(status)} submission(s) pending; run the same command again to collect them")
+        return 0, local
+
+    t0, last, lost = time.monotonic(), "", []
+    try:
+        while active:
+            time.sleep(max(0.5, a.slurm_poll))
+            still, ended = [], []
+            counts: dict[str, int] = {}
+            reasons = set()
+            for arr in active:
+                q = _queue(arr.job_id)
+                if q is None:                          # the controller did not answer: keep waiting
+                    still.append(arr)
+                    counts["squeue did not answer"] = counts.get("squeue did not answer", 0) + 1
+                    continue
+                for _, state, reason in q:
+                    counts[state.lower()] = counts.get(state.lower(), 0) + 1
+                    if state == "PENDING" and reason and reason != "None":
+                        reasons.add(reason)
+                (still if q else ended).append(arr)
+            graded = sum(_done(it) for it in todo.values())
+            line = (f"slurm: {graded}/{len(todo)} graded; "
+                    + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no task queued")
+                    + (f" (waiting: {', '.join(sorted(reasons))})" if reasons else ""))
+            if line != last:
+                say(f"{line}  [{time.monotonic() - t0:.0f} s]")
+                last = line
+            retry = []
+            for arr in ended:
+                missing = [it for it in arr.items if not _done(it)]
+                if not missing:
+                    continue
+                states = _ended_states(arr.job_id)
+                for it in missing:
+                    k = ident(it)
+                    st, where = states.get(str(it["task"]), ("without a result", "state unknown"))
+                    log = arr.run_dir / f"task-{it['task']}.out"
+                    why = _tail(log) or where
+                    if tries[k] <= a.slurm_retries:
+                        tries[k] += 1
+                        retry.append(it)
+                        say(f"slurm: task {it['task']} of job {arr.job_id} ended {st} ({where}) without "
+                            f"grading {it['student']} lab {it['lab']}: submitting it again")
+                    else:
+                        lost.append((it, arr, st, why, log))
+            active = still
+            if retry:
+                arr = _submit_pending(retry, a, ctx, max(tries[ident(it)] for it in retry))
+                active.append(arr)
+                for it in retry:
+                    status[ident(it)][3:5] = [arr.job_id, str(it["task"])]
+                    status[ident(it)][6] = str(arr.run_dir / f"task-{it['task']}.out")
+                say(f"slurm: submitted job {arr.job_id} (retry): {len(retry)} submission(s)")
+            _save_state(out, active + others)
+    except KeyboardInterrupt:
+        ids = " ".join(x.job_id for x in active)
+        print(f"\ngrade-class: the Slurm job(s) {ids} keep running; run the same command again to "
+              f"wait for them and collect their results (their submissions show as pending), or "
+              f"cancel them: scancel {ids}", file=sys.stderr)
+        _write_status(out, list(status.values()))
+        raise
+
+    for it, arr, st, why, log in lost:
+        note = LOST_NOTE.format(state=st, tries=tries[ident(it)])
+        _placeholder(it, ctx, a, "lost", f"not judged: {note}", judge_note=note)
+        status[ident(it)] = [it["student"], it["lab"], "not graded", arr.job_id, str(it["task"]), why, str(log)]
+    for k, it in todo.items():
+        if _done(it):
+            status[k][2] = "graded"
+    _write_status(out, list(status.values()))
+    if lost:
+        print(f"grade-class: {len(lost)} submission(s) were NOT graded: their Slurm task failed "
+              f"{a.slurm_retries + 1} time(s). The gradebook shows them incomplete (not a grade), "
+              f"their feedback says why, {out / 'slurm' / 'status.csv'} lists them:", file=sys.stderr)
+        for it, arr, st, why, log in lost:
+            print(f"  {it['student']} lab {it['lab']}: task {it['task']} of job {arr.job_id} ended {st}: "
+                  f"{why} (log: {log})", file=sys.stderr)
+    return sum(_done(it) for it in todo.values()), local
