@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -509,6 +510,20 @@ def refusal_text(conf: Confinement) -> str:
             f"({why}). A student's file is only ever built and run confined: install bubblewrap "
             "(apt-get install bubblewrap) where user namespaces are allowed, or grade as root (the "
             "judge then runs each submission as a user id of its own). Check with: banklab-judge sandbox")
+
+
+def exposed_to_submissions(conf: Confinement, paths: Iterable[Path]) -> str:
+    """In the uid mode a submission runs as a user id of its own on the host's files: it can read
+    whatever any user can. "" when none of `paths` (the course, the submissions, the results) is
+    open to other users, else what to run first; always "" in bubblewrap, where none of them exists."""
+    if conf.mode != "uid":
+        return ""
+    open_ = [str(p) for p in paths if p.exists() and p.stat().st_mode & 0o005]
+    if not open_:
+        return ""
+    return ("the judge runs each submission as a user id of its own here (no bubblewrap), which can read "
+            f"what any user can, and {', '.join(open_)} can be read by any user: make them yours alone "
+            "first (chmod 700 " + " ".join(shlex.quote(p) for p in open_) + "), or install bubblewrap")
 
 
 def parse_list(text: str) -> list[tuple[str, str, str]]:
