@@ -305,13 +305,23 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         for case in ("daemon", "incbin"):
             root = cell.mkdir(platform, case)
             cell.write(root / sub / "kernel.cu", self.files[case])
-            if platform == "prairielearn":
+            # The platform's own entry point on a fake root: Gradescope's course in ROOT/source as
+            # there; PrairieLearn's (/banklab there) is the cell's copy of the course.
+            if platform == "gradescope":
+                course = root / "source"
+                shutil.copytree(cell.course, course)
+                if cell.who == "user" and IS_ROOT:
+                    for p in [course] + list(course.rglob("*")):
+                        os.chown(p, NOBODY, NOBODY)
+                env = [f"AUTOGRADER_ROOT={root}"]
+                entry = course / "tools" / "platforms" / "gradescope" / "run_autograder"
+            else:
                 cell.write(root / "data" / "data.json", json.dumps({"params": {"banklab_lab": LAB}}))
-            # The platform's own entry point, on a fake root, with the course copy as its course.
-            entry = {"gradescope": "gradescope/run_autograder", "prairielearn": "prairielearn/run"}[platform]
-            r = cell.run(["env", f"AUTOGRADER_ROOT={root}", f"PL_GRADE_ROOT={root}", f"BANKLAB_SOURCE={cell.course}",
-                          f"BANKLAB_JUDGE={JUDGE}", f"BANKLAB_LAB={LAB}", "BANKLAB_GRADE_ARGS=--tier cpu",
-                          "bash", cell.course / "tools" / "platforms" / entry])
+                course = cell.course
+                env = [f"PL_GRADE_ROOT={root}", f"BANKLAB_SOURCE={course}"]
+                entry = course / "tools" / "platforms" / "prairielearn" / "run"
+            r = cell.run(["env"] + env + [f"BANKLAB_JUDGE={JUDGE}", f"BANKLAB_LAB={LAB}", "BANKLAB_GRADE_ARGS=--tier cpu",
+                          "bash", entry])
             text = r.stdout + r.stderr
             rj = root / "results" / "results.json"
             d = json.loads(rj.read_text())
@@ -325,7 +335,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 continue
             self.assertEqual(r.returncode, 0, text[-3000:])
             if cell.who == "root":       # the adapter made its folders root's alone before grading
-                for p in (root, root / "results", cell.course):
+                for p in (root, root / "results"):
                     self.assertEqual(p.stat().st_mode & 0o077, 0, f"{p} is open to other users")
             if case == "incbin":
                 self.assertIn("/etc/shadow", json.dumps(d), "the assembler's error is not shown")
