@@ -65,6 +65,9 @@ def main():
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
     a = ap.parse_args()
 
+    if os.environ.get("FAKE_JUDGE_FAIL_IF_ALLOWED") and "BANKLAB_ALLOW_UNCONFINED" in os.environ:
+        print("fake judge: BANKLAB_ALLOW_UNCONFINED reached the judge", file=sys.stderr)
+        return 99
     if a.cmd == "sandbox":      # FAKE_JUDGE_SANDBOX=none: a machine where the judge confines nothing
         if os.environ.get("FAKE_JUDGE_SANDBOX") == "none":
             print("no sandbox: bubblewrap does not run here (test double)")

@@ -28,7 +28,11 @@ submission: `banklab-judge sandbox` says `uid`) every cell above must hold. A no
 bubblewrap gets a clear refusal instead: the judge's build exits non-zero saying what to install,
 grade-class says so once and exits 3 before grading anything, and each adapter's results.json
 says that grading cannot run there (no score from unconfined code). Run as a test (label cpu):
-`ctest -R confinement`.
+`ctest -R NoWayOfGrading`.
+
+WhereTheJudgeConfinesNothingNoGraderGrades checks the callers' side alone with the test double
+of the judge (tools/batch/tests/fake_judge.py): the refusals, and that no grader hands
+BANKLAB_ALLOW_UNCONFINED to the judge.
 """
 
 import csv
@@ -362,8 +366,83 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         self._platform(cell, refused, later, "prairielearn", "student")
 
 
+FAKE = ROOT / "tools" / "batch" / "tests" / "fake_judge.py"
+
+
+class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
+    """The callers' side alone, with the test double of the judge (no real judge needed):
+    `sandbox` answers `no sandbox:` (FAKE_JUDGE_SANDBOX=none)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="banklab-refusal-"))
+        self.env = dict(os.environ, FAKE_JUDGE_SANDBOX="none", BANKLAB_ALLOW_UNCONFINED="1",
+                        PYTHONDONTWRITEBYTECODE="1")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_the_first_word_after_sandbox_is_the_mode(self):
+        cases = [(0, "sandbox: bwrap /usr/bin/bwrap, steps as uid 58011", "bwrap"),
+                 (0, "sandbox: uid 58326 (leased for this judge)", "uid"),
+                 (0, "sandbox: /usr/bin/bwrap (bubblewrap, steps run as user nobody)", "bwrap"),
+                 (1, "no sandbox: bubblewrap (bwrap) is not installed", "none"),
+                 (1, "sandbox: bwrap /usr/bin/bwrap", "none"),
+                 (0, "sandbox: unshare", "none"),
+                 (0, "", "none")]
+        for rc, text, mode in cases:
+            with self.subTest(text=text, rc=rc):
+                self.assertEqual(bg.parse_sandbox(rc, text).mode, mode)
+
+    def test_grade_class_says_so_once_before_grading_anything(self):
+        (self.tmp / "subs" / "alice").mkdir(parents=True)
+        (self.tmp / "subs" / "alice" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
+        out = self.tmp / "out"
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(self.tmp / "subs"),
+                            "--out", str(out), "--lab", "05", "--judge", str(FAKE)],
+                           env=self.env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.count("cannot confine"), 1, r.stderr)
+        self.assertIn("apt-get install bubblewrap", r.stderr)
+        self.assertFalse(list(out.glob("results/*/*.json")))
+
+    def test_no_grader_passes_allow_unconfined_to_the_judge(self):
+        env = dict(self.env, FAKE_JUDGE_FAIL_IF_ALLOWED="1")
+        del env["FAKE_JUDGE_SANDBOX"]
+        (self.tmp / "subs" / "alice").mkdir(parents=True)
+        (self.tmp / "subs" / "alice" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(self.tmp / "subs"),
+                            "--out", str(self.tmp / "out"), "--lab", "05", "--judge", str(FAKE)],
+                           env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        d = json.loads((self.tmp / "out" / "results" / "alice" / "lab05.json").read_text())
+        self.assertFalse(d["judge_note"], d["judge_note"])
+        self.assertTrue(all(v["status"] == "passed" for v in d["verdicts"] if v["tier"] == "cpu"))
+        root = self.tmp / "gs"
+        (root / "submission").mkdir(parents=True)
+        (root / "submission" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "platforms" / "grade-platform"), "gradescope",
+                            "--root", str(root), "--lab", "05", "--judge", str(FAKE)],
+                           env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertGreater(json.loads((root / "results" / "results.json").read_text())["score"], 0)
+
+    def test_each_platform_writes_that_grading_cannot_run_here(self):
+        for platform, sub, check in (("gradescope", "submission", lambda d: d["extra_data"]["banklab_refused"]),
+                                     ("prairielearn", "student", lambda d: d["succeeded"] is False)):
+            with self.subTest(platform):
+                root = self.tmp / platform
+                (root / sub).mkdir(parents=True)
+                (root / sub / "kernel.cu").write_text("// FAKE-JUDGE: solved")
+                r = subprocess.run([sys.executable, str(ROOT / "tools" / "platforms" / "grade-platform"), platform,
+                                    "--root", str(root), "--lab", "05", "--judge", str(FAKE)],
+                                   env=self.env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+                d = json.loads((root / "results" / "results.json").read_text())
+                self.assertTrue(check(d), d)
+                self.assertEqual(d["score"], 0)
+                self.assertEqual(d["tests"], [])
+                self.assertIn("apt-get install bubblewrap", json.dumps(d))
+
+
 if __name__ == "__main__":
-    if WHY:
-        print(f"SKIP: {WHY}")
-        sys.exit(77)
     unittest.main(verbosity=2)
