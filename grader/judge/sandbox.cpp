@@ -592,6 +592,8 @@ Running start(const Step& s, const SandboxInfo& sb, int bwrap_fd, const StepCgro
       const std::string p = root + in.path;
       if (read_file(p, in.content.size() + 1) == in.content) continue;  // a step beside this one may be reading it
       make_dirs(dir_of(p));
+      if (sb.mode == Mode::uid)  // whatever the judge's umask: the leased uid reads its inputs
+        for (std::string d = dir_of(p); d.size() > root.size(); d = dir_of(d)) chmod(d.c_str(), 0755);
       unlink(p.c_str());
       write_file(p, in.content);
       chmod(p.c_str(), in.executable ? 0555 : 0444);
@@ -920,6 +922,7 @@ std::vector<StepResult> run_steps(const std::vector<Step>& steps) {
       else drain(r.ans, o.answers, steps[i].max_answers, o.answers_cut);
     }
   }
+  for (StepCgroup& cg : cgs) cg.remove();  // a step that never started
   for (std::size_t i = 0; i < steps.size(); ++i) {
     ProcessResult& p = res[i].process;
     if (run[i].pid < 0 || p.timed_out) continue;
