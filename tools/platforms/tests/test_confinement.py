@@ -92,6 +92,14 @@ def tree_text(d: Path) -> str:
     return "\n".join(out)
 
 
+def payload_ran(log: Path, where: str) -> bool:
+    """Whether the daemon's payload line is in the probe's log (printed, as proof, with where)."""
+    line = next((l for l in log.read_text(errors="replace").splitlines() if PAYLOAD in l), "") if log.is_file() else ""
+    if line:
+        print(f"    {where}: {line.strip()}", flush=True)
+    return bool(line)
+
+
 def snapshot(paths) -> dict[str, str]:
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
 
@@ -253,7 +261,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 self.assertFalse(leaked(tree_text(d) + out), "a line of /etc/shadow in the build's output")
                 continue
             self.assertEqual(b.returncode, 0, out[-3000:])
-            self.assertIn(PAYLOAD, (work / "probe.log").read_text(errors="replace"), "the payload did not run")
+            self.assertTrue(payload_ran(work / "probe.log", f"{cell.name} ctest"), "the payload did not run")
             passed = [t for t in self.cpu_tests
                       if cell.run([JUDGE, "test", "--lab", LAB, "--work", work, "--test", t, "--results", results],
                                   timeout=120).returncode == 0]
@@ -289,7 +297,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         self.assertEqual(r.returncode, 0, text[-3000:])
         res = {s: json.loads((out / "results" / s / f"lab{LAB}.json").read_text()) for s in who}
         probe_log = out / "work" / "a_cheater" / f"lab{LAB}" / "judge" / "probe.log"
-        self.assertIn(PAYLOAD, probe_log.read_text(errors="replace"), "the daemon's payload did not run")
+        self.assertTrue(payload_ran(probe_log, f"{cell.name} grade-class"), "the daemon's payload did not run")
         for s in ("b_classmate", "c_classmate"):
             st = {v["test"]: v["status"] for v in res[s]["verdicts"]}
             self.assertTrue(all(st.get(t) == "passed" for t in self.cpu_tests), f"{s}: {st}")
@@ -350,7 +358,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 continue
             log = root / "results" / "work" / f"lab{LAB}" / "judge" / "probe.log"
             self.assertTrue(log.is_file(), f"no probe log: {text[-3000:]}\n{json.dumps(d)[:3000]}")
-            self.assertIn(PAYLOAD, log.read_text(errors="replace"), "the daemon's payload did not run")
+            self.assertTrue(payload_ran(log, f"{cell.name} {platform}"), "the daemon's payload did not run")
             if platform == "gradescope":
                 self.assertLess(d["score"], sum(t["max_score"] for t in d["tests"]), d)
             else:
