@@ -214,7 +214,7 @@ std::string stamp_of(const std::string& source_text, const std::string& probe_te
   all += BANKLAB_NVCC;
   all += BANKLAB_CUDA_ARCHS;
   all += kBuildProtocol;
-  all += sandbox_info().available ? "sandbox" : "none";
+  all += mode_name(sandbox_info().mode);
   return sha256_hex(all);
 }
 
@@ -385,8 +385,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code));
   write_file(work + "/stamp", stamp);
   std::string note;
-  if (unsandboxed)
-    note = fresh_container() ? "" : "warning: built without a sandbox (" + sb.why_not + ")";
+  if (sb.mode == Mode::uid)
+    note = "built in the uid sandbox: bubblewrap does not run here (" + sb.why_not + ")";
+  else if (unsandboxed)
+    note = "warning: built without a sandbox (" + sb.why_not + ")";
   return done(true, note);
 }
 

@@ -8,8 +8,8 @@
 //   banklab-judge list  [--lab 05]
 //   banklab-judge sandbox              says whether the student's file can be sandboxed here, and why not
 //
-// --fresh-container (build, grade): the platform gives each submission a container of its own
-// (Gradescope, PrairieLearn): graded mode may then build without bubblewrap where it cannot run.
+// --fresh-container (build, grade): accepted for old callers; it loosens nothing (a container of
+// the submission's own also writes its grade: the student's code is confined in it as anywhere).
 //
 // Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code); it is
 // derived from the verdict record this process wrote, never from anything the student's code did.
@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -64,7 +65,7 @@ int usage(const char* why) {
                "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]\n"
                "       banklab-judge list  [--lab NN]\n"
                "       banklab-judge sandbox\n"
-               "build and grade also take --fresh-container (each submission has a container of its own)\n",
+               "build and grade also take --fresh-container, which changes nothing (accepted for old callers)\n",
                why);
   return 2;
 }
@@ -225,21 +226,25 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   return finish(out, a.results, not_from_gtest);
 }
 
-// Where the student's file cannot be sandboxed, graded mode refuses to build it unless the
-// platform declared a fresh container per submission; otherwise the judge says so plainly.
+// The judge decides confinement itself (sandbox.hpp): bubblewrap, else a root judge's uid
+// sandbox, else it refuses to build, in every mode. The one exception is a student's own machine:
+// not root, not graded, and BANKLAB_ALLOW_UNCONFINED=1 in the environment (callers that grade
+// others remove it). --fresh-container changes nothing.
 std::optional<std::string> sandbox_refusal(const Args& a) {
   set_fresh_container(a.fresh_container);
   const SandboxInfo& sb = sandbox_info();
-  if (sb.available || a.fresh_container) return std::nullopt;
+  if (sb.mode != Mode::none) return std::nullopt;
+  const char* allow = std::getenv("BANKLAB_ALLOW_UNCONFINED");
+  const bool allowed = allow && std::string(allow) == "1" && geteuid() != 0 && !a.graded;
   std::fprintf(stderr, "banklab-judge: no sandbox here: %s\n", sb.why_not.c_str());
-  if (!a.graded) {
-    std::fprintf(stderr, "banklab-judge: the student's file is compiled and its probe run with your rights, "
-                         "unconfined (feedback only; graded mode refuses this)\n");
+  if (allowed) {
+    std::fprintf(stderr, "banklab-judge: BANKLAB_ALLOW_UNCONFINED=1: the student's file is compiled and its probe run "
+                         "with your rights, unconfined (your own machine only; graded mode and root refuse this)\n");
     return std::nullopt;
   }
-  return "graded mode: the judge cannot sandbox the student's file here (" + sb.why_not +
-         ") and refuses to build it. Grade where bubblewrap runs, or pass --fresh-container when the platform "
-         "gives each submission a container of its own.";
+  return "the judge cannot confine the student's file here and refuses to build it: " + sb.describe().substr(12) +
+         ". On your own machine, for your own file only: BANKLAB_ALLOW_UNCONFINED=1 before the command (not as root, "
+         "not --graded).";
 }
 
 BuildResult guarded_build(const Args& a) {
@@ -323,12 +328,8 @@ int cmd_grade(const Args& a) {
 
 int cmd_sandbox() {
   const SandboxInfo& sb = sandbox_info();
-  if (sb.available) {
-    std::printf("sandbox: %s (bubblewrap%s)\n", sb.tool.c_str(), geteuid() == 0 ? ", steps run as user nobody" : "");
-    return 0;
-  }
-  std::printf("no sandbox: %s\n", sb.why_not.c_str());
-  return 1;
+  std::printf("%s\n", sb.describe().c_str());
+  return sb.mode == Mode::none ? 1 : 0;
 }
 
 int cmd_list(const Args& a) {

@@ -1,9 +1,13 @@
 // The sandbox every step that touches a student's file runs in (preprocessing, both nvcc
-// compiles, the probe): bubblewrap with new user, PID, mount, network, IPC, UTS and cgroup
-// namespaces, a private tmpfs as the only writable place, read-only binds of the system and the
-// CUDA toolkit, and the step's inputs copied in from descriptors (never a path of the course or
-// of the judge's work folder). Output comes back over pipes, with a size limit. When the
-// sandbox's PID 1 ends, every process of the step ends with it. See docs/dev/GRADER.md.
+// compiles, the probe). Mode `bwrap`: bubblewrap with new user, PID, mount, network, IPC, UTS and
+// cgroup namespaces (no further user namespace inside), sized tmpfs for /tmp and /dev as the only
+// writable places, read-only binds of the system and the CUDA toolkit, and the step's inputs
+// copied in from descriptors (never a path of the course or of the judge's work folder). Mode
+// `uid` (a root judge where bubblewrap cannot start): the step runs as a uid leased to this judge
+// alone, in a private scratch folder, and every process of that uid is killed after the step.
+// Both: a cgroup per step (memory and processes of the whole step) where one can be made, rlimits
+// per process. Output comes back over pipes, with a size limit. Mode `none`: the judge refuses
+// (main.cpp), except on a student's own machine that asks for it. See docs/dev/GRADER.md.
 #pragma once
 
 #include <string>
@@ -14,16 +18,27 @@
 
 namespace judge {
 
+enum class Mode { bwrap, uid, none };
+const char* mode_name(Mode m);  ///< "bwrap", "uid", "none"
+
 /// How the judge isolates a step on this machine (found once per process).
 struct SandboxInfo {
-  bool available = false;  ///< bubblewrap runs here
+  Mode mode = Mode::none;
+  bool available = false;  ///< bubblewrap runs here (mode bwrap)
   std::string tool;        ///< the bwrap binary used
-  std::string why_not;     ///< when not available: what was tried and what failed
+  std::string why_not;     ///< when bubblewrap does not run: what was tried and what failed
+  std::string why_no_uid;  ///< mode none: why the uid sandbox cannot run either
+  long long uid = -1;      ///< a root judge's leased uid (bwrap and uid modes), else -1
+  std::string cgroup;      ///< "v2 DIR" / "v1 DIR, DIR": where each step's cgroup is made
+  std::string why_no_cgroup;  ///< no cgroup: why (per-process limits only)
+  bool userns_disabled = false;  ///< bwrap --disable-userns works here
+  /// The line `banklab-judge sandbox` prints first: "sandbox: bwrap ...", "sandbox: uid ...",
+  /// "no sandbox: WHY".
+  std::string describe() const;
 };
 const SandboxInfo& sandbox_info();
 
-/// The judge runs without a sandbox only where the platform gives each submission a container of
-/// its own (banklab-judge --fresh-container) or, outside graded mode, with a plain warning.
+/// Accepted for old callers (banklab-judge --fresh-container): it loosens nothing.
 void set_fresh_container(bool fresh);
 bool fresh_container();
 
@@ -34,6 +49,10 @@ struct StepLimits {
   long long processes = 256;            ///< RLIMIT_NPROC inside the step's own user namespace
   long long file_size = 256LL << 20;    ///< RLIMIT_FSIZE
   long long tmp_size = 1LL << 30;       ///< size of the private tmpfs (/tmp)
+  long long dev_size = 16LL << 20;      ///< size of the sandbox's /dev tmpfs (with /dev/shm in it)
+  /// memory.max of the step's cgroup (all its processes, tmpfs and memfd pages included);
+  /// 0: one process's address space plus its tmpfs.
+  long long memory = 0;
 };
 
 struct StepInput {

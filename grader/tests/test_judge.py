@@ -379,20 +379,29 @@ const int kBomb = [] {
             self.assertEqual(v["status"], "failed")
             self.assertEqual(v["message"], "not judged: the lab did not build (see lab05.build)")
 
-    def test_graded_mode_refuses_without_a_sandbox_unless_the_container_is_fresh(self):
+    def test_without_bubblewrap_a_root_judge_confines_by_uid_and_any_other_refuses(self):
+        # --fresh-container loosens nothing (issue 21); test_confinement.py has the attacks.
         env = dict(os.environ, BANKLAB_BWRAP="/nonexistent/bwrap")
+        env.pop("BANKLAB_ALLOW_UNCONFINED", None)
+        root = os.geteuid() == 0 and not self.USER
         r = self.run_judge("sandbox", env=env)
-        self.assertEqual(r.returncode, 1)
         self.assertIn("/nonexistent/bwrap", r.stdout)
+        self.assertEqual(r.returncode, 0 if root else 1, r.stdout)
+        self.assertTrue(r.stdout.startswith("sandbox: uid " if root else "no sandbox: "), r.stdout)
         work = self.path("w-nosandbox")
-        r = self.run_judge("build", "--graded", "--lab", "05", "--source", self.solution, "--work", work, env=env)
+        r = self.run_judge("build", "--graded", "--fresh-container", "--lab", "05", "--source", self.solution,
+                           "--work", work, env=env)
+        if root:
+            self.assertEqual(r.returncode, 0, r.stdout)
+            self.assertIn("built in the uid sandbox", r.stdout)
+            return
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("refuses", r.stdout)
         self.assertFalse(os.path.exists(os.path.join(work, "answers.txt")))
-        r = self.run_judge("build", "--graded", "--fresh-container", "--lab", "05", "--source", self.solution,
-                           "--work", work, env=env)
-        self.assertEqual(r.returncode, 0, r.stdout)
         r = self.run_judge("build", "--lab", "05", "--source", self.solution, "--work", self.path("w-nosb2"), env=env)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        env["BANKLAB_ALLOW_UNCONFINED"] = "1"
+        r = self.run_judge("build", "--lab", "05", "--source", self.solution, "--work", self.path("w-nosb3"), env=env)
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("no sandbox", r.stdout)
 

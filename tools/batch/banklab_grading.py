@@ -21,6 +21,7 @@ import json
 import lzma
 import os
 import re
+import shlex
 import shutil
 import signal
 import stat
@@ -924,6 +925,80 @@ def judge_cmd(judge: Path) -> list[str]:
     if judge.suffix == ".py":
         return [sys.executable, str(judge)]
     return [str(judge)]
+
+
+#: Lets the judge build without any confinement on a student's own machine (not root, not
+#: --graded). A tool that grades other people's files never passes it on: grading_others().
+UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
+
+
+def grading_others() -> None:
+    """Called first by every tool that grades someone else's file (grade-class, grade-platform,
+    the Slurm tasks): the judge it starts never sees BANKLAB_ALLOW_UNCONFINED, so it confines the
+    file (bubblewrap, or a uid of its own when root) or refuses to build it."""
+    os.environ.pop(UNCONFINED_VAR, None)
+
+
+@dataclasses.dataclass
+class Confinement:
+    """What `banklab-judge sandbox` says: mode "bwrap" or "uid" (the judge confines every step),
+    or "none" (it refuses to build); `line` is its first line, `text` all it printed."""
+    mode: str
+    line: str
+    text: str
+
+    @property
+    def refused(self) -> bool:
+        return self.mode not in ("bwrap", "uid")
+
+
+def parse_sandbox(rc: int, text: str) -> Confinement:
+    """`banklab-judge sandbox` output -> Confinement. Only the first word after `sandbox:` is
+    read; anything else (no such line, an unknown word, a non-zero exit) is "none"."""
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    mode = "none"
+    if rc == 0 and line.startswith("sandbox:"):
+        word = (line.split()[1:] or [""])[0]
+        if word in ("bwrap", "uid"):
+            mode = word
+        elif os.path.basename(word) == "bwrap":      # the judge before the uid mode: "sandbox: /usr/bin/bwrap (...)"
+            mode = "bwrap"
+    return Confinement(mode, line or f"banklab-judge sandbox printed nothing (exit {rc})", text.strip())
+
+
+def confinement(judge: Path, timeout: float = 120) -> Confinement:
+    """How the judge would confine a student's file on this machine, as grading_others() leaves
+    its environment."""
+    env = {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+    try:
+        r = subprocess.run(judge_cmd(judge) + ["sandbox"], capture_output=True, text=True,
+                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Confinement("none", f"banklab-judge sandbox did not run ({e})", "")
+    return parse_sandbox(r.returncode, r.stdout + r.stderr)
+
+
+def refusal_text(conf: Confinement) -> str:
+    """What a grading tool says, once, when the judge cannot confine a student's file here."""
+    why = conf.line[len("no sandbox:"):].strip() if conf.line.startswith("no sandbox:") else conf.line
+    return ("the judge cannot confine a student's code on this machine, so nothing was graded "
+            f"({why}). A student's file is only ever built and run confined: install bubblewrap "
+            "(apt-get install bubblewrap) where user namespaces are allowed, or grade as root (the "
+            "judge then runs each submission as a user id of its own). Check with: banklab-judge sandbox")
+
+
+def exposed_to_submissions(conf: Confinement, paths: Iterable[Path]) -> str:
+    """In the uid mode a submission runs as a user id of its own on the host's files: it can read
+    whatever any user can. "" when none of `paths` (the course, the submissions, the results) is
+    open to other users, else what to run first; always "" in bubblewrap, where none of them exists."""
+    if conf.mode != "uid":
+        return ""
+    open_ = [str(p) for p in paths if p.exists() and p.stat().st_mode & 0o005]
+    if not open_:
+        return ""
+    return ("the judge runs each submission as a user id of its own here (no bubblewrap), which can read "
+            f"what any user can, and {', '.join(open_)} can be read by any user: make them yours alone "
+            "first (chmod 700 " + " ".join(shlex.quote(p) for p in open_) + "), or install bubblewrap")
 
 
 def parse_list(text: str) -> list[tuple[str, str, str]]:

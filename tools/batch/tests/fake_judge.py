@@ -54,6 +54,7 @@ def record(lab, test, tier, status, checks, message=""):
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("sandbox")
     ls = sub.add_parser("list")
     ls.add_argument("--lab")
     g = sub.add_parser("grade")
@@ -66,6 +67,15 @@ def main():
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
     a = ap.parse_args()
 
+    if os.environ.get("FAKE_JUDGE_FAIL_IF_ALLOWED") and "BANKLAB_ALLOW_UNCONFINED" in os.environ:
+        print("fake judge: BANKLAB_ALLOW_UNCONFINED reached the judge", file=sys.stderr)
+        return 99
+    if a.cmd == "sandbox":      # FAKE_JUDGE_SANDBOX=none: a machine where the judge confines nothing
+        if os.environ.get("FAKE_JUDGE_SANDBOX") == "none":
+            print("no sandbox: bubblewrap does not run here (test double)")
+            return 1
+        print("sandbox: bwrap (test double)")
+        return 0
     if a.cmd == "list":
         labs = [a.lab] if a.lab else list(bl.find_labs(ROOT))
         for lab in labs:

@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""Issue 21, families 2 and 3: the judge confines every submission in every mode it may run in, and
+limits hold for the whole submission. Real cheat files (grader/selftest/cheats, appended to lab 05's
+stub) go through `banklab-judge build`; each case proves its payload ran and that it failed.
+
+  test_confinement.py --judge build/selftest/grader/banklab-judge --root .
+
+Modes: bwrap (as this user; as root also as user nobody), uid (root, BANKLAB_BWRAP=/bin/false),
+and none (a normal user without bubblewrap: the judge refuses, except with BANKLAB_ALLOW_UNCONFINED=1).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ARGS = None
+NO_BWRAP = "/bin/false"  # stands for a machine where bubblewrap cannot start
+PROBE_MEMORY_MIB = 1024 + 64 + 16  # the probe step's memory.max: its address space, /tmp and /dev
+
+
+def processes_named(comm):
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().strip() == comm:
+                        found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+class Confinement:
+    """One mode of the judge (a mixin: each unittest.TestCase below names its mode). Every attack runs through `banklab-judge build`."""
+
+    MODE = None  # what `banklab-judge sandbox` must say: "bwrap" or "uid"
+    USER = None  # None: as whoever runs this test; "nobody": through runuser (root only)
+    ROOT = False  # needs a root judge
+    ENV = {}
+
+    @classmethod
+    def setUpClass(cls):
+        if (cls.ROOT or cls.USER) and os.geteuid() != 0:
+            raise unittest.SkipTest("needs root")
+        if cls.MODE == "bwrap" and cls.USER is None and os.geteuid() != 0 and cls.ROOT:
+            raise unittest.SkipTest("needs root")
+        cls.tmp = tempfile.mkdtemp(prefix="banklab-confine-test-")
+        os.chmod(cls.tmp, 0o777)
+        r = cls.judge("sandbox")
+        cls.sandbox = r.stdout.splitlines()[0] if r.stdout else ""
+        if cls.MODE == "bwrap" and not cls.sandbox.startswith("sandbox: bwrap"):
+            raise unittest.SkipTest("bubblewrap does not run here: " + cls.sandbox)
+        cls.has_cgroup = "a cgroup per step" in cls.sandbox
+        with open(os.path.join(ARGS.root, "labs", "05_swizzle", "kernel.cu")) as f:
+            cls.stub = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def command(cls, *args):
+        cmd = [ARGS.judge, *args]
+        if cls.USER:
+            cmd = ["runuser", "-u", cls.USER, "--", *cmd]
+        return cmd
+
+    @classmethod
+    def env(cls, **extra):
+        env = dict(os.environ, **cls.ENV, **extra)
+        env.pop("BANKLAB_ALLOW_UNCONFINED", None)
+        env.update(extra)
+        return env
+
+    @classmethod
+    def judge(cls, *args, **extra):
+        return subprocess.run(cls.command(*args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=600, env=cls.env(**extra), cwd=cls.tmp)
+
+    def source(self, name, text):
+        path = os.path.join(self.tmp, name + ".cu")
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
+
+    def cheat(self, case):
+        """lab 05's stub with grader/selftest/cheats/CASE.cu appended (its MODE: append)."""
+        with open(os.path.join(ARGS.root, "grader", "selftest", "cheats", case + ".cu")) as f:
+            text = f.read()
+        self.assertIn("// MODE: append", text)
+        return self.source(case, self.stub + "\n" + text)
+
+    def build(self, name, source, lab="05", **extra):
+        work = os.path.join(self.tmp, "w-" + name)
+        r = self.judge("build", "--lab", lab, "--source", source, "--work", work, **extra)
+        log = ""
+        if os.path.exists(os.path.join(work, "probe.log")):
+            with open(os.path.join(work, "probe.log")) as f:
+                log = f.read()
+        return r, log
+
+    def assert_ran(self, log, payload):
+        self.assertIn(payload, log, "the payload never ran: the case proves nothing")
+
+    def test_the_judge_names_its_mode(self):
+        self.assertTrue(self.sandbox.startswith("sandbox: " + self.MODE + " "), self.sandbox)
+
+    def test_dev_shm_holds_no_more_than_the_step_may(self):
+        r, log = self.build("shm", self.cheat("fills_dev_shm"))
+        self.assert_ran(log, "BANKLAB-PAYLOAD-DEV-SHM")
+        held = [int(m) for m in re.findall(r"BANKLAB-CHEAT-DEV-SHM held (\d+) MiB", log)]
+        most = max(held, default=0)
+        self.assertLess(most, 2048, log[-500:])
+        if self.MODE == "bwrap":
+            self.assertLessEqual(most, 16, "the sandbox's /dev is a 16 MiB tmpfs")
+        elif not self.has_cgroup:
+            self.skipTest("no cgroup here: /dev/shm is bounded only after the step (its files removed)")
+        else:
+            self.assertLessEqual(most, PROBE_MEMORY_MIB)
+        self.assertEqual([n for n in os.listdir("/dev/shm") if n.startswith("banklab-cheat-shm")], [],
+                         "the submission's files in the machine's /dev/shm outlived the step")
+
+    def test_memfd_pages_count_against_the_step(self):
+        if not self.has_cgroup:
+            self.skipTest("no cgroup here (" + self.sandbox + "): memfd pages are bounded per process only")
+        r, log = self.build("memfd", self.cheat("memfd_past_the_address_space"))
+        self.assert_ran(log, "BANKLAB-PAYLOAD-MEMFD")
+        held = [int(m) for m in re.findall(r"BANKLAB-CHEAT-MEMFD held (\d+) MiB", log)]
+        self.assertLessEqual(max(held, default=0), PROBE_MEMORY_MIB, log[-500:])
+        self.assertNotIn("reached 1536 MiB", log)
+
+    def test_forked_processes_share_one_memory_limit(self):
+        if not self.has_cgroup:
+            self.skipTest("no cgroup here (" + self.sandbox + "): memory is bounded per process only")
+        r, log = self.build("forked", self.cheat("forked_processes_share_the_memory"))
+        self.assert_ran(log, "BANKLAB-PAYLOAD-FORKED-MEMORY")
+        m = re.search(r"= (\d+) MiB held", log)
+        if m:
+            self.assertLessEqual(int(m.group(1)), PROBE_MEMORY_MIB, log[-500:])
+        else:  # the first process itself was ended by the step's limit: its build cannot pass
+            self.assertNotEqual(r.returncode, 0, r.stdout)
+
+    def test_a_fork_bomb_meets_the_steps_process_limit(self):
+        # grader/selftest/cheats/fork_bomb.cu reports only its first process's failed forks, which
+        # depend on timing; this one counts every live process of its uid (the sandbox's own, or
+        # the leased uid's) while all of them wait.
+        bomb = self.stub + r"""
+#include <dirent.h>
+#include <unistd.h>
+#include <cstdio>
+#include <fstream>
+#include <string>
+namespace banklab_test_bomb {
+const int kBomb = [] {
+  std::printf("TEST-BOMB-RAN\n");
+  std::fflush(stdout);
+  const pid_t first = getpid();
+  for (int i = 0; i < 10; ++i) fork();
+  if (getpid() != first) for (;;) pause();
+  sleep(2);
+  int n = 0;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      std::ifstream f(std::string("/proc/") + e->d_name + "/status");
+      for (std::string l; std::getline(f, l);)
+        if (l.rfind("Uid:", 0) == 0) n += std::stoi(l.substr(4)) == (int)getuid();
+    }
+    closedir(d);
+  }
+  std::printf("TEST-BOMB processes=%d\n", n);
+  return 0;
+}();
+}
+"""
+        r, log = self.build("bomb", self.source("bomb", bomb))
+        self.assert_ran(log, "TEST-BOMB-RAN")
+        m = re.search(r"TEST-BOMB processes=(\d+)", log)
+        self.assertIsNotNone(m, log[-500:])
+        self.assertLessEqual(int(m.group(1)), 64 + 4, "of 1024: the step's process limit (64) did not hold")
+
+    def test_a_daemon_is_gone_when_the_judge_returns(self):
+        tag = "bl-d%d" % (os.getpid() % 100000)
+        marker = "/tmp/" + tag + "-marker"
+        if os.path.exists(marker):
+            os.unlink(marker)
+        daemon = self.stub + r"""
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <cstdio>
+#include <fstream>
+namespace banklab_test_daemon {
+const int kForked = [] {
+  std::printf("TEST-DAEMON-RAN\n");
+  std::fflush(stdout);
+  if (fork() != 0) return 0;
+  setsid();
+  if (fork() != 0) _exit(0);
+  prctl(PR_SET_NAME, "%s");
+  sleep(3);  // outlives the probe, the build, the judge
+  std::ofstream("%s") << "the daemon lived";
+  _exit(0);
+}();
+}
+""" % (tag, marker)
+        r, log = self.build("daemon", self.source("daemon", daemon))
+        self.assert_ran(log, "TEST-DAEMON-RAN")
+        self.assertEqual(processes_named(tag), [], "a process of the submission outlived the judge")
+        time.sleep(5)  # the daemon, alive, would have written its marker by now
+        self.assertEqual(processes_named(tag), [])
+        self.assertFalse(os.path.exists(marker))
+
+    def test_all_user_namespaces_of_one_submission_do_not_stop_another(self):
+        attack = subprocess.Popen(self.command("build", "--lab", "05", "--source", self.cheat("creates_every_user_namespace"),
+                                               "--work", os.path.join(self.tmp, "w-userns")),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=self.env(), cwd=self.tmp)
+        deadline = time.time() + 240
+        while not processes_named("bl-userns-hold") and attack.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        holding = bool(processes_named("bl-userns-hold"))
+        good = os.path.join(ARGS.root, "solutions", "05_swizzle", "kernel.cu")
+        r, _ = self.build("beside-userns", good)
+        out, _ = attack.communicate(timeout=300)
+        with open(os.path.join(self.tmp, "w-userns", "probe.log")) as f:
+            log = f.read()
+        self.assert_ran(log, "BANKLAB-PAYLOAD-USERNS")
+        self.assertTrue(holding, "the attack was not holding its namespaces while the good build ran: " + log[-300:])
+        self.assertEqual(r.returncode, 0, r.stdout)
+        m = re.search(r"created (\d+) user namespaces, then (.*)", log)
+        self.assertIsNotNone(m, log[-300:])
+        if self.MODE == "bwrap" and "no user namespace inside" in self.sandbox:
+            self.assertEqual(int(m.group(1)), 0, m.group(0))
+        print("\n  %s: %s; the good build beside it: %s" % (type(self).__name__, m.group(0), r.stdout.strip().splitlines()[-1]),
+              file=sys.stderr)
+
+    def test_every_solution_builds(self):
+        if self.USER:
+            self.skipTest("once per mode: bwrap and uid as root")
+        folders = sorted(d for d in os.listdir(os.path.join(ARGS.root, "solutions")) if d[:2].isdigit())
+        self.assertEqual(len(folders), 7)
+        for folder in folders:
+            with self.subTest(lab=folder):
+                r, _ = self.build("sol" + folder[:2], os.path.join(ARGS.root, "solutions", folder, "kernel.cu"), lab=folder[:2])
+                self.assertEqual(r.returncode, 0, r.stdout)
+                if self.MODE == "uid":
+                    self.assertIn("built in the uid sandbox", r.stdout)
+
+
+class Bwrap(Confinement, unittest.TestCase):
+    MODE = "bwrap"
+
+
+class BwrapAsNobody(Confinement, unittest.TestCase):
+    """A normal user's judge with bubblewrap: no uid lease, no cgroup, the sandbox's own limits."""
+    MODE = "bwrap"
+    USER = "nobody"
+
+
+class UidSandbox(Confinement, unittest.TestCase):
+    MODE = "uid"
+    ROOT = True
+    ENV = {"BANKLAB_BWRAP": NO_BWRAP}
+
+    def test_the_leased_uid_cannot_read_root_files_or_write_the_judges(self):
+        src = self.source("looks", self.stub + r"""
+#include <unistd.h>
+#include <cstdio>
+namespace banklab_test_uid {
+const int kLooked = [] {
+  std::printf("TEST-UID-RAN uid=%%d groups=%%d\n", (int)getuid(), getgroups(0, nullptr));
+  if (access("/etc/shadow", R_OK) == 0) std::printf("TEST-UID-READS /etc/shadow\n");
+  if (access("%s", W_OK) == 0) std::printf("TEST-UID-WRITES the judge\n");
+  if (access("%s", W_OK) == 0) std::printf("TEST-UID-WRITES the source\n");
+  std::fflush(stdout);
+  return 0;
+}();
+}
+""" % (ARGS.judge, ARGS.root))
+        r, log = self.build("uid-looks", src)
+        self.assert_ran(log, "TEST-UID-RAN")
+        m = re.search(r"TEST-UID-RAN uid=(\d+) groups=(\d+)", log)
+        self.assertNotEqual(int(m.group(1)), 0)
+        self.assertNotEqual(int(m.group(1)), 65534, "a uid of its own, not the shared nobody")
+        self.assertEqual(int(m.group(2)), 0, "no supplementary group")
+        self.assertNotIn("TEST-UID-READS", log)
+        self.assertNotIn("TEST-UID-WRITES", log)
+
+
+class NoSandbox(unittest.TestCase):
+    """A normal user where bubblewrap cannot start: the judge refuses, in every mode, and says what
+    to install; BANKLAB_ALLOW_UNCONFINED=1 (not graded) is a student's own choice for their own file."""
+
+    def run_judge(self, *args, **env):
+        cmd = [ARGS.judge, *args]
+        if os.geteuid() == 0:
+            cmd = ["runuser", "-u", "nobody", "--", *cmd]
+        full = dict(os.environ, BANKLAB_BWRAP=NO_BWRAP)
+        full.pop("BANKLAB_ALLOW_UNCONFINED", None)
+        full.update(env)
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, env=full,
+                              cwd=self.tmp)
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="banklab-confine-none-")
+        os.chmod(self.tmp, 0o777)
+        self.solution = os.path.join(ARGS.root, "solutions", "05_swizzle", "kernel.cu")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_the_judge_refuses_and_says_what_to_install(self):
+        r = self.run_judge("sandbox")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertTrue(r.stdout.startswith("no sandbox: "), r.stdout)
+        self.assertIn("apt-get install bubblewrap", r.stdout)
+        for extra in ([], ["--graded"], ["--fresh-container"], ["--graded", "--fresh-container"]):
+            with self.subTest(flags=extra):
+                work = os.path.join(self.tmp, "w" + "".join(extra))
+                r = self.run_judge("build", *extra, "--lab", "05", "--source", self.solution, "--work", work)
+                self.assertEqual(r.returncode, 1, r.stdout)
+                self.assertIn("refuses", r.stdout)
+                self.assertIn("apt-get install bubblewrap", r.stdout)
+                self.assertFalse(os.path.exists(os.path.join(work, "answers.txt")))
+        work = os.path.join(self.tmp, "w-graded-allowed")
+        r = self.run_judge("build", "--graded", "--lab", "05", "--source", self.solution, "--work", work,
+                           BANKLAB_ALLOW_UNCONFINED="1")
+        self.assertEqual(r.returncode, 1, "graded mode never builds unconfined: " + r.stdout)
+
+    def test_a_student_may_build_their_own_file_unconfined_when_they_ask(self):
+        work = os.path.join(self.tmp, "w-allowed")
+        r = self.run_judge("build", "--lab", "05", "--source", self.solution, "--work", work, BANKLAB_ALLOW_UNCONFINED="1")
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("without a sandbox", r.stdout)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--root", required=True)
+    ARGS, rest = ap.parse_known_args()
+    ARGS.judge, ARGS.root = os.path.abspath(ARGS.judge), os.path.abspath(ARGS.root)
+    unittest.main(argv=[sys.argv[0], "-v", *rest])
