@@ -464,6 +464,8 @@ HANGING_JUDGE = """import json, sys
 a = sys.argv
 if a[1] == "list":
     print("05 Lab05Layout.A cpu"); sys.exit(0)
+if a[1] == "sandbox":
+    print("sandbox: bwrap (test double)"); sys.exit(0)
 src = a[a.index("--source") + 1]; out = a[a.index("--json") + 1]
 import hashlib
 sha = hashlib.sha256(open(src, "rb").read()).hexdigest()
