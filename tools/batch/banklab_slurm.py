@@ -51,8 +51,8 @@ import banklab_reports as br   # noqa: E402
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement
-#: contract): the task removes it from its environment before anything else.
-UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
+#: contract, banklab_grading.grading_others): the task removes it before anything else.
+UNCONFINED_VAR = bg.UNCONFINED_VAR
 #: sbatch flags that ask for GPUs: given any of them, the engine adds no --gres of its own.
 GPU_FLAGS = ("--gres", "--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket",
              "--tres-per-task", "--tres-per-node")
@@ -129,7 +129,7 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
     judge or course files hash otherwise grades nothing and exits 3, saying why."""
     if not getattr(a, "slurm_task", None):
         return jobs
-    os.environ.pop(UNCONFINED_VAR, None)
+    bg.grading_others()
     index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
     m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
     if not 0 <= index < len(m["shards"]):
