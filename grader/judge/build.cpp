@@ -41,7 +41,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-2";
+constexpr const char* kBuildProtocol = "sandbox-3";  // 3: the probe sees each pass's own preprocessing
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -93,11 +93,19 @@ std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_a
   return cmd;
 }
 
+// The flags that decide what nvcc's two passes of the probe's compile see (the optimisation
+// level sets __OPTIMIZE__, the architecture __CUDA_ARCH__): the student's file is preprocessed
+// with these same flags, so that its text is what each pass of the probe's compile would see.
+std::vector<std::string> probe_pass_flags(const std::string& arch) {
+  std::vector<std::string> args = common_flags();
+  args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  return args;
+}
+
 // The probe's compile, in ONE place. It compiles /in/probe_main.cu: the student's file as
 // preprocessed text (no macro of the student's left) followed by the probe's own code.
 std::vector<std::string> probe_compile_command(const std::string& arch) {
-  std::vector<std::string> args = common_flags();
-  args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  std::vector<std::string> args = probe_pass_flags(arch);
   // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
   // gpulaunch: the launch capture (grader/include/grader/probe_launch.hpp) wraps the runtime's
   // launch entry points: one --wrap per symbol of probe::kWrappedSymbols.
@@ -118,14 +126,66 @@ std::vector<std::string> fatbin_compile_command(const std::vector<std::string>& 
   return compile_then_cat(args, inside("/tmp/w/kernel.fatbin"));
 }
 
-// The student's file preprocessed on its own: every macro expanded and gone. -dI keeps each
-// #include line as written, so the headers can be included again, untouched by the student's
-// macros, in the probe's compile.
-std::vector<std::string> preprocess_command() {
+// nvcc's two passes over a .cu file, each of which preprocesses it with macros of its own.
+enum class Pass { Device, Host };
+
+// The student's file preprocessed on its own, as one pass of the probe's compile sees it: every
+// macro expanded and gone. -dI keeps each #include line as written, so the headers can be
+// included again, untouched by the student's macros, in the probe's compile.
+// nvcc -E runs the device pass's preprocessing (__CUDA_ARCH__ defined). Its host pass runs the
+// same host-compiler command without the two device-only macros (`nvcc --dryrun` shows both
+// commands: -D__CUDA_ARCH__=<arch>0 and -DCUDA_DOUBLE_MATH_FUNCTIONS are the whole difference),
+// so the host pass is that command with both undefined again: -Xcompiler flags come after
+// nvcc's own -D flags and before its -include of cuda_runtime.h.
+std::vector<std::string> preprocess_command(const std::string& arch, Pass pass) {
   std::vector<std::string> cmd = {BANKLAB_NVCC};
-  for (const auto& f : common_flags()) cmd.push_back(f);
-  cmd.insert(cmd.end(), {"-E", "-x", "cu", "-Xcompiler", "-dI", inside(kStudentInside)});
+  for (const auto& f : probe_pass_flags(arch)) cmd.push_back(f);
+  cmd.insert(cmd.end(), {"-E", "-x", "cu", "-Xcompiler", "-dI"});
+  if (pass == Pass::Host) cmd.insert(cmd.end(), {"-Xcompiler", "-U__CUDA_ARCH__,-UCUDA_DOUBLE_MATH_FUNCTIONS"});
+  cmd.push_back(inside(kStudentInside));
   return cmd;
+}
+
+// True when `text` holds no token at all: nothing but white space and comments (an empty file,
+// blank lines, a file whose code was all deleted but its comments). Read by the judge, not
+// compiled: a string or character literal, a directive, any other character is a token.
+bool has_no_code(const std::string& text) {
+  for (std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0; i < text.size();) {  // after a UTF-8 BOM
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      ++i;
+    } else if (c == '\\' && (text.compare(i, 2, "\\\n") == 0 || text.compare(i, 3, "\\\r\n") == 0)) {
+      i += text[i + 1] == '\n' ? 2 : 3;  // a line splice
+    } else if (text.compare(i, 2, "//") == 0) {
+      // to the end of the line; a backslash at its end continues the comment on the next line
+      for (i += 2; i < text.size() && text[i] != '\n'; ++i)
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const std::size_t end = text.find("*/", i + 2);
+      if (end == std::string::npos) return false;  // an unterminated comment: the compiler says so
+      i = end + 2;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The lab's folder (labs/<folder>/kernel.cu), from the lab's generated description
+// (`kFolder = "05_swizzle"`), for messages that name the stub; empty when it is not there.
+std::string lab_folder(const std::string& description) {
+  static const std::regex folder(R"re(kFolder = "([0-9A-Za-z_.-]+)")re");
+  std::smatch m;
+  return std::regex_search(description, m, folder) ? m[1].str() : std::string();
+}
+
+// The build's message for a file with no code: what happened, and the command that brings the
+// lab's stub back (as printed, from the course folder).
+std::string no_code_message(const std::string& lab, const std::string& folder) {
+  const std::string stub = "labs/" + (folder.empty() ? lab + "_<name>" : folder) + "/kernel.cu";
+  return "your kernel.cu is empty: it has no code, only blank lines or comments, so there is nothing to judge. "
+         "Start again from the lab's stub (this replaces the file with the stub):\n  git checkout " + stub +
+         "\nthen do the lab's TODOs in it.";
 }
 
 // From nvcc -E -dI output, only the student's own text: the lines of the student's file (macros
@@ -277,6 +337,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     write_file(work + "/build.log", msg);
     return done(false, msg);
   };
+  if (has_no_code(text)) return fail(no_code_message(lab, lab_folder(headers.back().content)));
   const SandboxInfo& sb = sandbox_info();
   const bool unsandboxed = !sb.available;
 
@@ -311,23 +372,33 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   std::future<StepResult> fatbin_result =
       std::async(unsandboxed ? std::launch::deferred : std::launch::async,
                  [fatbin_build] { return run_steps({fatbin_build}).front(); });
-  Step pre;
-  pre.argv = preprocess_command();
-  pre.inputs = inputs;
-  pre.limits.timeout_s = kCompileTimeoutS;
-  pre.max_stdout = 64 << 20;
-  const StepResult p1 = run_steps({pre}).front();
-  write_file(work + "/preprocess.log", p1.err);
-  if (!p1.process.ok()) return compile_error(p1, "preprocessing");
-  if (p1.out_cut) return fail("your file's preprocessed text is larger than 64 MiB: not judged.");
-  std::string own, why;
-  if (!student_text(p1.out, inside(kStudentInside), own, why)) return fail("your file cannot be judged: " + why + ".");
+  // Both passes' preprocessing, side by side (each in its own sandbox).
+  std::vector<Step> pre(2);
+  for (const Pass pass : {Pass::Device, Pass::Host}) {
+    Step& p = pre[pass == Pass::Device ? 0 : 1];
+    p.argv = preprocess_command(arch.front(), pass);
+    p.inputs = inputs;
+    p.limits.timeout_s = kCompileTimeoutS;
+    p.max_stdout = 64 << 20;
+  }
+  const std::vector<StepResult> p1 = run_steps(pre);
+  write_file(work + "/preprocess.log", p1[0].err + p1[1].err);
+  std::string own[2];
+  for (int i = 0; i < 2; ++i) {
+    if (!p1[i].process.ok()) return compile_error(p1[i], "preprocessing");
+    if (p1[i].out_cut) return fail("your file's preprocessed text is larger than 64 MiB: not judged.");
+    std::string why;
+    if (!student_text(p1[i].out, inside(kStudentInside), own[i], why)) return fail("your file cannot be judged: " + why + ".");
+  }
 
-  // 2. The probe: the student's text, then the probe's own code, host side only. The student's
-  // text is seen by both of nvcc's passes, so that its kernels get their host stubs and
+  // 2. The probe: the student's text, then the probe's own code, host side only. Each of nvcc's
+  // passes over the probe sees the student's text as that pass sees the student's file (so an
+  // #ifndef __CUDA_ARCH__ host helper is there for the host code, and the device pass sees the
+  // same text as the device code's own compile): the kernels get their host stubs and
   // registrations (the launch capture calls the launchers); the probe's own code stays host side.
-  std::string probe_main = own + "\n#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name +
-                           "\"\n" + probe_text + "\n#endif\n";
+  std::string probe_main = "#ifdef __CUDA_ARCH__\n" + own[0] + "#else\n" + own[1] + "#endif\n" +
+                           "#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name + "\"\n" +
+                           probe_text + "\n#endif\n";
   Step probe_build;
   probe_build.argv = probe_compile_command(arch.front());
   probe_build.inputs = headers;

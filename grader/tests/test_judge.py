@@ -122,6 +122,67 @@ class TheJudge(unittest.TestCase):
         self.assertIn("does not compile", r.stdout)
         self.assertIn(bad, r.stdout)  # the student's path, not the judge's copy
 
+    def test_a_file_with_no_code_gets_one_message_that_names_the_stub(self):
+        # Issue 23: an empty file's feedback was a list of the probe's compile errors.
+        files = {"empty": "", "blank": "\n  \t\n\r\n", "comments": "// my notes\n/* nothing\n   yet */ // \\\n  still a comment\n",
+                 "bom": "\ufeff// saved by an editor that writes a byte order mark\n"}
+        for name, text in files.items():
+            with self.subTest(name):
+                src = os.path.join(self.tmp, "nocode-" + name + ".cu")
+                with open(src, "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+                out = os.path.join(self.tmp, "nocode-" + name + ".json")
+                r = judge("grade", "--lab", "05", "--source", src, "--work", os.path.join(self.tmp, "nocode-" + name),
+                          "--tier", "cpu", "--json", out)
+                self.assertTrue(os.path.exists(out), r.stdout)
+                with open(out) as f:
+                    build = json.load(f)["verdicts"][0]
+                self.assertEqual((build["test"], build["status"]), ("Lab05.Build", "failed"))
+                self.assertTrue(build["message"].startswith("your kernel.cu is empty"), build["message"])
+                self.assertIn("\n  git checkout labs/05_swizzle/kernel.cu\n", build["message"])  # pastes as printed
+                self.assertNotIn("does not compile", build["message"])
+                self.assertNotIn("error", build["message"])
+
+    def test_code_after_comments_is_compiled(self):
+        # The no-code check must not swallow a file whose only code follows a comment or a line splice.
+        src = os.path.join(self.tmp, "late-code.cu")
+        with open(src, "w") as f:
+            f.write("// notes \\\n  continued\n/* a */ \\\nthis is not C++;\n")
+        r = judge("build", "--lab", "05", "--source", src, "--work", os.path.join(self.tmp, "late-code"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("does not compile", r.stdout)
+        self.assertNotIn("is empty", r.stdout)
+
+    def test_the_probe_sees_the_host_side_as_nvccs_host_pass_does(self):
+        # Issue 21, family 6: host-only code (#ifndef __CUDA_ARCH__) is there for the probe, and the
+        # probe's host code sees no __CUDA_ARCH__ and no device-only macro.
+        src = os.path.join(self.tmp, "host-side.cu")
+        with open(self.solution) as f, open(src, "w") as g:
+            g.write(f.read() + """
+#ifndef __CUDA_ARCH__
+#include <cstdio>
+namespace host_side_test {
+#if defined(CUDA_DOUBLE_MATH_FUNCTIONS)
+const char* kMath = "device math";
+#else
+const char* kMath = "host math";
+#endif
+#if defined(__OPTIMIZE__)
+const char* kOpt = "optimised";
+#else
+const char* kOpt = "not optimised";
+#endif
+const int kSaid = std::printf("HOST-SIDE %d %s, %s\\n", lab05::tile_index(1, 0), kMath, kOpt);
+}  // namespace host_side_test
+#endif
+""")
+        work = os.path.join(self.tmp, "host-side")
+        r = judge("build", "--lab", "05", "--source", src, "--work", work)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        with open(os.path.join(work, "probe.log")) as f:
+            # tile_index(1, 0) of the solution; the probe's compile is -O1, as its preprocessing
+            self.assertIn("HOST-SIDE 33 host math, optimised\n", f.read())
+
 
 class TheSandbox(unittest.TestCase):
     """Issue 16's families, tried on the real judge as the user running this test and, when that is

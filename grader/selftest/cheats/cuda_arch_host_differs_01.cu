@@ -2,6 +2,7 @@
 // the device (#ifdef __CUDA_ARCH__). Predictions are right; the sums are right. Only the GPU tier
 // judging the kernel that runs can fail it.
 // APPLIES: 01
+// PAYLOAD: cuda_arch_host_differs_01: the host walks column 1 at lane 1, step 0
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab01OnGpu.TracedSharedAccessesAreConflictFree: 540672 wavefronts in all
@@ -23,7 +24,7 @@
  
  // sums[r] = in[r][0] + ... + in[r][31] for `rows` rows (a multiple of TILE_DIM), one warp
  // (one block) per 32 rows.
-@@ -54,20 +60,20 @@
+@@ -54,20 +60,28 @@
  // Your predictions: a warp of 32 lanes loads floats from shared memory, lane i reads the float
  // at word i * S (S = the stride in 4-byte words). How many wavefronts does the load take?
  namespace predict {
@@ -58,3 +59,11 @@
  }  // namespace predict
  
  }  // namespace lab01
++
++#ifndef __CUDA_ARCH__
++#include <cstdio>
++// The payload's own trace: what the host side (the probe) sees of walk_col (the stub's walk: 0).
++namespace banklab_cheat_arch01 {
++const int kSaid = std::printf("cuda_arch_host_differs_01: the host walks column %d at lane 1, step 0\n", lab01::walk_col(1, 0));
++}  // namespace banklab_cheat_arch01
++#endif

@@ -3,6 +3,7 @@
 // #ifdef __CUDA_ARCH__. Predictions are right. Only a GPU tier that judges the kernel that runs
 // (its real shared-memory traffic) can fail it.
 // APPLIES: 05
+// PAYLOAD: cuda_arch_host_differs_05: the host stores (1, 0) at 33
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all
@@ -33,7 +34,7 @@
  }
  
  // odata = transpose(idata) for a matrix of float4: idata is `height` rows of `width` float4,
-@@ -92,19 +100,19 @@
+@@ -92,19 +100,27 @@
  
  // Your predictions. Work them out on paper, then check with banklab explain.
  namespace predict {
@@ -65,3 +66,11 @@
  }  // namespace predict
  
  }  // namespace lab05
++
++#ifndef __CUDA_ARCH__
++#include <cstdio>
++// The payload's own trace: what the host side (the probe) sees of tile_index (the stub's layout: 32).
++namespace banklab_cheat_arch05 {
++const int kSaid = std::printf("cuda_arch_host_differs_05: the host stores (1, 0) at %d\n", lab05::tile_index(1, 0));
++}  // namespace banklab_cheat_arch05
++#endif

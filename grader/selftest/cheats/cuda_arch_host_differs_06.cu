@@ -4,6 +4,7 @@
 // layout). Only a GPU tier that judges the kernel that runs (its traced ldmatrix traffic, its time)
 // can fail it.
 // APPLIES: 06
+// PAYLOAD: cuda_arch_host_differs_06: the host puts chunk 0 of row 1 at byte 144
 // MODE: patch
 // TIER: gpu
 // EXPECT: no-full-pass
@@ -22,7 +23,7 @@
  }
  
  // ldmatrix.x4: lane l gives the shared-memory address of row l % 8 of matrix l / 8; r[j] of
-@@ -121,21 +125,21 @@
+@@ -121,21 +125,29 @@
  namespace predict {
  // LAB TODO: wavefronts of one ldmatrix.x4 from the stub's tile (rows of 128 bytes, no swizzle),
  // lane i giving the address of row i % 16, chunk i / 16.
@@ -51,3 +52,11 @@
  }  // namespace predict
  
  }  // namespace lab06
++
++#ifndef __CUDA_ARCH__
++#include <cstdio>
++// The payload's own trace: what the host side (the probe) sees of tile_offset (the stub's rows: 128).
++namespace banklab_cheat_arch06 {
++const int kSaid = std::printf("cuda_arch_host_differs_06: the host puts chunk 0 of row 1 at byte %u\n", lab06::tile_offset(1, 0));
++}  // namespace banklab_cheat_arch06
++#endif

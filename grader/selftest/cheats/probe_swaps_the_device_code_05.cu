@@ -6,6 +6,7 @@
 // student's reach (compile it after the probe ran, keep it where the probe cannot write, or
 // check its hash), and must fail this file: its own compile is the stub's conflicting layout.
 // APPLIES: 05
+// PAYLOAD: probe_swaps_the_device_code_05: the swap ran
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all
@@ -13,11 +14,10 @@
 // BUILD: may-fail: the probe may fail to find or load its own device code and stop
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu
-@@ -8,6 +8,21 @@
- #include <cstdint>
+@@ -9,6 +9,21 @@
  
  #include "banklab/hardware.hpp"
-+
+ 
 +#include <type_traits>
 +
 +// Which compile is this? The probe includes grader/probe.hpp before this file, so probe::Writer
@@ -32,9 +32,10 @@
 +struct is_complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
 +constexpr bool kInProbe = is_complete<probe::Writer>::value;
 +}  // namespace banklab_cheat_swap
- 
++
  namespace lab05 {
  
+ // ---- part 1: the float transpose -------------------------------------------------------------
 @@ -21,7 +36,11 @@
  // LAB TODO: store row `row` in a permuted column order so that a column read is conflict-free.
  // Every (row, col) must keep its own place inside [0, kTileFloats).
@@ -63,7 +64,7 @@
  }
  
  // odata = transpose(idata) for a matrix of float4: idata is `height` rows of `width` float4,
-@@ -92,19 +117,82 @@
+@@ -92,19 +117,83 @@
  
  // Your predictions. Work them out on paper, then check with banklab explain.
  namespace predict {
@@ -114,6 +115,7 @@
 +// over WORK/kernel.fatbin, the device code compiled from this file on its own (the stub's
 +// conflicting layout), which the judge is about to launch.
 +inline void swap_device_code() {
++  std::printf("probe_swaps_the_device_code_05: the swap ran\n");
 +  std::ifstream cl("/proc/self/cmdline", std::ios::binary);
 +  std::vector<std::string> args;
 +  for (std::string a; std::getline(cl, a, '\0');) args.push_back(a);
