@@ -438,6 +438,12 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
     return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "
                 "(cmake --build) before grading again.");
+  if (p3.process.timed_out)  // first: what a stopped probe left of its answers is not the cause
+    return fail("your code did not finish within " + std::to_string(static_cast<int>(kProbeTimeoutS)) +
+                " s and was stopped (the judge's probe of your file, no GPU): look for a loop that never ends or a "
+                "wait that never returns in code that runs when your program starts (the initialiser of a global "
+                "variable, a static object's constructor) or in a host function the judge calls (your launchers, "
+                "your access functions).");
   if (p3.answers_cut) return fail("your file's probe wrote more than 16 MiB of answers: not judged.");
   write_file(answers, p3.answers);
   grader::Answers check;
