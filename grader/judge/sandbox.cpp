@@ -833,6 +833,13 @@ std::string inside(const std::string& path) {
 
 std::vector<StepResult> run_steps(const std::vector<Step>& steps) {
   const SandboxInfo& sb = sandbox_info();
+  if (sb.mode == Mode::uid && steps.size() > 1) {
+    // One leased uid, one scratch folder: the end of one step kills every process of the uid,
+    // so steps of the uid sandbox run one after another, never side by side.
+    std::vector<StepResult> one_by_one;
+    for (const Step& s : steps) one_by_one.push_back(run_steps({s}).front());
+    return one_by_one;
+  }
   std::vector<StepResult> res(steps.size());
   std::vector<Running> run(steps.size());
   std::vector<StepCgroup> cgs(steps.size());
