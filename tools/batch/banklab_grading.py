@@ -987,13 +987,27 @@ def refusal_text(conf: Confinement) -> str:
             "judge then runs each submission as a user id of its own). Check with: banklab-judge sandbox")
 
 
+def open_to_others(path: Path) -> bool:
+    """True when a user who is neither the owner nor in the group can read or enter `path`: it is
+    open to others (o+r or o+x) and so is the way to it (o+x on every folder above it). A course
+    in /autograder/source is closed when /autograder is root's alone (mode 700), whatever source's
+    own mode."""
+    try:
+        p = path.resolve()
+        if not p.stat().st_mode & 0o005:
+            return False
+        return all(a.stat().st_mode & 0o001 for a in p.parents)
+    except OSError:
+        return False
+
+
 def exposed_to_submissions(conf: Confinement, paths: Iterable[Path]) -> str:
     """In the uid mode a submission runs as a user id of its own on the host's files: it can read
     whatever any user can. "" when none of `paths` (the course, the submissions, the results) is
     open to other users, else what to run first; always "" in bubblewrap, where none of them exists."""
     if conf.mode != "uid":
         return ""
-    open_ = [str(p) for p in paths if p.exists() and p.stat().st_mode & 0o005]
+    open_ = [str(p) for p in paths if open_to_others(p)]
     if not open_:
         return ""
     return ("the judge runs each submission as a user id of its own here (no bubblewrap), which can read "
