@@ -401,6 +401,20 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
             with self.subTest(text=text, rc=rc):
                 self.assertEqual(bg.parse_sandbox(rc, text).mode, mode)
 
+    def test_a_folder_is_open_to_other_users_only_when_the_way_to_it_is(self):
+        uid = bg.Confinement("uid", "sandbox: uid 58011", "")
+        os.chmod(self.tmp, 0o755)              # mkdtemp's 0700 would close the way by itself
+        course = self.tmp / "autograder" / "source"
+        course.mkdir(parents=True)
+        for mode_above, mode, exposed in ((0o755, 0o755, True), (0o700, 0o755, False), (0o755, 0o700, False),
+                                          (0o711, 0o755, True)):
+            with self.subTest(above=oct(mode_above), folder=oct(mode)):
+                os.chmod(course.parent, mode_above)
+                os.chmod(course, mode)
+                self.assertEqual(bg.open_to_others(course), exposed)
+                self.assertEqual(bool(bg.exposed_to_submissions(uid, [course])), exposed)
+                self.assertEqual(bg.exposed_to_submissions(bg.Confinement("bwrap", "", ""), [course]), "")
+
     def test_grade_class_says_so_once_before_grading_anything(self):
         (self.tmp / "subs" / "alice").mkdir(parents=True)
         (self.tmp / "subs" / "alice" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
