@@ -939,6 +939,12 @@ def grading_others() -> None:
     os.environ.pop(UNCONFINED_VAR, None)
 
 
+def env_for_grading() -> dict:
+    """This process's environment as a judge that grades someone else's file must get it: without
+    BANKLAB_ALLOW_UNCONFINED (for a child started before, or without, grading_others())."""
+    return {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+
+
 @dataclasses.dataclass
 class Confinement:
     """What `banklab-judge sandbox` says: mode "bwrap" or "uid" (the judge confines every step),
@@ -969,7 +975,7 @@ def parse_sandbox(rc: int, text: str) -> Confinement:
 def confinement(judge: Path, timeout: float = 120) -> Confinement:
     """How the judge would confine a student's file on this machine, as grading_others() leaves
     its environment."""
-    env = {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+    env = env_for_grading()
     try:
         r = subprocess.run(judge_cmd(judge) + ["sandbox"], capture_output=True, text=True,
                            timeout=timeout, env=env, stdin=subprocess.DEVNULL)

@@ -246,7 +246,7 @@ def _submit(items: list[dict], a, ctx: dict, attempt: int) -> Array:
     array = f"--array=0-{len(shards) - 1}" + (f"%{a.slurm_throttle}" if a.slurm_throttle > 0 else "")
     cmd = [sbatch, "--parsable", array, f"--output={run_dir}/task-%a.out"] + _sbatch_flags(a, len(items)) \
         + [str(script)]
-    env = {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+    env = bg.env_for_grading()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env,
                            stdin=subprocess.DEVNULL)
