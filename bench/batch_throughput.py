@@ -41,7 +41,7 @@ def main() -> int:
     if (ROOT / "solutions" / lab_dir / "kernel.cu").is_file():
         sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")
     texts = [src.read_text() for src in sources]
-    # Known-bad cases (grader/selftest/bad/NN_name/*.patch against the solution), when present.
+    # Known-bad cases (solutions/NN_name/cases/bad/*.patch against the solution), when present.
     sel = ROOT / "grader" / "selftest"
     for case in sorted((sel / "bad" / lab_dir).glob("*.patch")) if len(sources) > 1 else []:
         r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",

@@ -42,9 +42,9 @@ PY
   # grade-class -j 2 on the GPU: a class of six, as root, then the same class as nobody
   C=$W/class; mkdir -p "$C/ann lee" "$C/bo" "$C/cy" "$C/dee" "$C/ed" "$C/fay"
   cp solutions/04_padding/kernel.cu "$C/ann lee/kernel.cu"
-  python3 grader/selftest/materialize.py --case grader/selftest/alternatives/04_padding/thirty_two_by_sixteen_blocks.patch --lab-dir solutions/04_padding --out "$C/bo/kernel.cu" >/dev/null
+  python3 grader/selftest/materialize.py --case solutions/04_padding/cases/alternatives/thirty_two_by_sixteen_blocks.patch --lab-dir solutions/04_padding --out "$C/bo/kernel.cu" >/dev/null
   cp labs/04_padding/kernel.cu "$C/cy/kernel.cu"
-  python3 grader/selftest/materialize.py --case grader/selftest/cheats/kernel_bypasses_access_functions_04.cu --lab-dir labs/04_padding --out "$C/dee/kernel.cu" >/dev/null
+  python3 grader/selftest/materialize.py --case solutions/04_padding/cases/cheats/kernel_bypasses_access_functions_04.cu --lab-dir labs/04_padding --out "$C/dee/kernel.cu" >/dev/null
   python3 grader/selftest/materialize.py --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --lab-dir labs/04_padding --out "$C/ed/kernel.cu" >/dev/null
   cp $W/conflicted-04.cu "$C/fay/kernel.cu"
   chmod -R a+rwX $C
@@ -61,9 +61,9 @@ PY
   done
 else
   cases=()
-  for f in grader/selftest/alternatives/*/*.patch; do cases+=(--case "$f"); done
+  for f in solutions/*/cases/alternatives/*.patch; do cases+=(--case "$f"); done
   for f in $(grep -l "^// TIER: gpu" grader/selftest/cheats/*.cu); do cases+=(--case "$f"); done
-  for f in $(grep -l "EXPECT_FAIL: Lab[0-9]*OnGpu" grader/selftest/bad/*/*.patch); do cases+=(--case "$f"); done
+  for f in $(grep -l "EXPECT_FAIL: Lab[0-9]*OnGpu" solutions/*/cases/bad/*.patch); do cases+=(--case "$f"); done
   echo "${#cases[@]} case arguments"
   timeout 520 python3 grader/selftest/run_cases.py --judge $J --gpu --tier all --work $W/cases "${cases[@]}" 2>&1 | tee $W/cases.log | grep -v "^OK" | cut -c1-400
   grep -c "^OK" $W/cases.log

@@ -26,5 +26,5 @@ while read -r n l <&3; do   # the labs, "NN NN_name" a line (tools/labs-check --
   echo "nobody solution $l: $(tail -1 /tmp/sbx/w/nsol-$n.log)"
 done 3< <(python3 tools/labs-check --list)
 runuser -u nobody -- python3 grader/selftest/run_cases.py --judge $J --kind cheat --lab 05 --tier cpu --work /tmp/sbx/w/cases \
-  --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --case grader/selftest/cheats/probe_copies_course_answers_05.cu \
+  --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --case solutions/05_swizzle/cases/cheats/probe_copies_course_answers_05.cu \
   --case grader/selftest/cheats/fork_bomb.cu 2>&1 | cut -c1-300

@@ -21,12 +21,12 @@ for v in stubs:labs solutions:solutions; do
     "$ROOT/tools/trace/tests/lab_driver.cu" -o "$O/lab_driver_${v%%:*}" || exit 1
 done
 
-# Every known-bad kernel (grader/selftest/bad/NN_name/*.patch, each a diff against that lab's
+# Every known-bad kernel (solutions/NN_name/cases/bad/*.patch, each a diff against that lab's
 # solution kernel.cu, written out by grader/selftest/materialize.py): the solutions with that
 # one lab's file replaced, driven for that lab alone. Built in parallel.
 bad=()
 labs=$(python3 "$ROOT/tools/labs-check" --list --root "$ROOT")   # "NN NN_name" a line
-for f in "$ROOT"/grader/selftest/bad/*/*.patch; do
+for f in "$ROOT"/solutions/*/cases/bad/*.patch; do
   lab=$(basename "$(dirname "$f")"); n=$(basename "$f" .patch); tree="$O/bad/$lab-$n"
   num=$(awk -v f="$lab" '$2 == f {print $1}' <<<"$labs")   # its lab number
   mkdir -p "$tree" && cp -r "$ROOT/solutions/." "$tree/" &&

@@ -7,16 +7,17 @@
 #   compile error is that lab's failure alone; every lab builds into its own work folder.
 # labNN.<Suite>.<Test>: one judge process per test. It passes only on the judge's own verdict
 #   record (0 passed, 1 failed, 77 skipped: CTest's SKIP_RETURN_CODE, GPU tests only).
-# Tests are read from the judge's sources (grader/labNN_test.cu, the prediction tests generated from
-# grader/labNN.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
+# Tests are read from the judge's sources (labs/NN_name/test.cu, the prediction tests generated from
+# labs/NN_name/lab.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
 # ending in OnGpu get the label gpu, others cpu.
 #
-#   banklab_lab_description(<NN> <OUT_VAR>)
+#   banklab_lab_description(<NN> <folder> <OUT_VAR>)
 #
-# grader/gen_lab.py checks grader/labNN.toml and writes into ${BANKLAB_GENERATED_DIR}
-# grader/labNN_description.hpp (for the probe and the judge) and labNN_questions_test.cpp (the
-# prediction tests; its path goes to OUT_VAR, a source of banklab-judge). It runs at configure time
-# too, so that CTest knows the generated tests; a changed description configures again.
+# tools/lablib/banklab_gen.py checks labs/<folder>/lab.toml (with solutions/<folder>/answers.toml
+# when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
+# probe and the judge) and labNN_questions_test.cpp (the prediction tests; its path goes to
+# OUT_VAR, a source of banklab-judge). It runs at configure time too, so that CTest knows the
+# generated tests; a changed description configures again.
 
 set(BANKLAB_GPU_TEST_TIMEOUT 180 CACHE STRING "Seconds before a GPU test is killed (hangs fail)")
 option(BANKLAB_GRADED "Instructor's graded mode: a GPU test that cannot run fails instead of skipping" OFF)
@@ -26,22 +27,28 @@ find_program(BANKLAB_NCU ncu HINTS ${CUDAToolkit_BIN_DIR})
 find_package(Python3 COMPONENTS Interpreter)
 set(BANKLAB_GENERATED_DIR ${CMAKE_BINARY_DIR}/grader/generated)
 
-function(banklab_lab_description num out_var)
+function(banklab_lab_description num folder out_var)
   if(NOT Python3_FOUND)
-    message(FATAL_ERROR "Python 3.11 or newer is needed to read the labs' descriptions (grader/gen_lab.py)")
+    message(FATAL_ERROR "Python 3.11 or newer is needed to read the labs' descriptions (tools/lablib)")
   endif()
-  set(toml ${PROJECT_SOURCE_DIR}/grader/lab${num}.toml)
-  set(probe ${PROJECT_SOURCE_DIR}/grader/lab${num}_probe.cu)
-  set(gen ${PROJECT_SOURCE_DIR}/grader/gen_lab.py)
-  set(cmd ${Python3_EXECUTABLE} ${gen} ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe})
+  set(toml ${PROJECT_SOURCE_DIR}/labs/${folder}/lab.toml)
+  set(probe ${PROJECT_SOURCE_DIR}/labs/${folder}/probe.cu)
+  set(answers ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
+  set(gen ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py)
+  set(cmd ${Python3_EXECUTABLE} ${gen} ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
+  file(GLOB lablib ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_*.py)
+  set(deps ${toml} ${probe} ${lablib})
+  if(EXISTS ${answers})
+    list(APPEND deps ${answers})
+  endif()
   execute_process(COMMAND ${cmd} RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "grader/lab${num}.toml, the description of lab ${num}, is not valid:\n${err}")
+    message(FATAL_ERROR "labs/${folder}/lab.toml, the description of lab ${num}, is not valid:\n${err}")
   endif()
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${toml} ${probe} ${gen})
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
   set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp)
-  add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${toml} ${probe} ${gen}
-                     COMMENT "Generating lab ${num}'s description (grader/lab${num}.toml)" VERBATIM)
+  add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
+                     COMMENT "Generating lab ${num}'s description (labs/${folder}/lab.toml)" VERBATIM)
   set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp PARENT_SCOPE)
 endfunction()
 
@@ -71,7 +78,7 @@ function(banklab_add_lab num folder)
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
-  set(sources ${CMAKE_CURRENT_SOURCE_DIR}/lab${num}_test.cu ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
+  set(sources ${PROJECT_SOURCE_DIR}/labs/${folder}/test.cu ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
               ${BANKLAB_INSTRUCTOR_SOURCES_${num}})
   set(all_tests)
   foreach(src IN LISTS sources)
@@ -92,6 +99,9 @@ function(banklab_add_lab num folder)
     else()
       set_tests_properties(${label}.${t} PROPERTIES LABELS "${label};cpu")
       set_tests_properties(${label}.${t} PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED ${label}_built)
+      if(t MATCHES "Predictions\\.")   # without solutions/ (the student release): graded by the instructor
+        set_tests_properties(${label}.${t} PROPERTIES SKIP_RETURN_CODE 77)
+      endif()
     endif()
   endforeach()
 
@@ -117,51 +127,37 @@ function(banklab_add_lab num folder)
   endif()
 endfunction()
 
-# The labs of the course: what a lab is, the one CMake home of the rule (its Python twin is
-# tools/lablib/banklab_labs.py; tools/labs-check compares the two).
+# The labs of the course. What a lab is has one home, tools/lablib/banklab_labs.py (the Python
+# package every tool reads labs with); CMake asks it.
 #
 #   banklab_find_labs(<out-var> [ROOT <dir>])    e.g. sets out-var to "00;00_bank_mapping;01;..."
 #
-# A lab is a folder labs/NN_name/ holding kernel.cu together with its description
-# grader/labNN.toml whose top-level `folder = "NN_name"` (and `lab = "NN"`). The result is a flat
-# list of pairs, number then folder, in lab order. ROOT defaults to the source tree that holds this
-# file. Configure-time only reads the two keys (the description is TOML; the Python side validates
-# the rest); a lab folder or description added later re-runs the configure step.
+# A lab is a folder labs/NN_name/ holding its description lab.toml and its stub kernel.cu. The
+# result is a flat list of pairs, number then folder, in lab order. ROOT defaults to the source
+# tree that holds this file. A lab folder or description added later re-runs the configure step.
 function(banklab_find_labs out_var)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROOT" "")
   if(NOT arg_ROOT)
     get_filename_component(arg_ROOT "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
   endif()
-  set(deps)
-  if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
-    set(deps CONFIGURE_DEPENDS)
+  set(python "${Python3_EXECUTABLE}")
+  if(NOT python)
+    set(python python3)
   endif()
-  file(GLOB descriptions ${deps} "${arg_ROOT}/grader/lab[0-9][0-9].toml")
-  file(GLOB folders ${deps} LIST_DIRECTORIES true "${arg_ROOT}/labs/[0-9][0-9]_*")
-  list(SORT descriptions)
-  if(deps AND descriptions)
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions})
-  endif()
-  set(labs)
-  foreach(desc IN LISTS descriptions)
-    get_filename_component(name "${desc}" NAME_WE)
-    string(SUBSTRING "${name}" 3 2 num)
-    # The top-level keys come before the first [table]; stop there.
-    file(STRINGS "${desc}" lines)
-    set(folder)
-    set(lab)
-    foreach(line IN LISTS lines)
-      if(line MATCHES "^[ \t]*\\[")
-        break()
-      elseif(line MATCHES "^[ \t]*folder[ \t]*=[ \t]*\"([0-9][0-9]_[a-z0-9_]+)\"")
-        set(folder "${CMAKE_MATCH_1}")
-      elseif(line MATCHES "^[ \t]*lab[ \t]*=[ \t]*\"([0-9][0-9])\"")
-        set(lab "${CMAKE_MATCH_1}")
-      endif()
-    endforeach()
-    if(folder AND lab STREQUAL num AND folder MATCHES "^${num}_" AND EXISTS "${arg_ROOT}/labs/${folder}/kernel.cu")
-      list(APPEND labs ${num} ${folder})
+  execute_process(COMMAND "${python}" "${arg_ROOT}/tools/lablib/banklab_labs.py" cmake "${arg_ROOT}"
+                  OUTPUT_VARIABLE labs ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    if(CMAKE_GENERATOR)
+      message(FATAL_ERROR "The labs' descriptions cannot be read (tools/lablib/banklab_labs.py):\n${err}")
     endif()
-  endforeach()
+    message(WARNING "The labs' descriptions cannot be read (tools/lablib/banklab_labs.py):\n${err}")
+    set(labs)
+  endif()
+  if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
+    file(GLOB descriptions CONFIGURE_DEPENDS LIST_DIRECTORIES false "${arg_ROOT}/labs/*/lab.toml")
+    file(GLOB folders CONFIGURE_DEPENDS LIST_DIRECTORIES true "${arg_ROOT}/labs/*")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions}
+                 "${arg_ROOT}/tools/lablib/banklab_labs.py")
+  endif()
   set(${out_var} ${labs} PARENT_SCOPE)
 endfunction()

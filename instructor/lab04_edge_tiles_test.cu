@@ -1,7 +1,7 @@
 // Instructor-only checks of lab 04 (left out of the student release): the transpose's
 // shared-memory instructions at the edges of a matrix whose sides are not multiples of 32,
 // where only the leading lanes are active (see edge_tiles.hpp). Failing case: the stub (and
-// grader/selftest/bad/04_padding/pad_two.patch for lab 04); passing: every solution and valid alternative.
+// solutions/04_padding/cases/bad/pad_two.patch for lab 04); passing: every solution and valid alternative.
 #include <gtest/gtest.h>
 
 #include "edge_tiles.hpp"

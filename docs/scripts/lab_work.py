@@ -11,7 +11,7 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
 - `explorer_spec(lab_dir)`: the lab's stub pattern for the live bank explorer, from the line
   `@explore op width expression|mask` of `labs/NN_name/figures.txt`.
 - `access_patterns(question, x)`, `graded_patterns(root)`: the accesses the questions ask about,
-  from each lab's description grader/labNN.toml (`access`, `mask`, `x`), never from their wording:
+  from each lab's description labs/NN_name/lab.toml (`access`, `mask`, `x`), never from their wording:
   the leak test and the hardware page (which names the lab instead of a graded count) read them.
 """
 from __future__ import annotations
@@ -223,7 +223,7 @@ def same_pattern(a: tuple[str, int, list[int]], b: tuple[str, int, list[int]]) -
 
 def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
     """(lab number, constant, pattern) of every access a prediction question of a lab's
-    description (grader/labNN.toml [[questions]] access) asks about; for a question with an
+    description (labs/NN_name/lab.toml [[questions]] access) asks about; for a question with an
     unknown x, the pattern of every x its x_range allows (without the answers, any of them
     could be the one asked)."""
     import banklab_site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)

@@ -5,8 +5,8 @@
         every course page of the built site: no leak (exit 1 and a list when there is one)
   leakcheck.py tree --tree RELEASE --source S --answers ANSWERS
         every text file of a student release (README, handouts, workflows, code, and the site's
-        HTML if it was built there): no leak. Not the labs' descriptions grader/labNN.toml: they
-        are the grader's oracles, as grader/labNN_test.cu is (is_description)
+        HTML if it was built there): no leak. Not the labs' descriptions labs/NN_name/lab.toml: they
+        are the grader's oracles, as labs/NN_name/test.cu is (is_description)
   leakcheck.py old  --pages DIR --source S --answers ANSWERS --expect FILE [--banklab EXE]
         the first-edition pages (docs/tests/leak_fixtures/old_site/): every leak the issue
         lists (FILE, one `page | rule | key` a line) must be reported, so the checker is proven
@@ -59,7 +59,7 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              matching kX... question, with the X question's other words in the unit.
              Measured-table rows count as units, each cell prefixed with its column heading.
              The access of a question is its `access` line(s) in the lab's description
-             grader/labNN.toml (with its `mask`; its `x` set from the answers), not its wording.
+             labs/NN_name/lab.toml (with its `mask`; its `x` set from the answers), not its wording.
 
 Which labs count where: every lab's answers on a page that is not a lab page; on lab M's page
 those of lab M and later (earlier labs are done by then: their answers may be used as facts).
@@ -546,7 +546,7 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     keys = key_expressions(root)
     figures = {f.name: f for f in site.read_all_figures(root)}
     # The access each question asks about: its `access` line(s) in the lab's description
-    # (grader/labNN.toml), with its x (a pad, ...) set from the answers.
+    # (labs/NN_name/lab.toml), with its x (a pad, ...) set from the answers.
     qpatterns: dict[tuple[str, str], list[tuple[str, int, list[int]]]] = {}
     for lab in site.find_labs(root):
         for q in lab.info.questions:
@@ -684,7 +684,7 @@ def text_as_html(text: str) -> str:
 
 
 def is_description(rel: Path) -> bool:
-    """grader/labNN.toml, a lab's description: the grader's, like grader/labNN_test.cu. It holds
+    """labs/NN_name/lab.toml, a lab's description: the grader's, like labs/NN_name/test.cu. It holds
     the oracles (value formulas, access lines) and the hints the judge prints after a wrong
     answer, on purpose; the site's pages and the handouts built from other files are checked."""
     n = site.banklab_labs.lab_number(rel.name)

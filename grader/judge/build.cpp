@@ -60,7 +60,7 @@ std::vector<std::string> archs() {
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
 // The headers a lab may include, as the judge's own snapshot: every common/include/banklab
-// header, the probe's headers and the lab's description as grader/gen_lab.py generated it into the
+// header, the probe's headers and the lab's description as tools/lablib/banklab_gen.py generated it into the
 // build tree (grader/labNN_description.hpp). Nothing else of the course tree is visible to a compile.
 std::vector<StepInput> header_snapshot(const std::string& lab) {
   std::vector<StepInput> out;
@@ -309,9 +309,6 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
-  const std::string probe_src = src_dir() + "/grader/lab" + lab + "_probe.cu";
-  if (access(probe_src.c_str(), R_OK) != 0) return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
-  const std::string probe_text = read_file(probe_src, 1 << 20);
 
   std::ifstream in(source, std::ios::binary);
   if (!in) return done(false, "cannot read " + source);
@@ -322,8 +319,16 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   make_dirs(work);
   const std::vector<StepInput> headers = header_snapshot(lab);
   if (headers.back().content.empty())
-    return done(false, "the judge has no description of lab " + lab + " (" + BANKLAB_GENERATED_DIR + "/grader/lab" + lab +
-                           "_description.hpp, generated from grader/lab" + lab + ".toml): rebuild the project (cmake --build)");
+    return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/grader/lab" + lab +
+                           "_description.hpp, generated from labs/" + lab + "_<name>/lab.toml): rebuild the project "
+                           "(cmake --build)");
+  // The lab's probe (labs/<folder>/probe.cu), the folder from the lab's generated description.
+  const std::string folder = lab_folder(headers.back().content);
+  const std::string probe_name = "labs/" + folder + "/probe.cu";
+  const std::string probe_src = src_dir() + "/" + probe_name;
+  if (folder.empty() || access(probe_src.c_str(), R_OK) != 0)
+    return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
+  const std::string probe_text = read_file(probe_src, 1 << 20);
   const std::string stamp = stamp_of(text, probe_text, headers);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
   if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && read_hashed(fatbin)) {
@@ -337,13 +342,12 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     write_file(work + "/build.log", msg);
     return done(false, msg);
   };
-  if (has_no_code(text)) return fail(no_code_message(lab, lab_folder(headers.back().content)));
+  if (has_no_code(text)) return fail(no_code_message(lab, folder));
   const SandboxInfo& sb = sandbox_info();
   const bool unsandboxed = !sb.available;
 
   std::vector<StepInput> inputs = headers;
   inputs.push_back({kStudentInside, text});
-  const std::string probe_name = "grader/lab" + lab + "_probe.cu";
   auto compile_error = [&](const StepResult& res, const char* what) {
     if (res.process.timed_out)
       return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +

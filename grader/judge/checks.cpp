@@ -121,6 +121,15 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   return f;
 }
 
+// The command a student runs to check a prediction with the model: the access's op and width,
+// and the lane expression left for the student to write (printing the question's own access
+// would draw the answer).
+std::string self_check_command(const WarpAccess& a) {
+  return std::string("write the byte address of lane's element as an expression of lane, then run\n    ") +
+         BANKLAB_CLI_PATH + " explain '" + banklab::to_string(a.op) + " " + std::to_string(a.width) +
+         " <your expression of lane>'";
+}
+
 ::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
                                              const std::string& hint) {
   const int truth = banklab::count_wavefronts(in.access);
@@ -130,7 +139,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   if (predicted <= 0) f << " (It still holds the stub's placeholder: replace it with your answer.)";
   f << "\n";
   if (!hint.empty()) f << "  Think: " << hint << "\n";
-  f << "  Check yourself: " << grader::explain_command(in.access);
+  f << "  Check yourself: " << self_check_command(in.access);
   return f;
 }
 
@@ -163,6 +172,34 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   return ::testing::AssertionSuccess();
 }
 
+// Without the answers (the student release): what can be checked without them. The prediction
+// holds a number, not the stub's placeholder, that the question's kind allows: a count of
+// wavefronts of one warp instruction (1 to 32), a value of x's range, a value that is not negative.
+::testing::AssertionResult PredictionHasItsForm(const grader_desc::Question& q, long long predicted) {
+  auto f = ::testing::AssertionFailure();
+  f << "prediction " << q.name << " = " << predicted;
+  if (predicted < 0) return f << " still holds the stub's placeholder: replace it with your answer.\n  Think: " << q.hint;
+  switch (q.asks) {
+    case grader_desc::Asks::Wavefronts:
+      if (predicted < 1 || predicted > 32)
+        return f << " cannot be a count of wavefronts: one warp instruction takes 1 to 32 of them (one per "
+                    "distinct word a bank must serve, at most 32 lanes).\n  Think: " << q.hint;
+      break;
+    case grader_desc::Asks::ExcessWavefronts:
+      if (predicted > 31)
+        return f << " cannot be wavefronts above the minimum: one warp instruction takes at most 32.\n  Think: " << q.hint;
+      break;
+    case grader_desc::Asks::Smallest:
+      if (!q.in_range(predicted))
+        return f << " is not one of the values the question allows (" << q.x_first << " to " << q.x_last << ", in steps of "
+                 << q.x_step << ").\n  Think: " << q.hint;
+      break;
+    case grader_desc::Asks::Value:
+      break;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 namespace {
 // The question's access with x put in, as an instruction named by the question's `what`.
 Instruction question_access(const grader_desc::Question& q, long long x) {
@@ -177,6 +214,7 @@ bool conflict_free(const Instruction& in) {
 
 ::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q) {
   const long long predicted = prediction(q.name);
+  if (!q.has_answer) return PredictionHasItsForm(q, predicted);
   switch (q.asks) {
     case grader_desc::Asks::Value:
       return ValuePredictionMatches(q.name, predicted, q.value, q.hint);

@@ -40,11 +40,11 @@ def lab_dirs() -> dict[str, str]:
 
 
 def all_cases(kinds: list[str]) -> list[str]:
+    """The course's cheats (grader/selftest/cheats/) and every lab's cases (solutions/NN_name/cases/)."""
     found = []
-    if "bad" in kinds:
-        found += sorted(glob.glob(os.path.join(HERE, "bad", "*", "*.patch")))
-    if "alternative" in kinds:
-        found += sorted(glob.glob(os.path.join(HERE, "alternatives", "*", "*.patch")))
+    for kind, sub, ext in (("bad", "bad", "patch"), ("alternative", "alternatives", "patch"), ("cheat", "cheats", "cu")):
+        if kind in kinds:
+            found += sorted(glob.glob(os.path.join(ROOT, "solutions", "*", "cases", sub, f"*.{ext}")))
     if "cheat" in kinds:
         found += sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu")))
     return found

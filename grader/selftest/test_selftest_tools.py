@@ -81,7 +81,7 @@ PATCH_2_TO_TWO = textwrap.dedent("""\
 
 class MaterializeTest(TempTree):
     def test_an_exact_patch_replaces_the_named_line(self):
-        code, out, _ = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO)
+        code, out, _ = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO)
         self.assertEqual(code, 0)
         self.assertEqual(out, STUB.replace("line 2\n", "line TWO\n"))
 
@@ -99,40 +99,40 @@ class MaterializeTest(TempTree):
             -line 7
              line 8
             """)
-        code, out, err = self.materialize("selftest/alternatives/05_swizzle/a.patch", patch)
+        code, out, err = self.materialize("solutions/05_swizzle/cases/alternatives/a.patch", patch)
         self.assertEqual(code, 0, err)
         self.assertEqual(out, "line 1\ninserted\nline 2\nline 3\nline 4\nline 5\nline 6\nline 8\n")
 
     def test_a_patch_whose_context_no_longer_matches_fails_loudly(self):
-        code, out, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace(" line 3", " line 3 (old)"))
+        code, out, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO.replace(" line 3", " line 3 (old)"))
         self.assertEqual(code, 2)
         self.assertIsNone(out)
         self.assertIn("stale", err)
         self.assertIn("line 3", err)
 
     def test_a_hunk_at_the_wrong_line_is_not_searched_for(self):
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -2,4 +2,4 @@"))
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -2,4 +2,4 @@"))
         self.assertEqual(code, 2)
         self.assertIn("does not match", err)
 
     def test_a_hunk_whose_line_counts_disagree_with_its_header_fails(self):
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@"))
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -1,5 +1,5 @@"))
         self.assertEqual(code, 2)
         self.assertIn("hunk", err)
 
     def test_a_case_without_a_diff_fails(self):
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", "// EXPECT_FAIL: Lab05Layout.X\n")
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", "// EXPECT_FAIL: Lab05Layout.X\n")
         self.assertEqual(code, 2)
         self.assertIn("no unified diff", err)
 
     def test_a_patch_of_two_files_fails(self):
         two = PATCH_2_TO_TWO + PATCH_2_TO_TWO.split("\n", 1)[1]
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", two)
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", two)
         self.assertEqual(code, 2)
         self.assertIn("second file", err)
 
     def test_a_patch_past_the_end_of_the_file_fails(self):
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -7,4 +7,4 @@"))
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO.replace("@@ -1,4 +1,4 @@", "@@ -7,4 +7,4 @@"))
         self.assertEqual(code, 2)
 
     def test_an_appended_cheat_follows_the_whole_stub(self):
@@ -179,14 +179,14 @@ class MaterializeTest(TempTree):
     def test_a_patch_of_another_labs_folder_is_refused(self):
         os.makedirs(os.path.join(self.root, "labs", "04_padding"))
         self.write("labs/04_padding/kernel.cu", STUB)
-        code, _, err = self.materialize("selftest/bad/05_swizzle/a.patch", PATCH_2_TO_TWO,
+        code, _, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", PATCH_2_TO_TWO,
                                         lab_dir=os.path.join(self.root, "labs", "04_padding"))
         self.assertEqual(code, 2)
         self.assertIn("not 04", err)
 
     def test_missing_newline_markers_are_accepted(self):
         patch = PATCH_2_TO_TWO + "\\ No newline at end of file\n"
-        code, out, err = self.materialize("selftest/bad/05_swizzle/a.patch", patch)
+        code, out, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", patch)
         self.assertEqual(code, 0, err)
 
 
@@ -275,60 +275,60 @@ class ExpectTest(TempTree):
 
     # -- known-bad
     def test_a_known_bad_case_holds_when_its_named_test_failed(self):
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A), verdict(CPU_C, "passed")))
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, grade(verdict(CPU_A), verdict(CPU_C, "passed")))
         self.assertEqual(code, 0, out)
 
     def test_a_known_bad_case_fails_when_its_named_test_passed(self):
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A, "passed"), verdict(CPU_C)))
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, grade(verdict(CPU_A, "passed"), verdict(CPU_C)))
         self.assertEqual(code, 1)
         self.assertIn(CPU_A, out)
 
     def test_a_known_bad_case_fails_when_its_named_test_is_missing(self):
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_C)))
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, grade(verdict(CPU_C)))
         self.assertEqual(code, 1)
         self.assertIn("no verdict", out)
 
     def test_a_known_bad_case_that_did_not_build_proves_nothing(self):
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD,
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD,
                                grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A)))
         self.assertEqual(code, 1)
         self.assertIn("did not build", out)
 
     def test_a_known_bad_gpu_case_without_a_gpu_is_skipped(self):
         bad = self.BAD.replace(CPU_A, GPU_A)
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", bad, grade(verdict(GPU_A, "skipped"), verdict(CPU_C, "passed")))
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", bad, grade(verdict(GPU_A, "skipped"), verdict(CPU_C, "passed")))
         self.assertEqual(code, 77, out)
 
     def test_a_known_bad_gpu_case_skipped_in_graded_mode_fails(self):
         bad = self.BAD.replace(CPU_A, GPU_A)
-        code, _ = self.check("selftest/bad/05_swizzle/a.patch", bad, grade(verdict(GPU_A, "skipped")), extra=["--graded"])
+        code, _ = self.check("solutions/05_swizzle/cases/bad/a.patch", bad, grade(verdict(GPU_A, "skipped")), extra=["--graded"])
         self.assertEqual(code, 1)
 
     # -- alternatives
     def test_an_alternative_holds_when_every_test_passed_and_gpu_tests_skipped(self):
-        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+        code, out = self.check("solutions/05_swizzle/cases/alternatives/a.patch", self.ALT,
                                grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped")))
         self.assertEqual(code, 0, out)
 
     def test_an_alternative_fails_when_a_test_failed(self):
-        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+        code, out = self.check("solutions/05_swizzle/cases/alternatives/a.patch", self.ALT,
                                grade(verdict(CPU_A, "passed"), verdict(CPU_B, message="prediction wrong")))
         self.assertEqual(code, 1)
         self.assertIn(CPU_B, out)
         self.assertIn("prediction wrong", out)
 
     def test_an_alternative_fails_when_a_cpu_test_skipped(self):
-        code, _ = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+        code, _ = self.check("solutions/05_swizzle/cases/alternatives/a.patch", self.ALT,
                              grade(verdict(CPU_A, "passed"), verdict(CPU_B, "skipped")))
         self.assertEqual(code, 1)
 
     def test_an_alternative_with_a_gpu_test_skipped_fails_in_graded_mode(self):
-        code, _ = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+        code, _ = self.check("solutions/05_swizzle/cases/alternatives/a.patch", self.ALT,
                              grade(verdict(CPU_A, "passed"), verdict(GPU_A, "skipped")), extra=["--graded"])
         self.assertEqual(code, 1)
 
     def test_a_pass_with_zero_checks_is_not_evidence(self):
-        code, out = self.check("selftest/alternatives/05_swizzle/a.patch", self.ALT,
+        code, out = self.check("solutions/05_swizzle/cases/alternatives/a.patch", self.ALT,
                                grade(verdict(CPU_A, "passed", checks=0)))
         self.assertEqual(code, 1)
         self.assertIn("zero checks", out)
@@ -483,16 +483,16 @@ class ExpectTest(TempTree):
     def test_a_grade_of_another_schema_fails(self):
         g = grade(verdict(CPU_A))
         g["schema"] = "something.else"
-        code, _ = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, g)
+        code, _ = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, g)
         self.assertEqual(code, 1)
 
     def test_a_verdict_with_an_unknown_status_fails(self):
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A, "ok")))
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, grade(verdict(CPU_A, "ok")))
         self.assertEqual(code, 1)
         self.assertIn("status", out)
 
     def test_an_unreadable_grade_is_an_error(self):
-        case = self.write("selftest/bad/05_swizzle/a.patch", self.BAD)
+        case = self.write("solutions/05_swizzle/cases/bad/a.patch", self.BAD)
         g = self.write("g.json", "{not json")
         code, _, err = run_main(expect, ["--case", case, "--verdicts", g])
         self.assertEqual(code, 2)
@@ -500,7 +500,7 @@ class ExpectTest(TempTree):
 
     def test_the_grade_must_be_of_the_materialized_source(self):
         src = self.write("kernel.cu", "int x;\n")
-        code, out = self.check("selftest/bad/05_swizzle/a.patch", self.BAD, grade(verdict(CPU_A)), extra=["--source", src])
+        code, out = self.check("solutions/05_swizzle/cases/bad/a.patch", self.BAD, grade(verdict(CPU_A)), extra=["--source", src])
         self.assertEqual(code, 1)
         self.assertIn("another file", out)
 

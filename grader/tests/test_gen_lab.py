@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""grader/gen_lab.py refuses a broken lab description, naming the file and the key.
+"""tools/lablib/banklab_gen.py refuses a broken lab description, naming the file and the key.
 
-Each case edits a copy of grader/lab05.toml (or of its probe) and expects gen_lab.py to fail with
+Each case edits a copy of labs/05_swizzle/lab.toml (or of its probe) and expects gen_lab.py to fail with
 a message that names the file and says what is wrong; the unedited description must pass.
 
   test_gen_lab.py --root .

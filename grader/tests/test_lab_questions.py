@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The questions of every lab description (grader/labNN.toml) as `banklab explain` reads them.
+"""The questions of every lab description (labs/NN_name/lab.toml) as `banklab explain` reads them.
 
 For each question with an `access` line, `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
 line as the description prints it; a question's x is put in as a number) must draw exactly what
 `banklab explain --line` draws for the offsets the description means (the expression evaluated
-here with C's operators, as grader/gen_lab.py emits it for the judge). So the expression language
+here with C's operators, as tools/lablib/banklab_gen.py emits it for the judge). So the expression language
 and the judge's C++ agree on every question, and a student can paste the line as printed.
 
   test_lab_questions.py --banklab build/dev/tools/banklab --root . [--expect DIR]

@@ -1,15 +1,15 @@
 """What a lab is, and which lab a name or a path belongs to: the one Python home of both rules.
 
-A lab is a folder labs/NN_name/ holding kernel.cu, together with its description
-grader/labNN.toml whose `folder` is "NN_name" (docs/dev/LAB_CONTRACT.md gives the format). The
-same rule is implemented once in CMake (banklab_find_labs in cmake/BanklabLab.cmake); the two are
-compared by tools/labs-check. Every other Python place that lists labs or reads a lab number from a
-string calls this module (standard library only: it runs in the student release, on grading
-platforms and in the docs build).
+A lab is a folder labs/NN_name/ holding its description lab.toml (docs/dev/LAB_CONTRACT.md gives
+the format) and its stub kernel.cu; its number and name are the folder's. Its solution, answers
+and selftest cases are in solutions/NN_name/. Labs are found by walking labs/ for descriptions:
+CMake asks this module (`python3 tools/lablib/banklab_labs.py cmake`), and so does every other
+place that lists labs or reads a lab number from a string (standard library only: it runs in the
+student release, on grading platforms and in the docs build).
 
   find_labs(root)        {"05": Lab(...)} in lab order
   lab_number(text)       "05" from "05", "lab05", "Lab05Layout.X", "05_swizzle", ".../05_swizzle/kernel.cu"
-  lab_of_path(path)      the Lab a path belongs to (labs/05_swizzle/..., grader/lab05_test.cu, ...)
+  lab_of_path(path)      the Lab a path belongs to (labs/05_swizzle/..., solutions/05_swizzle/cases/...)
   load_description(p)    the parsed description, its keys above `# ---- judge ----` validated
 """
 
@@ -27,6 +27,10 @@ FOLDER_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 _NUMBER_RE = re.compile(r"^(?:lab)?(\d\d)(?!\d)", re.I)
 #: The line of a description below which helper sections (the judge's) begin.
 JUDGE_LINE = "# ---- judge ----"
+#: A lab's description, in its folder labs/NN_name/ (the file that makes the folder a lab).
+DESCRIPTION = "lab.toml"
+#: The answers to a lab's questions, in solutions/NN_name/.
+ANSWERS = "answers.toml"
 
 
 class DescriptionError(ValueError):
@@ -41,8 +45,8 @@ def lab_number(text: str | Path) -> str | None:
     """The two-digit lab number a name or path speaks of, or None.
 
     Paths are read from their last component backwards, so ".../05_swizzle/kernel.cu" and
-    "grader/selftest/bad/05_swizzle/x.patch" are lab 05, and so are "lab05", "Lab05Layout.X" and
-    "grader/lab05_test.cu". Only a component that STARTS with the number (optionally after "lab",
+    "solutions/05_swizzle/cases/bad/x.patch" are lab 05, and so are "lab05", "Lab05Layout.X" and
+    "labs/05_swizzle/test.cu". Only a component that STARTS with the number (optionally after "lab",
     any case) counts: "junit-lab05.xml" and "kernel.cu" are None."""
     parts = re.split(r"[\\/]", str(text))
     for comp in reversed(parts):
@@ -94,6 +98,11 @@ class Lab:
         return dict(self.description["points"].get("tests", {}))
 
     @property
+    def generic_cheats(self) -> bool:
+        """Whether the course's lab-agnostic cheats (grader/selftest/cheats/, APPLIES: all) run on this lab."""
+        return bool(self.description.get("selftest", {}).get("generic_cheats", False))
+
+    @property
     def label(self) -> str:
         """The CTest label and preset name: "lab05"."""
         return f"lab{self.number}"
@@ -120,20 +129,40 @@ class Lab:
         return self.root / "solutions" / self.folder / "figures.txt"
 
     @property
+    def dir(self) -> Path:
+        """labs/NN_name/: the student's folder."""
+        return self.root / "labs" / self.folder
+
+    @property
+    def solution_dir(self) -> Path:
+        """solutions/NN_name/: the solution, the answers and the cases (not in the student release)."""
+        return self.root / "solutions" / self.folder
+
+    @property
     def probe(self) -> Path:
-        return self.root / "grader" / f"lab{self.number}_probe.cu"
+        return self.dir / "probe.cu"
 
     @property
     def test(self) -> Path:
-        return self.root / "grader" / f"lab{self.number}_test.cu"
+        return self.dir / "test.cu"
 
     @property
     def description_path(self) -> Path:
-        return description_path(self.root, self.number)
+        return self.dir / DESCRIPTION
+
+    @property
+    def answers_path(self) -> Path:
+        """solutions/NN_name/answers.toml: every question's answer (absent in the student release)."""
+        return self.solution_dir / ANSWERS
+
+    def cases(self, kind: str) -> list[Path]:
+        """The lab's selftest cases of one kind ("bad", "alternatives"), sorted: solutions/NN_name/cases/<kind>/*.patch."""
+        return sorted((self.solution_dir / "cases" / kind).glob("*.patch"))
 
 
-def description_path(root: Path, number: str) -> Path:
-    return Path(root) / "grader" / f"lab{number}.toml"
+def description_path(root: Path, folder: str) -> Path:
+    """labs/<folder>/lab.toml."""
+    return Path(root) / "labs" / folder / DESCRIPTION
 
 
 def _str(d: dict, key: str, where: str, problems: list[str], pattern: str | None = None) -> None:
@@ -151,17 +180,13 @@ def validate_description(data: dict, path: Path) -> list[str]:
     sections): lab, folder, title, summary, namespace, [points] gates and optional [points.tests]."""
     where = str(path)
     problems: list[str] = []
-    _str(data, "lab", where, problems, r"\d\d")
-    _str(data, "folder", where, problems, FOLDER_RE.pattern[1:-1])
+    for k in ("lab", "folder"):
+        if k in data:
+            problems.append(f"{where}: `{k}` is not a key of a description any more: the lab's number and folder "
+                            "are the folder's name (labs/NN_name/); delete the line")
     _str(data, "title", where, problems)
     _str(data, "summary", where, problems)
     _str(data, "namespace", where, problems, r"[A-Za-z_][A-Za-z0-9_]*")
-    n = lab_number(path.name)
-    if isinstance(data.get("lab"), str) and n and data["lab"] != n:
-        problems.append(f"{where}: says lab = \"{data['lab']}\", its name says {n}")
-    if isinstance(data.get("folder"), str) and isinstance(data.get("lab"), str) \
-            and not data["folder"].startswith(data["lab"] + "_"):
-        problems.append(f"{where}: folder = \"{data['folder']}\" does not start with lab \"{data['lab']}\"_")
     pts = data.get("points")
     if not isinstance(pts, dict):
         problems.append(f"{where}: no [points] table (its `gates`: the tests the untouched stub passes)")
@@ -176,6 +201,9 @@ def validate_description(data: dict, path: Path) -> list[str]:
         for k in pts:
             if k not in ("gates", "tests"):
                 problems.append(f"{where}: [points] has an unknown key `{k}` (gates, tests)")
+    st = data.get("selftest", {})
+    if not isinstance(st, dict) or any(k != "generic_cheats" or not isinstance(v, bool) for k, v in st.items()):
+        problems.append(f"{where}: `selftest` may only hold generic_cheats = true or false")
     return problems
 
 
@@ -194,36 +222,47 @@ def load_description(path: Path) -> dict:
 def survey(root: Path) -> tuple[dict[str, Lab], list[str]]:
     """The labs of `root` and, apart, what keeps a folder or a description from being a lab
     (one line each, naming the file and what to change). find_labs() is its first half."""
+    labs, problems, _ = _survey(root)
+    return labs, problems
+
+
+def _survey(root: Path) -> tuple[dict[str, Lab], list[str], list[str]]:
+    """survey(), and apart the descriptions that do not parse or are invalid."""
     root = Path(root)
     labs: dict[str, Lab] = {}
     problems: list[str] = []
-    folders = {}
+    broken: list[str] = []
     if (root / "labs").is_dir():
         for d in sorted((root / "labs").iterdir()):
-            if d.is_dir() and FOLDER_RE.match(d.name) and (d / "kernel.cu").is_file():
-                folders[d.name] = d
-    described = set()
-    for p in sorted((root / "grader").glob("lab[0-9][0-9].toml")):
-        n = p.stem[3:]
-        try:
-            data = load_description(p)
-        except DescriptionError as e:
-            problems.append(f"grader/{p.name}: {e}".replace(f"grader/{p.name}: {p}: ", f"grader/{p.name}: "))
-            described.add(f"{n}_?")
-            continue
-        folder = data["folder"]
-        described.add(folder)
-        if folder not in folders:
-            problems.append(f"grader/{p.name}: folder = \"{folder}\" but labs/{folder}/kernel.cu does not exist "
-                            "(rename the folder or fix `folder`)")
-            continue
-        labs[n] = Lab(n, folder, data, root)
-    for name in folders:
-        n = FOLDER_RE.match(name).group(1)
-        if name not in described and f"{n}_?" not in described:
-            problems.append(f"labs/{name}/: no description grader/lab{n}.toml with folder = \"{name}\" "
-                            "(copy another lab's and edit it: docs/dev/LAB_CONTRACT.md)")
-    return dict(sorted(labs.items())), problems
+            if not d.is_dir():
+                continue
+            desc = d / DESCRIPTION
+            m = FOLDER_RE.match(d.name)
+            if not desc.is_file():
+                if m and (d / "kernel.cu").is_file():
+                    problems.append(f"labs/{d.name}/: no description labs/{d.name}/{DESCRIPTION} "
+                                    "(copy another lab's and edit it: docs/dev/LAB_CONTRACT.md)")
+                continue
+            rel = f"labs/{d.name}/{DESCRIPTION}"
+            if not m:
+                problems.append(f"{rel}: the folder's name must be NN_name (two digits, an underscore, "
+                                "lower-case words): rename labs/{d.name}/")
+                continue
+            n = m.group(1)
+            if n in labs:
+                problems.append(f"{rel}: lab {n} is already labs/{labs[n].folder}/: give one of them another number")
+                continue
+            try:
+                data = load_description(desc)
+            except DescriptionError as e:
+                problems.append(f"{rel}: {e}".replace(f"{rel}: {desc}: ", f"{rel}: ").replace(str(desc), rel))
+                broken.append(problems[-1])
+                continue
+            if not (d / "kernel.cu").is_file():
+                problems.append(f"{rel}: labs/{d.name}/kernel.cu (the stub) does not exist")
+                continue
+            labs[n] = Lab(n, d.name, data, root)
+    return dict(sorted(labs.items())), problems, broken
 
 
 def find_labs(root: Path | None = None) -> dict[str, Lab]:
@@ -232,8 +271,7 @@ def find_labs(root: Path | None = None) -> dict[str, Lab]:
     A broken description (a TOML error or a missing key) raises DescriptionError: a lab must not
     silently vanish from grading. A folder without a description, or a description naming no
     folder, is simply not a lab (tools/labs-check reports both)."""
-    labs, problems = survey(root or repo_root())
-    broken = [p for p in problems if not p.startswith("labs/") and "does not exist" not in p]
+    labs, _, broken = _survey(root or repo_root())
     if broken:
         raise DescriptionError("\n".join(broken))
     return labs
@@ -246,6 +284,35 @@ def lab_folders(root: Path | None = None) -> dict[str, str]:
 
 def lab_of_path(path: str | Path, root: Path | None = None) -> Lab | None:
     """The lab a path or name belongs to (labs/05_swizzle/kernel.cu, solutions/05_swizzle/,
-    grader/lab05_test.cu, grader/selftest/bad/05_swizzle/x.patch, Lab05Layout.X), or None."""
+    labs/05_swizzle/test.cu, solutions/05_swizzle/cases/bad/x.patch, Lab05Layout.X), or None."""
     n = lab_number(path)
     return find_labs(root).get(n) if n else None
+
+
+def _main(argv: list[str]) -> int:
+    """`banklab_labs.py cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
+    broken description: its problem on stderr, exit 1). `banklab_labs.py list [ROOT]`: "NN NN_name" lines.
+    `banklab_labs.py generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true."""
+    import sys
+    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs"):
+        print(_main.__doc__, file=sys.stderr)
+        return 2
+    root = Path(argv[1]) if len(argv) > 1 else repo_root()
+    try:
+        labs = find_labs(root)
+    except DescriptionError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if argv[0] == "generic-cheat-labs":
+        print(";".join(n for n, lab in labs.items() if lab.generic_cheats), end="")
+    elif argv[0] == "cmake":
+        print(";".join(f"{n};{lab.folder}" for n, lab in labs.items()), end="")
+    else:
+        for n, lab in labs.items():
+            print(n, lab.folder)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(_main(sys.argv[1:]))

@@ -30,7 +30,7 @@ class LabNumbers(unittest.TestCase):
     def test_every_form_of_a_lab_number_is_read_by_one_parser(self):
         for text in ("05", "lab05", "Lab05", "Lab05Layout.TileIndexIsInBounds", "Lab05OnGpu.TracedX",
                      "05_swizzle", "labs/05_swizzle/kernel.cu", "/x/solutions/05_swizzle/README.md",
-                     "grader/lab05_test.cu", "grader/lab05.toml", "grader/selftest/bad/05_swizzle/x.patch"):
+                     "labs/05_swizzle/test.cu", "labs/05_swizzle/lab.toml", "solutions/05_swizzle/cases/bad/x.patch"):
             with self.subTest(text=text):
                 self.assertEqual(bl.lab_number(text), "05")
 
@@ -72,7 +72,7 @@ class FindingLabs(unittest.TestCase):
         text = re.sub(r"^points\.gates = ", "[points]\ngates = ", text, flags=re.M)
         text = text.replace("# ---- judge ----", '# ---- judge ----\nconstants = ["TILE_DIM"]', 1)
         data = __import__("tomllib").loads(text)
-        problems = bl.validate_description(data, Path("grader/lab05.toml"))
+        problems = bl.validate_description(data, Path("labs/05_swizzle/lab.toml"))
         self.assertTrue(any("[points] has an unknown key" in p for p in problems), problems)
 
 
@@ -130,12 +130,12 @@ class LabsCheck(unittest.TestCase):
     def test_a_lab_folder_without_a_description_fails(self):
         root = self.copy()
         (root / "grader" / "lab03.toml").unlink()
-        self.fails(root, "labs/03_vector_lds/: no description grader/lab03.toml")
+        self.fails(root, "labs/03_vector_lds/: no description labs/03_vector_lds/lab.toml")
 
     def test_a_description_without_its_folder_fails(self):
         root = self.copy()
         self.edit(root / "grader" / "lab03.toml", 'folder = "03_vector_lds"', 'folder = "03_vector_loads"')
-        self.fails(root, 'grader/lab03.toml: folder = "03_vector_loads" but labs/03_vector_loads/kernel.cu does not exist')
+        self.fails(root, 'labs/03_vector_lds/lab.toml: folder = "03_vector_loads" but labs/03_vector_loads/kernel.cu does not exist')
 
     def test_predict_constants_out_of_the_descriptions_order_fail_in_the_stub_and_in_the_solution(self):
         for where in ("labs", "solutions"):
@@ -162,7 +162,7 @@ class LabsCheck(unittest.TestCase):
     def test_a_gate_that_names_no_test_fails(self):
         root = self.copy()
         self.edit(root / "grader" / "lab01.toml", "Lab01Layout.", "Lab01Layuot.")
-        self.fails(root, "grader/lab01.toml: points.gates names 'Lab01Layuot.")
+        self.fails(root, "labs/01_32way_conflict/lab.toml: points.gates names 'Lab01Layuot.")
 
     def test_a_gate_may_name_a_generated_question_test(self):
         root = self.copy()
@@ -178,7 +178,7 @@ class LabsCheck(unittest.TestCase):
         lab = bl.find_labs(root)["05"]
         name = lab.instructions[0]["name"]
         self.edit(root / "grader" / "lab05.toml", f'name = "{name}"', 'name = "no_such_instruction"')
-        self.fails(root, "grader/lab05_probe.cu: defines no `access_no_such_instruction(...)`")
+        self.fails(root, "labs/05_swizzle/probe.cu: defines no `access_no_such_instruction(...)`")
 
     def test_a_launcher_kernel_cu_does_not_define_fails(self):
         root = self.copy()

@@ -94,6 +94,13 @@ std::string describe(const banklab::Analysis& r, int max_banks = 2);
 /// asks (docs/dev/LAB_CONTRACT.md, "The lab's description"). Never gives the answer away.
 ::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q);
 
+/// Without the answers (the student release), AnswersQuestion checks a prediction's form only:
+/// what its test says after that, as it is skipped.
+inline constexpr const char* kGradedByTheInstructor =
+    "this copy of the course has no answers (they stay with your instructor): your prediction has the right form, and "
+    "your instructor's grading checks its value. Check it yourself with the model (banklab explain; the handout shows "
+    "how).";
+
 /// The prediction named `name` of the student's file.
 inline long long prediction(const char* name) { return answers().prediction(name); }
 

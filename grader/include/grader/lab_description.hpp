@@ -1,5 +1,6 @@
-// The form of a lab's description in C++: what grader/gen_lab.py generates from grader/labNN.toml
-// into the build tree as grader/labNN_description.hpp (namespace labNN_desc). Read by the probe
+// The form of a lab's description in C++: what tools/lablib/banklab_gen.py generates from
+// labs/NN_name/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
+// as grader/labNN_description.hpp (namespace labNN_desc). Read by the probe
 // (the constants, tables, instructions, predictions and launcher calls it writes) and by the judge
 // (the questions, the launch sizes). Standard library only: it is part of the header snapshot the
 // probe compiles with (grader/judge/build.cpp). The format: docs/dev/LAB_CONTRACT.md.
@@ -48,7 +49,8 @@ struct Question {
   const char* name;  ///< the predict:: constant
   const char* test;  ///< LabNNPredictions.<test>
   Asks asks;
-  const char* access;  ///< the access line as the description writes it ("" when none)
+  bool has_answer;     ///< false in the student release: the answers (solutions/NN_name/answers.toml) are not there
+  const char* access;  ///< the answer's access line as answers.toml writes it ("" when none)
   const char* op;
   int width;
   unsigned mask;

@@ -4,7 +4,7 @@
 // constants, every access function over its whole domain, every shared-memory instruction of the
 // kernel as the access functions describe it (32 byte offsets per warp instruction), and the
 // launches of the student's launchers. Its main() is generated from the lab's description
-// (grader/labNN.toml -> grader/labNN_description.hpp, section BANKLAB_PROBE); grader/labNN_probe.cu
+// (labs/NN_name/lab.toml -> grader/labNN_description.hpp, section BANKLAB_PROBE); labs/NN_name/probe.cu
 // defines only the functions that call the student's code, one per table, instruction and launcher. The probe runs in a process of its own,
 // started by banklab-judge in its sandbox with a timeout; what it writes to the descriptor the judge
 // gave it (never a file) is data that the judge validates,

@@ -242,7 +242,7 @@ inline void call(Writer& w, const std::string& call, std::initializer_list<std::
 
 /// One call of a launcher with one of its sizes in the lab's description ([[launches]]), named as
 /// the GPU tier looks it up (grader_calls::name, e.g. "transpose_256x96"). The generated main()
-/// hands it to grader/labNN_probe.cu's launch_<launcher>(call), which must record it exactly once:
+/// hands it to labs/NN_name/probe.cu's launch_<launcher>(call), which must record it exactly once:
 ///   call({bytes of buffer 0, ...}, [=](const probe::Fakes& f) { launcher(f.ptr<float>(0), ..., call.size(0)); })
 class Call {
  public:
@@ -261,7 +261,7 @@ class Call {
   bool run(F f) const {
     f(*this);
     if (recorded_ == 1) return true;
-    std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (grader/labNN_probe.cu)\n",
+    std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/probe.cu)\n",
                  name_.c_str(), recorded_);
     return false;
   }

@@ -9,7 +9,7 @@ tested at all. It judges nothing: what it reports is chosen by a marker line in 
     // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage | killtask
 
 (no marker: the stub's behaviour; killtask: inside a Slurm job, cancels that job, as a node
-that dies would end it; elsewhere a crash). Test names come from the real grader/labNN_test.cu files.
+that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/test.cu files.
 """
 
 import argparse
@@ -37,7 +37,7 @@ def tests_of(lab):
     out = []
     for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
         out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
-    # The question tests the judge generates from the description (grader/labNN.toml [[questions]]).
+    # The question tests the judge generates from the description (labs/NN_name/lab.toml [[questions]]).
     lab_ = bl.find_labs(ROOT).get(lab)
     for q in (lab_.questions if lab_ else []):
         t = f"Lab{lab}Predictions.{q['test']}"

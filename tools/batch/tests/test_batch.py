@@ -36,8 +36,8 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
-    """The CPU tests of lab NN: TEST(...) of grader/labNN_test.cu, and the prediction tests the judge
-    generates from the description's questions (grader/labNN.toml; two questions may share one)."""
+    """The CPU tests of lab NN: TEST(...) of labs/NN_name/test.cu, and the prediction tests the judge
+    generates from the description's questions (labs/NN_name/lab.toml; two questions may share one)."""
     src = (ROOT / "grader" / f"lab{lab}_test.cu").read_text()
     tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
     generated = [f"Lab{lab}Predictions.{q['test']}" for q in bg.bl.find_labs(ROOT)[lab].questions]
@@ -802,7 +802,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
-        self.assertIn("grader/lab05.toml", names)
+        self.assertIn("labs/05_swizzle/lab.toml", names)
         self.assertIn("grader/points/weights.toml", names)
         self.assertIn("tools/lablib/banklab_labs.py", names)
         self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))])

@@ -30,7 +30,7 @@ from test_batch import validate_gradescope, validate_junit, validate_prairielear
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 BANKLAB = os.environ.get("BANKLAB_EXE")
 LABS = {"04": "04_padding", "05": "05_swizzle"}
-WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}   # grader/selftest/bad/NN_name/
+WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}   # solutions/NN_name/cases/bad/
 SELFTEST = ROOT / "grader" / "selftest"
 
 

@@ -1,0 +1,281 @@
+// Judge for lab 00 (bank mapping): the predictions, the tile walk on the CPU, and the GPU tier.
+// Never compiled with a student's file: it reads the answers of labs/00_bank_mapping/probe.cu and
+// launches the student's compiled kernels.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab00_description.hpp"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+using grader::instruction;
+
+std::vector<Instruction> tile_stores() {
+  return grader::all_of(answers().access("tile_store"), [](const std::vector<int>& i) {
+    return "warp 0, step " + std::to_string(i[0]) + ": store tile[cell_of(lane, step)]";
+  });
+}
+std::vector<Instruction> partner_loads() {
+  return grader::all_of(answers().access("partner_load"), [](const std::vector<int>& i) {
+    return "warp 0, step " + std::to_string(i[0]) + ": load the partner tile[row][col ^ 1]";
+  });
+}
+
+constexpr const char* kWalkHint =
+    "look at the 32 elements one step touches: a row or a column of the tile? Which index of cell_of() should change "
+    "from lane to lane?";
+
+}  // namespace
+
+// ---- the layout: the tile walk, replayed on the CPU -----------------------------------------
+
+TEST(Lab00Layout, CellsStayInsideTheTile) {
+  const grader::Table& row = answers().table("cell_row");
+  const grader::Table& col = answers().table("cell_col");
+  int bad = 0;
+  std::string first;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int step = 0; step < 32; ++step) {
+      const long long r = row({lane, step}), c = col({lane, step});
+      if (r >= 0 && r < 32 && c >= 0 && c < 32) continue;
+      if (bad++ == 0)
+        first = "cell_of(" + std::to_string(lane) + ", " + std::to_string(step) + ") = [" + std::to_string(r) + "][" +
+                std::to_string(c) + "]";
+    }
+  BANKLAB_CHECK(bad == 0) << bad << " of 1024 cells are outside the 32x32 tile; the first is " << first
+                          << ".\n  Try: both the row and the column of a cell must be in 0-31.";
+}
+
+TEST(Lab00Layout, EveryElementOfTheTileIsHandledOnce) {
+  const grader::Table& row = answers().table("cell_row");
+  const grader::Table& col = answers().table("cell_col");
+  const grader::Table& index = answers().table("tile_index");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "cell_of(lane, step) with tile_index", 32 * 32, answers().value("kTileFloats"),
+      [&](int e) -> std::optional<long long> {
+        const long long r = row({e % 32, e / 32}), c = col({e % 32, e / 32});
+        if (r < 0 || r >= 32 || c < 0 || c >= 32) return std::nullopt;
+        return index({static_cast<int>(r), static_cast<int>(c)});
+      },
+      "(lane, step) pair",
+      "over the 32 steps the warp must visit each of the 1024 cells once: let one index of the cell be the lane and "
+      "the other the step."));
+}
+
+TEST(Lab00Layout, TileStoresAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(tile_stores(), kWalkHint));
+}
+
+TEST(Lab00Layout, PartnerLoadsAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      partner_loads(), "the partner sits next to the element, in the same row: fix the walk in cell_of() and this load "
+                       "follows."));
+}
+
+// ---- GPU tier ---------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kMultiplyKernel{"_ZN5lab0013multiply_by_iEPKfPf",
+                                              "lab00::multiply_by_i(const float* in, float* out)"};
+const grader::gpu::KernelName kReportKernel{"_ZN5lab0012report_banksEPi", "lab00::report_banks(int* out)"};
+
+struct StudentMultiply {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  ::testing::AssertionResult found = lib.find(kMultiplyKernel, &k);
+  // What the student's launcher launched for `tiles` tiles (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int tiles) const {
+    return grader::gpu::RecordedCall(k, kMultiplyKernel, grader_calls::name("multiply_by_i_tiles", {tiles}),
+                                     "multiply_by_i_tiles(in, out, " + std::to_string(tiles) + ")");
+  }
+};
+
+// out = i * in, pair by pair: (re, im) * i = (-im, re).
+std::vector<float> times_i(const std::vector<float>& in) {
+  std::vector<float> expected(in.size());
+  for (std::size_t i = 0; i + 1 < in.size(); i += 2) {
+    expected[i] = -in[i + 1];
+    expected[i + 1] = in[i];
+  }
+  return expected;
+}
+
+// The grader's own multiply_by_i for the same work: the student's walk (cell_row, cell_col from
+// the probe, so the global accesses are the student's own), with a shared layout of the
+// grader's: a cell lives at where[row][col], chosen by conflict_free_layout() below.
+__global__ void reference_multiply_by_i(const float* in, float* out, const int* cell_row, const int* cell_col,
+                                        const int* where) {
+  __shared__ volatile float tile[32 * 33];
+  const int lane = static_cast<int>(threadIdx.x);
+  const long base = static_cast<long>(blockIdx.x) * 32 * 32;
+  for (int step = 0; step < 32; ++step) {
+    const int r = cell_row[lane * 32 + step], c = cell_col[lane * 32 + step];
+    tile[where[r * 32 + c]] = in[base + r * 32 + c];
+  }
+  __syncwarp();
+  for (int step = 0; step < 32; ++step) {
+    const int r = cell_row[lane * 32 + step], c = cell_col[lane * 32 + step];
+    const float partner = tile[where[r * 32 + (c ^ 1)]];
+    out[base + r * 32 + c] = (c & 1) ? partner : -partner;
+  }
+}
+
+// A layout under which the student's walk is conflict-free in every store and load, checked with
+// the model: either "where the lane that stores a cell keeps it" (step * 32 + lane: every store
+// in 32 banks) or the padded tile (row * 33 + col). Empty when neither is.
+std::vector<int> conflict_free_layout(const grader::Table& row, const grader::Table& col) {
+  std::vector<int> by_owner(1024), padded(1024);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int step = 0; step < 32; ++step) {
+      const int r = static_cast<int>(row({lane, step})), c = static_cast<int>(col({lane, step}));
+      by_owner[static_cast<std::size_t>(r * 32 + c)] = step * 32 + lane;
+      padded[static_cast<std::size_t>(r * 32 + c)] = r * 33 + c;
+    }
+  for (const std::vector<int>* where : {&by_owner, &padded}) {
+    bool ok = true;
+    for (int step = 0; step < 32 && ok; ++step)
+      for (int load = 0; load < 2 && ok; ++load) {
+        const Instruction in = instruction("", load ? Op::Load : Op::Store, 4, [&](int lane) {
+          const int r = static_cast<int>(row({lane, step})), c = static_cast<int>(col({lane, step}));
+          return 4 * (*where)[static_cast<std::size_t>(r * 32 + (load ? (c ^ 1) : c))];
+        });
+        ok = banklab::count_wavefronts(in.access) == banklab::minimum_wavefronts(in.access);
+      }
+    if (ok) return *where;
+  }
+  return {};
+}
+
+}  // namespace
+
+namespace {
+
+// The correctness check: the student's launcher's launches for kCorrectTiles tiles, guarded
+// output, every element against the grader's. The traced test traces this very launch.
+::testing::AssertionResult multiply_correct(const StudentMultiply& st) {
+  const int kTiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "traced")[0]);
+  const grader::gpu::RecordedCall call = st.call(kTiles);
+  if (!call.ready) return call.ready;
+  const std::size_t n = static_cast<std::size_t>(kTiles) * 32 * 32;
+  const std::vector<float> in = grader::gpu::random_floats(n);
+  grader::gpu::DeviceBuffer<float> d_in(n);
+  grader::gpu::GuardedBuffer<float> d_out(n);
+  d_in.upload(in);
+  std::vector<Instruction> warp = tile_stores();
+  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
+  grader::gpu::announce_model_prediction("multiply_by_i", warp, kTiles);
+  std::string why;
+  if (call({{d_in.get(), n * 4}, {d_out.get(), n * 4}}, &why) != cudaSuccess) return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab00::multiply_by_i"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab00::multiply_by_i"); !ok) return ok;
+  if (auto ok = d_out.guards_intact("lab00::multiply_by_i"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(times_i(in), d_out.download(), "out = i * in");
+}
+
+}  // namespace
+
+TEST(Lab00OnGpu, MultiplyByIIsCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentMultiply st;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_EXPECT(multiply_correct(st));
+}
+
+TEST(Lab00OnGpu, RealAddressesHaveTheBanksOfTheFormula) {
+  BANKLAB_REQUIRE_GPU();
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  BANKLAB_ASSERT(lib.find(kReportKernel, &k));
+  grader::gpu::GuardedBuffer<int> d_out(5 * 32);
+  BANKLAB_ASSERT(::testing::AssertionResult(grader::gpu::launch(k, dim3(1), dim3(32), d_out.get()) == cudaSuccess));
+  BANKLAB_ASSERT(grader::gpu::LaunchSucceeded("lab00::report_banks"));
+  std::vector<int> expected(5 * 32);
+  for (int i = 0; i < 32; ++i) {
+    expected[0 * 32 + i] = banklab::bank_of(5u * i);               // char c[5i]
+    expected[1 * 32 + i] = banklab::bank_of(2u * 3u * i);          // short h[3i]
+    expected[2 * 32 + i] = banklab::bank_of((32u * i + 7u) * 4u);  // float f[i][7]
+    expected[3 * 32 + i] = banklab::bank_of(8u * i);               // double d[i]
+    expected[4 * 32 + i] = banklab::bank_of(16u * i);              // float4 v[i]
+  }
+  BANKLAB_EXPECT(d_out.guards_intact("lab00::report_banks"));
+  BANKLAB_EXPECT(grader::gpu::AllMatch(expected, d_out.download(),
+                                       "banks of real shared addresses (rows: char, short, float[][7], double, float4) "
+                                       "against bank = (byte offset / 4) % 32"));
+}
+
+TEST(Lab00OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  StudentMultiply st;
+  BANKLAB_ASSERT(st.found);
+  const int tiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "traced")[0]);
+  BANKLAB_ASSERT(st.call(tiles).ready);
+  std::vector<Instruction> warp = tile_stores();
+  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab00::multiply_by_i (the correctness check's launch, " + std::to_string(tiles) +
+          " tiles)",
+      [&] { correct = multiply_correct(st); }, kWalkHint,
+      grader::gpu::work_minimum(warp, tiles),
+      "per tile: 32 stores and 32 partner loads of a warp"));
+  BANKLAB_EXPECT(correct);
+}
+
+TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentMultiply st;
+  BANKLAB_ASSERT(st.found);
+  const grader::Table& row = answers().table("cell_row");
+  const grader::Table& col = answers().table("cell_col");
+  BANKLAB_REQUIRE(row.values.size() == 1024 && col.values.size() == 1024) << "the walk is not 32 x 32";
+  for (std::size_t k = 0; k < 1024; ++k)
+    BANKLAB_REQUIRE(row.values[k] >= 0 && row.values[k] < 32 && col.values[k] >= 0 && col.values[k] < 32)
+        << "cell_of leaves the tile: see Lab00Layout.CellsStayInsideTheTile";
+  const std::vector<int> where = conflict_free_layout(row, col);
+  if (where.empty()) GTEST_SKIP() << "the grader has no conflict-free layout for this walk to time it against";
+  std::vector<int> r32(row.values.begin(), row.values.end()), c32(col.values.begin(), col.values.end());
+  grader::gpu::DeviceBuffer<int> d_row(1024), d_col(1024), d_where(1024);
+  d_row.upload(r32);
+  d_col.upload(c32);
+  d_where.upload(where);
+  const int kTiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "timing")[0]);  // 64 MiB each way
+  const grader::gpu::RecordedCall call = st.call(kTiles);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> host_in = grader::gpu::random_floats(kTiles * 1024L);
+  const std::vector<float> expected = times_i(host_in);
+  grader::gpu::DeviceBuffer<float> in(kTiles * 1024L), out(kTiles * 1024L), ref_out(kTiles * 1024L);
+  in.upload(host_in);
+  const unsigned long long bytes = kTiles * 4096ull;
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab00::multiply_by_i, 16384 tiles (the grader's kernel walks the tile as yours does)",
+      [&] { CUDA_CHECK(call({{in.get(), bytes}, {out.get(), bytes}})); },
+      [&] {
+        reference_multiply_by_i<<<kTiles, 32>>>(in.get(), ref_out.get(), d_row.get(), d_col.get(), d_where.get());
+        CUDA_CHECK(cudaGetLastError());
+      },
+      [&] { out.poison(); }, [&] { return grader::gpu::AllMatch(expected, out.download(), "out = i * in"); }));
+}
+
+TEST(Lab00OnGpu, TileStoresMeetTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(tile_stores()[7]));
+}
+
+TEST(Lab00OnGpu, PartnerLoadsMeetTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(partner_loads()[7]));
+}

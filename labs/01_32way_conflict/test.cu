@@ -1,0 +1,201 @@
+// Judge for lab 01 (the 32-way conflict): the stride predictions, the row-sum tile on the CPU,
+// and the GPU tier. Never compiled with a student's file: it reads the answers of
+// labs/01_32way_conflict/probe.cu and launches the student's compiled kernel.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab01_description.hpp"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+using grader::instruction;
+
+constexpr const char* kRowSumHint =
+    "the 32 lanes read 32 different rows at the same column: word = row * kRowStride + col. Either make the rows "
+    "start in different banks (kRowStride; see the stride predictions), or let each lane visit the columns of its row "
+    "in a different order (walk_col).";
+
+std::vector<Instruction> staging_stores() {
+  return grader::all_of(answers().access("staging_store"), [](const std::vector<int>& i) {
+    return "warp 0: store row " + std::to_string(i[0]) + " of the tile (tile[r][lane])";
+  });
+}
+std::vector<Instruction> row_sum_loads() {
+  return grader::all_of(answers().access("row_sum_load"), [](const std::vector<int>& i) {
+    return "warp 0, step " + std::to_string(i[0]) + ": load tile[lane][walk_col(lane, step)] (lane i adds up row i)";
+  });
+}
+
+}  // namespace
+
+// ---- the layout, replayed on the CPU ---------------------------------------------------------
+
+TEST(Lab01Layout, EveryElementOfTheTileHasItsOwnPlace) {
+  const grader::Table& t = answers().table("tile_index");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "tile_index(row, col)", 32 * 32, answers().value("kTileFloats"), [&](int e) { return t.at({e / 32, e % 32}); },
+      "element", "keep kRowStride at least TILE_DIM, so that the rows do not overlap."));
+}
+
+TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {
+  const grader::Table& walk = answers().table("walk_col");
+  for (int lane = 0; lane < 32; ++lane) {
+    BANKLAB_ASSERT(grader::IsInBoundsAndOneToOne(
+        "walk_col(" + std::to_string(lane) + ", step) over the 32 steps", 32, 32,
+        [&](int step) { return walk.at({lane, step}); }, "step",
+        "each lane must add columns 0-31 of its row, each once: over the 32 steps walk_col(lane, step) must take "
+        "every value 0-31 (a column outside 0-31 reads another row, or outside the tile)."));
+  }
+}
+
+TEST(Lab01Layout, StagingStoresAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(staging_stores(),
+                                                "a row of the tile is consecutive floats; keep kRowStride at least "
+                                                "TILE_DIM."));
+}
+
+TEST(Lab01Layout, RowSumLoadsAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(row_sum_loads(), kRowSumHint));
+}
+
+// ---- GPU tier ---------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kRowSumsKernel{"_ZN5lab018row_sumsEPKfPf", "lab01::row_sums(const float* in, float* sums)"};
+
+struct StudentRowSums {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  ::testing::AssertionResult found = lib.find(kRowSumsKernel, &k);
+  // What the student's launcher launched for `rows` rows (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int rows) const {
+    return grader::gpu::RecordedCall(k, kRowSumsKernel, grader_calls::name("row_sums_launch", {rows}),
+                                     "row_sums_launch(in, sums, " + std::to_string(rows) + ")");
+  }
+};
+
+// The grader's own row sums: one warp per 32 rows (blockDim.x / 32 warps per block, as the
+// student's launch), the unpadded tile, each lane walking the columns of its row starting at its
+// own lane (column (lane + step) % 32): 32 different banks.
+__global__ void reference_row_sums(const float* in, float* sums) {
+  extern __shared__ float tiles[];  // 4 KiB per warp
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  volatile float* tile = tiles + warp * 32 * 32;
+  const long row0 = (static_cast<long>(blockIdx.x) * (blockDim.x / 32) + warp) * 32;
+  for (int r = 0; r < 32; ++r) tile[r * 32 + lane] = in[(row0 + r) * 32 + lane];
+  __syncwarp();
+  float sum = 0.0f;
+  for (int step = 0; step < 32; ++step) sum += tile[lane * 32 + (lane + step) % 32];
+  sums[row0 + lane] = sum;
+}
+
+// Whole numbers in [-16, 16]: every sum is exact, so any order of adding gives the same float.
+std::vector<float> whole_numbers(std::size_t n) {
+  std::vector<float> in = grader::gpu::random_floats(n);
+  for (float& x : in) x = std::round(x * 16.0f);
+  return in;
+}
+std::vector<float> row_sums_of(const std::vector<float>& in) {
+  std::vector<float> s(in.size() / 32, 0.0f);
+  for (std::size_t r = 0; r < s.size(); ++r)
+    for (int c = 0; c < 32; ++c) s[r] += in[r * 32 + static_cast<std::size_t>(c)];
+  return s;
+}
+
+// The correctness check: the student's launcher's launches for kCorrectRows rows, guarded output,
+// every sum against the grader's. The traced test traces this very launch.
+::testing::AssertionResult row_sums_correct(const StudentRowSums& st) {
+  const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
+  const grader::gpu::RecordedCall call = st.call(kRows);
+  if (!call.ready) return call.ready;
+  const std::size_t n = static_cast<std::size_t>(kRows) * 32;
+  const std::vector<float> in = whole_numbers(n);
+  grader::gpu::DeviceBuffer<float> d_in(n);
+  grader::gpu::GuardedBuffer<float> d_sums(kRows);
+  d_in.upload(in);
+  std::vector<Instruction> warp = staging_stores();
+  for (Instruction& i : row_sum_loads()) warp.push_back(i);
+  grader::gpu::announce_model_prediction("row_sums", warp, kRows / 32);
+  std::string why;
+  if (call({{d_in.get(), n * 4}, {d_sums.get(), kRows * 4u}}, &why) != cudaSuccess)
+    return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab01::row_sums"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab01::row_sums"); !ok) return ok;
+  if (auto ok = d_sums.guards_intact("lab01::row_sums"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(row_sums_of(in), d_sums.download(), "row sums (all " + std::to_string(kRows) + " rows)");
+}
+
+}  // namespace
+
+TEST(Lab01OnGpu, RowSumsAreCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentRowSums st;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_EXPECT(row_sums_correct(st));
+}
+
+TEST(Lab01OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  StudentRowSums st;
+  BANKLAB_ASSERT(st.found);
+  const int rows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
+  BANKLAB_ASSERT(st.call(rows).ready);
+  std::vector<Instruction> warp = staging_stores();
+  for (Instruction& i : row_sum_loads()) warp.push_back(i);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab01::row_sums (the correctness check's launch, " + std::to_string(rows) + " rows)",
+      [&] { correct = row_sums_correct(st); }, kRowSumHint,
+      grader::gpu::work_minimum(warp, rows / 32),
+      "per 32 rows: 32 staging stores and 32 row-sum loads of a warp"));
+  BANKLAB_EXPECT(correct);
+}
+
+TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentRowSums st;
+  BANKLAB_ASSERT(st.found);
+  const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "timing")[0]);  // 64 MiB of input
+  const grader::gpu::RecordedCall call = st.call(kRows);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> host_in = whole_numbers(kRows * 32L);
+  const std::vector<float> expected = row_sums_of(host_in);
+  grader::gpu::DeviceBuffer<float> in(kRows * 32L), sums(kRows), ref_sums(kRows);
+  in.upload(host_in);
+  std::string whose;
+  const dim3 block = call.work_block(dim3(32), &whose);  // the handout's one warp per block
+  const unsigned warps = block.x >= 32 && block.x % 32 == 0 && block.x <= 256 ? block.x / 32 : 1;
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab01::row_sums, 524288 rows (the grader's kernel with " + whose + " of " + std::to_string(warps * 32) + " threads)",
+      [&] { CUDA_CHECK(call({{in.get(), kRows * 128ull}, {sums.get(), kRows * 4ull}})); },
+      [&] {
+        reference_row_sums<<<kRows / (32 * warps), 32 * warps, warps * 4096>>>(in.get(), ref_sums.get());
+        CUDA_CHECK(cudaGetLastError());
+      },
+      [&] { sums.poison(); }, [&] { return grader::gpu::AllMatch(expected, sums.download(), "row sums"); }));
+}
+
+TEST(Lab01OnGpu, StagingStoresMeetTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(staging_stores()[5]));
+}
+
+TEST(Lab01OnGpu, RowSumLoadsMeetTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(row_sum_loads()[5]));
+}

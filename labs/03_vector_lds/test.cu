@@ -1,0 +1,269 @@
+// Judge for lab 03 (vector loads and stores): 8- and 16-byte shared accesses, their half- and
+// quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
+// Never compiled with a student's file: it reads the answers of labs/03_vector_lds/probe.cu and
+// launches the student's compiled kernel.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab03_description.hpp"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+
+Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(int)) {
+  return grader::instruction(what, op, width, offset);
+}
+
+std::vector<Instruction> staging_stores() {
+  const long long threads = answers().value("kThreads");
+  return grader::all_of(answers().access("staging_store"), [threads](const std::vector<int>& i) {
+    return "warp " + std::to_string(i[0]) + ", staging store k = " + std::to_string(i[1]) +
+           " (lane l writes member e % 2 of pair e / 2, e = " + std::to_string(threads * i[1] + 32 * i[0]) + " + l)";
+  });
+}
+std::vector<Instruction> member_loads(int member) {
+  std::vector<Instruction> out;
+  for (Instruction& in : grader::all_of(answers().access("member_load"), [](const std::vector<int>& i) {
+         return "warp " + std::to_string(i[0]) + ": load " + (i[1] ? "b" : "a") + " of pair " + std::to_string(32 * i[0]) +
+                " + lane";
+       }))
+    if ((in.what.find(": load b") != std::string::npos) == (member == 1)) out.push_back(std::move(in));
+  return out;
+}
+
+}  // namespace
+
+// ---- the layout -------------------------------------------------------------------------------
+
+TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
+  const grader::Table& t = answers().table("slot_offset");
+  int bad = 0, fp = -1, fm = -1;
+  for (int pair = 0; pair < 256; ++pair)
+    for (int member = 0; member < 2; ++member)
+      if (t({pair, member}) % 16 != 0 && bad++ == 0) {
+        fp = pair;
+        fm = member;
+      }
+  BANKLAB_CHECK(bad == 0) << bad << " of 512 slot offsets are not multiples of 16; the first, slot_offset(" << fp << ", "
+                          << fm << ") = " << (bad ? t({fp, fm}) : 0)
+                          << ": a float4 in shared memory must be 16-byte aligned.\n  Try: move whole 16-byte slots, "
+                             "and skew by multiples of 16 bytes.";
+}
+
+TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("slot_offset");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)", 512,
+      answers().value("kTileBytes") / 16,
+      [&](int e) -> std::optional<long long> {
+        const auto v = t.at({e / 2, e % 2});
+        if (!v || *v < 0) return v;
+        return *v / 16;
+      },
+      "slot", "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout."));
+}
+
+TEST(Lab03Layout, StagingStoresAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      staging_stores(), "a 16-byte store is served in quarter-warps of 8 lanes; here each quarter-warp writes the a and "
+                        "the b of 4 pairs. Which banks do those 4 a's and 4 b's use in your layout?"));
+}
+
+TEST(Lab03Layout, LoadsOfAAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      member_loads(0), "lanes 0-7 of a quarter-warp need 8 x 4 = 32 words: all 32 banks, once each. How far apart are "
+                       "the a's of consecutive pairs in your layout?"));
+}
+
+TEST(Lab03Layout, LoadsOfBAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      member_loads(1), "the same question for the b's: how far apart are the b's of consecutive pairs?"));
+}
+
+// ---- on the GPU -------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kDeinterleaveKernel{
+    "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i",
+    "lab03::deinterleave(float4* a_out, float4* b_out, const float4* in, int pairs)"};
+
+struct StudentDeinterleave {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  ::testing::AssertionResult found = lib.find(kDeinterleaveKernel, &k);
+  // What the student's launcher launched for `pairs` pairs (grader/probe_launch.hpp), replayed.
+  grader::gpu::RecordedCall call(int pairs) const {
+    return grader::gpu::RecordedCall(k, kDeinterleaveKernel, grader_calls::name("split_pairs", {pairs}),
+                                     "split_pairs(a, b, in, " + std::to_string(pairs) + ")");
+  }
+};
+
+// a[i] = in[2 i], b[i] = in[2 i + 1], as floats (4 per float4).
+void split(const std::vector<float>& in, std::vector<float>& a, std::vector<float>& b) {
+  const std::size_t pairs = in.size() / 8;
+  a.assign(4 * pairs, 0.0f);
+  b.assign(4 * pairs, 0.0f);
+  for (std::size_t i = 0; i < pairs; ++i)
+    for (int c = 0; c < 4; ++c) {
+      a[4 * i + static_cast<std::size_t>(c)] = in[8 * i + static_cast<std::size_t>(c)];
+      b[4 * i + static_cast<std::size_t>(c)] = in[8 * i + 4 + static_cast<std::size_t>(c)];
+    }
+}
+
+// The grader's own deinterleave: the a's in the first 4 KiB in pair order, the b's in the second
+// 4 KiB with each group of 8 pairs rotated by 4 slots, so the 4 a's and 4 b's a quarter-warp
+// stores use 8 different groups of 4 banks.
+__global__ void reference_deinterleave(float4* a_out, float4* b_out, const float4* in, int) {
+  __shared__ float4 tile[512];
+  const int t = static_cast<int>(threadIdx.x);
+  const long first = static_cast<long>(blockIdx.x) * 256;
+  auto slot = [](int pair, int member) { return member ? 256 + (pair & ~7) + ((pair + 4) & 7) : pair; };
+  for (int k = 0; k < 2; ++k) {
+    const int e = k * 256 + t;
+    tile[slot(e / 2, e % 2)] = in[2 * first + e];
+  }
+  __syncthreads();
+  a_out[first + t] = tile[slot(t, 0)];
+  b_out[first + t] = tile[slot(t, 1)];
+}
+
+// Lanes 2k and 2k+1 load the same float4; pairs 32 bytes apart (the handout's counter example).
+Instruction pair_shared_float4_load() {
+  return pattern("lab03 pair-shared float4 load (lane i at (i / 2) * 32)", Op::Load, 16, [](int l) { return 32u * (l / 2); });
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<Instruction> block_instructions() {
+  std::vector<Instruction> block = staging_stores();
+  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); }))
+    block.push_back(i);
+  return block;
+}
+
+// The correctness check: the student's launcher's launches for kCorrectPairs pairs, guarded
+// outputs, every element against the grader's. The traced test traces this very launch.
+::testing::AssertionResult deinterleave_correct(const StudentDeinterleave& st) {
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "traced")[0]);
+  const grader::gpu::RecordedCall call = st.call(pairs);
+  if (!call.ready) return call.ready;
+  const std::vector<float> in = grader::gpu::random_floats(8 * static_cast<std::size_t>(pairs));
+  std::vector<float> a, b;
+  split(in, a, b);
+  grader::gpu::DeviceBuffer<float> d_in(in.size());
+  grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
+  d_in.upload(in);
+  grader::gpu::announce_model_prediction("deinterleave", block_instructions(), pairs / 256);
+  std::string why;
+  if (call({{d_a.get(), a.size() * 4}, {d_b.get(), b.size() * 4}, {d_in.get(), in.size() * 4}}, &why) != cudaSuccess)
+    return ::testing::AssertionFailure() << why;
+  if (auto ok = grader::gpu::FinishesWithin(20.0, "lab03::deinterleave"); !ok) return ok;
+  if (auto ok = grader::gpu::LaunchSucceeded("lab03::deinterleave"); !ok) return ok;
+  if (auto ok = d_a.guards_intact("lab03::deinterleave (a_out)"); !ok) return ok << "\n  (" << call.describe() << ")";
+  if (auto ok = d_b.guards_intact("lab03::deinterleave (b_out)"); !ok) return ok << "\n  (" << call.describe() << ")";
+  if (auto ok = grader::gpu::AllMatch(a, d_a.download(), "a_out (float index = 4 * pair + component)"); !ok) return ok;
+  return grader::gpu::AllMatch(b, d_b.download(), "b_out (float index = 4 * pair + component)");
+}
+
+}  // namespace
+
+TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_EXPECT(deinterleave_correct(st));
+}
+
+TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "traced")[0]);
+  BANKLAB_ASSERT(st.call(pairs).ready);
+  const long long per_block = answers().value("kPairsPerBlock");
+  BANKLAB_REQUIRE(per_block > 0 && pairs % per_block == 0) << "kPairsPerBlock must divide " << pairs;
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab03::deinterleave (the correctness check's launch, " + std::to_string(pairs) + " pairs)",
+      [&] { correct = deinterleave_correct(st); },
+      "a 16-byte access is served in quarter-warps: each quarter-warp's 8 lanes must use 8 different groups of 4 "
+      "banks, for the stores and for both loads.",
+      grader::gpu::work_minimum(block_instructions(), pairs / per_block),
+      "per block: the staging stores and the loads of a and b, 16 bytes a lane, at full warps"));
+  BANKLAB_EXPECT(correct);
+}
+
+TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentDeinterleave st;
+  BANKLAB_ASSERT(st.found);
+  const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "timing")[0]);  // 32 MiB in
+  const grader::gpu::RecordedCall call = st.call(pairs);
+  BANKLAB_ASSERT(call.ready);
+  const std::vector<float> hin = grader::gpu::random_floats(8L * pairs);
+  std::vector<float> ea, eb;
+  split(hin, ea, eb);
+  grader::gpu::DeviceBuffer<float> in(8L * pairs), a(4L * pairs), b(4L * pairs), ra(4L * pairs), rb(4L * pairs);
+  in.upload(hin);
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab03::deinterleave, 1M pairs",
+      [&] { CUDA_CHECK(call({{a.get(), 16ull * pairs}, {b.get(), 16ull * pairs}, {in.get(), 32ull * pairs}})); },
+      [&] {
+        reference_deinterleave<<<pairs / 256, 256>>>(reinterpret_cast<float4*>(ra.get()), reinterpret_cast<float4*>(rb.get()),
+                                                      reinterpret_cast<const float4*>(in.get()), pairs);
+        CUDA_CHECK(cudaGetLastError());
+      },
+      [&] {
+        a.poison();
+        b.poison();
+      },
+      [&] {
+        if (auto ok = grader::gpu::AllMatch(ea, a.download(), "a_out"); !ok) return ok;
+        return grader::gpu::AllMatch(eb, b.download(), "b_out");
+      }));
+}
+
+TEST(Lab03OnGpu, StagingStoreMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(staging_stores()[2]));
+}
+
+TEST(Lab03OnGpu, LoadOfAMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(0)[1]));
+}
+
+TEST(Lab03OnGpu, LoadOfBMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(1)[1]));
+}
+
+// The handout's point about the counter: this load shows 2 "bank conflicts" in Nsight Compute,
+// yet costs no more than a plain contiguous float4 load (4 wavefronts each).
+TEST(Lab03OnGpu, PairSharedFloat4LoadCostsNoMoreThanAContiguousOne) {
+  BANKLAB_REQUIRE_GPU();
+  const grader::gpu::TimingResult r = grader::gpu::time_pattern(grader::gpu::pattern_of(pair_shared_float4_load().access));
+  std::printf("[ TIMING   ] lab03 pair-shared float4 load: measured %.2f wavefronts per instruction (contiguous float4 "
+              "reference: %d), model %d, minimum %d\n",
+              r.measured_wavefronts(), r.reference, r.predicted, r.minimum);
+  BANKLAB_CHECK(r.pattern_ms <= 1.10 * r.reference_ms)
+      << "the pair-shared float4 load took " << r.pattern_ms << " ms against " << r.reference_ms
+      << " ms for a contiguous float4 load; the model says both take 4 wavefronts.";
+}

@@ -1,0 +1,20 @@
+// Lab 04's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
+// that includes both, see grader/include/grader/probe.hpp) and run in its own process. Its main()
+// and every name, op, width and size come from the lab's description (labs/04_padding/lab.toml); here is
+// only the code that calls the student's functions, one function per table, instruction and launcher.
+#include "grader/lab04_description.hpp"
+
+using namespace lab04;
+
+long long lab04_desc::table_tile_index(const int* i) { return tile_index(i[0], i[1]); }
+
+// transpose_padded: warp w (threadIdx.y == w), loop step s (j = s * BLOCK_ROWS); lane = threadIdx.x.
+long long lab04_desc::access_row_write(const int* i, int lane) { return 4LL * tile_index(i[0] + i[1] * BLOCK_ROWS, lane); }
+long long lab04_desc::access_column_read(const int* i, int lane) { return 4LL * tile_index(lane, i[0] + i[1] * BLOCK_ROWS); }
+
+// The launcher, called as the GPU tier's checks call it.
+void lab04_desc::launch_transpose(const probe::Call& call) {
+  const int wd = call.size(0), ht = call.size(1);
+  const std::uint64_t bytes = 4ull * wd * ht;
+  call({bytes, bytes}, [wd, ht](const probe::Fakes& f) { transpose(f.ptr<float>(0), f.ptr<const float>(1), wd, ht); });
+}

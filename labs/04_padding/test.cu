@@ -1,0 +1,155 @@
+// Judge for lab 04 (padding): the tiled transpose through tile[32][32 + kPad]. Never compiled with
+// a student's file: it reads the answers of labs/04_padding/probe.cu and launches the student's
+// compiled kernel.
+//   Lab04Predictions  the handout's questions, checked against the bank model (generated from
+//                     labs/04_padding/lab.toml, see tools/lablib/banklab_gen.py)
+//   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
+//                     the smallest pad that works
+//   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/gpu/transpose.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab04_description.hpp"
+#include "grader/tiled_transpose.cuh"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+
+long long constant(const char* name) { return answers().value(name); }
+
+using grader::transpose::column_reads;
+using grader::transpose::row_writes;
+
+// Column c of a tile of `elem`-byte elements whose rows are `row_bytes` long: lane i reads row i.
+Instruction column_of(const std::string& what, int elem, int row_bytes, int c = 0) {
+  return grader::instruction(what, Op::Load, elem, [=](int lane) { return lane * row_bytes + c * elem; });
+}
+
+bool conflict_free(const Instruction& in) {
+  return !banklab::validate(in.access) && banklab::count_wavefronts(in.access) == banklab::minimum_wavefronts(in.access);
+}
+
+// Smallest row padding in bytes (a multiple of `step`) whose column read of `elem`-byte elements,
+// 32 per row, is valid and at the minimum: the grader's own search with the model.
+int smallest_conflict_free_pad_bytes(int elem, int step) {
+  for (int pad = 0; pad <= 256; pad += step)
+    if (conflict_free(column_of("", elem, 32 * elem + pad))) return pad;
+  return -1;
+}
+
+constexpr const char* kColumnHint =
+    "lane i reads row i. Row i starts (32 + kPad) * i words in: how many banks apart are two consecutive rows, and "
+    "for which kPad do 32 rows land in 32 different banks?";
+
+}  // namespace
+
+// ---- the layout -------------------------------------------------------------------------------
+
+TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("tile_index");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "lab04::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
+      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
+      "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."));
+}
+
+TEST(Lab04Layout, RowWritesOfTheTileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      row_writes(), "a row write must stay conflict-free: keep consecutive columns of a row in consecutive words."));
+}
+
+TEST(Lab04Layout, ColumnReadsOfTheTileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(column_reads(), kColumnHint));
+}
+
+TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {
+  const int smallest = smallest_conflict_free_pad_bytes(4, 4) / 4;
+  const long long pad = constant("kPad");
+  BANKLAB_CHECK(pad <= smallest) << "kPad = " << pad << " makes the column read conflict-free, but every pad float costs "
+                                 << 32 * 4 << " bytes per tile (" << (pad - smallest) * 32 * 4
+                                 << " bytes more than needed here): shared memory limits how many blocks fit on an "
+                                    "SM. Find the smallest pad that works.";
+}
+
+// ---- on the GPU -------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kTransposeKernel{"_ZN5lab0416transpose_paddedEPfPKfii",
+                                               "lab04::transpose_padded(float* odata, const float* idata, int width, int height)"};
+
+grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
+
+void check_transpose(int width, int height) {
+  const grader::transpose::StudentTranspose st = student_transpose();
+  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", width, height));
+}
+
+}  // namespace
+
+TEST(Lab04OnGpu, TransposeIsCorrectFor1024x1024) {
+  BANKLAB_REQUIRE_GPU();
+  const std::vector<long long>& s = lab04_desc::size("transpose", "correct");  // 1024 x 1024
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
+}
+
+TEST(Lab04OnGpu, TransposeIsCorrectForANonSquareMatrix) {
+  BANKLAB_REQUIRE_GPU();
+  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));  // 96 rows of 256: blockIdx.x and blockIdx.y cover different ranges
+}
+
+TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  const grader::transpose::StudentTranspose st = student_transpose();
+  BANKLAB_ASSERT(st.found);
+  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // the non-square correctness check's launch, traced
+  BANKLAB_ASSERT(st.call(w, h).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab04::transpose_padded (the correctness check's launch, 96 x 256)",
+      [&] { correct = grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", w, h); },
+      kColumnHint, grader::gpu::work_minimum(grader::transpose::block_instructions(), (w / 32) * (h / 32)),
+      "per 32 x 32 tile: its row writes and column reads, 4 bytes a lane, at full warps"));
+  BANKLAB_EXPECT(correct);
+}
+
+TEST(Lab04OnGpu, TransposeMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(
+      student_transpose(), "lab04::transpose_padded", static_cast<int>(lab04_desc::size("transpose", "timing")[0])));
+}
+
+TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(row_writes()[0]));
+}
+
+TEST(Lab04OnGpu, ColumnReadMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(column_reads()[0]));
+}
+
+TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
+  BANKLAB_REQUIRE_GPU();
+  // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
+  // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(
+      student_transpose(), "lab04 transpose", static_cast<int>(lab04_desc::size("transpose", "timing")[0]),
+      static_cast<int>(lab04_desc::size("transpose", "perf")[0])));
+}

@@ -1,0 +1,307 @@
+// Judge for lab 05 (swizzle): the transpose through an unpadded tile whose rows are permuted,
+// and a transpose of float4 elements through a 16-byte-chunk swizzle. Never compiled with a
+// student's file: it reads the answers of labs/05_swizzle/probe.cu and launches the student's
+// compiled kernels.
+//   Lab05Predictions  the handout's questions, checked against the bank model (generated from
+//                     labs/05_swizzle/lab.toml, see tools/lablib/banklab_gen.py)
+//   Lab05Layout       tile_index() and chunk_offset(): in bounds, one-to-one, no padding, every
+//                     warp instruction of both kernels (as the probe describes them) conflict-free
+//   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
+//                     transposes, the traced real shared-memory traffic, and the timing targets
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/replay.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/gpu/transpose.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab05_description.hpp"
+#include "grader/tiled_transpose.cuh"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+
+long long constant(const char* name) { return answers().value(name); }
+
+using grader::transpose::column_reads;
+using grader::transpose::row_writes;
+std::vector<Instruction> chunk_row_writes() {
+  return grader::all_of(answers().access("chunk_row_write"), [](const std::vector<int>& i) {
+    return "float4 tile, warp " + std::to_string(i[0]) + ": store chunk (lane % 8) of row " +
+           std::to_string(4 * i[0]) + " + lane / 8 (row write, 16 bytes per lane)";
+  });
+}
+std::vector<Instruction> chunk_column_reads() {
+  return grader::all_of(answers().access("chunk_column_read"), [](const std::vector<int>& i) {
+    return "float4 tile, warp " + std::to_string(i[0]) + ": load chunk " + std::to_string(i[0]) +
+           " of row lane (column read, 16 bytes per lane)";
+  });
+}
+
+constexpr const char* kColumnHint =
+    "lane i reads column c of row i; the bank is the column where row i stores c. Make that stored column "
+    "depend on the row, differently for each of the 32 rows.";
+constexpr const char* kChunkHint =
+    "the 8 lanes of a quarter-warp read one chunk of 8 consecutive rows. Which chunk each row stores it in must "
+    "differ across any 8 consecutive rows (the handout's bit diagram shows which bits of the offset can do that).";
+
+}  // namespace
+
+// ---- the float tile ---------------------------------------------------------------------------
+
+TEST(Lab05Layout, TileIndexIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("tile_index");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "lab05::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
+      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
+      "give each (row, col) its own place: permute the columns within each row (e.g. with a function of the "
+      "column and the row that is one-to-one in the column for every row)."));
+}
+
+TEST(Lab05Layout, TheFloatTileHasNoPadding) {
+  BANKLAB_CHECK(constant("kTileFloats") == 32 * 32 && constant("TILE_DIM") == 32)
+      << "kTileFloats = " << constant("kTileFloats") << ": this lab's tile is exactly 32 x 32 floats. Padding (lab 04) "
+      << "works, but here the column read must become conflict-free by permuting where each row stores its "
+      << "elements, at no cost in shared memory.";
+}
+
+TEST(Lab05Layout, RowWritesOfTheTileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      row_writes(), "the 32 columns of one row must still land in 32 different banks: permute a row's columns, keep "
+                    "them inside the row."));
+}
+
+TEST(Lab05Layout, ColumnReadsOfTheTileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(column_reads(), kColumnHint));
+}
+
+// ---- the float4 tile --------------------------------------------------------------------------
+
+TEST(Lab05Layout, ChunkOffsetsAreSixteenByteAligned) {
+  const grader::Table& t = answers().table("chunk_offset");
+  int bad = 0, first_row = -1, first_chunk = -1;
+  for (int row = 0; row < 32; ++row)
+    for (int chunk = 0; chunk < 8; ++chunk)
+      if (t({row, chunk}) % 16 != 0 && bad++ == 0) {
+        first_row = row;
+        first_chunk = chunk;
+      }
+  BANKLAB_CHECK(bad == 0) << bad << " of 256 chunk offsets are not multiples of 16; the first, chunk_offset(" << first_row
+                          << ", " << first_chunk << ") = " << (bad ? t({first_row, first_chunk}) : 0)
+                          << ". A float4 access must be 16-byte aligned (a misaligned shared access is an error on the "
+                             "GPU).\n  Try: swizzle whole 16-byte chunks: leave the low 4 bits of the offset alone.";
+}
+
+TEST(Lab05Layout, ChunkOffsetIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("chunk_offset");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "lab05::chunk_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 32 * 8,
+      static_cast<long long>(constant("kChunkTileBytes") / 16),
+      [&](int e) -> std::optional<long long> {
+        const auto v = t.at({e / 8, e % 8});
+        if (!v || *v < 0) return v;
+        return *v / 16;
+      },
+      "chunk", "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
+               "function of the row only."));
+}
+
+TEST(Lab05Layout, TheFloat4TileHasNoPadding) {
+  BANKLAB_CHECK(constant("kChunkTileBytes") == 32 * 128)
+      << "kChunkTileBytes = " << constant("kChunkTileBytes") << ": the float4 tile is exactly 32 rows of 128 bytes. "
+      << "Make the column read conflict-free by permuting the chunks of each row.";
+}
+
+TEST(Lab05Layout, ChunkRowWritesAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      chunk_row_writes(), "each quarter-warp writes the 8 chunks of one row: they must stay 8 different chunks of that "
+                          "row."));
+}
+
+TEST(Lab05Layout, ChunkColumnReadsAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(chunk_column_reads(), kChunkHint));
+}
+
+// ---- on the GPU -------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kTransposeKernel{
+    "_ZN5lab0518transpose_swizzledEPfPKfii",
+    "lab05::transpose_swizzled(float* odata, const float* idata, int width, int height)"};
+const grader::gpu::KernelName kTranspose4Kernel{
+    "_ZN5lab0516transpose_float4EP6float4PKS0_ii",
+    "lab05::transpose_float4(float4* odata, const float4* idata, int width, int height)"};
+
+grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
+
+// The grader's float4 transpose: row r keeps chunk c at chunk (c + r) % 8.
+__global__ void reference_transpose4(float4* odata, const float4* idata, int width, int height) {
+  __shared__ float4 tile[32 * 8];
+  const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32, row = t / 8, chunk = t % 8;
+  tile[row * 8 + ((chunk + row) & 7)] = idata[static_cast<long>(blockIdx.y * 32 + row) * width + blockIdx.x * 8 + chunk];
+  __syncthreads();
+  odata[static_cast<long>(blockIdx.x * 8 + warp) * height + blockIdx.y * 32 + lane] = tile[lane * 8 + ((warp + lane) & 7)];
+}
+
+struct StudentTranspose4 {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t k{};
+  ::testing::AssertionResult found = lib.find(kTranspose4Kernel, &k);
+  // What the student's launcher transpose4 launched for w x h float4 (grader/probe_launch.hpp).
+  grader::gpu::RecordedCall call(int w, int h) const {
+    return grader::gpu::RecordedCall(k, kTranspose4Kernel, grader_calls::name("transpose4", {w, h}),
+                                     "transpose4(out, in, " + std::to_string(w) + ", " + std::to_string(h) + ")");
+  }
+  cudaError_t operator()(float4* o, const float4* i, int w, int h) const {
+    const std::size_t bytes = 16ull * static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    return call(w, h)({{o, bytes}, {i, bytes}});
+  }
+};
+
+std::vector<float> float4_transpose(const std::vector<float>& in, int width, int height) {
+  std::vector<float> expected(in.size());
+  for (int r = 0; r < height; ++r)
+    for (int c = 0; c < width; ++c)
+      for (int k = 0; k < 4; ++k)
+        expected[(static_cast<std::size_t>(c) * height + r) * 4 + k] = in[(static_cast<std::size_t>(r) * width + c) * 4 + k];
+  return expected;
+}
+
+std::vector<Instruction> float4_block() {
+  std::vector<Instruction> block = chunk_row_writes();
+  for (Instruction& i : chunk_column_reads()) block.push_back(i);
+  return block;
+}
+
+void check_transpose(int width, int height) {
+  const grader::transpose::StudentTranspose st = student_transpose();
+  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_swizzled", "lab05::transpose_swizzled", width, height));
+}
+
+::testing::AssertionResult float4_transpose_correct(const StudentTranspose4& st, int width, int height) {
+  const grader::gpu::RecordedCall call = st.call(width, height);
+  if (!call.ready) return call.ready;
+  const std::size_t n = static_cast<std::size_t>(width) * height;
+  const std::vector<float> in = grader::gpu::random_floats(4 * n);
+  const std::vector<float> expected = float4_transpose(in, width, height);
+  grader::gpu::DeviceBuffer<float> d_in(4 * n);
+  grader::gpu::GuardedBuffer<float> d_out(4 * n);
+  d_in.upload(in);
+  if (const cudaError_t e = st(reinterpret_cast<float4*>(d_out.get()), reinterpret_cast<const float4*>(d_in.get()), width, height); e != cudaSuccess)
+    return ::testing::AssertionFailure() << "lab05::transpose_float4 could not be launched: " << cudaGetErrorString(e);
+  grader::gpu::FinishesWithin(20.0, "lab05::transpose_float4");
+  if (auto ok = grader::gpu::LaunchSucceeded("lab05::transpose_float4"); !ok) return ok;
+  if (auto ok = d_out.guards_intact("lab05::transpose_float4"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(expected, d_out.download(),
+                               "float4 transpose of " + std::to_string(height) + " x " + std::to_string(width) +
+                                   " float4 (float index = 4 * float4 index + component)");
+}
+
+}  // namespace
+
+TEST(Lab05OnGpu, TransposeIsCorrectFor1024x1024) {
+  BANKLAB_REQUIRE_GPU();
+  const std::vector<long long>& s = lab05_desc::size("transpose", "correct");  // 1024 x 1024
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
+}
+
+TEST(Lab05OnGpu, TransposeIsCorrectForANonSquareMatrix) {
+  BANKLAB_REQUIRE_GPU();
+  const std::vector<long long>& s = lab05_desc::size("transpose", "traced");  // 256 x 96
+  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
+}
+
+TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
+  BANKLAB_REQUIRE_GPU();
+  StudentTranspose4 st;
+  BANKLAB_ASSERT(st.found);
+  const std::vector<long long>& s = lab05_desc::size("transpose4", "traced");  // 64 x 256 float4
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);
+  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (w / 8) * (h / 32));
+  BANKLAB_EXPECT(float4_transpose_correct(st, w, h));
+}
+
+TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  const grader::transpose::StudentTranspose st = student_transpose();
+  StudentTranspose4 st4;
+  BANKLAB_ASSERT(st.found);
+  BANKLAB_ASSERT(st4.found);
+  // The correctness checks' launches (the non-square float transpose, the float4 transpose), traced.
+  const std::vector<long long>&s = lab05_desc::size("transpose", "traced"), &s4 = lab05_desc::size("transpose4", "traced");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]), w4 = static_cast<int>(s4[0]), h4 = static_cast<int>(s4[1]);
+  BANKLAB_ASSERT(st.call(w, h).ready);
+  BANKLAB_ASSERT(st4.call(w4, h4).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
+  const long long work = grader::gpu::work_minimum(grader::transpose::block_instructions(), (w / 32) * (h / 32)) +
+                         grader::gpu::work_minimum(float4_block(), (w4 / 8) * (h4 / 32));
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab05::transpose_swizzled (96 x 256) and lab05::transpose_float4 (256 x 64 float4), the correctness checks' "
+      "launches",
+      [&] {
+        correct = grader::transpose::IsCorrect(st, "transpose_swizzled", "lab05::transpose_swizzled", w, h);
+        correct4 = float4_transpose_correct(st4, w4, h4);
+      },
+      std::string(kColumnHint) + " For the float4 tile: " + kChunkHint, work,
+      "per tile of each kernel: its row writes and column reads at full warps"));
+  BANKLAB_EXPECT(correct);
+  BANKLAB_EXPECT(correct4);
+}
+
+TEST(Lab05OnGpu, TransposeMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(
+      student_transpose(), "lab05::transpose_swizzled", static_cast<int>(lab05_desc::size("transpose", "timing")[0])));
+}
+
+TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentTranspose4 st;
+  BANKLAB_ASSERT(st.found);
+  const std::vector<long long>& s = lab05_desc::size("transpose4", "timing");
+  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // float4: 64 MiB each way
+  BANKLAB_ASSERT(st.call(w, h).ready);
+  const std::vector<float> hin = grader::gpu::random_floats(4L * w * h);
+  const std::vector<float> expected = float4_transpose(hin, w, h);
+  grader::gpu::DeviceBuffer<float> in(4L * w * h), out(4L * w * h), ref_out(4L * w * h);
+  in.upload(hin);
+  auto* o = reinterpret_cast<float4*>(out.get());
+  auto* i = reinterpret_cast<const float4*>(in.get());
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab05::transpose_float4, " + std::to_string(h) + " x " + std::to_string(w) + " float4", [&] { CUDA_CHECK(st(o, i, w, h)); },
+      [&] {
+        reference_transpose4<<<dim3(w / 8, h / 32), 256>>>(reinterpret_cast<float4*>(ref_out.get()), i, w, h);
+        CUDA_CHECK(cudaGetLastError());
+      },
+      [&] { out.poison(); }, [&] { return grader::gpu::AllMatch(expected, out.download(), "the float4 transpose"); }));
+}
+
+TEST(Lab05OnGpu, ColumnReadMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(column_reads()[5]));
+}
+
+TEST(Lab05OnGpu, ChunkColumnReadMeetsTheTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(chunk_column_reads()[3]));
+}
+
+TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
+  BANKLAB_REQUIRE_GPU();
+  // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
+  // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
+  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(
+      student_transpose(), "lab05 transpose", static_cast<int>(lab05_desc::size("transpose", "timing")[0]),
+      static_cast<int>(lab05_desc::size("transpose", "perf")[0])));
+}

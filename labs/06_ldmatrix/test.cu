@@ -1,0 +1,355 @@
+// Judge for lab 06 (ldmatrix and the swizzled tile): C = A * B^T with mma.sync, each operand
+// loaded with ldmatrix.x4 from a 64 x 64 tile of half in shared memory. Never compiled with a
+// student's file: it reads the answers of labs/06_ldmatrix/probe.cu and launches the student's
+// compiled kernel.
+//   Lab06Predictions  the handout's questions about ldmatrix wavefronts, checked against the model
+//                     (generated from labs/06_ldmatrix/lab.toml, see tools/lablib/banklab_gen.py)
+//   Lab06Layout       tile_offset(): the tile's shape, 16-byte aligned, in bounds, one-to-one, at
+//                     most 16 bytes of padding per row, and every warp instruction of the kernel
+//                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
+//   Lab06OnGpu        the student's kernel on a GPU: the product against the grader's own CPU
+//                     reference, the traced real shared-memory traffic, and the timing target
+#include <cuda_fp16.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/kernel_timing.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab06_description.hpp"
+#include "grader/launch_calls.hpp"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+
+long long constant(const char* name) { return answers().value(name); }
+
+std::vector<Instruction> tile_stores() {
+  return grader::all_of(answers().access("tile_store"), [](const std::vector<int>& i) {
+    return std::string(i[0] == 0 ? "A" : "B") + "'s tile, warp " + std::to_string(i[1]) + ", pass " +
+           std::to_string(i[2]) + ": store chunk (lane % 8) of row " + std::to_string(4 * i[1] + 16 * i[2]) +
+           " + lane / 8 (16 bytes per lane)";
+  });
+}
+std::vector<Instruction> a_loads() {
+  return grader::all_of(answers().access("a_ldmatrix"), [](const std::vector<int>& i) {
+    const int row = 32 * (i[0] / 2) + 16 * i[2];
+    return "A's tile, warp " + std::to_string(i[0]) + ", k step " + std::to_string(i[1]) + ": ldmatrix.x4 of rows " +
+           std::to_string(row) + "-" + std::to_string(row + 15) + ", chunks " + std::to_string(2 * i[1]) + " and " +
+           std::to_string(2 * i[1] + 1) + " (lane l: row " + std::to_string(row) + " + l % 16, chunk " +
+           std::to_string(2 * i[1]) + " + l / 16)";
+  });
+}
+std::vector<Instruction> b_loads() {
+  return grader::all_of(answers().access("b_ldmatrix"), [](const std::vector<int>& i) {
+    const int row = 32 * (i[0] % 2) + 16 * i[2];
+    return "B's tile, warp " + std::to_string(i[0]) + ", k step " + std::to_string(i[1]) + ": ldmatrix.x4 of rows " +
+           std::to_string(row) + "-" + std::to_string(row + 15) + ", chunks " + std::to_string(2 * i[1]) + " and " +
+           std::to_string(2 * i[1] + 1) + " (lane l: row " + std::to_string(row) + " + 8 (l / 16) + l % 8, chunk " +
+           std::to_string(2 * i[1]) + " + (l / 8) % 2)";
+  });
+}
+
+constexpr const char* kLoadHint =
+    "the 8 lanes of one matrix give 8 consecutive rows at one chunk. Where each row stores that chunk must differ "
+    "across any 8 consecutive rows (lab 05's float4 tile had the same problem): which bits of row * 128 + chunk * 16 "
+    "hold the chunk, and which the low bits of the row?";
+
+// Lab 06 teaches ldmatrix: fragments loaded another way (scalar LDS from the same swizzled tile
+// can be conflict-free too) do not do what the lab asks.
+constexpr const char* kLdmatrixHint =
+    "Load each fragment of A and B with ldmatrix.sync.aligned.m8n8.x4.shared.b16, as the handout's kernel does: one "
+    "instruction gives the warp four 8 x 8 matrices, every lane giving one row address. Conflict-free scalar loads "
+    "of the same tile are not what this lab grades.";
+}  // namespace
+
+// ---- the tile ---------------------------------------------------------------------------------
+
+TEST(Lab06Layout, TheTileKeepsTheHandoutsShape) {
+  const bool ok = constant("kTileRows") == 64 && constant("kTileK") == 64 && constant("kChunkBytes") == 16 &&
+                  constant("kChunksPerRow") == 8 && constant("kThreads") == 128;
+  BANKLAB_CHECK(ok) << "kTileRows = " << constant("kTileRows") << ", kTileK = " << constant("kTileK")
+                    << ", kChunkBytes = " << constant("kChunkBytes") << ", kChunksPerRow = " << constant("kChunksPerRow")
+                    << ", kThreads = " << constant("kThreads")
+                    << ": this lab's tiles are 64 rows of 64 halves (8 chunks of 16 bytes) and a block is 128 threads; "
+                       "change only kTileBytes and tile_offset().";
+}
+
+TEST(Lab06Layout, TileOffsetsAreSixteenByteAligned) {
+  const grader::Table& t = answers().table("tile_offset");
+  int bad = 0, first_row = -1, first_chunk = -1;
+  for (int row = 0; row < 64; ++row)
+    for (int chunk = 0; chunk < 8; ++chunk)
+      if (t({row, chunk}) % 16 != 0 && bad++ == 0) {
+        first_row = row;
+        first_chunk = chunk;
+      }
+  const long long bytes = constant("kTileBytes");
+  BANKLAB_CHECK(bad == 0 && bytes % 16 == 0)
+      << bad << " of 512 chunk offsets are not multiples of 16"
+      << (bad ? "; the first, tile_offset(" + std::to_string(first_row) + ", " + std::to_string(first_chunk) +
+                    ") = " + std::to_string(t({first_row, first_chunk}))
+              : std::string())
+      << "; kTileBytes = " << bytes << (bytes % 16 ? " (B's tile starts there: not a multiple of 16)" : "")
+      << ". ldmatrix reads whole 16-byte rows: every row address must be 16-byte aligned (a misaligned one is an "
+         "error on the GPU).\n  Try: swizzle whole 16-byte chunks (leave the low 4 bits of the offset alone), and "
+         "pad, if you pad, by multiples of 16 bytes.";
+}
+
+TEST(Lab06Layout, TileOffsetIsInBoundsAndOneToOne) {
+  const grader::Table& t = answers().table("tile_offset");
+  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
+      "lab06::tile_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 64 * 8,
+      constant("kTileBytes") / 16,
+      [&](int e) -> std::optional<long long> {
+        const auto v = t.at({e / 8, e % 8});
+        if (!v || *v < 0) return v;
+        return *v / 16;
+      },
+      "chunk", "permute the 8 chunks of each row among themselves: XOR the chunk number with a function of the row."));
+}
+
+TEST(Lab06Layout, TheTileHasAtMostSixteenBytesOfPaddingPerRow) {
+  const long long bytes = constant("kTileBytes");
+  BANKLAB_CHECK(bytes <= 64 * 144) << "kTileBytes = " << bytes << ": more than 64 rows of 144 bytes (" << 64 * 144
+                                   << "). A swizzle needs no padding (8192 bytes); padding, if you pad, needs only 16 "
+                                      "bytes per row. Shared memory a block does not need costs blocks per SM.";
+}
+
+TEST(Lab06Layout, TileStoresAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
+      tile_stores(), "a quarter-warp stores the 8 chunks of one row: they must stay 8 different chunks, in 8 different "
+                     "groups of 4 banks."));
+}
+
+TEST(Lab06Layout, LdmatrixLoadsOfTheATileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(a_loads(), kLoadHint));
+}
+
+TEST(Lab06Layout, LdmatrixLoadsOfTheBTileAreConflictFree) {
+  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(b_loads(), kLoadHint));
+}
+
+// ---- on the GPU -------------------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kGemmKernel{
+    "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii",
+    "lab06::gemm_ldmatrix(float* c, const __half* a, const __half* b, int m, int n, int k)"};
+
+struct StudentGemm {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t kernel{};
+  ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
+  // What the student's launcher gemm launched for m x n x k (grader/probe_launch.hpp).
+  grader::gpu::RecordedCall call(int m, int n, int k) const {
+    return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
+                                     "gemm(c, a, b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +
+                                         std::to_string(k) + ")");
+  }
+  cudaError_t operator()(float* c, const __half* a, const __half* b, int m, int n, int k) const {
+    const std::size_t mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
+    return call(m, n, k)({{c, 4 * mm * nn}, {a, 2 * mm * kk}, {b, 2 * nn * kk}});
+  }
+};
+
+// The grader's own GEMM for the timing target: the student's kernel's walk (same tiles, same
+// stores, same ldmatrix and mma), with the tile swizzled by Swizzle<3, 4, 3>, which the model
+// proves conflict-free for that walk.
+__device__ __forceinline__ std::uint32_t ref_offset(int row, int chunk) {
+  return banklab::Swizzle<3, 4, 3>{}(static_cast<std::uint32_t>(row * 128 + chunk * 16));
+}
+
+__global__ void reference_gemm(float* c, const __half* a, const __half* b, int m, int n, int k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // ldmatrix and mma.sync.m16n8k16 need sm_80 or newer
+#else
+  __shared__ __align__(128) unsigned char tiles[2 * 8192];
+  unsigned char* const ta = tiles;
+  unsigned char* const tb = tiles + 8192;
+  const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32;
+  const int row0 = static_cast<int>(blockIdx.y) * 64, col0 = static_cast<int>(blockIdx.x) * 64;
+  const int wr = (warp / 2) * 32, wc = (warp % 2) * 32;
+  float acc[2][4][4] = {};
+  for (int k0 = 0; k0 < k; k0 += 64) {
+    for (int e = t; e < 512; e += 128) {
+      const int row = e / 8, chunk = e % 8;
+      const uint4 va = *reinterpret_cast<const uint4*>(a + static_cast<long>(row0 + row) * k + k0 + 8 * chunk);
+      const uint4 vb = *reinterpret_cast<const uint4*>(b + static_cast<long>(col0 + row) * k + k0 + 8 * chunk);
+      *reinterpret_cast<uint4*>(ta + ref_offset(row, chunk)) = va;
+      *reinterpret_cast<uint4*>(tb + ref_offset(row, chunk)) = vb;
+    }
+    __syncthreads();
+    for (int s = 0; s < 4; ++s) {
+      std::uint32_t fa[2][4], fb[2][4];
+      for (int i = 0; i < 2; ++i) {
+        const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(ta + ref_offset(wr + 16 * i + lane % 16, 2 * s + lane / 16)));
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(fa[i][0]), "=r"(fa[i][1]), "=r"(fa[i][2]), "=r"(fa[i][3]) : "r"(addr) : "memory");
+      }
+      for (int j = 0; j < 2; ++j) {
+        const auto addr = static_cast<std::uint32_t>(
+            __cvta_generic_to_shared(tb + ref_offset(wc + 16 * j + 8 * (lane / 16) + lane % 8, 2 * s + (lane / 8) % 2)));
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(fb[j][0]), "=r"(fb[j][1]), "=r"(fb[j][2]), "=r"(fb[j][3]) : "r"(addr) : "memory");
+      }
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 4; ++j) {
+          float* d = acc[i][j];
+          asm volatile(
+              "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+              "{%0, %1, %2, %3};\n"
+              : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+              : "r"(fa[i][0]), "r"(fa[i][1]), "r"(fa[i][2]), "r"(fa[i][3]), "r"(fb[j / 2][2 * (j % 2)]),
+                "r"(fb[j / 2][2 * (j % 2) + 1]));
+        }
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int r = 0; r < 4; ++r)
+        c[static_cast<long>(row0 + wr + 16 * i + lane / 4 + 8 * (r / 2)) * n + col0 + wc + 8 * j + 2 * (lane % 4) + r % 2] =
+            acc[i][j][r];
+#endif
+}
+
+// Fresh random halves that are multiples of 1/8 in [-1, 1]: every product is a multiple of 1/64
+// and every sum of up to 4096 of them is exact in float, in any order, so the student's product
+// must equal the grader's bit for bit.
+std::vector<__half> random_halves(std::size_t n) {
+  std::mt19937_64 rng(grader::gpu::fresh_seed());
+  std::uniform_int_distribution<int> d(-8, 8);
+  std::vector<__half> v(n);
+  for (__half& x : v) {
+    int q = d(rng);
+    while (q == 0) q = d(rng);  // zeros hide unwritten or skipped terms
+    x = __float2half(static_cast<float>(q) / 8.0f);
+  }
+  return v;
+}
+
+// The instructions of one step of 64 along k of one block, as the probe describes them.
+std::vector<Instruction> step_instructions() {
+  std::vector<Instruction> step = tile_stores();
+  for (Instruction& i : a_loads()) step.push_back(i);
+  for (Instruction& i : b_loads()) step.push_back(i);
+  return step;
+}
+
+// c = a * b^T on the CPU (exact: see random_halves).
+std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
+  std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int p = 0; p < k; ++p)
+        s += __half2float(a[static_cast<std::size_t>(i) * k + p]) * __half2float(b[static_cast<std::size_t>(j) * k + p]);
+      c[static_cast<std::size_t>(i) * n + j] = s;
+    }
+  return c;
+}
+
+::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
+  if (!st.found) return st.found;
+  const grader::gpu::RecordedCall call = st.call(m, n, k);
+  if (!call.ready) return call.ready;
+  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
+  const std::vector<float> expected = cpu_product(a, b, m, n, k);
+  grader::gpu::DeviceBuffer<__half> da(a.size()), db(b.size());
+  grader::gpu::GuardedBuffer<float> dc(expected.size());
+  da.upload(a);
+  db.upload(b);
+  // For ncu's op_ld/op_st wavefront counters: op_ld counts the LDSM wavefronts (measured on the
+  // H200: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's).
+  const std::vector<Instruction> step = step_instructions();
+  const long long steps = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
+  grader::gpu::announce_model_prediction(
+      "gemm_ldmatrix", steps * (grader::total_wavefronts(step, Op::Load) + grader::total_wavefronts(step, Op::LoadMatrix)),
+      steps * grader::total_wavefronts(step, Op::Store));
+  const std::string what = "lab06::gemm_ldmatrix";
+  if (const cudaError_t e = st(dc.get(), da.get(), db.get(), m, n, k); e != cudaSuccess)
+    return ::testing::AssertionFailure() << what << " could not be launched: " << cudaGetErrorString(e);
+  grader::gpu::FinishesWithin(20.0, what);
+  if (auto ok = grader::gpu::LaunchSucceeded(what); !ok) return ok;
+  if (auto ok = dc.guards_intact("lab06::gemm_ldmatrix"); !ok) return ok << "\n  (" << call.describe() << ")";
+  return grader::gpu::AllMatch(expected, dc.download(),
+                               "c = a * b^T for m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " +
+                                   std::to_string(k) + " (c[i][j] at index i * n + j)");
+}
+
+}  // namespace
+
+TEST(Lab06OnGpu, ProductIsCorrectFor128x192x256) {
+  BANKLAB_REQUIRE_GPU();
+  StudentGemm st;
+  const std::vector<long long>& s = lab06_desc::size("gemm", "traced");  // 128 x 192 x 256
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+}
+
+TEST(Lab06OnGpu, ProductIsCorrectForATallThinMatrix) {
+  BANKLAB_REQUIRE_GPU();
+  StudentGemm st;
+  const std::vector<long long>& s = lab06_desc::size("gemm", "correct");  // 320 x 64 x 64
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+}
+
+TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  BANKLAB_REQUIRE_TRACE();
+  StudentGemm st;
+  BANKLAB_ASSERT(st.found);
+  // The first correctness check's launch, traced.
+  const std::vector<long long>& s = lab06_desc::size("gemm", "traced");
+  const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
+  BANKLAB_ASSERT(st.call(m, n, k).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  const long long work = grader::gpu::work_minimum(step_instructions(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab06::gemm_ldmatrix (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
+          "), the correctness check's launch",
+      [&] { correct = product_correct(st, m, n, k); }, kLoadHint, work,
+      "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps",
+      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix",
+                                   static_cast<long long>(m / 64) * (n / 64) * (k / 64), kLdmatrixHint)));
+  BANKLAB_EXPECT(correct);
+}
+
+TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
+  BANKLAB_REQUIRE_GPU();
+  StudentGemm st;
+  BANKLAB_ASSERT(st.found);
+  // A and B (16 MiB each) stay in L2, so the kernel's time is set by its shared-memory traffic:
+  // 16 ldmatrix.x4 per warp for every 16 KiB the block loads.
+  const std::vector<long long>& size = lab06_desc::size("gemm", "timing");
+  const int m = static_cast<int>(size[0]), n = static_cast<int>(size[1]), k = static_cast<int>(size[2]);
+  BANKLAB_ASSERT(st.call(m, n, k).ready);
+  grader::gpu::DeviceBuffer<__half> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
+  grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n), ref_c(static_cast<std::size_t>(m) * n);
+  a.upload(random_halves(a.size()));
+  b.upload(random_halves(b.size()));
+  // The oracle of the timed runs' output: the grader's own GEMM (exact, like every sum here).
+  ref_c.poison();
+  reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
+  CUDA_CHECK(cudaGetLastError());
+  const std::vector<float> expected = ref_c.download();
+  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
+      "lab06::gemm_ldmatrix, m = n = " + std::to_string(m) + ", k = " + std::to_string(k),
+      [&] { CUDA_CHECK(st(c.get(), a.get(), b.get(), m, n, k)); },
+      [&] {
+        reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
+        CUDA_CHECK(cudaGetLastError());
+      },
+      [&] { c.poison(); }, [&] { return grader::gpu::AllMatch(expected, c.download(), "the product c = a * b^T"); }));
+}
