@@ -36,7 +36,7 @@ except ImportError:  # before Python 3.11
 CORPUS = [
     # numbers and the variable
     "0", "7", "007", "42", "0x0", "0x1f", "0X1F", "0xFFFFFFFF", "0x7fffffffffffffff", "9223372036854775807",
-    "lane", " lane ", "\tlane\t", "lane*4", "lane * 4", "lane*33*4", "(lane*32+5)*4", "lane*128+3*16",
+    "lane", " lane ", "\tlane\t", "lane*4", "lane * 4", "lane*17*4", "(lane*32+5)*4", "lane*128+3*16",
     # each operator
     "lane+1", "lane-1", "lane*3", "lane/3", "lane%3", "lane&5", "lane|5", "lane^5", "lane<<2", "lane>>1",
     "-lane", "+lane", "~lane", "--lane", "-+-lane", "~~lane", "~-lane", "-~lane", "+(+lane)",
@@ -47,8 +47,8 @@ CORPUS = [
     "1<<2<<3", "100-10-1", "100/10/2", "100%7%3", "2*3%4", "2%3*4", "lane<<1>>1", "lane-(-1)",
     # parentheses
     "(lane)", "((lane))", "(((((lane+1)))))", "(lane+1)*(lane+2)", "((lane&7)^3)<<4",
-    "lane*128 + ((3 ^ (lane & 7)) << 4)", "(lane%16)*128+(lane/16)*16", "(lane/8)*32*4",
-    "((lane >> 3) * 32 + (lane & 7)) * 16", "lane * (32 + 1) * 4",
+    "lane*64 + ((1 ^ (lane & 3)) << 4)", "(lane%16)*128+(lane/16)*16", "(lane/8)*32*4",
+    "((lane >> 3) * 32 + (lane & 7)) * 16", "lane * (16 + 3) * 4",
     # C's truncating division and remainder (Python's // and % floor instead)
     "-7/2", "-7%2", "7/-2", "7%-2", "-7/-2", "-7%-2", "(lane-16)/3", "(lane-16)%3", "(16-lane)/-5",
     "(16-lane)%-5", "-lane/4", "-lane%4", "(lane-31)/32", "(lane-31)%32", "-1/2", "-1%2", "0/-1", "0%-1",
@@ -84,7 +84,7 @@ CORPUS = [
 
 # (op, width, mask, expression): the access as a whole (op, width, mask and the model's checks).
 ACCESS_CORPUS = [
-    ("ld", "4", "ffffffff", "lane*4"), ("ld", "4", "0xffffffff", "lane*33*4"), ("st", "8", "0000ffff", "lane*8"),
+    ("ld", "4", "ffffffff", "lane*4"), ("ld", "4", "0xffffffff", "lane*17*4"), ("st", "8", "0000ffff", "lane*8"),
     ("ld", "4", "1", "lane*4"), ("ld", "4", "0", "lane*4"), ("ld", "4", "0x0000ffff", "(lane-16)*4"),
     ("ld", "4", "ffff0000", "(lane-16)*4"), ("ld", "4", "ffffffff", "(lane-16)*4"), ("ld", "4", "ffffffff", "lane*2"),
     ("ld", "16", "ffffffff", "lane*8"), ("ld", "4", "ffffffff", "232448-lane*4"), ("ld", "4", "ffffffff", "232444"),
