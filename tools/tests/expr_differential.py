@@ -23,6 +23,7 @@ import html
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 
@@ -141,6 +142,18 @@ def python_access_line(be, op, width, mask, text):
 
 # ---- the access lines of the labs and the docs ---------------------------------------------------
 
+def tables_with_access(node):
+    """Every table of a description (at any depth) with an `access` or a `value` key."""
+    if isinstance(node, dict):
+        if "access" in node or "value" in node:
+            yield node
+        for v in node.values():
+            yield from tables_with_access(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from tables_with_access(v)
+
+
 def description_lines(root):
     """(where, op, width, mask, expression, x values or None) of every question's access, and
     (where, expression) of every `value`, in the labs' descriptions, old layout and new."""
@@ -152,12 +165,12 @@ def description_lines(root):
         with open(path, "rb") as f:
             d = tomllib.load(f)
         rel = os.path.relpath(path, root)
-        for q in d.get("questions", []):
+        for q in tables_with_access(d):
             acc = q.get("access")
             r = q.get("x_range")
             xs = list(range(r[0], r[1] + 1, r[2])) if isinstance(r, list) and len(r) == 3 and r[2] > 0 else None
             for line in ([] if acc is None else acc if isinstance(acc, list) else [acc]):
-                parts = line.split(None, 2)
+                parts = line.split(None, 2) if isinstance(line, str) else []
                 if len(parts) == 3:
                     accesses.append((f"{rel} {q.get('name')}", parts[0], parts[1], q.get("mask", "ffffffff"),
                                      parts[2], xs))
@@ -331,12 +344,14 @@ def main():
             report("x written in", where, f"{op} {w} {sub}", cpp, py)
 
     print(f"{len(exprs)} expressions ({len(CORPUS)} of the corpus, {2 * a.count} random with seed {a.seed}, "
-          f"the rest from {n_files} lab descriptions and {len(docs)} access lines of the docs; "
+          f"the rest from {n_files} lab descriptions ({len(desc)} access lines, {len(values)} values) and "
+          f"{len(docs)} access lines of the docs; "
           f"{n_err} with an error in the parse or some lane), {len(accesses)} accesses and "
           f"{len(x_checks)} expressions with x, lanes 0..31; op table of {len(be.OPS)} ops")
     if bad:
         print(f"FAIL: {bad} difference(s) between tools/lablib/banklab_expr.py and the C++ evaluator "
-              "(tools/lib/src/expr.cpp): make the Python evaluator do what the C++ does")
+              "(tools/lib/src/expr.cpp): make the Python evaluator do what the C++ does, then run again:")
+        print("  " + " ".join(shlex.quote(x) for x in [sys.executable, *sys.argv]))
         return 1
     print("OK: the Python and C++ evaluators agree on every one")
     return 0
