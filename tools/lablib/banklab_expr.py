@@ -238,13 +238,14 @@ class Expr:
         finally:
             sys.setrecursionlimit(limit)
         self.code = tuple(p.code)
+        self._uses = frozenset(c[1] for c in self.code if c[0] == "var")
 
     def uses(self) -> set[str]:
         """The variables the expression uses."""
-        return {c[1] for c in self.code if c[0] == "var"}
+        return set(self._uses)
 
     def eval(self, **env: int) -> int:
-        missing = [v for v in self.variables if v in self.uses() and v not in env]
+        missing = sorted(v for v in self._uses if v not in env)
         if missing:
             raise TypeError(f"eval() needs a value for {', '.join(missing)}")
         where = ", ".join(f"{k} {env[k]}" if k == "lane" else f"{k} = {env[k]}"
@@ -318,11 +319,11 @@ def evaluate(text: str, **env: int) -> int:
 
 # ---- the op table, read from the model -----------------------------------------------------------
 
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[2]   # the course: tools/lablib/ is two levels down
 
 
-def _read(rel: str) -> str:
-    path = _ROOT / rel
+def _read(root: Path, rel: str) -> str:
+    path = root / rel
     try:
         return path.read_text(encoding="utf-8")
     except OSError as e:
@@ -338,77 +339,72 @@ def _find(rel: str, text: str, pattern: str, what: str) -> re.Match:
 
 
 def read_model(root: Path | None = None) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...], int]:
-    """(OPS, LEGAL_WIDTHS, MAX_SHARED_BYTES) read from the model's C++ (see the module's text)."""
-    global _ROOT
-    saved = _ROOT
-    if root is not None:
-        _ROOT = Path(root)
-    try:
-        hpp_rel, cpp_rel, hw_rel = ("common/include/banklab/model.hpp", "common/src/model.cpp",
-                                    "common/include/banklab/hardware.hpp")
-        hpp, cpp, hw = _read(hpp_rel), _read(cpp_rel), _read(hw_rel)
-        legal = _find(hpp_rel, hpp, r"inline constexpr int kLegalWidths\[\]\s*=\s*\{([^}]*)\};",
-                      "'inline constexpr int kLegalWidths[] = {1, 2, ...};'")
-        legal_widths = tuple(int(w) for w in re.findall(r"\d+", legal.group(1)))
-        order = _find(hpp_rel, hpp, r"inline constexpr Op kAllOps\[\]\s*=\s*\{([^}]*)\};",
-                      "'inline constexpr Op kAllOps[] = {Op::Load, ...};'")
-        enumerators = re.findall(r"Op::(\w+)", order.group(1))
-        names_body = _find(cpp_rel, cpp, r"const char\* to_string\(Op op\)\s*\{\s*switch \(op\) \{(.*?)\n  \}",
-                           "'const char* to_string(Op op) { switch (op) { case Op::Load: return \"ld\"; ... } }'")
-        names = dict(re.findall(r'case Op::(\w+):\s*return "(\w+)";', names_body.group(1)))
-        widths_body = _find(hpp_rel, hpp,
-                            r"constexpr bool is_legal_width\(Op op, int width\) noexcept \{\s*switch \(op\) \{(.*?)\n  \}",
-                            "'constexpr bool is_legal_width(Op op, int width) noexcept { switch (op) { ... } }'")
-        widths: dict[str, tuple[int, ...]] = {}
-        default: tuple[int, ...] | None = None
-        labels: list[str] = []
-        for stmt in re.findall(r"\s*(case\s+Op::\w+\s*:(?!:)|default\s*:|[^;]+;|\S[^;]*$)", widths_body.group(1)):
-            stmt = " ".join(stmt.split())
-            if not stmt:
-                continue
-            m = re.fullmatch(r"case Op::(\w+):", stmt)
-            if m:
-                labels.append(m.group(1))
-                continue
-            if stmt == "default:":
-                labels.append("")
-                continue
-            if stmt == "return is_legal_width(width);":
-                ws = legal_widths
+    """(OPS, LEGAL_WIDTHS, MAX_SHARED_BYTES) read from the model's C++ of the course at `root`
+    (this one by default; see the module's text)."""
+    root = Path(root) if root is not None else _ROOT
+    hpp_rel, cpp_rel, hw_rel = ("common/include/banklab/model.hpp", "common/src/model.cpp",
+                                "common/include/banklab/hardware.hpp")
+    hpp, cpp, hw = _read(root, hpp_rel), _read(root, cpp_rel), _read(root, hw_rel)
+    legal = _find(hpp_rel, hpp, r"inline constexpr int kLegalWidths\[\]\s*=\s*\{([^}]*)\};",
+                  "'inline constexpr int kLegalWidths[] = {1, 2, ...};'")
+    legal_widths = tuple(int(w) for w in re.findall(r"\d+", legal.group(1)))
+    order = _find(hpp_rel, hpp, r"inline constexpr Op kAllOps\[\]\s*=\s*\{([^}]*)\};",
+                  "'inline constexpr Op kAllOps[] = {Op::Load, ...};'")
+    enumerators = re.findall(r"Op::(\w+)", order.group(1))
+    names_body = _find(cpp_rel, cpp, r"const char\* to_string\(Op op\)\s*\{\s*switch \(op\) \{(.*?)\n  \}",
+                       "'const char* to_string(Op op) { switch (op) { case Op::Load: return \"ld\"; ... } }'")
+    names = dict(re.findall(r'case Op::(\w+):\s*return "(\w+)";', names_body.group(1)))
+    widths_body = _find(hpp_rel, hpp,
+                        r"constexpr bool is_legal_width\(Op op, int width\) noexcept \{\s*switch \(op\) \{(.*?)\n  \}",
+                        "'constexpr bool is_legal_width(Op op, int width) noexcept { switch (op) { ... } }'")
+    widths: dict[str, tuple[int, ...]] = {}
+    default: tuple[int, ...] | None = None
+    labels: list[str] = []
+    for stmt in re.findall(r"\s*(case\s+Op::\w+\s*:(?!:)|default\s*:|[^;]+;|\S[^;]*$)", widths_body.group(1)):
+        stmt = " ".join(stmt.split())
+        if not stmt:
+            continue
+        m = re.fullmatch(r"case Op::(\w+):", stmt)
+        if m:
+            labels.append(m.group(1))
+            continue
+        if stmt == "default:":
+            labels.append("")
+            continue
+        if stmt == "return is_legal_width(width);":
+            ws = legal_widths
+        else:
+            m = re.fullmatch(r"return (width == \d+(?: \|\| width == \d+)*);", stmt)
+            if not m:
+                raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r}, where "
+                                      "banklab_expr.py reads only 'case Op::X:', 'default:', "
+                                      "'return width == N || ...;' and 'return is_legal_width(width);'")
+            ws = tuple(sorted(int(w) for w in re.findall(r"\d+", m.group(1))))
+        if not labels:
+            raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r} under no case")
+        for e in labels:
+            if e == "":
+                default = ws
             else:
-                m = re.fullmatch(r"return (width == \d+(?: \|\| width == \d+)*);", stmt)
-                if not m:
-                    raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r}, where "
-                                          "banklab_expr.py reads only 'case Op::X:', 'default:', "
-                                          "'return width == N || ...;' and 'return is_legal_width(width);'")
-                ws = tuple(sorted(int(w) for w in re.findall(r"\d+", m.group(1))))
-            if not labels:
-                raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r} under no case")
-            for e in labels:
-                if e == "":
-                    default = ws
-                else:
-                    widths[e] = ws
-            labels = []
-        ops: dict[str, tuple[int, ...]] = {}
-        for e in enumerators:
-            if e not in names:
-                raise ModelTableError(f"{cpp_rel}: to_string(Op) has no 'case Op::{e}: return \"...\";'")
-            ws = widths.get(e, default)
-            if ws is None:
-                raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) says nothing of Op::{e}")
-            ops[names[e]] = ws
-        if not ops or not legal_widths:
-            raise ModelTableError(f"{hpp_rel}: read no op or no width")
-        shared = _find(hw_rel, hw, r"inline constexpr std::uint32_t kMaxSharedBytesPerBlock\s*=\s*([^;]*);",
-                       "'inline constexpr std::uint32_t kMaxSharedBytesPerBlock = ...;'")
-        try:
-            max_shared = evaluate(re.sub(r"(?<=[0-9])[uU]\b", "", shared.group(1)))
-        except ExprError as e:
-            raise ModelTableError(f"{hw_rel}: kMaxSharedBytesPerBlock = {shared.group(1)}: {e}") from None
-        return ops, legal_widths, max_shared
-    finally:
-        _ROOT = saved
+                widths[e] = ws
+        labels = []
+    ops: dict[str, tuple[int, ...]] = {}
+    for e in enumerators:
+        if e not in names:
+            raise ModelTableError(f"{cpp_rel}: to_string(Op) has no 'case Op::{e}: return \"...\";'")
+        ws = widths.get(e, default)
+        if ws is None:
+            raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) says nothing of Op::{e}")
+        ops[names[e]] = ws
+    if not ops or not legal_widths:
+        raise ModelTableError(f"{hpp_rel}: read no op or no width")
+    shared = _find(hw_rel, hw, r"inline constexpr std::uint32_t kMaxSharedBytesPerBlock\s*=\s*([^;]*);",
+                   "'inline constexpr std::uint32_t kMaxSharedBytesPerBlock = ...;'")
+    try:
+        max_shared = evaluate(re.sub(r"(?<=[0-9])[uU]\b", "", shared.group(1)))
+    except ExprError as e:
+        raise ModelTableError(f"{hw_rel}: kMaxSharedBytesPerBlock = {shared.group(1)}: {e}") from None
+    return ops, legal_widths, max_shared
 
 
 OPS, LEGAL_WIDTHS, MAX_SHARED_BYTES = read_model()

@@ -10,6 +10,7 @@ same message. The expressions:
   - every access line of the labs and the docs: the descriptions' questions (`access`, with each x
     of their `x_range`, and `value`), the `@explore` lines of the labs' figures.txt and each
     `banklab explain OP WIDTH "EXPR"` of the handouts and the docs;
+  - the fuzzer's regression inputs that are lane expressions (tools/fuzz/regressions);
   - seeded random expressions (--seed, --count): well-formed ones and mutated ones.
 An expression with x (a question's unknown) is compared with x written as a number, "(x)", since
 the C++ language has only `lane`; and Python's own x gives the same values.
@@ -265,6 +266,12 @@ def main():
         else:
             accesses.append((where, op, width, mask, text))
     exprs += values
+    # The fuzzer's lane-expression inputs (tools/fuzz/fuzz_target.cpp: kind byte 2, then op, width
+    # and mask bytes, then the expression).
+    for path in sorted(glob.glob(os.path.join(a.root, "tools", "fuzz", "regressions", "*"))):
+        data = open(path, "rb").read()
+        if len(data) >= 4 and data[0] == 2:
+            exprs.append((f"fuzz regression {os.path.basename(path)}", data[4:].decode("utf-8", "surrogateescape")))
     docs = doc_lines(a.root)
     for where, op, width, mask, text in docs:
         exprs.append((where, text))
