@@ -19,8 +19,12 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+import sys
 import urllib.parse
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "lablib"))
+import banklab_expr  # noqa: E402  (the lane-expression language, as the C++ evaluator reads it)
 
 TODO_RE = re.compile(r"^\s*//\s*LAB TODO")
 CONSTEXPR_RE = re.compile(r"^\s*(?:static\s+)?constexpr\s+[\w:<>\s]+?\s(k\w+)\s*=\s*([^;]*);")
@@ -148,19 +152,16 @@ def explorer_specs(lab_dir: Path) -> list[ExplorerSpec]:
 # ------------------------------------------------------------------------------------------------
 # The access a question asks about (used by the leak test and the hardware page)
 # ------------------------------------------------------------------------------------------------
-def lane_eval(expr: str) -> list[int] | None:
-    e = html.unescape(expr).replace(" ", "")
-    if not re.fullmatch(r"[\dxa-fA-F+\-*/%&|^<>~()lane]+", e):
+def lane_eval(expr: str, **env: int) -> list[int] | None:
+    """Each lane's value of a lane expression (HTML entities decoded) as a 32-bit offset, with the
+    variables of `env` besides `lane` (x=...); None when it does not parse or fails in some lane.
+    The evaluator is the course's one, tools/lablib/banklab_expr.py: C's operators, as `banklab
+    explain` (no Python eval: Python's // and % floor where C truncates)."""
+    try:
+        e = banklab_expr.Expr(html.unescape(expr), ("lane",) + tuple(env))
+        return [e.eval(lane=lane, **env) & 0xFFFFFFFF for lane in range(32)]
+    except banklab_expr.ExprError:
         return None
-    py = re.sub(r"(?<![/])/(?![/])", "//", e)
-    out = []
-    for lane in range(32):
-        try:
-            v = eval(py, {"__builtins__": {}}, {"lane": lane})  # noqa: S307 - integer arithmetic
-        except Exception:
-            return None
-        out.append(v & 0xFFFFFFFF)
-    return out
 
 
 Pattern = tuple[str, int, list[int]]   # (op, width, byte offsets of the active lanes)
@@ -183,11 +184,10 @@ def access_patterns(q: dict, x: int | None = None) -> list[Pattern]:
         if len(parts) != 3 or not parts[1].isdigit():
             continue
         op, width, expr = parts
-        if re.search(r"\bx\b", expr):
-            if x is None:
-                continue
-            expr = re.sub(r"\bx\b", f"({x})", expr)
-        offs = lane_eval(expr)
+        uses_x = re.search(r"\bx\b", expr)
+        if uses_x and x is None:
+            continue
+        offs = lane_eval(expr, x=x) if uses_x else lane_eval(expr)
         if offs is not None:
             out.append((op, int(width), [offs[lane] for lane in lanes]))
     return out

@@ -27,8 +27,14 @@ try:
 except ImportError:  # before Python 3.11
     sys.exit("tools/lablib/banklab_gen.py needs Python 3.11 or newer (tomllib) to read the labs' descriptions")
 
-OPS = {"ld": (1, 2, 4, 8, 16), "st": (1, 2, 4, 8, 16), "ldsm": (16,), "stsm": (16,), "cpasync": (4, 8, 16),
-       "atom": (4, 8)}
+# The lane-expression language and the op table: tools/lablib/banklab_expr.py (found next to this
+# file, or in tools/lablib from grader/).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, next((d for d in (_HERE, os.path.join(_HERE, "..", "tools", "lablib"))
+                         if os.path.isfile(os.path.join(d, "banklab_expr.py"))), _HERE))
+import banklab_expr  # noqa: E402
+
+OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
 ASKS = ("wavefronts", "value", "excess_wavefronts", "smallest")
 ROLES = ("correct", "traced", "timing", "perf")
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -62,114 +68,38 @@ class DescriptionError(Exception):
     pass
 
 
-# ---- the lane-expression language (tools/lib/include/banklab_cli/expr.hpp), with C's semantics --
-
-TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|(<<|>>|[-+*/%&|^~()])|([A-Za-z_][A-Za-z0-9_]*))")
-
+# ---- the lane-expression language: tools/lablib/banklab_expr.py, the C++ evaluator's twin ---------
+# (its grammar, C semantics and messages; tested against tools/lib/src/expr.cpp by the CTest
+# cli.ExprPythonAgreesWithCpp). The ops and their widths are the model's (banklab_expr.OPS).
 
 def tokenize(text):
-    out, pos = [], 0
-    text = text.rstrip()
-    while pos < len(text):
-        m = TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise DescriptionError(f"column {pos + 1}: unexpected {text[pos:pos + 8]!r}")
-        if m.group(1):
-            out.append(("num", int(m.group(1), 0)))
-        elif m.group(2):
-            out.append(("op", m.group(2)))
-        else:
-            out.append(("var", m.group(3)))
-        pos = m.end()
-    return out
+    """The names `text` uses, as ("var", name) pairs (the only tokens callers look at)."""
+    return [("var", v) for v in sorted(parse_expr(text, ("lane", "x")).uses())]
 
 
 def parse_expr(text, variables):
-    """Parses `text` into a tree; names other than `variables` are errors."""
-    toks = tokenize(text)
-    i = 0
-    levels = [("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
-
-    def peek():
-        return toks[i] if i < len(toks) else (None, None)
-
-    def binary(level):
-        nonlocal i
-        if level == len(levels):
-            return unary()
-        left = binary(level + 1)
-        while peek()[0] == "op" and peek()[1] in levels[level]:
-            op = toks[i][1]
-            i += 1
-            left = (op, left, binary(level + 1))
-        return left
-
-    def unary():
-        nonlocal i
-        kind, v = peek()
-        if kind == "op" and v in ("-", "+", "~"):
-            i += 1
-            return ("u" + v, unary())
-        if kind == "num":
-            i += 1
-            return ("num", v)
-        if kind == "var":
-            if v not in variables:
-                raise DescriptionError(f"unknown name {v!r} (the expression may use {', '.join(variables) or 'numbers only'})")
-            i += 1
-            return ("var", v)
-        if kind == "op" and v == "(":
-            i += 1
-            e = binary(0)
-            if peek() != ("op", ")"):
-                raise DescriptionError("missing ')'")
-            i += 1
-            return e
-        raise DescriptionError("expression ends too early" if kind is None else f"unexpected {v!r}")
-
-    tree = binary(0)
-    if i != len(toks):
-        raise DescriptionError(f"unexpected {toks[i][1]!r}")
-    return tree
-
-
-def evaluate(tree, env):
-    t = tree[0]
-    if t == "num":
-        return tree[1]
-    if t == "var":
-        return env[tree[1]]
-    if t in ("u-", "u+", "u~"):
-        v = evaluate(tree[1], env)
-        return -v if t == "u-" else v if t == "u+" else ~v
-    a, b = evaluate(tree[1], env), evaluate(tree[2], env)
-    if t in ("/", "%"):
-        if b == 0:
-            raise DescriptionError("division by zero")
-        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C: toward zero
-        return q if t == "/" else a - q * b
-    if t in ("<<", ">>"):
-        if not 0 <= b <= 62:
-            raise DescriptionError(f"shift by {b}")
-        return a << b if t == "<<" else a >> b
-    return {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "^": a ^ b, "|": a | b}[t]
+    """Parses `text`; names other than `variables` are errors."""
+    try:
+        return banklab_expr.Expr(text, tuple(variables))
+    except banklab_expr.ExprError as e:
+        raise DescriptionError(f"in {text!r}, {e}") from None
 
 
 def eval_expr(text, **env):
-    return evaluate(parse_expr(text, tuple(env)), env)
+    """The value of `text` with C's operators on 64-bit integers (overflow is an error)."""
+    e = parse_expr(text, tuple(env))
+    try:
+        return e.eval(**env)
+    except banklab_expr.ExprError as err:
+        raise DescriptionError(str(err)) from None
 
 
 def split_access(line):
-    """'ld 4 (lane*32+5)*4' -> ('ld', 4, '(lane*32+5)*4')."""
-    parts = line.split(None, 2)
-    if len(parts) != 3:
-        raise DescriptionError(f"{line!r} is not 'OP WIDTH EXPRESSION'")
-    op, width, expr = parts
-    if op not in OPS:
-        raise DescriptionError(f"op {op!r} is not one of {', '.join(OPS)}")
-    if not width.isdigit() or int(width) not in OPS[op]:
-        raise DescriptionError(f"{op} width {width} is not one of {', '.join(map(str, OPS[op]))}")
-    return op, int(width), expr
+    """'ld 4 (lane*32+5)*4' -> ('ld', 4, '(lane*32+5)*4'), the op and width the model's."""
+    try:
+        return banklab_expr.split_access(line)
+    except banklab_expr.ExprError as e:
+        raise DescriptionError(f"{line!r}: {e}") from None
 
 
 # ---- checking a description ----------------------------------------------------------------------
@@ -301,10 +231,13 @@ def check(d, answers=None):
         if "access" in q:
             try:
                 op, width, expr = split_access(q["access"])
-                parse_expr(expr, variables)
+                e = parse_expr(expr, variables)
                 for x in (range(r[0], r[1] + 1, r[2]) if has_x else [0]):
                     for lane in range(32):
-                        off = eval_expr(expr, lane=lane, x=x)
+                        try:
+                            off = e.eval(lane=lane, x=x)
+                        except banklab_expr.ExprError as err:
+                            raise DescriptionError(str(err)) from None
                         if not 0 <= off <= 0xffffffff:
                             raise DescriptionError(f"lane {lane}{f', x = {x}' if has_x else ''}: offset {off} is outside shared memory")
             except DescriptionError as e:
