@@ -37,7 +37,10 @@ function(banklab_lab_description num folder out_var)
   set(gen ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py)
   set(cmd ${Python3_EXECUTABLE} ${gen} ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
   file(GLOB lablib ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_*.py)
-  set(deps ${toml} ${probe} ${lablib})
+  # banklab_expr.py reads the model's op table and shared-memory size from these.
+  set(model ${PROJECT_SOURCE_DIR}/common/include/banklab/model.hpp ${PROJECT_SOURCE_DIR}/common/src/model.cpp
+            ${PROJECT_SOURCE_DIR}/common/include/banklab/hardware.hpp)
+  set(deps ${toml} ${probe} ${lablib} ${model})
   if(EXISTS ${answers})
     list(APPEND deps ${answers})
   endif()
