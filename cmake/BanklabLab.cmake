@@ -77,7 +77,7 @@ function(banklab_add_lab num folder)
   set(source ${PROJECT_SOURCE_DIR}/${BANKLAB_GRADE}/${folder}/kernel.cu)
 
   add_test(NAME ${label}.build
-           COMMAND banklab_judge build --lab ${num} --source ${source} --work ${work} --results ${results} ${graded})
+           COMMAND banklab_judge_lab${num} build --lab ${num} --source ${source} --work ${work} --results ${results} ${graded})
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
@@ -91,7 +91,7 @@ function(banklab_add_lab num folder)
   set(gpu_correct)
   foreach(t IN LISTS all_tests)
     add_test(NAME ${label}.${t}
-             COMMAND banklab_judge test --lab ${num} --work ${work} --test ${t} --results ${results} ${graded})
+             COMMAND banklab_judge_lab${num} test --lab ${num} --work ${work} --test ${t} --results ${results} ${graded})
     if(t MATCHES "OnGpu\\.")
       set_tests_properties(${label}.${t} PROPERTIES LABELS "${label};gpu")
       set_tests_properties(${label}.${t} PROPERTIES TIMEOUT ${BANKLAB_GPU_TEST_TIMEOUT}
@@ -113,7 +113,7 @@ function(banklab_add_lab num folder)
   if(gpu_correct AND Python3_FOUND)
     string(REPLACE ";" "," gpu_correct_csv "${gpu_correct}")
     set(tool_cmd ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/grader/run_gpu_tool.py
-        --judge $<TARGET_FILE:banklab_judge> --lab ${num} --work ${work} --tests ${gpu_correct_csv})
+        --judge $<TARGET_FILE:banklab_judge_lab${num}> --lab ${num} --work ${work} --tests ${gpu_correct_csv})
     set(tool_props FIXTURES_REQUIRED ${label}_built RESOURCE_LOCK gpu TIMEOUT 900 SKIP_RETURN_CODE 77)
     if(BANKLAB_COMPUTE_SANITIZER)
       foreach(tool IN ITEMS memcheck racecheck)

@@ -1,4 +1,6 @@
 // The CPU-tier checks of grader.hpp.
+#include <unistd.h>
+
 #include <cctype>
 #include <map>
 
@@ -58,9 +60,21 @@ long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
   return n;
 }
 
-std::string banklab_command() { return banklab::shell_quote(BANKLAB_CLI_PATH); }
+// The banklab CLI as a command that pastes into a shell as printed. A lab's own build (`cmake
+// --workflow --preset labNN`) builds its judge alone: until the CLI is built too, the command
+// builds it first (BANKLAB_CLI_PATH is <build>/tools/banklab).
+std::string banklab_command() {
+  const std::string path = BANKLAB_CLI_PATH;
+  const std::string quoted = banklab::shell_quote(path);
+  if (path.find('/') == std::string::npos || access(path.c_str(), X_OK) == 0) return quoted;
+  std::string build = path.substr(0, path.rfind('/'));
+  build = build.substr(0, build.rfind('/'));
+  return "cmake --build " + banklab::shell_quote(build) + " --target banklab >/dev/null && " + quoted;
+}
 
-std::string explain_command(const WarpAccess& a) { return banklab::explain_command(a, BANKLAB_CLI_PATH); }
+std::string explain_command(const WarpAccess& a) {
+  return banklab_command() + " explain --line \"" + banklab::format_access_line(a) + "\"";
+}
 
 std::string describe(const banklab::Analysis& r, int max_banks) {
   banklab::DescribeOptions o;
@@ -126,7 +140,7 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
 // would draw the answer).
 std::string self_check_command(const WarpAccess& a) {
   return std::string("write the byte address of lane's element as an expression of lane, then run\n    ") +
-         BANKLAB_CLI_PATH + " explain '" + banklab::to_string(a.op) + " " + std::to_string(a.width) +
+         banklab_command() + " explain '" + banklab::to_string(a.op) + " " + std::to_string(a.width) +
          " <your expression of lane>'";
 }
 
