@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 22 on the GPU machine: the lab-folder layout grades every submission as before.
+#   bench/device_layout_verdicts.sh build     builds the judge of this tree and of the tree before the
+#                                             move (.carry/base: `git archive <commit>` unpacked there)
+#   bench/device_layout_verdicts.sh plain     every lab's stub (both judges) and solution (this one), GPU tier
+#   bench/device_layout_verdicts.sh cases     the valid alternatives and the GPU known-bad cases (this judge)
+# Writes the grades' JSON under $OUT (base/, new/) and a log; compare the verdicts on the other machine.
+set -uo pipefail
+out=${OUT:-$PWD/out}; mkdir -p "$out/base" "$out/new"
+W=/tmp/layout; mkdir -p $W
+if [[ -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
+bld() {  # tree, where
+  mkdir -p "$2"; tar -C "$1" --exclude=./build --exclude=./.carry -cf - . | tar -C "$2" -xf -; chmod -R a+rX "$2"
+  [[ -d .carry/cli11 ]] && cp -r .carry/cli11 "$2/.carry-cli11"
+  cmake -S "$2" -B "$2/b" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" >"$2.cfg" 2>&1 &&
+    cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -30 "$2.cfg" "$2.log"; return 1; }
+}
+labs() { python3 tools/lablib/banklab_labs.py list; }
+case "${1:-}" in
+  build)
+    t0=$(date +%s); bld .carry/base $W/base & bld . $W/new & wait
+    echo "built both judges in $(( $(date +%s) - t0 )) s"; nvidia-smi --query-gpu=name --format=csv,noheader
+    ls -la $W/base/b/grader/banklab-judge $W/new/b/grader/banklab-judge ;;
+  plain)
+    labs | while read -r n f; do
+      for k in base new; do
+        $W/$k/b/grader/banklab-judge grade --lab $n --source $W/$k/labs/$f/kernel.cu --work $W/w-$k-stub-$n \
+          --json "$out/$k/stub_$n.json" --tier gpu > "$out/$k/stub_$n.log" 2>&1; echo "$k stub $n: $(tail -1 "$out/$k/stub_$n.log")"
+      done
+      $W/new/b/grader/banklab-judge grade --lab $n --source $W/new/solutions/$f/kernel.cu --work $W/w-new-sol-$n \
+        --json "$out/new/solution_$n.json" --tier gpu > "$out/new/solution_$n.log" 2>&1; echo "new solution $n: $(tail -1 "$out/new/solution_$n.log")"
+    done ;;
+  cases)
+    cd $W/new
+    args=(); for f in solutions/*/cases/alternatives/*.patch; do args+=(--case "$f"); done
+    for f in $(grep -l "EXPECT_FAIL: Lab[0-9]*OnGpu" solutions/*/cases/bad/*.patch); do args+=(--case "$f"); done
+    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --tier gpu --gpu --work $W/cases "${args[@]}" \
+      > "$out/new/cases.txt" 2>&1; tail -45 "$out/new/cases.txt" ;;
+  *) sed -n 2,7p "$0"; exit 2 ;;
+esac
