@@ -11,7 +11,6 @@ W=/tmp/layout; mkdir -p $W
 if [[ -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
 bld() {  # tree, where
   mkdir -p "$2"; tar -C "$1" --exclude=./build --exclude=./.carry -cf - . | tar -C "$2" -xf -; chmod -R a+rX "$2"
-  [[ -d .carry/cli11 ]] && cp -r .carry/cli11 "$2/.carry-cli11"
   cmake -S "$2" -B "$2/b" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" >"$2.cfg" 2>&1 &&
     cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -30 "$2.cfg" "$2.log"; return 1; }
 }
