@@ -2,10 +2,15 @@
     python3 bench/hopper/rows.py DIR GPU_TAG      (DIR: hopper.tgz unpacked; GPU_TAG e.g. h200)
 writes common/data/hopper_<GPU_TAG>_tma.csv and hopper_<GPU_TAG>_wgmma.csv: one row per launch,
 in launch order, the probe's own description of it (its "launch N: ..." line under ncu, the same
-process ncu measured), then every counter of bench/hopper/metrics.txt under its ncu name."""
+process ncu measured), then every counter of bench/hopper/metrics.txt under its ncu name; and
+hopper_<GPU_TAG>_tma_layout.csv from the shared-memory images the TMA probe dumped (DIR/dumps):
+for every box, rows 0-8 (those it has) and its last row, where the first byte of each of the row's 16-byte
+chunks landed (found by its element's value, row * 256 + column for 2-byte elements,
+row * 65536 + column for 4-byte ones, each unique in the image)."""
 import csv
 import os
 import re
+import struct
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -48,5 +53,32 @@ def write(tag, fields):
     print(f"{path}: {len(got)} rows")
 
 
+def layout():
+    path = os.path.join(ROOT, "common", "data", f"hopper_{TAG}_tma_layout.csv")
+    n = 0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["id", "swizzle", "row_bytes", "row", "byte", "offset"])
+        for name in sorted(os.listdir(os.path.join(DIR, "dumps"))):
+            m = re.match(r"tma_(none|sw32|sw64|sw128)_e(\d)_i(\d+)_r(\d+)_x(\d+)_y(\d+)\.bin$", name)
+            sw, esize, inner, rows, x, y = m.group(1), *map(int, m.groups()[1:])
+            data = open(os.path.join(DIR, "dumps", name), "rb").read()
+            fmt = "H" if esize == 2 else "I"
+            words = struct.unpack(f"<{len(data) // esize}{fmt}", data)
+            where = {}
+            for i, v in enumerate(words):
+                where.setdefault(v, []).append(i * esize)
+            for r in sorted(set(range(min(9, rows))) | {rows - 1}):
+                for byte in range(0, inner, 16):
+                    col = x + byte // esize
+                    v = (y + r) * 256 + col if esize == 2 else (y + r) * 65536 + col
+                    hits = where.get(v, [])
+                    assert len(hits) == 1, f"{name}: row {r} byte {byte} found {len(hits)} times"
+                    w.writerow([name[:-4], sw.replace("sw", "") if sw != "none" else "none", inner, r, byte, hits[0]])
+                    n += 1
+    print(f"{path}: {n} rows")
+
+
 write("tma", ["swizzle", "esize", "inner", "rows", "x", "y", "bytes", "footprint"])
 write("wgmma", ["image", "declared", "lbo", "sbo", "swap", "iters"])
+layout()
