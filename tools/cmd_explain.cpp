@@ -20,7 +20,7 @@ namespace banklab::cli {
 namespace {
 
 struct ExplainOptions {
-  std::string op, width, expr, line, mask = "ffffffff", color = "auto", svg, title;
+  std::string op, width, expr, line, mask = "ffffffff", color = "auto", svg, title, swizzle = "none";
   bool quiet = false;
 };
 
@@ -92,9 +92,14 @@ void add_explain_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   sub->add_option("--svg", o->svg, "also write the picture as an SVG file");
   sub->add_option("--title", o->title, "title of the picture (SVG and terminal)");
+  sub->add_option("--tma-swizzle", o->swizzle,
+                  "none, 32, 64 or 128: the offsets are bytes of a tile that TMA wrote with this swizzle, "
+                  "before the swizzle (rows 32, 64 or 128 bytes apart); the picture shows where it put them");
   sub->add_flag("-q,--quiet", o->quiet, "with --svg: print nothing on stdout");
   sub->callback([o, mask] {
-    const WarpAccess a = access_of(*o, mask->count() > 0);
+    TmaSwizzle mode = TmaSwizzle::None;
+    if (auto err = parse_tma_swizzle(o->swizzle, mode)) throw ParseError("--tma-swizzle", 1, *err);
+    const WarpAccess a = with_tma_swizzle(access_of(*o, mask->count() > 0), mode);
     const Analysis r = analyze(a);
     if (!o->svg.empty()) write_file(o->svg, render_svg(a, r, o->title));
     if (!(o->quiet && !o->svg.empty())) {

@@ -18,7 +18,13 @@ void add_predict_command(CLI::App& app) {
       "Wavefronts of every access in FILE (or stdin), one per line: "
       "'op width mask off0 ... off31'. Prints 'W min=M conflicts=C groups=G merged=yes|no'.");
   sub->add_option("file", *file, "input file; '-' or nothing for stdin");
-  sub->callback([file] {
+  auto swizzle = std::make_shared<std::string>("none");
+  sub->add_option("--tma-swizzle", *swizzle,
+                  "none, 32, 64 or 128: the offsets are bytes of a tile that TMA wrote with this swizzle, "
+                  "before the swizzle (rows 32, 64 or 128 bytes apart), and the accesses go where it put them");
+  sub->callback([file, swizzle] {
+    TmaSwizzle mode = TmaSwizzle::None;
+    if (auto err = parse_tma_swizzle(*swizzle, mode)) throw ParseError("--tma-swizzle", 1, *err);
     const bool use_stdin = *file == "-";
     const std::string name = use_stdin ? "<stdin>" : *file;
     std::FILE* in = use_stdin ? stdin : std::fopen(file->c_str(), "rb");
@@ -32,7 +38,7 @@ void add_predict_command(CLI::App& app) {
     } closer{in, !use_stdin};
     static char outbuf[1 << 16];
     std::setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    predict_stream(in, name, stdout);
+    predict_stream(in, name, stdout, mode);
   });
 }
 

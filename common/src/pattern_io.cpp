@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace banklab {
 namespace {
@@ -89,6 +90,23 @@ std::optional<std::string> parse_mask(std::string_view tok, std::uint32_t& out) 
     return "mask " + quote_token(tok) + " is not a 32-bit hexadecimal number";
   out = mask;
   return std::nullopt;
+}
+
+std::optional<std::string> parse_tma_swizzle(std::string_view tok, TmaSwizzle& out) {
+  const std::pair<std::string_view, TmaSwizzle> modes[] = {
+      {"none", TmaSwizzle::None}, {"32", TmaSwizzle::Bytes32}, {"64", TmaSwizzle::Bytes64}, {"128", TmaSwizzle::Bytes128}};
+  for (const auto& [name, mode] : modes)
+    if (tok == name) {
+      out = mode;
+      return std::nullopt;
+    }
+  return "TMA swizzle " + quote_token(tok) + " is not one of none, 32, 64, 128";
+}
+
+WarpAccess with_tma_swizzle(WarpAccess a, TmaSwizzle mode) {
+  for (int i = 0; i < kWarpSize; ++i)
+    if ((a.mask >> i) & 1u) a.offset[static_cast<std::size_t>(i)] = tma_swizzled_offset(mode, a.offset[static_cast<std::size_t>(i)]);
+  return a;
 }
 
 bool is_blank_or_comment(std::string_view line) {

@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "banklab/model.hpp"
 #include "banklab/pattern_io.hpp"
@@ -184,6 +188,39 @@ TEST(Measurements, ValueDependentCasLoopsNeverTakeMoreThanTheModelSays) {
   }
   EXPECT_EQ(exact, 25) << "rows the model (a CAS that always changes its word) gives exactly";
   RecordProperty("exact_rows", exact);
+}
+
+// hopper_h200_tma_layout.csv: where the H200's TMA put the first byte of 16-byte chunks of 20
+// boxes (bench/hopper/tma_probe.cu's shared-memory images). tma_box_offset() must say where every
+// one went; the same rule with dense rows (row pitch = the box's row bytes) must not, for exactly
+// the three boxes narrower than their swizzle's span.
+TEST(Measurements, TmaBoxOffsetIsWhereTheH200PutEveryMeasuredByte) {
+  std::ifstream in(std::string(BANKLAB_DATA_DIR) + "/hopper_h200_tma_layout.csv");
+  ASSERT_TRUE(in) << "hopper_h200_tma_layout.csv is missing";
+  std::string line;
+  std::getline(in, line);
+  ASSERT_EQ(line, "id,swizzle,row_bytes,row,byte,offset");
+  std::set<std::string> boxes, dense_wrong;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string id, sw, f[4];
+    std::getline(ss, id, ',');
+    std::getline(ss, sw, ',');
+    for (std::string& x : f) std::getline(ss, x, ',');
+    TmaSwizzle mode = TmaSwizzle::None;
+    ASSERT_FALSE(parse_tma_swizzle(sw, mode)) << line;
+    const std::uint32_t row_bytes = std::stoul(f[0]), row = std::stoul(f[1]), byte = std::stoul(f[2]),
+                        offset = std::stoul(f[3]);
+    EXPECT_EQ(tma_box_offset(mode, row_bytes, row, byte), offset) << line;
+    if (tma_swizzled_offset(mode, row * row_bytes + byte) != offset) dense_wrong.insert(id);
+    boxes.insert(id);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 1096);
+  EXPECT_EQ(boxes.size(), 20u);
+  EXPECT_EQ(dense_wrong, (std::set<std::string>{"tma_sw128_e2_i64_r64_x0_y0", "tma_sw32_e2_i16_r64_x0_y0",
+                                                "tma_sw64_e2_i32_r64_x0_y0"}));
 }
 
 }  // namespace

@@ -156,5 +156,37 @@ TEST(FieldParsers, NeverEchoControlBytesOrLongTokens) {
   EXPECT_EQ(quote_token(std::string(100, 'x')), "'" + std::string(24, 'x') + "...'");
 }
 
+TEST(PatternIo, TmaSwizzleModesParseByTheirSpanInBytes) {
+  const std::pair<const char*, TmaSwizzle> good[] = {
+      {"none", TmaSwizzle::None}, {"32", TmaSwizzle::Bytes32}, {"64", TmaSwizzle::Bytes64}, {"128", TmaSwizzle::Bytes128}};
+  for (const auto& [text, mode] : good) {
+    TmaSwizzle got = TmaSwizzle::Bytes128;
+    EXPECT_FALSE(parse_tma_swizzle(text, got)) << text;
+    EXPECT_EQ(got, mode) << text;
+  }
+  for (const char* bad : {"16", "256", "128B", "", "sw128"}) {
+    TmaSwizzle got = TmaSwizzle::None;
+    const auto err = parse_tma_swizzle(bad, got);
+    ASSERT_TRUE(err) << bad;
+    EXPECT_NE(err->find("is not one of none, 32, 64, 128"), std::string::npos) << *err;
+  }
+}
+
+TEST(PatternIo, WithTmaSwizzleMovesEveryActiveLaneAndNothingElse) {
+  WarpAccess a;
+  a.op = Op::LoadMatrix;
+  a.width = 16;
+  a.mask = 0x0000ffffu;
+  for (int i = 0; i < kWarpSize; ++i) a.offset[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(i % 8 * 128 + i / 8 * 16);
+  for (TmaSwizzle mode : {TmaSwizzle::None, TmaSwizzle::Bytes32, TmaSwizzle::Bytes64, TmaSwizzle::Bytes128}) {
+    const WarpAccess s = with_tma_swizzle(a, mode);
+    EXPECT_EQ(s.op, a.op);
+    EXPECT_EQ(s.width, a.width);
+    EXPECT_EQ(s.mask, a.mask);
+    for (std::size_t i = 0; i < kWarpSize; ++i)
+      EXPECT_EQ(s.offset[i], i < 16 ? tma_swizzled_offset(mode, a.offset[i]) : a.offset[i]) << "lane " << i;
+  }
+}
+
 }  // namespace
 }  // namespace banklab

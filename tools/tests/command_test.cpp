@@ -69,6 +69,43 @@ TEST(PredictCommand, ReadsStandardInput) {
   EXPECT_EQ(r.out, "32 min=1 conflicts=31 groups=warp merged=no\n");
 }
 
+// --tma-swizzle M: the same prediction as the line whose offsets are already swizzled (CuTe's
+// Swizzle<B,4,3> on byte offsets, B = 1, 2, 3 for 32, 64, 128 bytes), for every mode and a few
+// accesses that cross 128-byte lines.
+TEST(PredictCommand, TmaSwizzleEqualsTheLineWithSwizzledOffsets) {
+  struct Case { const char* head; std::uint32_t step, start; };
+  const Case cases[] = {{"ld 2 ffffffff", 128, 0}, {"st 8 ffffffff", 64, 8}, {"ldsm 16 ffffffff", 128, 16},
+                        {"ld 16 0000ffff", 32, 0}, {"cpasync 4 ffffffff", 132, 0}};
+  const std::pair<const char*, std::uint32_t> modes[] = {{"none", 0}, {"32", 1}, {"64", 3}, {"128", 7}};
+  for (const auto& [mode, m] : modes) {
+    std::string plain, swizzled;
+    for (const Case& c : cases) {
+      plain += c.head;
+      swizzled += c.head;
+      for (std::uint32_t i = 0; i < 32; ++i) {
+        const std::uint32_t p = c.start + i * c.step;
+        plain += " " + std::to_string(p);
+        swizzled += " " + std::to_string(p ^ (((p >> 7) & m) << 4));
+      }
+      plain += "\n";
+      swizzled += "\n";
+    }
+    write_file(tmp("tma_plain.txt"), plain);
+    write_file(tmp("tma_swizzled.txt"), swizzled);
+    const Result r = run(std::string("predict --tma-swizzle ") + mode + " '" + tmp("tma_plain.txt") + "'", "tma_flag");
+    const Result e = run("predict '" + tmp("tma_swizzled.txt") + "'", "tma_explicit");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, e.out) << "mode " << mode;
+    if (m != 0) EXPECT_NE(r.out, run("predict '" + tmp("tma_plain.txt") + "'", "tma_none").out) << mode;
+  }
+}
+
+TEST(PredictCommand, RejectsATmaSwizzleModeThatDoesNotExist) {
+  write_file(tmp("tma_one.txt"), "ld 4 ffffffff" + offsets(4) + "\n");
+  const Result r = run("predict --tma-swizzle 16 '" + tmp("tma_one.txt") + "'", "tma_bad");
+  expect_bad_input(r, "--tma-swizzle:1: TMA swizzle '16' is not one of none, 32, 64, 128");
+}
+
 TEST(PredictCommand, RejectsALineWithTooFewOffsets) {
   write_file(tmp("few.txt"), "# comment\nld 4 ffffffff 0 4 8\n");
   expect_bad_input(run("predict '" + tmp("few.txt") + "'", "few"),
@@ -231,6 +268,17 @@ TEST(ExplainCommand, DrawsLdmatrixFromARowMajorTileAsEightWayPerMatrix) {
   EXPECT_NE(r.out.find("32 wavefronts (minimum 4)"), std::string::npos) << r.out;
   const Result s = run("explain ldsm 16 '(lane%8)*128+((lane/8)^(lane%8))*16'", "ldsmswz");
   EXPECT_NE(s.out.find("4 wavefronts (minimum 4)"), std::string::npos) << s.out;
+}
+
+TEST(ExplainCommand, DrawsTheAccessWhereTmaSwizzlePutTheBytes) {
+  const Result r = run("explain ld 2 'lane*128' --tma-swizzle 128", "explain_tma");
+  const Result e = run("explain ld 2 '(lane*128)^(((lane*128)>>7&7)<<4)'", "explain_tma_explicit");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, e.out);
+  const Result n = run("explain ld 2 'lane*128'", "explain_tma_none");
+  EXPECT_NE(r.out, n.out);
+  expect_bad_input(run("explain ld 2 'lane*128' --tma-swizzle 256", "explain_tma_bad"),
+                   "--tma-swizzle:1: TMA swizzle '256' is not one of none, 32, 64, 128");
 }
 
 TEST(ExplainCommand, SerialisesSharedAtomicsAtOneWord) {

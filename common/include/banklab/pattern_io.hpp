@@ -51,6 +51,16 @@ std::optional<std::string> check_width(Op op, int width);
 /// ("mask '1ffffffff' is not a 32-bit hexadecimal number"), or nothing on success.
 std::optional<std::string> parse_mask(std::string_view token, std::uint32_t& out);
 
+/// Parse a TMA swizzle mode: "none", "32", "64" or "128" (bytes). @return the message ("TMA
+/// swizzle '16' is not one of none, 32, 64, 128"), or nothing on success.
+std::optional<std::string> parse_tma_swizzle(std::string_view token, TmaSwizzle& out);
+
+/// The access as it reaches a tile that TMA wrote with swizzle `mode`, when its offsets are the
+/// tile's bytes before the swizzle (rows tma_box_pitch() apart, the tile's base aligned to
+/// tma_swizzle_period()): every lane's offset through tma_swizzled_offset(). The swizzle only
+/// permutes 16-byte chunks, so an access aligned to its width stays legal.
+WarpAccess with_tma_swizzle(WarpAccess a, TmaSwizzle mode);
+
 /// Parse `op width mask off0 ... off31` (op as parse_op reads it, width legal for the op, mask in hexadecimal
 /// with optional `0x`, 32 decimal byte offsets) separated by spaces or tabs.
 /// @return the error message, or nothing on success (then `out` holds a valid access).

@@ -112,7 +112,7 @@ char* format_prediction(const WarpAccess& a, char* p) noexcept {
   return p;
 }
 
-PredictStats predict_stream(std::FILE* in, const std::string& source, std::FILE* out) {
+PredictStats predict_stream(std::FILE* in, const std::string& source, std::FILE* out, TmaSwizzle swizzle) {
   LineReader reader(in, source);
   constexpr std::size_t kOutBuf = 1u << 18;
   struct OutBuf {
@@ -133,6 +133,7 @@ PredictStats predict_stream(std::FILE* in, const std::string& source, std::FILE*
     while (reader.next(line)) {
       if (is_blank_or_comment(line)) continue;
       if (auto err = parse_access_line(line, a)) throw ParseError(source, reader.line_number(), *err);
+      if (swizzle != TmaSwizzle::None) a = with_tma_swizzle(a, swizzle);
       p = format_prediction(a, p);
       ++st.accesses;
       if (static_cast<std::size_t>(p - ob.data) > kOutBuf - kPredictionMax) flush();

@@ -50,8 +50,11 @@ struct PredictStats {
 };
 
 /// Reads `in` (called `source` in messages), writes one prediction line per access to `out`.
+/// With `swizzle` other than None every access's offsets are those of a tile TMA wrote with that
+/// swizzle, before it (banklab::with_tma_swizzle()).
 /// @throws banklab::ParseError naming the line at the first bad line, or when the input holds
 ///         no access at all. What was predicted before the bad line has been written.
-PredictStats predict_stream(std::FILE* in, const std::string& source, std::FILE* out);
+PredictStats predict_stream(std::FILE* in, const std::string& source, std::FILE* out,
+                            TmaSwizzle swizzle = TmaSwizzle::None);
 
 }  // namespace banklab::cli
