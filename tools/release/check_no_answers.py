@@ -32,11 +32,11 @@ answer     No answer of solutions/NN_name/answers.toml:
                        question: the question's constant and the access expression on one line
                        (as the description held them before), or (ii) when it holds the layout
                        the lab asks to design, an XOR swizzle (`^`): then the expression is
-                       checked anywhere (`(lane * 32 + (5 ^ lane)) * 4`);
-             - value   the formula (`32 * 33 * 4`) as a run of tokens, standing alone: not an
+                       checked anywhere (`(lane * 32 + (7 ^ lane)) * 4`, say);
+             - value   the formula (such as `32 * 34 * 4`) as a run of tokens, standing alone: not an
                        operand of a bigger expression (no binary operator next to either end:
-                       `6 & 3 ^ 5` does not hold `3 ^ 5`; as tokens, `132 * 33 * 4` does not
-                       hold `32 * 33 * 4` either);
+                       `6 & 3 ^ 7` does not hold `3 ^ 7`; as tokens, `132 * 34 * 4` does not
+                       hold `32 * 34 * 4` either);
              - number  the value the model grades against (the solution's own constant
                        `kName = ...`, evaluated with tools/lablib/banklab_expr.py). Small numbers
                        are everywhere, so a number counts only in its question's context: the
@@ -50,6 +50,7 @@ holds, never the text or the value itself (the output may land in logs students 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 import tomllib
@@ -74,6 +75,7 @@ GENERIC = [re.compile(p) for p in (
 )]
 TOKEN_RE = re.compile(r"[A-Za-z_]\w*|0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?[fFuUlL]*|::|<<|>>|->|\S")
 QUOTES = {'"', "'", "`"}
+SEP = "\x00"   # joins tokens into one string, so that a run of tokens is a substring
 
 
 def tokens(text: str) -> tuple[str, ...]:
@@ -85,7 +87,7 @@ BINARY_OPS = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"}
 
 def glued(tok: str) -> bool:
     """A neighbour that makes a formula an operand of something bigger: a binary operator
-    (`6 & 3 ^ 5` is `(6 & 3) ^ 5`). Tokens already keep `132 * 33 * 4` from holding `32 * 33 * 4`."""
+    (`6 & 3 ^ 7` is `(6 & 3) ^ 7`). Tokens already keep `132 * 34 * 4` from holding `32 * 34 * 4`."""
     return tok in BINARY_OPS
 
 
@@ -133,6 +135,10 @@ class Needle:
     what: str            # names the source (a solution's file:line, a question), never the text
     alone: bool = False
     key: str | None = None   # only on a line that also names this question's constant
+
+    @functools.cached_property
+    def joined(self) -> str:
+        return SEP + SEP.join(self.toks) + SEP
 
 
 @dataclass
@@ -243,9 +249,11 @@ def check(release: Path, course: Path) -> tuple[list[str], list[str], dict]:
             if not lt:
                 continue
             firsts = set(lt)
+            joined = SEP + SEP.join(lt) + SEP
             for first in firsts & by_first.keys():
                 for nd in by_first[first]:
-                    if (nd.key is None or nd.key in firsts) and contains(lt, nd.toks, nd.alone):
+                    if (nd.key is None or nd.key in firsts) and nd.joined in joined and \
+                            (not nd.alone or contains(lt, nd.toks, nd.alone)):
                         hits.append(f"{rel}:{n}: holds {nd.what}")
             if assign_re:
                 for m in assign_re.finditer(line):
