@@ -312,7 +312,7 @@ def parse(text: str, variables=("lane",)) -> Expr:
 
 
 def evaluate(text: str, **env: int) -> int:
-    """The value of `text` whose only variables are the ones given: evaluate("3 ^ 5") == 6,
+    """The value of `text` whose only variables are the ones given: evaluate("3 ^ 6") == 5,
     evaluate("lane * 4", lane=3) == 12."""
     return Expr(text, tuple(env)).eval(**env)
 

@@ -53,6 +53,12 @@ def main() -> int:
     if "--preset selftest" in (rel / "README.md").read_text():
         failures.append("the release README still runs the selftest preset")
 
+    # No solution line and no answer in any file (release.NoSolutionLineAndNoAnswer... runs it alone).
+    r = run([sys.executable, ROOT / "tools" / "release" / "check_no_answers.py", rel], ROOT,
+            logs / "answers_lines.log", ok=None)
+    if r.returncode != 0:
+        failures.append("the release gives answers away (tools/release/check_no_answers.py):\n" + r.stdout[-3000:])
+
     labs = list(banklab_labs.find_labs(rel))   # the release's labs (tools/lablib/banklab_labs.py)
     run(["cmake", "--preset", "dev"], rel, logs / "configure.log")
     run(["cmake", "--build", "--preset", "dev"], rel, logs / "build.log")

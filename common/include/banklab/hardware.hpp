@@ -132,11 +132,12 @@ BANKLAB_HD constexpr std::uint32_t tma_box_offset(TmaSwizzle mode, std::uint32_t
 template <TmaSwizzle Mode>
 using TmaSwizzleOf = Swizzle<Mode == TmaSwizzle::Bytes32 ? 1 : Mode == TmaSwizzle::Bytes64 ? 2 : Mode == TmaSwizzle::Bytes128 ? 3 : 0, 4, 3>;
 
-/// The column-XOR swizzle for a `tile[32][32]` of 4-byte elements: row `r`, column `c` is
-/// stored at column `c ^ r`. Both row and column accesses of a warp become conflict-free.
-/// Equivalent to `Swizzle<5, 0, 5>` applied to the element index `r * 32 + c`.
+/// The column-XOR swizzle for a `tile[32][32]` of 4-byte elements (`col` in [0, 32)): the
+/// element index `row * 32 + col` through `Swizzle<5, 0, 5>`, whose 5 column bits [0, 5) are
+/// XORed with the 5 row bits [5, 10). Both row and column accesses of a warp become
+/// conflict-free.
 BANKLAB_HD constexpr int xor_swizzle_index(int row, int col) {
-  return row * 32 + (col ^ (row & 31));
+  return static_cast<int>(Swizzle<5, 0, 5>{}(static_cast<std::uint32_t>(row * 32 + col)));
 }
 
 }  // namespace banklab
