@@ -10,8 +10,11 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
   `namespace predict`, the question being the comment above it without the `LAB TODO:` marker.
 - `explorer_spec(lab_dir)`: the lab's stub pattern for the live bank explorer, from the line
   `@explore op width expression|mask` of `labs/NN_name/figures.txt`.
+- `answered_questions(lab)`: the questions of a lab's description labs/NN_name/lab.toml, each with
+  its answer from solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; without
+  that file (the student release) the questions alone.
 - `access_patterns(question, x)`, `graded_patterns(root)`: the accesses the questions ask about,
-  from each lab's description labs/NN_name/lab.toml (`access`, `mask`, `x`), never from their wording:
+  from their answers (`access`, `mask`) and the description's `x`, never from their wording:
   the leak test and the hardware page (which names the lab instead of a graded count) read them.
 """
 from __future__ import annotations
@@ -167,6 +170,15 @@ def lane_eval(expr: str, **env: int) -> list[int] | None:
 Pattern = tuple[str, int, list[int]]   # (op, width, byte offsets of the active lanes)
 
 
+def answered_questions(lab) -> list[dict]:
+    """The questions of a lab (a banklab_labs.Lab), each with the keys of its answer table in
+    solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; a question without an
+    answer (and every question where the file does not exist: the student release) as the
+    description has it. Read through tools/lablib (Lab.answers()), as the judge's generator reads them."""
+    answers = lab.answers() or {}
+    return [{**q, **answers.get(q.get("name", ""), {})} for q in lab.questions]
+
+
 def access_patterns(q: dict, x: int | None = None) -> list[Pattern]:
     """The accesses a question of a lab's description asks about: its `access` (one access line
     `op width expression`, or a list of them) over the lanes of its `mask` (all 32 by default),
@@ -222,14 +234,15 @@ def same_pattern(a: tuple[str, int, list[int]], b: tuple[str, int, list[int]]) -
 
 
 def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
-    """(lab number, constant, pattern) of every access a prediction question of a lab's
-    description (labs/NN_name/lab.toml [[questions]] access) asks about; for a question with an
-    unknown x, the pattern of every x its x_range allows (without the answers, any of them
-    could be the one asked)."""
+    """(lab number, constant, pattern) of every access a prediction question of a lab asks
+    about (its answer's `access` in solutions/NN_name/answers.toml); for a question with an
+    unknown x, the pattern of every x its x_range allows (without the other answers, any of them
+    could be the one asked). A lab without answers.toml (the student release) asks about none
+    that this site can know."""
     import banklab_site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
     out = []
     for lab in site.find_labs(root):
-        for q in lab.info.questions:
+        for q in answered_questions(lab.info):
             xs = x_values(q) if re.search(r"\bx\b", " ".join(q.get("access", []) if isinstance(
                 q.get("access"), list) else [str(q.get("access", ""))])) else [None]
             for x in xs or [None]:
