@@ -164,6 +164,29 @@ def lab_page(lab: site.Lab, labs: list[site.Lab], i: int, args, figures, shown) 
     return text + nav_footer(labs, i)
 
 
+def answers_section(sol: site.Lab) -> str:
+    """The instructor page's table of the lab's answers: each question of the description with its
+    answer from solutions/NN_name/answers.toml (lab_work.answered_questions), as the judge grades it."""
+    qs = lab_work.answered_questions(sol.info)
+    if not qs:
+        return ""
+    out = [f"\n## Answers: solutions/{sol.folder}/answers.toml\n\n",
+           "| constant | asks | answer |\n| --- | --- | --- |\n"]
+    for q in qs:
+        acc = q.get("access")
+        if acc:
+            lines = acc if isinstance(acc, list) else [acc]
+            ans = "<br>".join(f"`{md_cell(str(x))}`" for x in lines)
+            if q.get("mask"):
+                ans += f" (mask `{md_cell(str(q['mask']))}`)"
+        elif "value" in q:
+            ans = f"`{md_cell(str(q['value']))}`"
+        else:
+            ans = "*no answer in answers.toml*"
+        out.append(f"| `{q.get('name', '?')}` | {md_cell(str(q.get('asks', '')))} | {ans} |\n")
+    return "".join(out)
+
+
 def solution_page(sol: site.Lab, args, figures, shown) -> str:
     title = f"Solution {sol.num}: {sol.folder[3:].replace('_', ' ')}"
     parts = [f"# {title} {{#sol{sol.folder}}}\n",
@@ -176,6 +199,7 @@ def solution_page(sol: site.Lab, args, figures, shown) -> str:
     for f in figures.values():
         if f.lab == sol.num and f.is_solution and f.name in shown:
             parts.append("\n" + site.figure_markup(f) + "\n")
+    parts.append(answers_section(sol))
     kernel = sol.path / "kernel.cu"
     if kernel.is_file():
         parts.append(f"\n## solutions/{sol.folder}/kernel.cu\n\n```cpp\n"
