@@ -101,8 +101,9 @@ finish(cmd);
 async function search() {
   if (!fs.existsSync(path.join(htmlDir, "pagefind", "pagefind-ui.js")))
     return fail(`${htmlDir}/pagefind/ is missing: the docs build did not run Pagefind (npm ci --prefix docs)`);
-  // each lab's title (its description's `title`) -> that lab's page (by file name)
-  const cases = LABS.map((l) => [l.title, l.page]);
+  // "Lab NN <its description's title>" -> that lab's page (by file name). (The title alone is not
+  // enough: "Swizzle" also names the API's Swizzle pages, which rank first.)
+  const cases = LABS.map((l) => [`Lab ${l.num} ${l.title}`, l.page]);
   const page = await newPage(1280);
   for (const [word, want] of cases) {
     await page.goto(base + "search_course.html?q=" + encodeURIComponent(word));
@@ -136,15 +137,16 @@ async function explorer() {
     else if (svg !== 1) fail(`typed ${expr}: no drawing in #bx-svg`);
     else console.log(`typed ${expr}: ${got} wavefronts, drawing shown`);
   }
-  // each lab page's link opens the explorer with that lab's pattern filled in (every lab whose
-  // figures.txt has an `@explore` line; its first)
+  // each lab page's "Your work" link opens the explorer with that lab's pattern filled in (every
+  // lab whose figures.txt has an `@explore` line; its first. The handout's own explorer links
+  // come earlier on the page.)
   const exploring = LABS.filter((l) => l.explore.length);
   if (!exploring.length) fail("no lab has an `@explore` line in labs/NN_name/figures.txt: no lab page links to the explorer");
   for (const l of exploring) {
     const lab = await newPage(1280);
     await lab.goto(base + l.page);
-    const link = lab.locator("a.banklab-explore").first();
-    if (!(await link.count())) { fail(`${l.page} has no link to the bank explorer (labs/${l.folder}/figures.txt has @explore ${l.explore[0]})`); continue; }
+    const link = lab.locator("div.banklab-work a.banklab-explore").first();
+    if (!(await link.count())) { fail(`${l.page} has no link to the bank explorer in its "Your work" section (labs/${l.folder}/figures.txt has @explore ${l.explore[0]})`); continue; }
     await link.click();
     await lab.waitForSelector("#bx-counts:not([hidden])", { timeout: 15000 });
     const expr = await lab.inputValue("#bx-expr");
