@@ -10,8 +10,11 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
   `namespace predict`, the question being the comment above it without the `LAB TODO:` marker.
 - `explorer_spec(lab_dir)`: the lab's stub pattern for the live bank explorer, from the line
   `@explore op width expression|mask` of `labs/NN_name/figures.txt`.
+- `answered_questions(lab)`: the questions of a lab's description labs/NN_name/lab.toml, each with
+  its answer from solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; without
+  that file (the student release) the questions alone.
 - `access_patterns(question, x)`, `graded_patterns(root)`: the accesses the questions ask about,
-  from each lab's description labs/NN_name/lab.toml (`access`, `mask`, `x`), never from their wording:
+  from their answers (`access`, `mask`) and the description's `x`, never from their wording:
   the leak test and the hardware page (which names the lab instead of a graded count) read them.
 """
 from __future__ import annotations
@@ -167,6 +170,15 @@ def lane_eval(expr: str, **env: int) -> list[int] | None:
 Pattern = tuple[str, int, list[int]]   # (op, width, byte offsets of the active lanes)
 
 
+def answered_questions(lab) -> list[dict]:
+    """The questions of a lab (a banklab_labs.Lab), each with the keys of its answer table in
+    solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; a question without an
+    answer (and every question where the file does not exist: the student release) as the
+    description has it. Read through tools/lablib (Lab.answers()), as the judge's generator reads them."""
+    answers = lab.answers() or {}
+    return [{**q, **answers.get(q.get("name", ""), {})} for q in lab.questions]
+
+
 def access_patterns(q: dict, x: int | None = None) -> list[Pattern]:
     """The accesses a question of a lab's description asks about: its `access` (one access line
     `op width expression`, or a list of them) over the lanes of its `mask` (all 32 by default),
@@ -221,18 +233,111 @@ def same_pattern(a: tuple[str, int, list[int]], b: tuple[str, int, list[int]]) -
     return all(x - y == d for x, y in zip(a[2], b[2])) and d % max(a[1], 4) == 0
 
 
+# ------------------------------------------------------------------------------------------------
+# The student release has no solutions/, so its own build of the site cannot know which accesses
+# the labs ask about. It carries instead what the student site leaves out (STUDENT_HIDDEN, written
+# from the course repository by `lab_work.py hidden --source COURSE > RELEASE/docs/...` when the
+# release is made): measured rows (pattern ids of common/data/h200_wavefronts_named.csv) and
+# figures, each with the lab that asks about it; no access line and no answer.
+# ------------------------------------------------------------------------------------------------
+STUDENT_HIDDEN = Path("docs") / "student_site_hidden.txt"
+MEASURED = Path("common") / "data" / "h200_wavefronts_named.csv"
+
+
+def measured_rows(root: Path) -> dict[str, Pattern]:
+    """{pattern id: (op, width, 32 offsets)} of the measured rows with every lane active."""
+    import csv  # noqa: PLC0415
+    f = Path(root) / MEASURED
+    if not f.is_file():
+        return {}
+    with f.open(newline="", encoding="utf-8") as fh:
+        return {r["id"]: (r["op"], int(r["width"]), [int(x) for x in r["offsets"].split()])
+                for r in csv.DictReader(fh) if r.get("mask", "ffffffff").lower() == "ffffffff"}
+
+
+def hidden_lines(root: Path) -> list[str]:
+    """What the student site leaves out, from the answers: `labNN row ID` and `labNN figure NAME`."""
+    import banklab_site as site   # noqa: PLC0415
+    graded = graded_patterns(root)
+    out = []
+    for mid, pat in measured_rows(root).items():
+        lab = next((lab for lab, _n, qp in graded if same_pattern(pat, qp)), None)
+        if lab:
+            out.append(f"lab{lab} row {mid}")
+    for f in site.read_all_figures(root):
+        lab = site.graded_figure_lab(f, root)
+        if lab:
+            out.append(f"lab{lab} figure {f.name}")
+    return out
+
+
+def _hidden_patterns(root: Path, labs: set[str]) -> list[tuple[str, str, Pattern]]:
+    """The patterns STUDENT_HIDDEN names for `labs` (those without answers here)."""
+    f = Path(root) / STUDENT_HIDDEN
+    if not labs or not f.is_file():
+        return []
+    import banklab_site as site   # noqa: PLC0415
+    rows = measured_rows(root)
+    figs = {fig.name: fig for fig in site.read_all_figures(root)}
+    out = []
+    for line in f.read_text(encoding="utf-8").splitlines():
+        m = re.fullmatch(r"lab(\d\d) (row|figure) (\S+)", line.strip())
+        if not m or m.group(1) not in labs:
+            continue
+        lab, kind, name = m.groups()
+        if kind == "row" and name in rows:
+            out.append((lab, name, rows[name]))
+        elif kind == "figure" and name in figs:
+            spec = figs[name].spec.split(None, 2)
+            offs = lane_eval(spec[2]) if len(spec) == 3 and spec[1].isdigit() else None
+            if offs:
+                out.append((lab, name, (spec[0], int(spec[1]), offs)))
+    return out
+
+
 def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
-    """(lab number, constant, pattern) of every access a prediction question of a lab's
-    description (labs/NN_name/lab.toml [[questions]] access) asks about; for a question with an
-    unknown x, the pattern of every x its x_range allows (without the answers, any of them
-    could be the one asked)."""
+    """(lab number, constant, pattern) of every access a prediction question of a lab asks
+    about (its answer's `access` in solutions/NN_name/answers.toml); for a question with an
+    unknown x, the pattern of every x its x_range allows (without the other answers, any of them
+    could be the one asked). For a lab without answers.toml (the student release): the measured
+    rows and figures STUDENT_HIDDEN names."""
     import banklab_site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
     out = []
+    unanswered = set()
     for lab in site.find_labs(root):
-        for q in lab.info.questions:
+        if lab.info.answers() is None:
+            unanswered.add(lab.num)
+            continue
+        for q in answered_questions(lab.info):
             xs = x_values(q) if re.search(r"\bx\b", " ".join(q.get("access", []) if isinstance(
                 q.get("access"), list) else [str(q.get("access", ""))])) else [None]
             for x in xs or [None]:
                 for p in access_patterns(q, x):
                     out.append((lab.num, q["name"], p))
-    return out
+    return out + _hidden_patterns(root, unanswered)
+
+
+def _main(argv: list[str]) -> int:
+    """`lab_work.py hidden --source COURSE`: what the student site leaves out (hidden_lines), for
+    the student release's docs/student_site_hidden.txt."""
+    import argparse  # noqa: PLC0415
+    ap = argparse.ArgumentParser(description=_main.__doc__)
+    ap.add_argument("command", choices=["hidden"])
+    ap.add_argument("--source", type=Path, required=True)
+    a = ap.parse_args(argv)
+    root = a.source.resolve()
+    import banklab_site as site   # noqa: PLC0415
+    if not any(lab.info.answers() is not None for lab in site.find_labs(root)):
+        print(f"{root}: no solutions/NN_name/answers.toml: run this in the course repository", file=sys.stderr)
+        return 1
+    print("# What the student site leaves out (written when the release is made: docs/scripts/lab_work.py hidden).")
+    print("# Each line: the lab that asks about it, then a measured row of")
+    print("# common/data/h200_wavefronts_named.csv or a figure. Regenerate it; do not edit.")
+    for line in hidden_lines(root):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    sys.exit(_main(sys.argv[1:]))

@@ -7,7 +7,8 @@
 `plan` prints one line per output (`page FILE`, `lab FILE` for a lab's page, or `figure NAME`) for
 CMake at configure time.
 `pages` writes, into DIR:
-  index.md            docs/pages/index.md with the lab table filled in (the front page)
+  index.md            docs/pages/index.md with the lab table and the glossary's links to the
+                      labs that define each term filled in (the front page)
   labs.md             "The labs": one subpage per lab, in lab order
   labNN_name.md       labs/NN_name/README.md with a page id, working links, figures, navigation
   <page>.md           the other hand-written pages of docs/pages/, links rewritten the same way
@@ -45,6 +46,33 @@ def lab_table(labs: list[site.Lab]) -> str:
         rows.append(f"| **{lab.num}** | [{lab.title()}](@ref {lab.page_id})<br>{table_cell(lab.summary)} "
                     f"| `lab{lab.num}` |")
     return "\n".join(rows) + "\n"
+
+
+DEFINED_IN_RE = re.compile(r"<!--\s*banklab:defined-in\s+([A-Za-z][A-Za-z0-9 -]*?)\s*-->")
+
+
+def defining_lab(labs: list[site.Lab], term: str) -> site.Lab | None:
+    """The first lab (in lab order) whose handout defines `term`: says it in bold, as a word of a
+    `**...**` span (a plural too: **wavefronts**, **8-byte accesses into two half-warps**)."""
+    word = re.compile(rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])", re.I)
+    for lab in labs:
+        text = lab.readme.read_text(encoding="utf-8") if lab.readme.is_file() else ""
+        if any(word.search(span) for span in re.findall(r"\*\*(.+?)\*\*", text, re.S)):
+            return lab
+    return None
+
+
+def fill_defined_in(text: str, labs: list[site.Lab], where: Path) -> str:
+    """`<!-- banklab:defined-in TERM -->` -> `([Lab NN](@ref labNN_name))`, the lab that defines
+    the term (defining_lab): the glossary follows the handouts, with no list of labs by hand."""
+    def repl(m: re.Match) -> str:
+        lab = defining_lab(labs, m.group(1))
+        if lab is None:
+            raise site.SiteError(f"{where}: <!-- banklab:defined-in {m.group(1)} -->: no lab's handout "
+                                 f"(labs/NN_name/README.md) says **{m.group(1)}** in bold: define the term "
+                                 "in the lab that introduces it, or drop the marker")
+        return f"([Lab {lab.num}](@ref {lab.page_id}))"
+    return DEFINED_IN_RE.sub(repl, text)
 
 
 def nav_footer(labs: list[site.Lab], i: int) -> str:
@@ -136,6 +164,29 @@ def lab_page(lab: site.Lab, labs: list[site.Lab], i: int, args, figures, shown) 
     return text + nav_footer(labs, i)
 
 
+def answers_section(sol: site.Lab) -> str:
+    """The instructor page's table of the lab's answers: each question of the description with its
+    answer from solutions/NN_name/answers.toml (lab_work.answered_questions), as the judge grades it."""
+    qs = lab_work.answered_questions(sol.info)
+    if not qs:
+        return ""
+    out = [f"\n## Answers: solutions/{sol.folder}/answers.toml\n\n",
+           "| constant | asks | answer |\n| --- | --- | --- |\n"]
+    for q in qs:
+        acc = q.get("access")
+        if acc:
+            lines = acc if isinstance(acc, list) else [acc]
+            ans = "<br>".join(f"`{md_cell(str(x))}`" for x in lines)
+            if q.get("mask"):
+                ans += f" (mask `{md_cell(str(q['mask']))}`)"
+        elif "value" in q:
+            ans = f"`{md_cell(str(q['value']))}`"
+        else:
+            ans = "*no answer in answers.toml*"
+        out.append(f"| `{q.get('name', '?')}` | {md_cell(str(q.get('asks', '')))} | {ans} |\n")
+    return "".join(out)
+
+
 def solution_page(sol: site.Lab, args, figures, shown) -> str:
     title = f"Solution {sol.num}: {sol.folder[3:].replace('_', ' ')}"
     parts = [f"# {title} {{#sol{sol.folder}}}\n",
@@ -148,6 +199,7 @@ def solution_page(sol: site.Lab, args, figures, shown) -> str:
     for f in figures.values():
         if f.lab == sol.num and f.is_solution and f.name in shown:
             parts.append("\n" + site.figure_markup(f) + "\n")
+    parts.append(answers_section(sol))
     kernel = sol.path / "kernel.cu"
     if kernel.is_file():
         parts.append(f"\n## solutions/{sol.folder}/kernel.cu\n\n```cpp\n"
@@ -230,6 +282,7 @@ def pages(args) -> None:
     if "<!-- banklab:lab-table -->" not in index:
         raise site.SiteError(f"{index_src}: the marker <!-- banklab:lab-table --> is missing")
     index = index.replace("<!-- banklab:lab-table -->", lab_table(labs))
+    index = fill_defined_in(index, labs, index_src)
     # "What tutorials get wrong": one source, docs/claims.md, also copied into the README (tools/labs-check).
     claims_src = args.source / "docs" / "claims.md"
     if "<!-- banklab:claims -->" not in index:

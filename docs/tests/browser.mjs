@@ -6,6 +6,10 @@
 //
 // The site is served from HTML_DIR by a small HTTP server inside this script (Pagefind loads its
 // index with fetch(), which file:// does not allow). Exit 0 pass, 1 fail, 77 skip (reason printed).
+// The labs are read from their descriptions (docs/scripts/site_labs.py, through tools/lablib), so a
+// new lab is searched, explored and photographed with no edit here. BANKLAB_PYTHON: the Python to
+// run it with (CMake passes its own; default python3).
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -38,6 +42,17 @@ if (!fs.existsSync(path.join(htmlDir, "index.html"))) {
   console.log(`FAIL: ${htmlDir}/index.html does not exist: the docs build (test docs.build) did not produce the site`);
   process.exit(1);
 }
+
+// [{num, folder, page, title, explore: ["ld 4 lane*32*4", ...]}] of every lab with a page.
+let LABS;
+try {
+  LABS = JSON.parse(execFileSync(process.env.BANKLAB_PYTHON || "python3",
+    [path.join(here, "..", "scripts", "site_labs.py"), "--source", path.join(here, "..", "..")], { encoding: "utf8" }));
+} catch (e) {
+  console.log(`FAIL: the labs could not be read (docs/scripts/site_labs.py): ${e.message}`);
+  process.exit(1);
+}
+if (!LABS.length) { console.log("FAIL: no lab found in labs/*/lab.toml: nothing to check on the site"); process.exit(1); }
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
   ".png": "image/png", ".json": "application/json", ".wasm": "application/wasm", ".pf_meta": "application/octet-stream" };
@@ -86,9 +101,9 @@ finish(cmd);
 async function search() {
   if (!fs.existsSync(path.join(htmlDir, "pagefind", "pagefind-ui.js")))
     return fail(`${htmlDir}/pagefind/ is missing: the docs build did not run Pagefind (npm ci --prefix docs)`);
-  // word -> the page it must find (by file name), as the issue asks
-  const cases = [["broadcast", "lab02_broadcast.html"], ["padding", "lab04_padding.html"],
-                 ["quarter-warp", "lab03_vector_lds.html"], ["transpose", "lab04_padding.html"]];
+  // "Lab NN <its description's title>" -> that lab's page (by file name). (The title alone is not
+  // enough: "Swizzle" also names the API's Swizzle pages, which rank first.)
+  const cases = LABS.map((l) => [`Lab ${l.num} ${l.title}`, l.page]);
   const page = await newPage(1280);
   for (const [word, want] of cases) {
     await page.goto(base + "search_course.html?q=" + encodeURIComponent(word));
@@ -122,18 +137,24 @@ async function explorer() {
     else if (svg !== 1) fail(`typed ${expr}: no drawing in #bx-svg`);
     else console.log(`typed ${expr}: ${got} wavefronts, drawing shown`);
   }
-  // a lab page's link opens the explorer with that lab's pattern filled in
-  const lab = await newPage(1280);
-  await lab.goto(base + "lab05_swizzle.html");
-  const link = lab.locator("a.banklab-explore").first();
-  if (!(await link.count())) fail("lab05_swizzle.html has no link to the bank explorer");
-  else {
+  // each lab page's "Your work" link opens the explorer with that lab's pattern filled in (every
+  // lab whose figures.txt has an `@explore` line; its first. The handout's own explorer links
+  // come earlier on the page.)
+  const exploring = LABS.filter((l) => l.explore.length);
+  if (!exploring.length) fail("no lab has an `@explore` line in labs/NN_name/figures.txt: no lab page links to the explorer");
+  for (const l of exploring) {
+    const lab = await newPage(1280);
+    await lab.goto(base + l.page);
+    const link = lab.locator("div.banklab-work a.banklab-explore").first();
+    if (!(await link.count())) { fail(`${l.page} has no link to the bank explorer in its "Your work" section (labs/${l.folder}/figures.txt has @explore ${l.explore[0]})`); continue; }
     await link.click();
     await lab.waitForSelector("#bx-counts:not([hidden])", { timeout: 15000 });
     const expr = await lab.inputValue("#bx-expr");
     const w = (await lab.locator("#bx-wavefronts").textContent()).trim();
-    if (!expr.includes("lane")) fail(`the lab 05 link opened the explorer without its pattern (expression "${expr}")`);
-    else console.log(`lab 05's link opens the explorer on ${expr}: ${w} wavefronts`);
+    const want = l.explore[0].split(/\s+/).slice(2).join("");
+    if (expr.replace(/\s+/g, "") !== want) fail(`the lab ${l.num} link opened the explorer on "${expr}", not its pattern "${want}" (labs/${l.folder}/figures.txt)`);
+    else console.log(`lab ${l.num}'s link opens the explorer on ${expr}: ${w} wavefronts`);
+    await lab.close();
   }
   // a hover label of the drawing works (no pointer-events:none)
   const hover = await page.evaluate(() => {
@@ -155,7 +176,7 @@ async function explorer() {
 async function screenshots() {
   fs.mkdirSync(shotsDir, { recursive: true });
   const widths = [[390, "phone"], [1024, "1024"], [1440, "wide"]];
-  const pages = ["index.html", "lab03_vector_lds.html", "lab05_swizzle.html", "hardware.html", "explorer.html"];
+  const pages = ["index.html", ...LABS.map((l) => l.page), "hardware.html", "explorer.html"];
   for (const [w, name] of widths) {
     for (const p of pages) {
       const page = await newPage(w);

@@ -4,9 +4,9 @@
   leakcheck.py site --html DIR --source S --answers ANSWERS [--banklab EXE]
         every course page of the built site: no leak (exit 1 and a list when there is one)
   leakcheck.py tree --tree RELEASE --source S --answers ANSWERS
-        every text file of a student release (README, handouts, workflows, code, and the site's
-        HTML if it was built there): no leak. Not the labs' descriptions labs/NN_name/lab.toml: they
-        are the grader's oracles, as labs/NN_name/test.cu is (is_description)
+        every text file of a student release (README, handouts, workflows, code, the labs'
+        descriptions labs/NN_name/lab.toml, which hold no answer since the answers moved to
+        solutions/NN_name/answers.toml, and the site's HTML if it was built there): no leak
   leakcheck.py old  --pages DIR --source S --answers ANSWERS --expect FILE [--banklab EXE]
         the first-edition pages (docs/tests/leak_fixtures/old_site/): every leak the issue
         lists (FILE, one `page | rule | key` a line) must be reported, so the checker is proven
@@ -45,7 +45,7 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              (a) the exact access: a measured-table row or sentence naming a pattern id of
              common/data/h200_wavefronts_named.csv, or a figure, whose access (op, width, 32
              offsets, up to a shift by a multiple of the width) is the access the question asks
-             about (its `access` in the lab's description: `ld 16 (lane / 2) * 32`), and that
+             about (its `access` in solutions/NN_name/answers.toml: `ld 16 (lane / 2) * 32`), and that
              states the value next to the question's unit (wavefronts, conflicts: "8 wavefronts", "wavefronts: 8");
              (b) the question's own words: the unit contains the value as a count (standing
              alone, not inside an expression such as `lane*32*4` or `a[32][32]`, not a count of
@@ -58,8 +58,9 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              (c) before and after: "from 32 wavefronts to 4" where 32 answers kUnX... and 4 the
              matching kX... question, with the X question's other words in the unit.
              Measured-table rows count as units, each cell prefixed with its column heading.
-             The access of a question is its `access` line(s) in the lab's description
-             labs/NN_name/lab.toml (with its `mask`; its `x` set from the answers), not its wording.
+             The access of a question is its answer's `access` line(s) in
+             solutions/NN_name/answers.toml (with its `mask`; the `x` of the description
+             labs/NN_name/lab.toml set from the answers), not its wording.
 
 Which labs count where: every lab's answers on a page that is not a lab page; on lab M's page
 those of lab M and later (earlier labs are done by then: their answers may be used as facts).
@@ -545,11 +546,11 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     predicts, accesses = read_answers(answers)
     keys = key_expressions(root)
     figures = {f.name: f for f in site.read_all_figures(root)}
-    # The access each question asks about: its `access` line(s) in the lab's description
-    # (labs/NN_name/lab.toml), with its x (a pad, ...) set from the answers.
+    # The access each question asks about: its answer's `access` line(s)
+    # (solutions/NN_name/answers.toml), with its x (a pad, ...) set from the answers.
     qpatterns: dict[tuple[str, str], list[tuple[str, int, list[int]]]] = {}
     for lab in site.find_labs(root):
-        for q in lab.info.questions:
+        for q in lab_work.answered_questions(lab.info):
             x = lab_work.question_x(q, predicts.get(lab.num, {}))
             qpatterns[(lab.num, q["name"])] = lab_work.access_patterns(q, x)
     measured = measured_patterns(root)
@@ -683,14 +684,6 @@ def text_as_html(text: str) -> str:
     return "".join(out)
 
 
-def is_description(rel: Path) -> bool:
-    """labs/NN_name/lab.toml, a lab's description: the grader's, like labs/NN_name/test.cu. It holds
-    the oracles (value formulas, access lines) and the hints the judge prints after a wrong
-    answer, on purpose; the site's pages and the handouts built from other files are checked."""
-    n = site.banklab_labs.lab_number(rel.name)
-    return n is not None and rel == Path("grader") / f"lab{n}.toml"
-
-
 def tree_pages(tree: Path, tmp: Path) -> list[Path]:
     """Every text file under `tree` as a page the checker reads: HTML files as they are, any other
     text file one unit per line (escaped). A file under labs/NN_name/ is named like lab NN's page
@@ -699,8 +692,6 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
     for f in sorted(tree.rglob("*")):
         rel = f.relative_to(tree)
         if not f.is_file() or f.is_symlink() or TREE_SKIP_DIRS & set(rel.parts) or f.suffix not in TREE_TEXT:
-            continue
-        if is_description(rel):
             continue
         try:
             text = f.read_text(encoding="utf-8")

@@ -155,6 +155,18 @@ class Lab:
         """solutions/NN_name/answers.toml: every question's answer (absent in the student release)."""
         return self.solution_dir / ANSWERS
 
+    def answers(self) -> dict[str, dict] | None:
+        """solutions/NN_name/answers.toml, parsed: {question name: {"access" | "mask" | "value": ...}};
+        None where the file does not exist (the student release). DescriptionError when it does
+        not parse. (The judge's generator, banklab_gen.py, checks each answer against its question.)"""
+        if not self.answers_path.is_file():
+            return None
+        try:
+            data = tomllib.loads(self.answers_path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise DescriptionError(f"{self.answers_path}: {e}") from e
+        return {k: dict(v) for k, v in data.items() if isinstance(v, dict)}
+
     def cases(self, kind: str) -> list[Path]:
         """The lab's selftest cases of one kind ("bad", "alternatives"), sorted: solutions/NN_name/cases/<kind>/*.patch."""
         return sorted((self.solution_dir / "cases" / kind).glob("*.patch"))
