@@ -693,6 +693,11 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
         rel = f.relative_to(tree)
         if not f.is_file() or f.is_symlink() or TREE_SKIP_DIRS & set(rel.parts) or f.suffix not in TREE_TEXT:
             continue
+        if f.name == site.banklab_labs.DESCRIPTION:
+            # A lab's description is the grader's data, as its code is: the questions' premises,
+            # which the stub's own comments state too. tools/release/check_no_answers.py checks it
+            # for answers (it holds none: they are in solutions/NN_name/answers.toml).
+            continue
         try:
             text = f.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
