@@ -364,19 +364,9 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
   };
 
-  // 1. The device code (from the student's file as it is) compiles while the student's file is
-  // preprocessed on its own and the probe compiles from that text, each in its own sandbox.
+  // 1. The student's file preprocessed on its own, both passes side by side (each in its own
+  // sandbox): the probe's compile, the longest step, waits for them, so they start alone.
   const std::vector<std::string> arch = archs();
-  Step fatbin_build;
-  fatbin_build.argv = fatbin_compile_command(arch);
-  fatbin_build.inputs = inputs;
-  fatbin_build.limits.timeout_s = kCompileTimeoutS;
-  fatbin_build.max_stdout = 64 << 20;
-  // Unsandboxed, the steps share one scratch folder: one after the other.
-  std::future<StepResult> fatbin_result =
-      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
-                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
-  // Both passes' preprocessing, side by side (each in its own sandbox).
   std::vector<Step> pre(2);
   for (const Pass pass : {Pass::Device, Pass::Host}) {
     Step& p = pre[pass == Pass::Device ? 0 : 1];
@@ -394,6 +384,19 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     std::string why;
     if (!student_text(p1[i].out, inside(kStudentInside), own[i], why)) return fail("your file cannot be judged: " + why + ".");
   }
+
+  // The device code (from the student's file as it is) compiles beside the probe's compile, each
+  // in its own sandbox; it has time to spare there, and a file whose preprocessing failed is not
+  // compiled at all. Unsandboxed (the uid sandbox included), the steps share one scratch folder
+  // and one uid: one after the other, after the probe's compile, as run_steps() would run them.
+  Step fatbin_build;
+  fatbin_build.argv = fatbin_compile_command(arch);
+  fatbin_build.inputs = inputs;
+  fatbin_build.limits.timeout_s = kCompileTimeoutS;
+  fatbin_build.max_stdout = 64 << 20;
+  std::future<StepResult> fatbin_result =
+      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
+                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
 
   // 2. The probe: the student's text, then the probe's own code, host side only. Each of nvcc's
   // passes over the probe sees the student's text as that pass sees the student's file (so an
