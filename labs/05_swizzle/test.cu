@@ -180,7 +180,8 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_ASSERT(st.found);
   const std::vector<long long>& s = lab05_desc::size("transpose4", "traced");  // 64 x 256 float4
   const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);
-  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (w / 8) * (h / 32));
+  grader::gpu::announce_model_prediction("transpose_float4", lab05_judge::instructions_of_transpose_float4(),
+                                         (w / 8) * (h / 32));
   BANKLAB_EXPECT(float4_transpose_correct(st, w, h));
 }
 
