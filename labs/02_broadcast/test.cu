@@ -4,6 +4,9 @@
 // from the handout's own channel rule (lanes 8c .. 8c+7 take channel c), never from the
 // student's channel_of(). The staging copy's order lives in the kernel body, so only the trace
 // of the real stores judges it.
+// The "at the model's minimum" tests of each instruction (Lab02Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab02_judge.hpp and lab02_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <cmath>

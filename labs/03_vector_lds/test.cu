@@ -2,6 +2,9 @@
 // quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
 // Never compiled with a student's file: it reads the answers of labs/03_vector_lds/probe.cu and
 // launches the student's compiled kernel.
+// The "at the model's minimum" tests of each instruction (Lab03Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab03_judge.hpp and lab03_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <cstdio>

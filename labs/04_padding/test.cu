@@ -6,6 +6,9 @@
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
+// The "at the model's minimum" tests of each instruction (Lab04Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab04_judge.hpp and lab04_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -8,6 +8,9 @@
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
 //                     transposes, the traced real shared-memory traffic, and the timing targets
+// The "at the model's minimum" tests of each instruction (Lab05Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab05_judge.hpp and lab05_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -9,6 +9,9 @@
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
 //   Lab06OnGpu        the student's kernel on a GPU: the product against the grader's own CPU
 //                     reference, the traced real shared-memory traffic, and the timing target
+// The "at the model's minimum" tests of each instruction (Lab06Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab06_judge.hpp and lab06_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
