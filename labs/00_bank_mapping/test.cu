@@ -1,6 +1,9 @@
 // Judge for lab 00 (bank mapping): the predictions, the tile walk on the CPU, and the GPU tier.
 // Never compiled with a student's file: it reads the answers of labs/00_bank_mapping/probe.cu and
 // launches the student's compiled kernels.
+// The "at the model's minimum" tests of each instruction (Lab00Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab00_judge.hpp and lab00_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,6 +17,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab00_description.hpp"
+#include "grader/lab00_judge.hpp"
 
 namespace {
 
@@ -21,21 +25,6 @@ using banklab::Op;
 using grader::Instruction;
 using grader::answers;
 using grader::instruction;
-
-std::vector<Instruction> tile_stores() {
-  return grader::all_of(answers().access("tile_store"), [](const std::vector<int>& i) {
-    return "warp 0, step " + std::to_string(i[0]) + ": store tile[cell_of(lane, step)]";
-  });
-}
-std::vector<Instruction> partner_loads() {
-  return grader::all_of(answers().access("partner_load"), [](const std::vector<int>& i) {
-    return "warp 0, step " + std::to_string(i[0]) + ": load the partner tile[row][col ^ 1]";
-  });
-}
-
-constexpr const char* kWalkHint =
-    "look at the 32 elements one step touches: a row or a column of the tile? Which index of cell_of() should change "
-    "from lane to lane?";
 
 }  // namespace
 
@@ -74,23 +63,14 @@ TEST(Lab00Layout, EveryElementOfTheTileIsHandledOnce) {
       "the other the step."));
 }
 
-TEST(Lab00Layout, TileStoresAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(tile_stores(), kWalkHint));
-}
-
-TEST(Lab00Layout, PartnerLoadsAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      partner_loads(), "the partner sits next to the element, in the same row: fix the walk in cell_of() and this load "
-                       "follows."));
-}
-
 // ---- GPU tier ---------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kMultiplyKernel{"_ZN5lab0013multiply_by_iEPKfPf",
-                                              "lab00::multiply_by_i(const float* in, float* out)"};
-const grader::gpu::KernelName kReportKernel{"_ZN5lab0012report_banksEPi", "lab00::report_banks(int* out)"};
+const grader::gpu::KernelName kMultiplyKernel{lab00_judge::kernel_multiply_by_i.symbol,
+                                              lab00_judge::kernel_multiply_by_i.readable};
+const grader::gpu::KernelName kReportKernel{lab00_judge::kernel_report_banks.symbol,
+                                            lab00_judge::kernel_report_banks.readable};
 
 struct StudentMultiply {
   grader::gpu::StudentLibrary lib;
@@ -174,9 +154,7 @@ namespace {
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_out(n);
   d_in.upload(in);
-  std::vector<Instruction> warp = tile_stores();
-  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
-  grader::gpu::announce_model_prediction("multiply_by_i", warp, kTiles);
+  grader::gpu::announce_model_prediction("multiply_by_i", lab00_judge::instructions_of_multiply_by_i(), kTiles);
   std::string why;
   if (call({{d_in.get(), n * 4}, {d_out.get(), n * 4}}, &why) != cudaSuccess) return ::testing::AssertionFailure() << why;
   if (auto ok = grader::gpu::FinishesWithin(20.0, "lab00::multiply_by_i"); !ok) return ok;
@@ -223,14 +201,12 @@ TEST(Lab00OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_ASSERT(st.found);
   const int tiles = static_cast<int>(lab00_desc::size("multiply_by_i_tiles", "traced")[0]);
   BANKLAB_ASSERT(st.call(tiles).ready);
-  std::vector<Instruction> warp = tile_stores();
-  for (Instruction& in_ : partner_loads()) warp.push_back(in_);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab00::multiply_by_i (the correctness check's launch, " + std::to_string(tiles) +
           " tiles)",
-      [&] { correct = multiply_correct(st); }, kWalkHint,
-      grader::gpu::work_minimum(warp, tiles),
+      [&] { correct = multiply_correct(st); }, lab00_judge::hint_TileStoresAreConflictFree,
+      grader::gpu::work_minimum(lab00_judge::instructions_of_multiply_by_i(), tiles),
       "per tile: 32 stores and 32 partner loads of a warp"));
   BANKLAB_EXPECT(correct);
 }
@@ -272,10 +248,10 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
 
 TEST(Lab00OnGpu, TileStoresMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(tile_stores()[7]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab00_judge::tile_store()[7]));
 }
 
 TEST(Lab00OnGpu, PartnerLoadsMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(partner_loads()[7]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab00_judge::partner_load()[7]));
 }

@@ -1,6 +1,9 @@
 // Judge for lab 01 (the 32-way conflict): the stride predictions, the row-sum tile on the CPU,
 // and the GPU tier. Never compiled with a student's file: it reads the answers of
 // labs/01_32way_conflict/probe.cu and launches the student's compiled kernel.
+// The "at the model's minimum" tests of each instruction (Lab01Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab01_judge.hpp and lab01_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +18,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab01_description.hpp"
+#include "grader/lab01_judge.hpp"
 
 namespace {
 
@@ -22,22 +26,6 @@ using banklab::Op;
 using grader::Instruction;
 using grader::answers;
 using grader::instruction;
-
-constexpr const char* kRowSumHint =
-    "the 32 lanes read 32 different rows at the same column: word = row * kRowStride + col. Either make the rows "
-    "start in different banks (kRowStride; see the stride predictions), or let each lane visit the columns of its row "
-    "in a different order (walk_col).";
-
-std::vector<Instruction> staging_stores() {
-  return grader::all_of(answers().access("staging_store"), [](const std::vector<int>& i) {
-    return "warp 0: store row " + std::to_string(i[0]) + " of the tile (tile[r][lane])";
-  });
-}
-std::vector<Instruction> row_sum_loads() {
-  return grader::all_of(answers().access("row_sum_load"), [](const std::vector<int>& i) {
-    return "warp 0, step " + std::to_string(i[0]) + ": load tile[lane][walk_col(lane, step)] (lane i adds up row i)";
-  });
-}
 
 }  // namespace
 
@@ -61,21 +49,11 @@ TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {
   }
 }
 
-TEST(Lab01Layout, StagingStoresAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(staging_stores(),
-                                                "a row of the tile is consecutive floats; keep kRowStride at least "
-                                                "TILE_DIM."));
-}
-
-TEST(Lab01Layout, RowSumLoadsAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(row_sum_loads(), kRowSumHint));
-}
-
 // ---- GPU tier ---------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kRowSumsKernel{"_ZN5lab018row_sumsEPKfPf", "lab01::row_sums(const float* in, float* sums)"};
+const grader::gpu::KernelName kRowSumsKernel{lab01_judge::kernel_row_sums.symbol, lab01_judge::kernel_row_sums.readable};
 
 struct StudentRowSums {
   grader::gpu::StudentLibrary lib;
@@ -127,9 +105,7 @@ std::vector<float> row_sums_of(const std::vector<float>& in) {
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_sums(kRows);
   d_in.upload(in);
-  std::vector<Instruction> warp = staging_stores();
-  for (Instruction& i : row_sum_loads()) warp.push_back(i);
-  grader::gpu::announce_model_prediction("row_sums", warp, kRows / 32);
+  grader::gpu::announce_model_prediction("row_sums", lab01_judge::instructions_of_row_sums(), kRows / 32);
   std::string why;
   if (call({{d_in.get(), n * 4}, {d_sums.get(), kRows * 4u}}, &why) != cudaSuccess)
     return ::testing::AssertionFailure() << why;
@@ -155,13 +131,11 @@ TEST(Lab01OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_ASSERT(st.found);
   const int rows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
   BANKLAB_ASSERT(st.call(rows).ready);
-  std::vector<Instruction> warp = staging_stores();
-  for (Instruction& i : row_sum_loads()) warp.push_back(i);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab01::row_sums (the correctness check's launch, " + std::to_string(rows) + " rows)",
-      [&] { correct = row_sums_correct(st); }, kRowSumHint,
-      grader::gpu::work_minimum(warp, rows / 32),
+      [&] { correct = row_sums_correct(st); }, lab01_judge::hint_RowSumLoadsAreConflictFree,
+      grader::gpu::work_minimum(lab01_judge::instructions_of_row_sums(), rows / 32),
       "per 32 rows: 32 staging stores and 32 row-sum loads of a warp"));
   BANKLAB_EXPECT(correct);
 }
@@ -192,10 +166,10 @@ TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
 
 TEST(Lab01OnGpu, StagingStoresMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(staging_stores()[5]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab01_judge::staging_store()[5]));
 }
 
 TEST(Lab01OnGpu, RowSumLoadsMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(row_sum_loads()[5]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab01_judge::row_sum_load()[5]));
 }

@@ -4,6 +4,9 @@
 // from the handout's own channel rule (lanes 8c .. 8c+7 take channel c), never from the
 // student's channel_of(). The staging copy's order lives in the kernel body, so only the trace
 // of the real stores judges it.
+// The "at the model's minimum" tests of each instruction (Lab02Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab02_judge.hpp and lab02_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,6 +21,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab02_description.hpp"
+#include "grader/lab02_judge.hpp"
 
 namespace {
 
@@ -28,17 +32,6 @@ using grader::instruction;
 
 // The handout's contract: 4 channels of 32 coefficients, 8 lanes per channel, 128 threads a block.
 constexpr int kChannels = 4, kTerms = 32, kLanesPerChannel = 8, kBlockThreads = 128;
-
-std::vector<Instruction> table_loads() {
-  return grader::all_of(answers().access("table_load"), [](const std::vector<int>& i) {
-    return "warp 0, term " + std::to_string(i[0]) + ": load table[coef_index(channel_of(lane), t)] (8 lanes per "
-           "channel share a word)";
-  });
-}
-
-constexpr const char* kTableHint =
-    "the 8 lanes of a channel share one word for free; the 4 channels' words must sit in 4 different banks. Where are "
-    "coefficient t of channel 0 and of channel 1?";
 
 }  // namespace
 
@@ -64,16 +57,12 @@ TEST(Lab02Layout, LanesKeepTheHandoutsChannels) {
                             "coefficient instead.";
 }
 
-TEST(Lab02Layout, CoefficientLoadsAreConflictFreeBroadcasts) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(table_loads(), kTableHint));
-}
-
 // ---- GPU tier ---------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kEvalKernel{"_ZN5lab0213eval_channelsEPKfS1_Pf",
-                                          "lab02::eval_channels(const float* x, const float* coefs, float* y)"};
+const grader::gpu::KernelName kEvalKernel{lab02_judge::kernel_eval_channels.symbol,
+                                          lab02_judge::kernel_eval_channels.readable};
 
 struct StudentEval {
   grader::gpu::StudentLibrary lib;
@@ -131,7 +120,7 @@ namespace {
   grader::gpu::GuardedBuffer<float> d_y(x.size());
   d_x.upload(x);
   d_coefs.upload(coefs);
-  grader::gpu::announce_model_prediction("eval_channels", table_loads(), n / 32, false);
+  grader::gpu::announce_model_prediction("eval_channels", lab02_judge::table_load(), n / 32, false);
   std::string why;
   if (call({{d_x.get(), x.size() * 4}, {d_coefs.get(), coefs.size() * 4}, {d_y.get(), x.size() * 4}}, &why) !=
       cudaSuccess)
@@ -161,12 +150,12 @@ TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_ASSERT(call.ready);
   // The work: kTerms coefficient loads per warp, and each block stages the table once (one
   // 4-byte store per coefficient: kTableFloats / 32 warp stores at 1 wavefront).
-  const long long work = grader::gpu::work_minimum(table_loads(), n / 32) + call.blocks() * (kChannels * kTerms / 32);
+  const long long work = grader::gpu::work_minimum(lab02_judge::table_load(), n / 32) + call.blocks() * (kChannels * kTerms / 32);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab02::eval_channels (the correctness check's launch, " + std::to_string(n) + " samples)",
       [&] { correct = eval_correct(st); },
-      std::string(kTableHint) + " The staging copy is judged too: thread by thread, which word of the table does "
+      std::string(lab02_judge::hint_CoefficientLoadsAreConflictFreeBroadcasts) + " The staging copy is judged too: thread by thread, which word of the table does "
                                 "each store write, and are a warp's 32 words in 32 banks?",
       work, "per warp: 32 coefficient loads; per block: staging the 128-float table"));
   BANKLAB_EXPECT(correct);
@@ -196,5 +185,5 @@ TEST(Lab02OnGpu, EvaluationMeetsTheKernelTimingTarget) {
 
 TEST(Lab02OnGpu, CoefficientLoadsMeetTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(table_loads()[5]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab02_judge::table_load()[5]));
 }

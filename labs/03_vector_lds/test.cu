@@ -2,6 +2,9 @@
 // quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
 // Never compiled with a student's file: it reads the answers of labs/03_vector_lds/probe.cu and
 // launches the student's compiled kernel.
+// The "at the model's minimum" tests of each instruction (Lab03Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab03_judge.hpp and lab03_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,6 +19,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab03_description.hpp"
+#include "grader/lab03_judge.hpp"
 
 namespace {
 
@@ -25,23 +29,6 @@ using grader::answers;
 
 Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(int)) {
   return grader::instruction(what, op, width, offset);
-}
-
-std::vector<Instruction> staging_stores() {
-  const long long threads = answers().value("kThreads");
-  return grader::all_of(answers().access("staging_store"), [threads](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", staging store k = " + std::to_string(i[1]) +
-           " (lane l writes member e % 2 of pair e / 2, e = " + std::to_string(threads * i[1] + 32 * i[0]) + " + l)";
-  });
-}
-std::vector<Instruction> member_loads(int member) {
-  std::vector<Instruction> out;
-  for (Instruction& in : grader::all_of(answers().access("member_load"), [](const std::vector<int>& i) {
-         return "warp " + std::to_string(i[0]) + ": load " + (i[1] ? "b" : "a") + " of pair " + std::to_string(32 * i[0]) +
-                " + lane";
-       }))
-    if ((in.what.find(": load b") != std::string::npos) == (member == 1)) out.push_back(std::move(in));
-  return out;
 }
 
 }  // namespace
@@ -76,30 +63,12 @@ TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
       "slot", "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout."));
 }
 
-TEST(Lab03Layout, StagingStoresAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      staging_stores(), "a 16-byte store is served in quarter-warps of 8 lanes; here each quarter-warp writes the a and "
-                        "the b of 4 pairs. Which banks do those 4 a's and 4 b's use in your layout?"));
-}
-
-TEST(Lab03Layout, LoadsOfAAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      member_loads(0), "lanes 0-7 of a quarter-warp need 8 x 4 = 32 words: all 32 banks, once each. How far apart are "
-                       "the a's of consecutive pairs in your layout?"));
-}
-
-TEST(Lab03Layout, LoadsOfBAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      member_loads(1), "the same question for the b's: how far apart are the b's of consecutive pairs?"));
-}
-
 // ---- on the GPU -------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kDeinterleaveKernel{
-    "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i",
-    "lab03::deinterleave(float4* a_out, float4* b_out, const float4* in, int pairs)"};
+const grader::gpu::KernelName kDeinterleaveKernel{lab03_judge::kernel_deinterleave.symbol,
+                                                  lab03_judge::kernel_deinterleave.readable};
 
 struct StudentDeinterleave {
   grader::gpu::StudentLibrary lib;
@@ -150,13 +119,6 @@ Instruction pair_shared_float4_load() {
 
 namespace {
 
-std::vector<Instruction> block_instructions() {
-  std::vector<Instruction> block = staging_stores();
-  for (Instruction& i : grader::all_of(answers().access("member_load"), [](const std::vector<int>&) { return std::string(); }))
-    block.push_back(i);
-  return block;
-}
-
 // The correctness check: the student's launcher's launches for kCorrectPairs pairs, guarded
 // outputs, every element against the grader's. The traced test traces this very launch.
 ::testing::AssertionResult deinterleave_correct(const StudentDeinterleave& st) {
@@ -169,7 +131,7 @@ std::vector<Instruction> block_instructions() {
   grader::gpu::DeviceBuffer<float> d_in(in.size());
   grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
   d_in.upload(in);
-  grader::gpu::announce_model_prediction("deinterleave", block_instructions(), pairs / 256);
+  grader::gpu::announce_model_prediction("deinterleave", lab03_judge::instructions_of_deinterleave(), pairs / 256);
   std::string why;
   if (call({{d_a.get(), a.size() * 4}, {d_b.get(), b.size() * 4}, {d_in.get(), in.size() * 4}}, &why) != cudaSuccess)
     return ::testing::AssertionFailure() << why;
@@ -205,7 +167,7 @@ TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
       [&] { correct = deinterleave_correct(st); },
       "a 16-byte access is served in quarter-warps: each quarter-warp's 8 lanes must use 8 different groups of 4 "
       "banks, for the stores and for both loads.",
-      grader::gpu::work_minimum(block_instructions(), pairs / per_block),
+      grader::gpu::work_minimum(lab03_judge::instructions_of_deinterleave(), pairs / per_block),
       "per block: the staging stores and the loads of a and b, 16 bytes a lane, at full warps"));
   BANKLAB_EXPECT(correct);
 }
@@ -242,17 +204,17 @@ TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
 
 TEST(Lab03OnGpu, StagingStoreMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(staging_stores()[2]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::staging_store()[2]));
 }
 
 TEST(Lab03OnGpu, LoadOfAMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(0)[1]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, 0})[1]));
 }
 
 TEST(Lab03OnGpu, LoadOfBMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(member_loads(1)[1]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, 1})[1]));
 }
 
 // The handout's point about the counter: this load shows 2 "bank conflicts" in Nsight Compute,

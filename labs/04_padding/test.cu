@@ -6,6 +6,9 @@
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
+// The "at the model's minimum" tests of each instruction (Lab04Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab04_judge.hpp and lab04_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,6 +23,7 @@
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab04_description.hpp"
+#include "grader/lab04_judge.hpp"
 #include "grader/tiled_transpose.cuh"
 
 namespace {
@@ -29,9 +33,6 @@ using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
-
-using grader::transpose::column_reads;
-using grader::transpose::row_writes;
 
 // Column c of a tile of `elem`-byte elements whose rows are `row_bytes` long: lane i reads row i.
 Instruction column_of(const std::string& what, int elem, int row_bytes, int c = 0) {
@@ -50,10 +51,6 @@ int smallest_conflict_free_pad_bytes(int elem, int step) {
   return -1;
 }
 
-constexpr const char* kColumnHint =
-    "lane i reads row i. Row i starts (32 + kPad) * i words in: how many banks apart are two consecutive rows, and "
-    "for which kPad do 32 rows land in 32 different banks?";
-
 }  // namespace
 
 // ---- the layout -------------------------------------------------------------------------------
@@ -64,15 +61,6 @@ TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
       "lab04::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
       [&](int e) { return t.at({e / 32, e % 32}); }, "element",
       "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."));
-}
-
-TEST(Lab04Layout, RowWritesOfTheTileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      row_writes(), "a row write must stay conflict-free: keep consecutive columns of a row in consecutive words."));
-}
-
-TEST(Lab04Layout, ColumnReadsOfTheTileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(column_reads(), kColumnHint));
 }
 
 TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {
@@ -88,10 +76,12 @@ TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {
 
 namespace {
 
-const grader::gpu::KernelName kTransposeKernel{"_ZN5lab0416transpose_paddedEPfPKfii",
-                                               "lab04::transpose_padded(float* odata, const float* idata, int width, int height)"};
+const grader::gpu::KernelName kTransposeKernel{lab04_judge::kernel_transpose_padded.symbol,
+                                               lab04_judge::kernel_transpose_padded.readable};
 
-grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
+grader::transpose::StudentTranspose student_transpose() {
+  return grader::transpose::StudentTranspose(kTransposeKernel, lab04_judge::instructions_of_transpose_padded);
+}
 
 void check_transpose(int width, int height) {
   const grader::transpose::StudentTranspose st = student_transpose();
@@ -124,7 +114,7 @@ TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab04::transpose_padded (the correctness check's launch, 96 x 256)",
       [&] { correct = grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", w, h); },
-      kColumnHint, grader::gpu::work_minimum(grader::transpose::block_instructions(), (w / 32) * (h / 32)),
+      lab04_judge::hint_ColumnReadsOfTheTileAreConflictFree, grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)),
       "per 32 x 32 tile: its row writes and column reads, 4 bytes a lane, at full warps"));
   BANKLAB_EXPECT(correct);
 }
@@ -137,12 +127,12 @@ TEST(Lab04OnGpu, TransposeMeetsTheKernelTimingTarget) {
 
 TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(row_writes()[0]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab04_judge::row_write()[0]));
 }
 
 TEST(Lab04OnGpu, ColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(column_reads()[0]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab04_judge::column_read()[0]));
 }
 
 TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {

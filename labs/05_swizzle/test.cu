@@ -8,6 +8,9 @@
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
 //                     transposes, the traced real shared-memory traffic, and the timing targets
+// The "at the model's minimum" tests of each instruction (Lab05Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab05_judge.hpp and lab05_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,6 +25,7 @@
 #include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab05_description.hpp"
+#include "grader/lab05_judge.hpp"
 #include "grader/tiled_transpose.cuh"
 
 namespace {
@@ -31,28 +35,6 @@ using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
-
-using grader::transpose::column_reads;
-using grader::transpose::row_writes;
-std::vector<Instruction> chunk_row_writes() {
-  return grader::all_of(answers().access("chunk_row_write"), [](const std::vector<int>& i) {
-    return "float4 tile, warp " + std::to_string(i[0]) + ": store chunk (lane % 8) of row " +
-           std::to_string(4 * i[0]) + " + lane / 8 (row write, 16 bytes per lane)";
-  });
-}
-std::vector<Instruction> chunk_column_reads() {
-  return grader::all_of(answers().access("chunk_column_read"), [](const std::vector<int>& i) {
-    return "float4 tile, warp " + std::to_string(i[0]) + ": load chunk " + std::to_string(i[0]) +
-           " of row lane (column read, 16 bytes per lane)";
-  });
-}
-
-constexpr const char* kColumnHint =
-    "lane i reads column c of row i; the bank is the column where row i stores c. Make that stored column "
-    "depend on the row, differently for each of the 32 rows.";
-constexpr const char* kChunkHint =
-    "the 8 lanes of a quarter-warp read one chunk of 8 consecutive rows. Which chunk each row stores it in must "
-    "differ across any 8 consecutive rows (the handout's bit diagram shows which bits of the offset can do that).";
 
 }  // namespace
 
@@ -72,16 +54,6 @@ TEST(Lab05Layout, TheFloatTileHasNoPadding) {
       << "kTileFloats = " << constant("kTileFloats") << ": this lab's tile is exactly 32 x 32 floats. Padding (lab 04) "
       << "works, but here the column read must become conflict-free by permuting where each row stores its "
       << "elements, at no cost in shared memory.";
-}
-
-TEST(Lab05Layout, RowWritesOfTheTileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      row_writes(), "the 32 columns of one row must still land in 32 different banks: permute a row's columns, keep "
-                    "them inside the row."));
-}
-
-TEST(Lab05Layout, ColumnReadsOfTheTileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(column_reads(), kColumnHint));
 }
 
 // ---- the float4 tile --------------------------------------------------------------------------
@@ -121,28 +93,18 @@ TEST(Lab05Layout, TheFloat4TileHasNoPadding) {
       << "Make the column read conflict-free by permuting the chunks of each row.";
 }
 
-TEST(Lab05Layout, ChunkRowWritesAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      chunk_row_writes(), "each quarter-warp writes the 8 chunks of one row: they must stay 8 different chunks of that "
-                          "row."));
-}
-
-TEST(Lab05Layout, ChunkColumnReadsAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(chunk_column_reads(), kChunkHint));
-}
-
 // ---- on the GPU -------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kTransposeKernel{
-    "_ZN5lab0518transpose_swizzledEPfPKfii",
-    "lab05::transpose_swizzled(float* odata, const float* idata, int width, int height)"};
-const grader::gpu::KernelName kTranspose4Kernel{
-    "_ZN5lab0516transpose_float4EP6float4PKS0_ii",
-    "lab05::transpose_float4(float4* odata, const float4* idata, int width, int height)"};
+const grader::gpu::KernelName kTransposeKernel{lab05_judge::kernel_transpose_swizzled.symbol,
+                                               lab05_judge::kernel_transpose_swizzled.readable};
+const grader::gpu::KernelName kTranspose4Kernel{lab05_judge::kernel_transpose_float4.symbol,
+                                                lab05_judge::kernel_transpose_float4.readable};
 
-grader::transpose::StudentTranspose student_transpose() { return grader::transpose::StudentTranspose(kTransposeKernel); }
+grader::transpose::StudentTranspose student_transpose() {
+  return grader::transpose::StudentTranspose(kTransposeKernel, lab05_judge::instructions_of_transpose_swizzled);
+}
 
 // The grader's float4 transpose: row r keeps chunk c at chunk (c + r) % 8.
 __global__ void reference_transpose4(float4* odata, const float4* idata, int width, int height) {
@@ -175,12 +137,6 @@ std::vector<float> float4_transpose(const std::vector<float>& in, int width, int
       for (int k = 0; k < 4; ++k)
         expected[(static_cast<std::size_t>(c) * height + r) * 4 + k] = in[(static_cast<std::size_t>(r) * width + c) * 4 + k];
   return expected;
-}
-
-std::vector<Instruction> float4_block() {
-  std::vector<Instruction> block = chunk_row_writes();
-  for (Instruction& i : chunk_column_reads()) block.push_back(i);
-  return block;
 }
 
 void check_transpose(int width, int height) {
@@ -227,7 +183,8 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_ASSERT(st.found);
   const std::vector<long long>& s = lab05_desc::size("transpose4", "traced");  // 64 x 256 float4
   const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);
-  grader::gpu::announce_model_prediction("transpose_float4", float4_block(), (w / 8) * (h / 32));
+  grader::gpu::announce_model_prediction("transpose_float4", lab05_judge::instructions_of_transpose_float4(),
+                                         (w / 8) * (h / 32));
   BANKLAB_EXPECT(float4_transpose_correct(st, w, h));
 }
 
@@ -244,8 +201,8 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   BANKLAB_ASSERT(st.call(w, h).ready);
   BANKLAB_ASSERT(st4.call(w4, h4).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
-  const long long work = grader::gpu::work_minimum(grader::transpose::block_instructions(), (w / 32) * (h / 32)) +
-                         grader::gpu::work_minimum(float4_block(), (w4 / 8) * (h4 / 32));
+  const long long work = grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)) +
+                         grader::gpu::work_minimum(lab05_judge::instructions_of_transpose_float4(), (w4 / 8) * (h4 / 32));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab05::transpose_swizzled (96 x 256) and lab05::transpose_float4 (256 x 64 float4), the correctness checks' "
       "launches",
@@ -253,7 +210,8 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
         correct = grader::transpose::IsCorrect(st, "transpose_swizzled", "lab05::transpose_swizzled", w, h);
         correct4 = float4_transpose_correct(st4, w4, h4);
       },
-      std::string(kColumnHint) + " For the float4 tile: " + kChunkHint, work,
+      std::string(lab05_judge::hint_ColumnReadsOfTheTileAreConflictFree) + " For the float4 tile: " +
+          lab05_judge::hint_ChunkColumnReadsAreConflictFree, work,
       "per tile of each kernel: its row writes and column reads at full warps"));
   BANKLAB_EXPECT(correct);
   BANKLAB_EXPECT(correct4);
@@ -289,12 +247,12 @@ TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
 
 TEST(Lab05OnGpu, ColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(column_reads()[5]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab05_judge::column_read()[5]));
 }
 
 TEST(Lab05OnGpu, ChunkColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(chunk_column_reads()[3]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab05_judge::chunk_column_read()[3]));
 }
 
 TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {

@@ -9,6 +9,9 @@
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
 //   Lab06OnGpu        the student's kernel on a GPU: the product against the grader's own CPU
 //                     reference, the traced real shared-memory traffic, and the timing target
+// The "at the model's minimum" tests of each instruction (Lab06Layout, from lab.toml's
+// at_minimum), the instructions' labels and the kernels' symbols are generated from the
+// description: grader/lab06_judge.hpp and lab06_questions_test.cpp (tools/lablib/banklab_gen.py).
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
@@ -24,6 +27,7 @@
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab06_description.hpp"
+#include "grader/lab06_judge.hpp"
 #include "grader/launch_calls.hpp"
 
 namespace {
@@ -33,37 +37,6 @@ using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
-
-std::vector<Instruction> tile_stores() {
-  return grader::all_of(answers().access("tile_store"), [](const std::vector<int>& i) {
-    return std::string(i[0] == 0 ? "A" : "B") + "'s tile, warp " + std::to_string(i[1]) + ", pass " +
-           std::to_string(i[2]) + ": store chunk (lane % 8) of row " + std::to_string(4 * i[1] + 16 * i[2]) +
-           " + lane / 8 (16 bytes per lane)";
-  });
-}
-std::vector<Instruction> a_loads() {
-  return grader::all_of(answers().access("a_ldmatrix"), [](const std::vector<int>& i) {
-    const int row = 32 * (i[0] / 2) + 16 * i[2];
-    return "A's tile, warp " + std::to_string(i[0]) + ", k step " + std::to_string(i[1]) + ": ldmatrix.x4 of rows " +
-           std::to_string(row) + "-" + std::to_string(row + 15) + ", chunks " + std::to_string(2 * i[1]) + " and " +
-           std::to_string(2 * i[1] + 1) + " (lane l: row " + std::to_string(row) + " + l % 16, chunk " +
-           std::to_string(2 * i[1]) + " + l / 16)";
-  });
-}
-std::vector<Instruction> b_loads() {
-  return grader::all_of(answers().access("b_ldmatrix"), [](const std::vector<int>& i) {
-    const int row = 32 * (i[0] % 2) + 16 * i[2];
-    return "B's tile, warp " + std::to_string(i[0]) + ", k step " + std::to_string(i[1]) + ": ldmatrix.x4 of rows " +
-           std::to_string(row) + "-" + std::to_string(row + 15) + ", chunks " + std::to_string(2 * i[1]) + " and " +
-           std::to_string(2 * i[1] + 1) + " (lane l: row " + std::to_string(row) + " + 8 (l / 16) + l % 8, chunk " +
-           std::to_string(2 * i[1]) + " + (l / 8) % 2)";
-  });
-}
-
-constexpr const char* kLoadHint =
-    "the 8 lanes of one matrix give 8 consecutive rows at one chunk. Where each row stores that chunk must differ "
-    "across any 8 consecutive rows (lab 05's float4 tile had the same problem): which bits of row * 128 + chunk * 16 "
-    "hold the chunk, and which the low bits of the row?";
 
 // Lab 06 teaches ldmatrix: fragments loaded another way (scalar LDS from the same swizzled tile
 // can be conflict-free too) do not do what the lab asks.
@@ -126,27 +99,12 @@ TEST(Lab06Layout, TheTileHasAtMostSixteenBytesOfPaddingPerRow) {
                                       "bytes per row. Shared memory a block does not need costs blocks per SM.";
 }
 
-TEST(Lab06Layout, TileStoresAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(
-      tile_stores(), "a quarter-warp stores the 8 chunks of one row: they must stay 8 different chunks, in 8 different "
-                     "groups of 4 banks."));
-}
-
-TEST(Lab06Layout, LdmatrixLoadsOfTheATileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(a_loads(), kLoadHint));
-}
-
-TEST(Lab06Layout, LdmatrixLoadsOfTheBTileAreConflictFree) {
-  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(b_loads(), kLoadHint));
-}
-
 // ---- on the GPU -------------------------------------------------------------------------------
 
 namespace {
 
-const grader::gpu::KernelName kGemmKernel{
-    "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii",
-    "lab06::gemm_ldmatrix(float* c, const __half* a, const __half* b, int m, int n, int k)"};
+const grader::gpu::KernelName kGemmKernel{lab06_judge::kernel_gemm_ldmatrix.symbol,
+                                          lab06_judge::kernel_gemm_ldmatrix.readable};
 
 struct StudentGemm {
   grader::gpu::StudentLibrary lib;
@@ -241,14 +199,6 @@ std::vector<__half> random_halves(std::size_t n) {
   return v;
 }
 
-// The instructions of one step of 64 along k of one block, as the probe describes them.
-std::vector<Instruction> step_instructions() {
-  std::vector<Instruction> step = tile_stores();
-  for (Instruction& i : a_loads()) step.push_back(i);
-  for (Instruction& i : b_loads()) step.push_back(i);
-  return step;
-}
-
 // c = a * b^T on the CPU (exact: see random_halves).
 std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
   std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0f);
@@ -274,7 +224,8 @@ std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<_
   db.upload(b);
   // For ncu's op_ld/op_st wavefront counters: op_ld counts the LDSM wavefronts (measured on the
   // H200: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's).
-  const std::vector<Instruction> step = step_instructions();
+  // The instructions of one step of 64 along k of one block, as the probe describes them.
+  const std::vector<Instruction> step = lab06_judge::instructions_of_gemm_ldmatrix();
   const long long steps = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
   grader::gpu::announce_model_prediction(
       "gemm_ldmatrix", steps * (grader::total_wavefronts(step, Op::Load) + grader::total_wavefronts(step, Op::LoadMatrix)),
@@ -316,11 +267,11 @@ TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
   const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
   BANKLAB_ASSERT(st.call(m, n, k).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
-  const long long work = grader::gpu::work_minimum(step_instructions(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
+  const long long work = grader::gpu::work_minimum(lab06_judge::instructions_of_gemm_ldmatrix(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab06::gemm_ldmatrix (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
           "), the correctness check's launch",
-      [&] { correct = product_correct(st, m, n, k); }, kLoadHint, work,
+      [&] { correct = product_correct(st, m, n, k); }, lab06_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree, work,
       "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps",
       grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix",
                                    static_cast<long long>(m / 64) * (n / 64) * (k / 64), kLdmatrixHint)));

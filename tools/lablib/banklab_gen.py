@@ -11,7 +11,18 @@ writes, only when their text changes:
                                  every constant, table, instruction, prediction and launcher call,
                                  each calling a function that labs/05_swizzle/probe.cu defines
   OUTDIR/lab05_questions_test.cpp one TEST(Lab05Predictions, <test>) per question, each calling
-                                 grader::AnswersQuestion (grader/judge/checks.cpp)
+                                 grader::AnswersQuestion (grader/judge/checks.cpp), and one
+                                 TEST(Lab05Layout, <test>) per `at_minimum` of an instruction, each
+                                 calling grader::AllAtMinimumWavefronts
+  OUTDIR/grader/lab05_judge.hpp  the judge's view of the description (never the probe's): each
+                                 instruction's warp instructions as the probe tabulated them, named by
+                                 its `label` (lab05_judge::row_write()), each [[kernels]] entry's
+                                 compiled name (lab05_judge::kernel_transpose_swizzled), the hints
+
+    banklab_gen.py --mangle NAMESPACE KERNEL "PARAMS"   prints the symbol a __global__ function gets
+    banklab_gen.py --list-tests labs/05_swizzle/lab.toml prints the tests generated from the description
+    banklab_gen.py --driver [--check]   writes (or checks) tools/trace/tests/lab_driver_labs.inc, the
+                                        trace driver's table of every lab's launches
 
 The description is checked first: an unknown, missing or ill-typed key, a bad op or width, an
 expression that does not parse, a duplicate name, a question out of its place: the build fails
@@ -42,11 +53,20 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # key: (type, required). Types: str, int, list-of-str, ...
 TOP = {"title": (str, True), "summary": (str, True),
        "namespace": (str, True), "points": (dict, True), "selftest": (dict, False), "probe": (dict, True), "tables": ("tables", True),
-       "instructions": ("tables", True), "launches": ("tables", True), "questions": ("tables", True)}
+       "instructions": ("tables", True), "launches": ("tables", True), "questions": ("tables", True),
+       "kernels": ("tables", False)}
 PROBE = {"constants": ("strs", True)}
 TABLE = {"name": (str, True), "dims": ("dims", True)}
 INSTRUCTION = {"name": (str, True), "kernel": (str, True), "op": (str, True), "width": (int, True),
-               "dims": ("dims", True), "what": (str, True)}
+               "dims": ("dims", True), "what": (str, True), "index": ("strs", False), "label": (str, False),
+               "at_minimum": ("at_minimum", False)}
+# One "at the model's minimum" test of an instruction: TEST(LabNNLayout, <test>), every warp
+# instruction of the table (or those whose indices `only` fixes) valid and at the model's minimum,
+# failing with `hint` (or with the hint of the at_minimum test `hint_of`, above).
+AT_MINIMUM = {"test": (str, True), "hint": (str, False), "hint_of": (str, False), "only": (dict, False)}
+# A kernel the GPU tier finds in the student's compiled code: its parameters as kernel.cu declares
+# them give its symbol (Itanium mangling, mangle() below).
+KERNEL = {"name": (str, True), "params": (str, True)}
 LAUNCH = {"launcher": (str, True), "kernel": (str, True), "sizes": ("sizes", True), "roles": ("strs", False)}
 QUESTION = {"name": (str, True), "test": (str, True), "asks": (str, True), "what": (str, False), "hint": (str, True),
             "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False)}
@@ -122,11 +142,14 @@ def check_keys(where, table, schema):
               "dims": lambda v: isinstance(v, list) and len(v) >= 1 and all(isinstance(s, (str, int)) for s in v),
               "sizes": lambda v: isinstance(v, list) and len(v) >= 1 and all(
                   isinstance(s, list) and len(s) >= 1 and all(type(n) is int and n > 0 for n in s) for s in v),
-              "tables": lambda v: isinstance(v, list)}[typ](v)
+              "tables": lambda v: isinstance(v, list),
+              "at_minimum": lambda v: isinstance(v, dict) or (isinstance(v, list) and len(v) >= 1 and all(
+                  isinstance(t, dict) for t in v))}[typ](v)
         if not ok:
             what = {str: "a string", int: "an integer", dict: "a table", "strs": "a list of strings",
                     "ints": "a list of integers", "dims": "a non-empty list of C++ expressions (strings)",
-                    "sizes": "a non-empty list of lists of positive integers", "tables": "an array of tables"}[typ]
+                    "sizes": "a non-empty list of lists of positive integers", "tables": "an array of tables",
+                    "at_minimum": "a table { test = \"...\", hint = \"...\" } or a list of them"}[typ]
             raise DescriptionError(f"{where}: key {k!r} must be {what}")
 
 
@@ -172,6 +195,23 @@ def check(d, answers=None):
         if t["width"] not in OPS[t["op"]]:
             raise DescriptionError(f"{w}: key 'width' = {t['width']}: {t['op']} takes {', '.join(map(str, OPS[t['op']]))}")
     unique("[[instructions]]", [t["name"] for t in d["instructions"]], "instructions")
+    check_instruction_tests(d)
+    d["kernels"] = d.get("kernels", [])
+    for n, k in enumerate(d["kernels"], 1):
+        w = f"[[kernels]] #{n} ({k.get('name', '?')})"
+        check_keys(w, k, KERNEL)
+        identifier(w, "name", k["name"])
+        try:
+            k["symbol"] = mangle(d["namespace"], k["name"], k["params"])
+        except DescriptionError as e:
+            raise DescriptionError(f"{w}: key 'params': {e}") from None
+    unique("[[kernels]]", [k["name"] for k in d["kernels"]], "kernels")
+    known = {k["name"] for k in d["kernels"]}
+    if known:
+        for t in d["instructions"] + d["launches"]:
+            if t["kernel"] not in known:
+                raise DescriptionError(f"kernel {t['kernel']!r} (of {t.get('name', t.get('launcher'))}) has no [[kernels]] "
+                                       f"entry: add one with name = {t['kernel']!r} and its params as kernel.cu declares them")
     for n, t in enumerate(d["launches"], 1):
         w = f"[[launches]] #{n} ({t.get('launcher', '?')})"
         check_keys(w, t, LAUNCH)
@@ -280,6 +320,278 @@ def what_parts(text, has_x):
         raise DescriptionError("unmatched { or }")
     parts.append(text[pos:])
     return [p for p in parts if p != ""]
+
+
+# ---- the judge's tests of the instructions -------------------------------------------------------
+
+def label_parts(text, variables):
+    """'warp {w}, row {4 * w}: {t: A|B}' -> ['warp ', ('expr', 'w'), ...]; ('pick', 't', ['A', 'B'])
+    for a word picked by the expression's value (0 -> the first)."""
+    parts, pos = [], 0
+    for m in re.finditer(r"\{([^{}]*)\}", text):
+        inner = m.group(1)
+        expr, sep, words = inner.partition(":")
+        parse_expr(expr, variables)
+        parts.append(text[pos:m.start()])
+        if sep:
+            ws = [x.strip() for x in words.split("|")]
+            if len(ws) < 2 or any(not x for x in ws):
+                raise DescriptionError(f"{{{inner}}}: after ':' come the words to pick from, separated by '|' "
+                                       "(\"{t: A|B}\" says A where t is 0, B where it is 1)")
+            parts.append(("pick", expr.strip(), ws))
+        else:
+            parts.append(("expr", expr.strip()))
+        pos = m.end()
+    if "{" in text[pos:] or "}" in text[pos:]:
+        raise DescriptionError("unmatched { or }")
+    parts.append(text[pos:])
+    return [p for p in parts if p != ""]
+
+
+def at_minimum_tests(t):
+    a = t.get("at_minimum", [])
+    return [a] if isinstance(a, dict) else a
+
+
+def check_instruction_tests(d):
+    """index, label and at_minimum of each instruction (see the description's format comment)."""
+    consts = d["constants"]
+    tests, hints = {}, {}
+    for n, t in enumerate(d["instructions"], 1):
+        w = f"[[instructions]] #{n} ({t['name']})"
+        index = t.get("index")
+        if index is not None:
+            if len(index) != len(t["dims"]):
+                raise DescriptionError(f"{w}: key 'index' names {len(index)} indices for {len(t['dims'])} dims: "
+                                       "one name per dimension, in the order of dims")
+            for v in index:
+                identifier(w, "index", v)
+                if v in consts or v in ("lane", "only", "index_"):
+                    raise DescriptionError(f"{w}: key 'index': {v!r} is a constant of the probe or the lane: "
+                                           "give the index another name")
+            unique(f"{w} index", index, "indices")
+        if "label" in t:
+            if index is None:
+                raise DescriptionError(f"{w}: key 'label' needs key 'index' (the names its {{...}} use for "
+                                       "the table's indices, one per dim)")
+            try:
+                t["_label"] = label_parts(t["label"], tuple(index) + tuple(consts))
+            except DescriptionError as e:
+                raise DescriptionError(f"{w}: key 'label': {e} (a label may use the names of key 'index' "
+                                       f"[{', '.join(index)}] and the probe's constants)") from None
+        ams = at_minimum_tests(t)
+        if ams and "label" not in t:
+            raise DescriptionError(f"{w}: key 'at_minimum' needs key 'label': a failure names the worst warp "
+                                   "instruction by its label")
+        for k, am in enumerate(ams, 1):
+            aw = f"{w} at_minimum #{k}"
+            check_keys(aw, am, AT_MINIMUM)
+            identifier(aw, "test", am["test"])
+            if ("hint" in am) == ("hint_of" in am):
+                raise DescriptionError(f"{aw}: give either 'hint' (what to try, never the answer) or 'hint_of' "
+                                       "(an instruction above whose hint fits this one too)")
+            if "hint_of" in am and am["hint_of"] not in hints:
+                raise DescriptionError(f"{aw}: key 'hint_of' = {am['hint_of']!r} names no at_minimum test above with "
+                                       "a hint of its own")
+            for v, x in am.get("only", {}).items():
+                if v not in (index or []):
+                    raise DescriptionError(f"{aw}: key 'only': {v!r} is not one of key 'index' "
+                                           f"[{', '.join(index or [])}]")
+                if type(x) is not int or x < 0:
+                    raise DescriptionError(f"{aw}: key 'only': {v} = {x!r} must be an index (an integer >= 0)")
+            if am["test"] in tests:
+                raise DescriptionError(f"{aw}: key 'test' = {am['test']!r} is already the test of "
+                                       f"{tests[am['test']]}: one test per at_minimum")
+            tests[am["test"]] = t["name"]
+            if "hint" in am:
+                hints[am["test"]] = am["hint"]
+    d["_hints"] = hints
+
+
+# Itanium C++ ABI mangling of `namespace::kernel(params)`, for the parameter types kernels take.
+BUILTIN = {"void": "v", "bool": "b", "char": "c", "signed char": "a", "unsigned char": "h", "short": "s",
+           "unsigned short": "t", "int": "i", "signed": "i", "signed int": "i", "unsigned": "j",
+           "unsigned int": "j", "long": "l", "unsigned long": "m", "long long": "x", "unsigned long long": "y",
+           "float": "f", "double": "d", "size_t": "m", "std::size_t": "m"}
+ALIASES = {"half": "__half", "nv_bfloat16": "__nv_bfloat16"}   # cuda_fp16.h / cuda_bf16.h typedefs of structs
+QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict"}
+
+
+def parse_param(p):
+    """'const float* __restrict__ in' -> (base, const_of_base, [const of each pointer level])."""
+    toks = re.findall(r"[A-Za-z_][A-Za-z0-9_:]*|\*|&|\S", p)
+    bad = [x for x in toks if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_:]*|\*", x)]
+    if bad:
+        raise DescriptionError(f"parameter {p.strip()!r}: {bad[0]!r} is not part of the types the labs' kernels take "
+                               "(pointers, const, built-in and struct types)")
+    if "*" in toks:
+        first = toks.index("*")
+        head, tail = toks[:first], toks[first:]
+    else:
+        head, tail = toks, []
+    const_base = any(x in ("const",) for x in head)
+    words = [x for x in head if x not in QUALIFIERS]
+    levels = []
+    for x in tail:
+        if x == "*":
+            levels.append(False)
+        elif x == "const":
+            levels[-1] = True
+    if not tail and len(words) >= 2 and " ".join(words) not in BUILTIN:
+        words = words[:-1]   # the parameter's name
+    if not words:
+        raise DescriptionError(f"parameter {p.strip()!r} has no type")
+    base = " ".join(words)
+    if base not in BUILTIN and len(words) > 1:
+        raise DescriptionError(f"parameter {p.strip()!r}: {base!r} is not a type the mangler knows (built-in: "
+                               f"{', '.join(sorted(BUILTIN))}; or one struct name such as float4)")
+    return base, const_base, levels
+
+
+def mangle(namespace, name, params):
+    """The symbol of __global__ void namespace::name(params): '_ZN5lab0416transpose_paddedEPfPKfii'."""
+    subs = [f"{len(namespace)}{namespace}"]   # the substitution candidates (unsubstituted), in order
+
+    def sub(i):
+        digits, n = "", i - 1
+        while i > 0:
+            digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[n % 36] + digits
+            n //= 36
+            if n == 0:
+                break
+        return f"S{digits}_"
+
+    def canon(t):
+        return t[1] if t[0] in ("builtin", "struct") else t[0] + canon(t[1])
+
+    def emit(t):
+        if t[0] == "builtin":
+            return t[1]   # never a candidate
+        c = canon(t)
+        if c in subs:
+            return sub(subs.index(c))
+        text = c if t[0] == "struct" else t[0] + emit(t[1])
+        subs.append(c)
+        return text
+
+    out = []
+    plist = params.split(",") if params.strip() not in ("", "void") else []
+    for p in plist:
+        base, const_base, levels = parse_param(p)
+        if levels:
+            levels[-1] = False   # the parameter's own const (top level) is not part of its type
+        else:
+            const_base = False
+        if base in BUILTIN:
+            t = ("builtin", BUILTIN[base])
+        else:
+            b = ALIASES.get(base, base)
+            if "::" in b:
+                raise DescriptionError(f"parameter {p.strip()!r}: a type inside a namespace is not supported")
+            t = ("struct", f"{len(b)}{b}")
+        if const_base:
+            t = ("K", t)
+        for c in levels:
+            t = ("P", t)
+            if c:
+                t = ("K", t)
+        out.append(emit(t))
+    return f"_ZN{len(namespace)}{namespace}{len(name)}{name}E" + ("".join(out) or "v")
+
+
+def readable(namespace, name, params):
+    return f"{namespace}::{name}(" + ", ".join(" ".join(p.split()) for p in params.split(",") if p.strip()) + ")"
+
+
+def cpp_label(parts):
+    """The C++ expression of a label (index names and constants are long long in scope)."""
+    out = []
+    for p in parts:
+        if isinstance(p, str):
+            out.append(f"std::string({cstr(p)})")
+        elif p[0] == "expr":
+            out.append(f"std::to_string({cexpr(p[1])})")
+        else:
+            words = ", ".join(cstr(x) for x in p[2])
+            out.append(f"grader::pick({cexpr(p[1])}, {{{words}}})")
+    return " + ".join(out) if out else 'std::string()'
+
+
+def judge_header(d, toml_name):
+    ns = f"lab{d['lab']}_judge"
+    L = [f"// Generated by tools/lablib/banklab_gen.py from {toml_name} at build time: do not edit. The",
+         "// judge's side of the description (never compiled into the probe): each instruction's warp",
+         "// instructions named by its label, the kernels' compiled names, the at_minimum tests' hints.",
+         "#pragma once\n",
+         "#include <string>",
+         "#include <vector>\n",
+         '#include "grader/grader.hpp"',
+         '#include "grader/lab_judge.hpp"\n',
+         f"namespace {ns} {{\n"]
+    for k in d["kernels"]:
+        L.append(f"/// {readable(d['namespace'], k['name'], k['params'])}")
+        L.append(f"inline constexpr grader_desc::Kernel kernel_{k['name']}{{{cstr(k['name'])}, {cstr(k['symbol'])}, "
+                 f"{cstr(readable(d['namespace'], k['name'], k['params']))}}};")
+    if d["kernels"]:
+        L.append("")
+    for name, h in d["_hints"].items():
+        L.append(f"inline constexpr const char* hint_{name} = {cstr(h)};")
+    if d["_hints"]:
+        L.append("")
+    for t in d["instructions"]:
+        if "_label" not in t:
+            continue
+        used = set()
+        for p in t["_label"]:
+            if not isinstance(p, str):
+                used |= parse_expr(p[1], tuple(t["index"]) + tuple(d["constants"])).uses()
+        L.append(f"/// {t['name']} ({t['what']}): one per warp instruction the probe tabulated, in the")
+        L.append(f"/// order of the indices [{', '.join(t['index'])}]; `only`: one index per dim, -1 for any.")
+        L.append(f"inline std::vector<grader::Instruction> {t['name']}(const std::vector<int>& only = {{}}) {{")
+        for c in d["constants"]:
+            if c in used:
+                L.append(f"  const long long {c} = grader::answers().value({cstr(c)});")
+        caps = ", ".join(c for c in d["constants"] if c in used)
+        L.append(f"  return grader::all_of(grader::answers().access({cstr(t['name'])}), only, [{caps}](const std::vector<int>& index_) {{")
+        for k, v in enumerate(t["index"]):
+            if v in used:
+                L.append(f"    const long long {v} = index_[{k}];")
+        L.append(f"    return {cpp_label(t['_label'])};")
+        L.append("  });")
+        L.append("}\n")
+    for k in dict.fromkeys(t["kernel"] for t in d["instructions"]):
+        mine = [t for t in d["instructions"] if t["kernel"] == k]
+        if all("_label" in t for t in mine):
+            L.append(f"/// Every shared-memory instruction of {k} the description lists, in its order.")
+            L.append(f"inline std::vector<grader::Instruction> instructions_of_{k}() {{")
+            L.append(f"  return grader::joined({{{', '.join(t['name'] + '()' for t in mine)}}});")
+            L.append("}\n")
+    L.append(f"}}  // namespace {ns}")
+    return "\n".join(L) + "\n"
+
+
+def instruction_tests(d):
+    L = []
+    for t in d["instructions"]:
+        for am in at_minimum_tests(t):
+            only = am.get("only", {})
+            arg = ""
+            if only:
+                arg = "{" + ", ".join(str(only.get(v, -1)) for v in t["index"]) + "}"
+            hint = f"lab{d['lab']}_judge::hint_{am.get('hint_of', am['test'])}"
+            L.append(f"TEST(Lab{d['lab']}Layout, {am['test']}) {{")
+            L.append(f"  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(lab{d['lab']}_judge::{t['name']}({arg}), {hint}));")
+            L.append("}\n")
+    return L
+
+
+def test_names(d):
+    names = [f"Lab{d['lab']}Layout.{am['test']}" for t in d["instructions"] for am in at_minimum_tests(t)]
+    for q in d["questions"]:
+        n = f"Lab{d['lab']}Predictions.{q['test']}"
+        if n not in names:
+            names.append(n)
+    return names
 
 
 # ---- C++ -----------------------------------------------------------------------------------------
@@ -406,10 +718,14 @@ def questions_test(d, toml_name):
          "// The questions live here, not in the description's header: the probe's sandbox sees that one.",
          "#include <string>\n",
          '#include "grader/grader.hpp"',
-         '#include "grader/lab_description.hpp"\n',
+         '#include "grader/lab_description.hpp"',
+         f'#include "grader/lab{d["lab"]}_judge.hpp"\n',
          "namespace {\n"]
     L += question_table(d)
     L.append("\n}  // namespace\n")
+    L.append(f"// The at_minimum tests of the description's instructions (lab{d['lab']}_judge.hpp names their warp")
+    L.append("// instructions): every warp instruction valid and at the model's minimum.\n")
+    L += instruction_tests(d)
     by_test = []
     for i, q in enumerate(d["questions"]):
         if by_test and by_test[-1][0] == q["test"]:
@@ -458,8 +774,92 @@ def write_if_changed(path, text):
     os.replace(path + ".tmp", path)
 
 
+# ---- the trace driver's lab table (tools/trace/tests/lab_driver_labs.inc) ---------------------------
+
+DRIVER_TABLE = os.path.join("tools", "trace", "tests", "lab_driver_labs.inc")
+
+
+def driver_size(launch):
+    """The size the driver launches with: the one with role "traced" (the launch the judge
+    traces), else the first."""
+    roles = launch.get("roles", [])
+    return launch["sizes"][roles.index("traced")] if "traced" in roles else launch["sizes"][0]
+
+
+def driver_table(root):
+    """tools/trace/tests/lab_driver_labs.inc: every lab's kernel.cu, and every launch of every
+    description, for tools/trace/tests/lab_driver.cu."""
+    import banklab_labs
+    L = ["// Generated by tools/lablib/banklab_gen.py --driver from every labs/NN_name/lab.toml: do not edit",
+         "// (a new lab's launches come in by running it again). Included by lab_driver.cu, which defines",
+         "// Driver: each row launches a launcher of a description through Driver::run with the size the",
+         "// judge traces (role \"traced\", else the first), every dimension times the driver's scale.", ""]
+    labs = banklab_labs.find_labs(root)
+    for n, lab in labs.items():
+        L.append(f'#include "{lab.folder}/kernel.cu"')
+    L.append("")
+    L.append("inline void drive_labs(const Driver& d) {")
+    for n, lab in labs.items():
+        d = lab.description
+        for t in d.get("launches", []):
+            size = ", ".join(str(x) for x in driver_size(t))
+            L.append(f'  if (d.want("{n}")) d.run("{d["namespace"]}::{t["launcher"]}", &{d["namespace"]}::{t["launcher"]}, {{{size}}});')
+    L.append("}")
+    return "\n".join(L) + "\n"
+
+
+def driver_main(args):
+    """banklab_gen.py --driver [--check]: writes (or, with --check, compares) the driver's table."""
+    root = os.path.abspath(os.path.join(_HERE, "..", ".."))
+    path = os.path.join(root, DRIVER_TABLE)
+    try:
+        text = driver_table(root)
+    except Exception as e:   # a broken description: banklab_labs says which
+        print(f"banklab_gen.py --driver: {e}", file=sys.stderr)
+        return 1
+    if "--check" in args:
+        try:
+            old = open(path, encoding="utf-8").read()
+        except OSError:
+            old = None
+        if old != text:
+            print(f"{DRIVER_TABLE} does not match the labs' descriptions (a launch added, renamed or resized?). "
+                  f"Write it again:\n    python3 tools/lablib/banklab_gen.py --driver", file=sys.stderr)
+            return 1
+        return 0
+    write_if_changed(path, text)
+    return 0
+
+
 def main(argv):
     args = argv[1:]
+    if args[:1] == ["--mangle"]:
+        if len(args) != 4:
+            print(__doc__, file=sys.stderr)
+            return 2
+        try:
+            print(mangle(*args[1:]))
+        except DescriptionError as e:
+            print(f"banklab_gen.py --mangle: {e}", file=sys.stderr)
+            return 1
+        return 0
+    if args[:1] == ["--driver"]:
+        return driver_main(args[1:])
+    if args[:1] == ["--list-tests"]:
+        if len(args) != 2:
+            print(__doc__, file=sys.stderr)
+            return 2
+        folder = os.path.basename(os.path.dirname(os.path.abspath(args[1])))
+        try:
+            with open(args[1], "rb") as f:
+                d = tomllib.load(f)
+            check(d)
+        except (DescriptionError, tomllib.TOMLDecodeError, OSError) as e:
+            print(f"{args[1]}: {e}", file=sys.stderr)
+            return 1
+        d["lab"] = folder[:2]
+        print("\n".join(test_names(d)))
+        return 0
     opts = {}
     for flag in ("--probe", "--answers"):
         if flag in args:
@@ -498,6 +898,7 @@ def main(argv):
         return 1
     os.makedirs(os.path.join(outdir, "grader"), exist_ok=True)
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_description.hpp"), header(d, name))
+    write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_judge.hpp"), judge_header(d, name))
     write_if_changed(os.path.join(outdir, f"lab{d['lab']}_questions_test.cpp"), questions_test(d, name))
     return 0
 

@@ -16,36 +16,15 @@
 
 namespace grader::transpose {
 
-/// Row writes (access table "row_write"): warp w, loop step s stores tile[w + s * BLOCK_ROWS][lane].
-inline std::vector<Instruction> row_writes() {
-  const long long rows = answers().value("BLOCK_ROWS");
-  return all_of(answers().access("row_write"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": store tile[" +
-           std::to_string(i[0] + i[1] * rows) + "][lane] (row write)";
-  });
-}
-
-/// Column reads (access table "column_read"): warp w, loop step s loads tile[lane][w + s * BLOCK_ROWS].
-inline std::vector<Instruction> column_reads() {
-  const long long rows = answers().value("BLOCK_ROWS");
-  return all_of(answers().access("column_read"), [rows](const std::vector<int>& i) {
-    return "warp " + std::to_string(i[0]) + ", j = " + std::to_string(i[1] * rows) + ": load tile[lane][" +
-           std::to_string(i[0] + i[1] * rows) + "] (column read)";
-  });
-}
-
-/// Every shared instruction of one block, as the probe describes it.
-inline std::vector<Instruction> block_instructions() {
-  std::vector<Instruction> block = row_writes();
-  for (Instruction& i : column_reads()) block.push_back(i);
-  return block;
-}
-
 /// The student's transpose kernel from the fatbin, launched as the student's launcher
-/// transpose(out, in, width, height) launched it when the probe called it (grader/probe_launch.hpp).
+/// transpose(out, in, width, height) launched it when the probe called it (grader/probe_launch.hpp);
+/// `block`: every shared instruction of one block, as the probe describes them (the lab's
+/// generated labNN_judge::instructions_of_<kernel>).
 struct StudentTranspose {
-  explicit StudentTranspose(const gpu::KernelName& n) : name(n), found(lib.find(n, &k)) {}
+  StudentTranspose(const gpu::KernelName& n, std::vector<Instruction> (*b)())
+      : name(n), block(b), found(lib.find(n, &k)) {}
   gpu::KernelName name;
+  std::vector<Instruction> (*block)();
   gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found;
@@ -66,7 +45,7 @@ inline ::testing::AssertionResult IsCorrect(const StudentTranspose& st, const ch
   if (!st.found) return st.found;
   const gpu::RecordedCall call = st.call(width, height);
   if (!call.ready) return call.ready;
-  gpu::announce_model_prediction(kernel, block_instructions(), static_cast<long long>(width / 32) * (height / 32));
+  gpu::announce_model_prediction(kernel, st.block(), static_cast<long long>(width / 32) * (height / 32));
   auto r = gpu::TransposesCorrectly(what, std::cref(st), width, height);
   if (!r) r << "\n  (" << call.describe() << ")";
   return r;

@@ -3,21 +3,18 @@
 // labs/ (the stubs) or solutions/ by the include path:
 //   nvcc -lineinfo -arch=sm_90 -I common/include -I labs      lab_driver.cu -o lab_driver_stubs
 //   nvcc -lineinfo -arch=sm_90 -I common/include -I solutions lab_driver.cu -o lab_driver_solutions
-// Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: 00 ... 06; SCALE multiplies the sizes)
+// Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: a lab's number; SCALE multiplies every
+// dimension of the sizes). The labs and their launches: lab_driver_labs.inc, generated from the
+// labs' descriptions (python3 tools/lablib/banklab_gen.py --driver).
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
-
-#include "00_bank_mapping/kernel.cu"
-#include "01_32way_conflict/kernel.cu"
-#include "02_broadcast/kernel.cu"
-#include "03_vector_lds/kernel.cu"
-#include "04_padding/kernel.cu"
-#include "05_swizzle/kernel.cu"
-#include "06_ldmatrix/kernel.cu"
+#include <tuple>
+#include <type_traits>
 
 #define CHECK(x)                                                                          \
   do {                                                                                    \
@@ -25,39 +22,60 @@
     if (e_ != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } \
   } while (0)
 
+// Calls a launcher with the driver's buffers for its pointer parameters (in order: a, b, c; every
+// buffer far larger than any launch reads), the size's numbers times `scale` for its numbers, and
+// the default stream.
+struct Driver {
+  std::string which;
+  long long scale = 1;
+  void* buf[3] = {};
+
+  bool want(const char* lab) const { return which == "all" || which == lab; }
+
+  template <class R, class... A>
+  void run(const char* name, R (*launcher)(A...), std::initializer_list<long long> size) const {
+    int b = 0, s = 0;
+    const long long* dims = size.begin();
+    bool ok = true;
+    auto arg = [&](auto type) {
+      using T = typename decltype(type)::type;
+      if constexpr (std::is_same_v<T, cudaStream_t>) {
+        return T{};
+      } else if constexpr (std::is_pointer_v<T>) {
+        if (b >= 3) ok = false;
+        return static_cast<T>(b < 3 ? buf[b++] : nullptr);
+      } else {
+        if (s >= static_cast<int>(size.size())) ok = false;
+        return static_cast<T>(s < static_cast<int>(size.size()) ? dims[s++] * scale : 0);
+      }
+    };
+    std::tuple<A...> args{arg(std::common_type<A>{})...};  // braced: the parameters in order
+    if (!ok || s != static_cast<int>(size.size())) {
+      std::fprintf(stderr, "%s: its parameters do not take 3 buffers and the %zu numbers of its size\n", name,
+                   size.size());
+      std::exit(1);
+    }
+    std::apply(launcher, args);
+  }
+};
+
+#include "lab_driver_labs.inc"
+
 int main(int argc, char** argv) {
-  const std::string which = argc > 1 ? argv[1] : "all";
-  const int scale = argc > 2 ? std::atoi(argv[2]) : 1;
+  Driver d;
+  d.which = argc > 1 ? argv[1] : "all";
+  d.scale = argc > 2 ? std::atoi(argv[2]) : 1;
   const int repeat = argc > 3 ? std::atoi(argv[3]) : 1;
   const std::size_t bytes = std::size_t(64) << 20;  // every buffer: far more than any launch reads
-  void *a = nullptr, *b = nullptr, *c = nullptr;
-  CHECK(cudaMalloc(&a, bytes));
-  CHECK(cudaMalloc(&b, bytes));
-  CHECK(cudaMalloc(&c, bytes));
-  CHECK(cudaMemset(a, 0, bytes));
-  auto f = [](void* p) { return static_cast<float*>(p); };
-  auto want = [&](const char* lab) { return which == "all" || which == lab; };
-  const int n = 256 * scale;  // a size every launcher accepts (a multiple of 32, 128, 256, tiles)
+  for (void*& p : d.buf) {
+    CHECK(cudaMalloc(&p, bytes));
+    CHECK(cudaMemset(p, 0, bytes));
+  }
   for (int r = 0; r < repeat; ++r) {
-    if (want("00")) {
-      lab00::multiply_by_i_tiles(f(a), f(b), 8 * scale);
-      lab00::report_banks<<<1, 32>>>(static_cast<int*>(c));
-    }
-    if (want("01")) lab01::row_sums_launch(f(a), f(b), n);
-    if (want("02")) lab02::eval_channels_launch(f(a), f(b), f(c), 16 * n);
-    if (want("03")) lab03::split_pairs(static_cast<float4*>(b), static_cast<float4*>(c), static_cast<const float4*>(a), n);
-    if (want("04")) lab04::transpose(f(b), f(a), n, n);
-    if (want("05")) {
-      lab05::transpose(f(b), f(a), n, n);
-      lab05::transpose4(static_cast<float4*>(b), static_cast<const float4*>(a), n / 4, n / 4);
-    }
-    if (want("06"))  // c (n x n floats) = a * b^T, a and b n x n halves (the same zeroed buffer)
-      lab06::gemm(f(c), static_cast<const __half*>(a), static_cast<const __half*>(a), n, n, n);
+    drive_labs(d);
     CHECK(cudaGetLastError());
   }
   CHECK(cudaDeviceSynchronize());
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
-  CHECK(cudaFree(c));
+  for (void* p : d.buf) CHECK(cudaFree(p));
   return 0;
 }
