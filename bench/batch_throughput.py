@@ -36,16 +36,17 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     a = ap.parse_args()
 
-    lab_dir = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(a.lab)].folder
-    sources = [ROOT / "labs" / lab_dir / "kernel.cu"]
-    if (ROOT / "solutions" / lab_dir / "kernel.cu").is_file():
-        sources.append(ROOT / "solutions" / lab_dir / "kernel.cu")
+    lab = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(a.lab)]
+    lab_dir = lab.folder
+    sources = [lab.stub]
+    if lab.solution.is_file():
+        sources.append(lab.solution)
     texts = [src.read_text() for src in sources]
     # Known-bad cases (solutions/NN_name/cases/bad/*.patch against the solution), when present.
     sel = ROOT / "grader" / "selftest"
-    for case in sorted((sel / "bad" / lab_dir).glob("*.patch")) if len(sources) > 1 else []:
+    for case in lab.cases("bad") if len(sources) > 1 else []:
         r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",
-                            str(ROOT / "solutions" / lab_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
+                            str(lab.solution_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
         if r.returncode == 0 and "SLOW: yes" not in case.read_text():
             texts.append(r.stdout)
     work = Path(tempfile.mkdtemp(prefix="banklab-throughput-"))

@@ -5,11 +5,11 @@
 
 A case is one file of grader/selftest/ (see its README.md):
 
-- cheats/*.cu: a header of `// KEY: value` lines, then code. `// MODE: append` puts the whole file
+- cheats/*.cu (grader/selftest/cheats/, and a lab's own in solutions/NN_name/cases/cheats/): a header of `// KEY: value` lines, then code. `// MODE: append` puts the whole file
   after the lab's kernel.cu, `// MODE: prepend` before it, `// MODE: replace` is the whole file, `// MODE: patch` applies the unified
   diff that follows the header. `// APPLIES: all` or `// APPLIES: 00 05` names the labs it is for.
-- alternatives/NN_name/*.patch and bad/NN_name/*.patch: header lines, then a unified diff against
-  solutions/NN_name/kernel.cu (the lab is the folder's name).
+- solutions/NN_name/cases/alternatives/*.patch and solutions/NN_name/cases/bad/*.patch: header
+  lines, then a unified diff against solutions/NN_name/kernel.cu (the lab is the folder above cases/).
 
 Diffs are applied exactly: every hunk's context and removed lines must match the file at the
 line the hunk header names (after the shift of the hunks before it), no offset, no fuzz. Anything
@@ -84,8 +84,12 @@ class Case:
 
 
 def lab_of_case_path(path: str) -> str | None:
-    """'05' for .../alternatives/05_swizzle/x.patch (a case in a lab folder), None for a cheat."""
-    return lab_of_folder(os.path.dirname(path))
+    """'05' for a case of a lab, solutions/05_swizzle/cases/<kind>/x.patch (the lab is the folder
+    above cases/); None for the course's cheats (grader/selftest/cheats/x.cu)."""
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    if len(parts) >= 4 and parts[-3] == "cases":
+        return lab_of_folder(parts[-4])
+    return None
 
 
 def lab_of_folder(folder: str) -> str | None:

@@ -42,9 +42,12 @@ def lab_dirs() -> dict[str, str]:
 def all_cases(kinds: list[str]) -> list[str]:
     """The course's cheats (grader/selftest/cheats/) and every lab's cases (solutions/NN_name/cases/)."""
     found = []
-    for kind, sub, ext in (("bad", "bad", "patch"), ("alternative", "alternatives", "patch"), ("cheat", "cheats", "cu")):
+    labs = materialize.banklab_labs.find_labs(ROOT).values()
+    for kind, sub in (("bad", "bad"), ("alternative", "alternatives")):
         if kind in kinds:
-            found += sorted(glob.glob(os.path.join(ROOT, "solutions", "*", "cases", sub, f"*.{ext}")))
+            found += [str(c) for lab in labs for c in lab.cases(sub)]
+    if "cheat" in kinds:
+        found += [str(c) for lab in labs for c in sorted((lab.solution_dir / "cases" / "cheats").glob("*.cu"))]
     if "cheat" in kinds:
         found += sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu")))
     return found

@@ -194,33 +194,38 @@ class RepositoryCasesTest(unittest.TestCase):
     """Every case in the repository applies to what it names (so a stale case fails here)."""
 
     def test_every_known_bad_and_alternative_patch_applies_to_its_solution(self):
-        cases = sorted(glob.glob(os.path.join(HERE, "bad", "*", "*.patch")) +
-                       glob.glob(os.path.join(HERE, "alternatives", "*", "*.patch")))
+        labs = materialize.banklab_labs.find_labs(ROOT)
+        cases = [(lab, c) for lab in labs.values() for kind in ("bad", "alternatives") for c in lab.cases(kind)]
         self.assertGreaterEqual(len(cases), 36)
-        for case_path in cases:
-            lab_dir = os.path.join(ROOT, "solutions", os.path.basename(os.path.dirname(case_path)))
+        for lab, case_path in cases:
             with self.subTest(case=os.path.relpath(case_path, ROOT)):
-                case = materialize.load_case(case_path)
-                text = materialize.materialize(case, lab_dir)
-                with open(os.path.join(lab_dir, "kernel.cu"), encoding="utf-8") as f:
-                    self.assertNotEqual(text, f.read(), "the patch changes nothing")
+                self.assertEqual(materialize.lab_of_case_path(str(case_path)), lab.number)
+                case = materialize.load_case(str(case_path))
+                self.assertEqual(case.applies, [lab.number])
+                text = materialize.materialize(case, str(lab.solution_dir))
+                self.assertNotEqual(text, lab.solution.read_text(encoding="utf-8"), "the patch changes nothing")
 
     def test_every_known_bad_patch_names_the_test_it_must_fail(self):
-        for case_path in sorted(glob.glob(os.path.join(HERE, "bad", "*", "*.patch"))):
-            with self.subTest(case=os.path.basename(case_path)):
-                case = materialize.load_case(case_path)
-                names = case.headers.get("EXPECT_FAIL", [])
-                self.assertTrue(names)
-                lab = materialize.lab_of_case_path(case_path)
-                for n in names:
-                    self.assertRegex(n, rf"^Lab{lab}[A-Za-z]+\.[A-Za-z0-9_]+$")
+        for lab in materialize.banklab_labs.find_labs(ROOT).values():
+            for case_path in lab.cases("bad"):
+                with self.subTest(case=case_path.name):
+                    case = materialize.load_case(str(case_path))
+                    names = case.headers.get("EXPECT_FAIL", [])
+                    self.assertTrue(names)
+                    for n in names:
+                        self.assertRegex(n, rf"^L{lab.label[1:]}[A-Za-z]+\.[A-Za-z0-9_]+$")
 
     def test_every_cheat_applies_to_the_stub_of_every_lab_it_names(self):
-        cheats = sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu")))
+        found = materialize.banklab_labs.find_labs(ROOT)
+        own = {str(c): lab.number for lab in found.values()
+               for c in sorted((lab.solution_dir / "cases" / "cheats").glob("*.cu"))}
+        cheats = sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu"))) + list(own)
         self.assertGreaterEqual(len(cheats), 20)
-        labs = materialize.banklab_labs.lab_folders(ROOT)   # {"05": "05_swizzle"}
+        labs = {n: lab.folder for n, lab in found.items()}   # {"05": "05_swizzle"}
         for case_path in cheats:
             case = materialize.load_case(case_path)
+            if case_path in own:    # a lab's own cheat is for its lab alone
+                self.assertEqual(case.applies, [own[case_path]], case_path)
             self.assertIn(case.mode, materialize.MODES)
             expect_line = case.first("EXPECT") or "no-full-pass"
             self.assertIn(expect_line.split()[0].rstrip(":"), ("no-full-pass", "build-fails"))

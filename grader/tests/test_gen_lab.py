@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """tools/lablib/banklab_gen.py refuses a broken lab description, naming the file and the key.
 
-Each case edits a copy of labs/05_swizzle/lab.toml (or of its probe) and expects gen_lab.py to fail with
-a message that names the file and says what is wrong; the unedited description must pass.
+Each case edits a copy of lab 05's description labs/05_swizzle/lab.toml, of its answers
+solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/probe.cu (found through
+tools/lablib/banklab_labs.py) and expects banklab_gen.py to fail with a message that names the file
+and says what is wrong; the unedited description must pass.
 
   test_gen_lab.py --root .
 """
@@ -14,7 +16,7 @@ import sys
 import tempfile
 
 CASES = [  # (what is edited, old text, new text, words the message must hold)
-    ("toml", 'asks = "value"\nvalue = "3 ^ 5"', 'asks = "value"\nvalu = "3 ^ 5"', ["unknown key 'valu'", "kStoredColumnOfRow5Col3"]),
+    ("answers", '[kStoredColumnOfRow5Col3]\nvalue = "3 ^ 5"', '[kStoredColumnOfRow5Col3]\nvalu = "3 ^ 5"', ["unknown key 'valu'", "kStoredColumnOfRow5Col3"]),
     ("toml", 'hint = "rows are 32 floats long. Which bank holds tile[i][5], for each i?"\n', "",
      ["missing key 'hint'", "kUnswizzledColumnReadWavefronts"]),
     ("toml", 'op = "st"\nwidth = 4', 'op = "sts"\nwidth = 4', ["key 'op'", "'sts'", "row_write"]),
@@ -22,37 +24,41 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
     ("toml", 'name = "kSwizzledColumnReadWavefronts"', 'name = "kUnswizzledColumnReadWavefronts"',
      ["two questions named 'kUnswizzledColumnReadWavefronts'"]),
     ("toml", 'name = "chunk_offset"', 'name = "tile_index"', ["two tables named 'tile_index'"]),
-    ("toml", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (lane * 32 + 5 * 4"', ["key 'access'", "')'"]),
-    ("toml", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (row * 32 + 5) * 4"', ["key 'access'", "'row'"]),
-    ("toml", 'asks = "value"\nvalue = "3 ^ 5"', 'asks = "values"\nvalue = "3 ^ 5"', ["key 'asks'", "'values'"]),
+    ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (lane * 32 + 5 * 4"', ["key 'access'", "')'"]),
+    ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (row * 32 + 5) * 4"', ["key 'access'", "'row'"]),
+    ("toml", 'asks = "value"\nhint = "with tile_index', 'asks = "values"\nhint = "with tile_index', ["key 'asks'", "'values'"]),
     ("toml", 'roles = ["traced", "timing"]', 'roles = ["traced"]', ["key 'roles'", "transpose4"]),
     ("toml", 'sizes = [[64, 256], [1024, 4096]]', 'sizes = [[64, 256], [1024]]', ["key 'sizes'", "transpose4"]),
     ("toml", '[probe]\nconstants = ["TILE_DIM",', '[probe]\nconstants = ["TILE_DIM", "TILE_DIM",', ["two constants named 'TILE_DIM'"]),
     ("probe", "long long lab05_desc::access_chunk_column_read", "long long lab05_desc::access_chunk_column_reads",
-     ["lab05_probe.cu", "defines no lab05_desc::access_chunk_column_read", "access_chunk_column_reads"]),
+     ["defines no lab05_desc::access_chunk_column_read", "access_chunk_column_reads"]),
 ]
 
 
-def run(gen, toml, probe, out):
-    return subprocess.run([sys.executable, gen, toml, out, "--probe", probe], capture_output=True, text=True)
+def run(gen, files, out):
+    return subprocess.run([sys.executable, gen, files["toml"], out, "--probe", files["probe"],
+                           "--answers", files["answers"]], capture_output=True, text=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     a = ap.parse_args()
-    gen = os.path.join(a.root, "grader", "gen_lab.py")
-    src = {"toml": os.path.join(a.root, "grader", "lab05.toml"), "probe": os.path.join(a.root, "grader", "lab05_probe.cu")}
+    gen = os.path.join(a.root, "tools", "lablib", "banklab_gen.py")
+    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
+    import banklab_labs   # noqa: E402  (the one reader of what a lab is)
+    lab = banklab_labs.find_labs(a.root)["05"]
+    src = {"toml": str(lab.description_path), "probe": str(lab.probe), "answers": str(lab.answers_path)}
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        r = run(gen, src["toml"], src["probe"], os.path.join(tmp, "out"))
+        r = run(gen, src, os.path.join(tmp, "out"))
         if r.returncode != 0:
             print(f"FAIL: the unedited description is refused:\n{r.stderr}")
             bad += 1
         for n, (which, old, new, words) in enumerate(CASES, 1):
             files = {}
-            for k, p in src.items():
-                files[k] = os.path.join(tmp, f"case{n}", os.path.basename(p))
+            for k, p in src.items():   # in a folder named as the lab's: the generator reads the lab from it
+                files[k] = os.path.join(tmp, f"case{n}", lab.folder, os.path.basename(p))
                 os.makedirs(os.path.dirname(files[k]), exist_ok=True)
                 shutil.copy(p, files[k])
             text = open(files[which]).read()
@@ -61,9 +67,9 @@ def main():
                 bad += 1
                 continue
             open(files[which], "w").write(text.replace(old, new, 1))
-            r = run(gen, files["toml"], files["probe"], os.path.join(tmp, f"case{n}", "out"))
+            r = run(gen, files, os.path.join(tmp, f"case{n}", "out"))
             msg = r.stderr
-            missing = [w for w in words + ["lab05.toml:"] if w not in msg]
+            missing = [w for w in words + [f"{lab.folder}/lab.toml:"] if w not in msg]
             if r.returncode != 1 or missing:
                 print(f"FAIL case {n} ({which}: {new[:50]!r}): exit {r.returncode}, message lacks {missing}:\n{msg}")
                 bad += 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The questions of every lab description (labs/NN_name/lab.toml) as `banklab explain` reads them.
 
-For each question with an `access` line, `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
+For each question answered by an `access` line (solutions/NN_name/answers.toml), `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
 line as the description prints it; a question's x is put in as a number) must draw exactly what
 `banklab explain --line` draws for the offsets the description means (the expression evaluated
 here with C's operators, as tools/lablib/banklab_gen.py emits it for the judge). So the expression language
@@ -22,8 +22,8 @@ import subprocess
 import sys
 import tomllib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "lablib"))
+import banklab_gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
 
 
 def offsets(q, x):
@@ -49,9 +49,12 @@ def main():
     sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
     import banklab_labs  # the one rule of what a lab is
     for lab_record in banklab_labs.find_labs(Path(a.root)).values():
-        path = str(banklab_labs.description_path(Path(a.root), lab_record.number))
-        d = tomllib.load(open(path, "rb"))
-        lab = d["lab"]
+        lab = lab_record.number
+        path = os.path.relpath(lab_record.answers_path, a.root)
+        if not lab_record.answers_path.is_file():
+            print(f"{path}: missing (the student release has no answers: nothing to check for lab {lab})")
+            continue
+        answers = tomllib.loads(lab_record.answers_path.read_text())
         expected = {}
         if a.expect:
             j = json.load(open(os.path.join(a.expect, f"labs_{lab}.json")))
@@ -59,7 +62,8 @@ def main():
                 m = re.search(r'explain --line "([^"]*)"', v.get("message", ""))
                 if m:
                     expected[v["test"].split(".", 1)[1]] = m.group(1)
-        for q in d.get("questions", []):
+        for q in lab_record.questions:
+            q = {**q, **answers.get(q["name"], {})}     # the question and its answer
             if "access" not in q:
                 continue
             lo, hi, step = q.get("x_range", [0, 0, 1])

@@ -16,14 +16,9 @@ import unittest
 
 ARGS = None
 
-LABS = {
-    "00": "00_bank_mapping",
-    "01": "01_32way_conflict",
-    "02": "02_broadcast",
-    "03": "03_vector_lds",
-    "04": "04_padding",
-    "05": "05_swizzle",
-}
+#: The labs whose launch shapes this test knows (below), as found in the course: {"00": Lab, ...}.
+CHECKED = ("00", "01", "02", "03", "04", "05")
+LABS = {}
 
 
 def judge(*args, timeout=300):
@@ -83,8 +78,7 @@ class LaunchCapture(unittest.TestCase):
         return work, read_calls(os.path.join(work, "answers.txt"))
 
     def solution(self, lab):
-        with open(os.path.join(ARGS.root, "solutions", LABS[lab], "kernel.cu")) as f:
-            return f.read()
+        return LABS[lab].solution.read_text()
 
     def assert_one_launch(self, calls, name, kernel, grid, block, nbufs):
         self.assertIn(name, calls)
@@ -197,6 +191,9 @@ def main():
     p.add_argument("--root", required=True)
     ARGS, rest = p.parse_known_args()
     ARGS.judge = os.path.abspath(ARGS.judge)
+    sys.path.insert(0, os.path.join(ARGS.root, "tools", "lablib"))
+    import banklab_labs   # the one reader of what a lab is
+    LABS.update((n, lab) for n, lab in banklab_labs.find_labs(ARGS.root).items() if n in CHECKED)
     unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
 
 

@@ -737,13 +737,14 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
         table = PointsTable.load(own, weights)
         table.path = rel(own)
     else:
-        desc_path = bl.description_path(root, lab)
-        if not desc_path.is_file():
-            raise ValueError(f"no points for lab {lab}: its description {desc_path} is missing")
         try:
-            desc = bl.load_description(desc_path)
+            found = bl.find_labs(root).get(lab)
         except bl.DescriptionError as e:
             raise ValueError(str(e)) from e
+        if found is None:
+            raise ValueError(f"no points for lab {lab}: no folder {root / 'labs'}/{lab}_name/ holds its "
+                             f"description {bl.DESCRIPTION}")
+        desc_path, desc = found.description_path, found.description
         data = lab_table_data(desc, wdata, lab)
         # The digest covers what decides the points: the lab's [points] and the weights file.
         text = json.dumps(data, sort_keys=True) + wtext
@@ -850,14 +851,18 @@ def find_judge(root: Path, given: str | None = None) -> Path:
 
 def judge_identity(judge: Path, course: Path) -> str:
     """sha256 of what decides a verdict besides the submission: the judge binary and the course
-    files it compiles with a student's file (grader/include, common/include, the probes and the lab
-    descriptions they are generated from, with tools/lablib/banklab_gen.py). A
-    result is reused only when this is unchanged: a fixed judge regrades the class."""
+    files it compiles with a student's file (grader/include, common/include, each lab's probe,
+    judge code, description and answers, and tools/lablib, which generates C++ from the last two).
+    A result is reused only when this is unchanged: a fixed judge regrades the class."""
     h = hashlib.sha256(judge.read_bytes())
     files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]
-    files += sorted((course / "grader").glob("lab*_probe.cu"))
-    # the lab descriptions and their generator: the probe's main() is generated from them
-    files += sorted((course / "grader").glob("lab*.toml")) + [course / "grader" / "gen_lab.py"]
+    try:
+        labs = bl.find_labs(course).values()
+    except bl.DescriptionError:
+        labs = []             # a broken description: the judge refuses the lab anyway
+    for lab in labs:
+        files += [lab.probe, lab.test, lab.description_path, lab.answers_path]
+    files += sorted((course / "tools" / "lablib").glob("banklab_*.py"))
     for p in files:
         if p.is_file():
             h.update(str(p.relative_to(course)).encode() + b"\0" + p.read_bytes())

@@ -43,7 +43,10 @@ class LabNumbers(unittest.TestCase):
         lab = bl.lab_of_path(ROOT / "labs" / "05_swizzle" / "kernel.cu", ROOT)
         self.assertEqual((lab.number, lab.folder), ("05", "05_swizzle"))
         self.assertEqual(lab.stub, ROOT / "labs" / "05_swizzle" / "kernel.cu")
-        self.assertEqual(lab.test, ROOT / "grader" / "lab05_test.cu")
+        self.assertEqual(lab.test, ROOT / "labs" / "05_swizzle" / "test.cu")
+        self.assertEqual(lab.probe, ROOT / "labs" / "05_swizzle" / "probe.cu")
+        self.assertEqual(lab.answers_path, ROOT / "solutions" / "05_swizzle" / "answers.toml")
+        self.assertEqual(lab.cases("bad")[0].parent, ROOT / "solutions" / "05_swizzle" / "cases" / "bad")
         self.assertIsNone(bl.lab_of_path("common/include/banklab/model.hpp", ROOT))
 
 
@@ -54,7 +57,8 @@ class FindingLabs(unittest.TestCase):
         folders = sorted(d.name for d in (ROOT / "labs").iterdir() if (d / "kernel.cu").is_file())
         self.assertEqual([lab.folder for lab in labs.values()], folders)
         for n, lab in labs.items():
-            self.assertEqual(lab.description["lab"], n)
+            self.assertNotIn("lab", lab.description)      # the number is the folder's
+            self.assertEqual(lab.folder[:2], n)
             self.assertTrue(lab.title and lab.summary and lab.namespace and lab.gates)
 
     def test_a_description_that_does_not_parse_is_an_error_not_a_missing_lab(self):
@@ -62,13 +66,12 @@ class FindingLabs(unittest.TestCase):
             root = Path(d)
             (root / "labs" / "05_swizzle").mkdir(parents=True)
             (root / "labs" / "05_swizzle" / "kernel.cu").write_text("")
-            (root / "grader").mkdir()
-            (root / "grader" / "lab05.toml").write_text('lab = "05"\nfolder = "05_swizzle"\ntitle = \n')
-            with self.assertRaisesRegex(bl.DescriptionError, "lab05.toml"):
+            (root / "labs" / "05_swizzle" / "lab.toml").write_text('title = \n')
+            with self.assertRaisesRegex(bl.DescriptionError, "05_swizzle/lab.toml"):
                 bl.find_labs(root)
 
     def test_a_table_header_above_the_judges_keys_is_refused(self):
-        text = (ROOT / "grader" / "lab05.toml").read_text()
+        text = bl.find_labs(ROOT)["05"].description_path.read_text()
         text = re.sub(r"^points\.gates = ", "[points]\ngates = ", text, flags=re.M)
         text = text.replace("# ---- judge ----", '# ---- judge ----\nconstants = ["TILE_DIM"]', 1)
         data = __import__("tomllib").loads(text)
@@ -82,13 +85,10 @@ class LabsCheck(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-labs-check-"))
         cls.base = cls.tmp / "base"
         cls.base.mkdir()
-        for d in ("labs", "solutions", "instructor", "grader/selftest/bad", "grader/selftest/alternatives", "cmake"):
+        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "tools/lablib"):
             if (ROOT / d).is_dir():
                 shutil.copytree(ROOT / d, cls.base / d)
-        for pat in ("grader/lab*.toml", "grader/lab*_test.cu", "grader/lab*_probe.cu"):
-            for f in ROOT.glob(pat):
-                shutil.copy2(f, cls.base / "grader" / f.name)
-        for f in ("CMakePresets.json", "README.md", "docs/claims.md"):
+        for f in ("CMakePresets.json", "README.md", "docs/claims.md", "grader/selftest/README.md"):
             if (ROOT / f).is_file():
                 (cls.base / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(ROOT / f, cls.base / f)
@@ -127,15 +127,63 @@ class LabsCheck(unittest.TestCase):
         self.assertEqual([line.split() for line in r.stdout.splitlines()],
                          [[n, lab.folder] for n, lab in bl.find_labs(ROOT).items()])
 
+    def desc(self, root: Path, n: str) -> Path:
+        return bl.find_labs(root)[n].description_path
+
     def test_a_lab_folder_without_a_description_fails(self):
         root = self.copy()
-        (root / "grader" / "lab03.toml").unlink()
+        self.desc(root, "03").unlink()
         self.fails(root, "labs/03_vector_lds/: no description labs/03_vector_lds/lab.toml")
 
-    def test_a_description_without_its_folder_fails(self):
+    def test_a_lab_file_missing_from_the_lab_folder_fails(self):
+        for name in ("probe.cu", "test.cu", "figures.txt"):
+            with self.subTest(name=name):
+                root = self.copy()
+                (root / "labs" / "03_vector_lds" / name).unlink()
+                self.fails(root, f"labs/03_vector_lds/{name} is missing")
+
+    def test_a_solution_folder_without_its_answers_or_its_lab_fails(self):
         root = self.copy()
-        self.edit(root / "grader" / "lab03.toml", 'folder = "03_vector_lds"', 'folder = "03_vector_loads"')
-        self.fails(root, 'labs/03_vector_lds/lab.toml: folder = "03_vector_loads" but labs/03_vector_loads/kernel.cu does not exist')
+        (root / "solutions" / "03_vector_lds" / "answers.toml").unlink()
+        shutil.copytree(root / "solutions" / "02_broadcast", root / "solutions" / "07_orphan")
+        self.fails(root, "solutions/03_vector_lds/answers.toml is missing",
+                   "solutions/07_orphan/ has no labs/07_orphan/")
+
+    def test_a_question_without_an_answer_and_an_answer_without_a_question_fail(self):
+        root = self.copy()
+        lab = bl.find_labs(root)["04"]
+        name = lab.questions[0]["name"]
+        self.edit(lab.answers_path, f"[{name}]", "[kNoSuchQuestion]")
+        self.fails(root, f"solutions/04_padding/answers.toml: no [{name}] table",
+                   "solutions/04_padding/answers.toml: [kNoSuchQuestion] answers no question")
+
+    def test_an_answer_with_both_an_access_and_a_value_fails(self):
+        root = self.copy()
+        lab = bl.find_labs(root)["04"]
+        name = lab.questions[0]["name"]
+        self.edit(lab.answers_path, f"[{name}]\n", f"[{name}]\nvalue = \"1\"\n")
+        self.fails(root, f"solutions/04_padding/answers.toml: [{name}] must hold exactly one of `access` and `value`")
+
+    def test_a_known_bad_case_naming_another_labs_or_no_test_fails(self):
+        root = self.copy()
+        case = bl.find_labs(root)["04"].cases("bad")[0]
+        text = case.read_text()
+        test = re.search(r"EXPECT_FAIL:\s*(\S+)", text).group(1)
+        case.write_text(text.replace(test, test.replace("Lab04", "Lab05")))
+        self.fails(root, f"{case.relative_to(root).as_posix()}: its EXPECT_FAIL line must name a test of lab 04")
+
+    def test_a_test_suite_of_another_lab_in_test_cu_fails(self):
+        root = self.copy()
+        self.edit(root / "labs" / "03_vector_lds" / "test.cu", "TEST(Lab03", "TEST(Lab13")
+        self.fails(root, "labs/03_vector_lds/test.cu: test suite Lab13")
+
+    def test_a_stray_folder_in_cases_and_a_labs_cheat_for_another_lab_fail(self):
+        root = self.copy()
+        (root / "solutions" / "04_padding" / "cases" / "good").mkdir()
+        cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.cu"))[0]
+        self.edit(cheat, "APPLIES: 04", "APPLIES: 05")
+        self.fails(root, "solutions/04_padding/cases/good: cases/ holds only the folders",
+                   f"{cheat.relative_to(root).as_posix()}: a lab's own cheat says `// APPLIES: 04`")
 
     def test_predict_constants_out_of_the_descriptions_order_fail_in_the_stub_and_in_the_solution(self):
         for where in ("labs", "solutions"):
@@ -149,26 +197,26 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_question_missing_from_kernel_cu_fails(self):
         root = self.copy()
-        self.edit(root / "grader" / "lab02.toml", 'name = "kStubTableLoad"', 'name = "kStubTableLoads"')
+        self.edit(self.desc(root, "02"), 'name = "kStubTableLoad"', 'name = "kStubTableLoads"')
         out = self.fails(root, "labs/02_broadcast/kernel.cu: namespace predict defines",
                          "solutions/02_broadcast/kernel.cu: namespace predict defines")
         self.assertIn("kStubTableLoads", out)
 
     def test_a_kernel_in_another_namespace_fails(self):
         root = self.copy()
-        self.edit(root / "grader" / "lab04.toml", 'namespace = "lab04"', 'namespace = "lab4"')
+        self.edit(self.desc(root, "04"), 'namespace = "lab04"', 'namespace = "lab4"')
         self.fails(root, "labs/04_padding/kernel.cu: no `namespace lab4 {`")
 
     def test_a_gate_that_names_no_test_fails(self):
         root = self.copy()
-        self.edit(root / "grader" / "lab01.toml", "Lab01Layout.", "Lab01Layuot.")
+        self.edit(self.desc(root, "01"), "Lab01Layout.", "Lab01Layuot.")
         self.fails(root, "labs/01_32way_conflict/lab.toml: points.gates names 'Lab01Layuot.")
 
     def test_a_gate_may_name_a_generated_question_test(self):
         root = self.copy()
         lab = bl.find_labs(root)["05"]
         test = lab.questions[0]["test"]
-        self.edit(root / "grader" / "lab05.toml", "points.gates = [",
+        self.edit(self.desc(root, "05"), "points.gates = [",
                   f'points.gates = ["Lab05Predictions.{test}", ')
         r = labs_check(root)
         self.assertEqual(r.returncode, 0, r.stdout)
@@ -177,47 +225,64 @@ class LabsCheck(unittest.TestCase):
         root = self.copy()
         lab = bl.find_labs(root)["05"]
         name = lab.instructions[0]["name"]
-        self.edit(root / "grader" / "lab05.toml", f'name = "{name}"', 'name = "no_such_instruction"')
+        self.edit(self.desc(root, "05"), f'name = "{name}"', 'name = "no_such_instruction"')
         self.fails(root, "labs/05_swizzle/probe.cu: defines no `access_no_such_instruction(...)`")
 
     def test_a_launcher_kernel_cu_does_not_define_fails(self):
         root = self.copy()
         lab = bl.find_labs(root)["06"]
         name = lab.launches[0]["launcher"]
-        self.edit(root / "grader" / "lab06.toml", f'launcher = "{name}"', 'launcher = "no_such_launcher"')
+        self.edit(self.desc(root, "06"), f'launcher = "{name}"', 'launcher = "no_such_launcher"')
         self.fails(root, "labs/06_ldmatrix/kernel.cu: defines no launcher `no_such_launcher(...)`")
 
     def test_a_readme_row_that_differs_from_the_summary_fails_and_write_regenerates_it(self):
         root = self.copy()
-        self.edit(root / "grader" / "lab02.toml", 'summary = "', 'summary = "NEW: ')
+        self.edit(self.desc(root, "02"), 'summary = "', 'summary = "NEW: ')
         self.fails(root, "README.md: the lab table differs from the descriptions")
         r = labs_check(root, "--write")
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("| NEW: ", (root / "README.md").read_text())
 
-    def test_a_new_last_lab_makes_the_readmes_lab_ranges_stale_and_write_fixes_them(self):
+    def test_a_new_last_lab_makes_the_generated_lists_stale_and_write_fixes_them(self):
+        # A new lab as the course makes one: both folders copied, the namespace and suites renamed.
         root = self.copy()
-        shutil.copytree(root / "labs" / "06_ldmatrix", root / "labs" / "07_more")
-        shutil.copytree(root / "solutions" / "06_ldmatrix", root / "solutions" / "07_more")
-        for suffix in ("_test.cu", "_probe.cu"):
-            shutil.copy2(root / "grader" / f"lab06{suffix}", root / "grader" / f"lab07{suffix}")
-        text = (root / "grader" / "lab06.toml").read_text().replace('lab = "06"', 'lab = "07"') \
-            .replace('folder = "06_ldmatrix"', 'folder = "07_more"').replace("Lab06", "Lab07")
-        (root / "grader" / "lab07.toml").write_text(text)
-        self.edit(root / "grader" / "lab07_test.cu", "Lab06", "Lab07", -1)
+        for side in ("labs", "solutions"):
+            shutil.copytree(root / side / "06_ldmatrix", root / side / "07_more")
+            for f in (root / side / "07_more").rglob("*"):
+                if f.is_file():
+                    f.write_text(f.read_text().replace("lab06", "lab07").replace("Lab06", "Lab07"))
+        for cheat in (root / "solutions" / "07_more" / "cases" / "cheats").glob("*.cu"):
+            self.edit(cheat, "APPLIES: 06", "APPLIES: 07")
         out = self.fails(root, "README.md: the first command should say (any lab: lab00 ... lab07)",
-                         "CMakePresets.json: testPresets lab07 is missing", "README.md: the lab table differs")
-        self.assertNotIn("lab07.toml", out.replace("README.md", ""))   # the new lab's own files agree
+                         "CMakePresets.json: testPresets lab07 is missing", "README.md: the lab table differs",
+                         "README.md: the points-outcomes table has rows for labs",
+                         "grader/selftest/README.md: the tables of cases differ")
+        own = [line for line in out.splitlines() if re.match(r"\s+(labs|solutions)/07_more/", line)]
+        self.assertEqual(own, [])   # the new lab's own files agree
+        # Without a judge, --write regenerates every list but the points row, and says so.
+        r = labs_check(root, "--write", "--judge", str(root / "no-such-judge"))
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("no points row for lab(s) 07", r.stdout)
+        self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("  ")],
+                         [line for line in r.stdout.splitlines() if "points" in line and line.startswith("  ")])
+        self.assertIn("(any lab: lab00 ... lab07)", (root / "README.md").read_text())
+        self.assertIn("solutions/07_more/cases/bad/", (root / "grader" / "selftest" / "README.md").read_text())
+        # With a row for it (what points-outcomes writes), the course passes again.
+        readme = (root / "README.md").read_text()
+        row6 = next(line for line in readme.splitlines() if line.startswith("| 06 | "))
+        (root / "README.md").write_text(readme.replace(row6 + "\n", row6 + "\n" + row6.replace("| 06 |", "| 07 |") + "\n"))
+        r = labs_check(root)
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+    def test_a_case_description_edited_makes_the_selftest_table_stale_and_write_fixes_it(self):
+        root = self.copy()
+        case = bl.find_labs(root)["02"].cases("alternatives")[0]
+        text = case.read_text()
+        case.write_text(text.replace("\n", " A NEW WORD.\n", 1))
+        self.fails(root, "grader/selftest/README.md: the tables of cases differ")
         r = labs_check(root, "--write")
         self.assertEqual(r.returncode, 0, r.stdout)
-        self.assertIn("(any lab: lab00 ... lab07)", (root / "README.md").read_text())
-
-    def test_a_description_cmake_reads_differently_fails(self):
-        root = self.copy()
-        # A TOML literal string: Python reads it, banklab_find_labs only reads "..." strings.
-        self.edit(root / "grader" / "lab03.toml", 'folder = "03_vector_lds"', "folder = '03_vector_lds'")
-        self.fails(root, "cmake/BanklabLab.cmake: banklab_find_labs finds")
-
+        self.assertIn("A NEW WORD.", (root / "grader" / "selftest" / "README.md").read_text())
 
 if __name__ == "__main__":
     unittest.main()

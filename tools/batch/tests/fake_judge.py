@@ -30,16 +30,15 @@ EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i
 
 
 def tests_of(lab):
-    f = ROOT / "grader" / f"lab{lab}_test.cu"
-    if not f.is_file():
+    lab_ = bl.find_labs(ROOT).get(lab)
+    if lab_ is None or not lab_.test.is_file():
         return []
-    src = f.read_text()
+    src = lab_.test.read_text()
     out = []
     for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
         out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
     # The question tests the judge generates from the description (labs/NN_name/lab.toml [[questions]]).
-    lab_ = bl.find_labs(ROOT).get(lab)
-    for q in (lab_.questions if lab_ else []):
+    for q in lab_.questions:
         t = f"Lab{lab}Predictions.{q['test']}"
         if (t, "cpu") not in out:
             out.append((t, "cpu"))

@@ -38,7 +38,7 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 def cpu_tests(lab):
     """The CPU tests of lab NN: TEST(...) of labs/NN_name/test.cu, and the prediction tests the judge
     generates from the description's questions (labs/NN_name/lab.toml; two questions may share one)."""
-    src = (ROOT / "grader" / f"lab{lab}_test.cu").read_text()
+    src = bg.bl.find_labs(ROOT)[lab].test.read_text()
     tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
     generated = [f"Lab{lab}Predictions.{q['test']}" for q in bg.bl.find_labs(ROOT)[lab].questions]
     return list(dict.fromkeys(tests + generated))
@@ -49,7 +49,7 @@ def _weights():
 
 
 def _gates(lab):
-    pats = tomllib.loads((ROOT / "grader" / f"lab{lab}.toml").read_text())["points"]["gates"]
+    pats = bg.bl.find_labs(ROOT)[lab].gates
     return lambda t: any(fnmatch.fnmatchcase(t, p) for p in pats)
 
 
@@ -168,14 +168,14 @@ class PointsTables(unittest.TestCase):
     def test_a_labs_table_is_its_gates_then_the_groups_every_lab_shares(self):
         for lab in bg.find_labs(ROOT):
             t = bg.load_points(ROOT, lab)
-            desc = tomllib.loads((ROOT / "grader" / f"lab{lab}.toml").read_text())
+            desc = bg.bl.find_labs(ROOT)[lab].description
             with self.subTest(lab=lab):
                 self.assertEqual([g.name for g in t.groups],
                                  ["gates", "objective", "predictions", "layout", "timing", "instructor"])
                 self.assertEqual(t.groups[0].patterns, desc["points"]["gates"])
                 self.assertEqual(t.groups[0].points, 0)
                 self.assertEqual(t.group("objective").patterns, [f"Lab{lab}OnGpu.Traced*"])
-                self.assertIn(f"grader/lab{lab}.toml", t.path)
+                self.assertIn(f"labs/{bg.find_labs(ROOT)[lab]}/lab.toml", t.path)
                 self.assertIn("grader/points/weights.toml", t.path)
 
     def test_a_labs_own_test_points_come_from_its_description(self):
@@ -183,9 +183,10 @@ class PointsTables(unittest.TestCase):
             root = Path(d)
             shutil.copytree(ROOT / "grader" / "points", root / "grader" / "points")
             shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
-            text = (ROOT / "grader" / "lab05.toml").read_text().replace(
+            desc = root / "labs" / "05_swizzle" / "lab.toml"
+            text = desc.read_text().replace(
                 "# ---- judge ----", 'points.tests."Lab05Layout.A" = 20\n# ---- judge ----')
-            (root / "grader" / "lab05.toml").write_text(text)
+            desc.write_text(text)
             t = bg.load_points(root, "05")
             alloc = t.allocate(["Lab05Layout.A", "Lab05Layout.B"])
             self.assertEqual(alloc, {"Lab05Layout.A": 20, "Lab05Layout.B": _weights()["layout"] - 20})
@@ -198,7 +199,7 @@ class PointsTables(unittest.TestCase):
             self.assertEqual([g.name for g in t.groups], ["p"])
             self.assertEqual(t.allocate(["Lab05Predictions.A"]), {"Lab05Predictions.A": 30})
             self.assertEqual(bg.load_points(ROOT, "04", Path(d)).group("gates").patterns,
-                             tomllib.loads((ROOT / "grader" / "lab04.toml").read_text())["points"]["gates"])
+                             bg.bl.find_labs(ROOT)["04"].gates)
 
     def test_a_group_that_requires_the_gates_earns_nothing_while_a_gate_fails(self):
         t = self.table('lab = "05"\n[groups.g]\nmatch = "Lab05Layout.InBounds"\npoints = 0\n'

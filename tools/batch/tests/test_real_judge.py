@@ -29,15 +29,22 @@ from test_batch import validate_gradescope, validate_junit, validate_prairielear
 
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 BANKLAB = os.environ.get("BANKLAB_EXE")
-LABS = {"04": "04_padding", "05": "05_swizzle"}
-WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}   # solutions/NN_name/cases/bad/
+#: The two labs graded here ({"04": "04_padding", ...}: their folders, from the descriptions) and a
+#: known-bad case of each (solutions/NN_name/cases/bad/).
+LABS = {n: lab.folder for n, lab in bg.bl.find_labs(ROOT).items() if n in ("04", "05")}
+WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}
 SELFTEST = ROOT / "grader" / "selftest"
+
+
+def wrong_case(lab):
+    """Lab `lab`'s known-bad case WRONG[lab]: solutions/NN_name/cases/bad/<case>."""
+    return next(p for p in bg.bl.find_labs(ROOT)[lab].cases("bad") if p.name == WRONG[lab])
 
 
 def known_bad(lab):
     """The kernel a known-bad case stands for (the solution with the case's defect applied)."""
     out = subprocess.run([sys.executable, str(SELFTEST / "materialize.py"), "--case",
-                          str(SELFTEST / "bad" / LABS[lab] / WRONG[lab]), "--lab-dir",
+                          str(wrong_case(lab)), "--lab-dir",
                           str(ROOT / "solutions" / LABS[lab]), "--out", "/dev/stdout"],
                          check=True, capture_output=True, text=True)
     return out.stdout
@@ -164,7 +171,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
 
     def test_a_known_bad_kernel_fails_the_test_its_expect_fail_line_names(self):
         for lab in LABS:
-            src = (SELFTEST / "bad" / LABS[lab] / WRONG[lab]).read_text()
+            src = wrong_case(lab).read_text()
             test = re.search(r"EXPECT_FAIL:\s*(\S+)", src).group(1)
             r = self.rows[("wrong_a", lab)]
             self.assertIn(test, r["failed_tests"].split(";"))
