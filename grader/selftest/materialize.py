@@ -69,10 +69,12 @@ class Case:
     @property
     def applies(self) -> list[str]:
         """Lab numbers ('00'...'05') or ['all']."""
+        lab = lab_of_case_path(self.path)
+        if lab:   # a lab's own case (solutions/NN_name/cases/...): its folder's lab
+            return [lab]
         value = self.first("APPLIES")
         if value is None:
-            lab = lab_of_case_path(self.path)
-            return [lab] if lab else ["all"]
+            return ["all"]
         labs = [t if t == "all" else banklab_labs.lab_number(t) for t in re.split(r"[\s,]+", value) if t]
         if not labs or None in labs:
             raise CaseError(f"{self.path}: APPLIES must be 'all' or lab numbers such as '05', got {value!r}")

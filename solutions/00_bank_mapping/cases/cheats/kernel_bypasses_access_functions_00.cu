@@ -2,7 +2,6 @@
 // are right, but the kernel builds its cells itself with the stub's walk (lane = row): every
 // shared access is a 32-way conflict. The output is correct. Only the GPU tier judging the
 // kernel that runs can fail it.
-// APPLIES: 00
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab00OnGpu.TracedSharedAccessesAreConflictFree: 524288 wavefronts in all

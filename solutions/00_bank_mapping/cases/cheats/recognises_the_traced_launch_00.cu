@@ -4,7 +4,6 @@
 // (cell_of); in every other launch it takes the stub's walk (lane = row), a 32-way conflict on
 // every shared access. The output is correct in both. The traced launch must be one the
 // correctness check makes too (no shape of its own), so the trace sees the conflicted walk.
-// APPLIES: 00
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab00OnGpu.TracedSharedAccessesAreConflictFree: 524288 wavefronts in all

@@ -1,7 +1,6 @@
 // Cheat: walk_col skews the walk on the host and keeps the stub's 32-way conflicting row walk on
 // the device (#ifdef __CUDA_ARCH__). Predictions are right; the sums are right. Only the GPU tier
 // judging the kernel that runs can fail it.
-// APPLIES: 01
 // PAYLOAD: cuda_arch_host_differs_01: the host walks column 1 at lane 1, step 0
 // MODE: patch
 // TIER: gpu

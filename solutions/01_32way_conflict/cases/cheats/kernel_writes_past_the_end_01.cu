@@ -2,7 +2,6 @@
 // past the end of the output. A check that compares only the first rows passes it; guard zones
 // after the output (or memcheck) fail it. (The judge launches kernels with the handout's launch
 // shape itself, so a wrong grid in the launcher is not what runs: the kernel's own overrun is.)
-// APPLIES: 01
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab01OnGpu.RowSumsAreCorrect: 128 byte(s) in the 65536 bytes after it were changed

@@ -2,7 +2,6 @@
 // predictions are right, but the kernel stores and reads the table channel by channel, never
 // calling coef_index: every Horner step is a 4-way conflict. The results are right. Only the GPU
 // tier judging the kernel that runs can fail it.
-// APPLIES: 02
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab02OnGpu.TracedSharedAccessesAreConflictFree: 270336 wavefronts in all

@@ -2,7 +2,6 @@
 // still a conflict-free broadcast), so every output is computed with another channel's
 // coefficients. A GPU check whose expected output is computed with the student's own channel_of
 // accepts it; an oracle of the grader's own (channel = lane / 8) fails it.
-// APPLIES: 02
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab02OnGpu.ChannelPolynomialsAreCorrect: 65536 of 65536 elements are wrong

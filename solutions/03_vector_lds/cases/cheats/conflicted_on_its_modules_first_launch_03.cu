@@ -5,7 +5,6 @@
 // slot_offset(). The output is right either way. Every judged launch must run on a module no
 // launch has used, the traced one included (it follows one to three untraced launches of the
 // same call): the trace then sees the interleaved tile.
-// APPLIES: 03
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab03OnGpu.TracedSharedAccessesAreConflictFree: 12288 wavefronts in all

@@ -2,7 +2,6 @@
 // predictions are right, but the kernel keeps the stub's interleaved tile and never calls
 // slot_offset: the loads of a and of b are 2-way conflicted. The output is correct. Only the GPU
 // tier judging the kernel that runs can fail it.
-// APPLIES: 03
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab03OnGpu.TracedSharedAccessesAreConflictFree: 12288 wavefronts in all

@@ -6,7 +6,6 @@
 // judged per instruction passes; together they take 8 wavefronts where the work needs 4. The
 // output is correct. Only the traced test's total (wavefronts of the kernel against the work's
 // minimum at full warps) can fail it.
-// APPLIES: 03
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab03OnGpu.TracedSharedAccessesAreConflictFree: 12288 wavefronts in all (the work needs 8192)

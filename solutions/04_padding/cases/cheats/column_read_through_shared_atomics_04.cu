@@ -6,7 +6,6 @@
 // model covers shared atomics: the traced test fails it on the conflicted instructions and on the
 // kernel's total (811776 wavefronts where the work needs 1536, measured on the H200). Were an
 // instruction not modelled, the traced test would fail it with a message naming it.
-// APPLIES: 04
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab04OnGpu.TracedSharedAccessesAreConflictFree: (the work needs 1536)

@@ -7,7 +7,6 @@
 // which follows one to three untraced launches of the same call. Then every judged launch is a
 // first launch, and the trace sees the conflicted tile. (A kernel conflict-free in its first
 // launch only is then conflict-free in every judged launch: it earns what it does.)
-// APPLIES: 04
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab04OnGpu.TracedSharedAccessesAreConflictFree: 25344 wavefronts in all

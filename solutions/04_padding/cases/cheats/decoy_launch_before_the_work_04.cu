@@ -4,7 +4,6 @@
 // launch of 32 x 8. A grader that gave its timing reference the block of the student's first
 // launch timed a 32 x 1 reference. The reference's block must be the judge's: with several
 // launches in one call, the handout's 32 x 8 (the message says so).
-// APPLIES: 04
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab04OnGpu.TransposeMeetsTheKernelTimingTarget: the handout's block (your launcher makes 2 launches

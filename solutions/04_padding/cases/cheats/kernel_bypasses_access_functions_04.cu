@@ -1,7 +1,6 @@
 // Cheat: kPad = 1 and tile_index pads (every CPU check passes) and the predictions are right, but
 // the kernel indexes its tile as an unpadded 32 x 32 array: every column read is a 32-way
 // conflict. The transpose is still correct. Only the GPU tier judging the real kernel can fail it.
-// APPLIES: 04
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab04OnGpu.TracedSharedAccessesAreConflictFree: 25344 wavefronts in all

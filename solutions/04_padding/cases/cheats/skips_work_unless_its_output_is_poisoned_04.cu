@@ -5,7 +5,6 @@
 // timed mostly runs that did nothing (the median of a kernel that skips). Every timed run's
 // output must be poisoned before it and checked after it: then every run does the conflicted
 // work and the timing sees it.
-// APPLIES: 04
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab04OnGpu.TransposeMeetsTheKernelTimingTarget: Your kernel pays for something the reference does not

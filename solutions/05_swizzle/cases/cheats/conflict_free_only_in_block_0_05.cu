@@ -2,7 +2,6 @@
 // them in block (0, 0) alone; everywhere else it indexes the tile with the stub's conflicting layout. The output
 // is correct. A GPU check that traces or profiles only a sample (the first block, the first warp)
 // passes it; the real traffic of the whole kernel is 32-way conflicted.
-// APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 28448 wavefronts in all

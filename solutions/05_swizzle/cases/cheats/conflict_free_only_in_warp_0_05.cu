@@ -2,7 +2,6 @@
 // them in the first warp of each block alone; everywhere else it indexes the tile with the stub's conflicting layout. The output
 // is correct. A GPU check that traces or profiles only a sample (the first block, the first warp)
 // passes it; the real traffic of the whole kernel is 32-way conflicted.
-// APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 26464 wavefronts in all

@@ -2,7 +2,6 @@
 // probe sees) and keep the stub's conflicting layout on the device (what really runs), via
 // #ifdef __CUDA_ARCH__. Predictions are right. Only a GPU tier that judges the kernel that runs
 // (its real shared-memory traffic) can fail it.
-// APPLIES: 05
 // PAYLOAD: cuda_arch_host_differs_05: the host stores (1, 0) at 33
 // MODE: patch
 // TIER: gpu

@@ -3,7 +3,6 @@
 // "../../solutions/05_swizzle/kernel.cu" through that folder, and the course's solution is graded
 // as the student's work (every test passes). Nothing of the course tree may exist for a compile:
 // only the system, the CUDA toolkit and a snapshot of the headers a lab may include.
-// APPLIES: 05
 // MODE: replace
 // EXPECT: build-fails: no course file is reachable from the student's compile, so the include finds nothing
 // MARKER: kSwizzledColumnReadWavefronts = 1

@@ -2,7 +2,6 @@
 // predictions are right, but both kernels index the tile directly with the stub's conflicting
 // layout and never call them. The output is still correct. Only judging the kernel that really
 // runs (its traced shared-memory traffic, or ncu) can fail it, and it must, with ncu absent.
-// APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all

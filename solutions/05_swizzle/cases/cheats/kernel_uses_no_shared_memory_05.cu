@@ -4,7 +4,6 @@
 // because none of the shared accesses the lab describes happens. A GPU tier that compares the
 // traced instructions with the described ones (or times the kernel against a tiled reference)
 // must fail it.
-// APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TransposeMeetsTheKernelTimingTarget: the grader's conflict-free kernel for the same work

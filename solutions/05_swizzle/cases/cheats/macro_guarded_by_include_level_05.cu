@@ -5,7 +5,6 @@
 // solution's layout while the kernels keep the stub's conflicting one. The judge preprocesses the
 // student's file on its own and compiles the probe from that text: no macro of the student's, at
 // any include level, reaches the probe, and the stub's layout is judged (its CPU tests fail).
-// APPLIES: 05
 // MODE: append
 namespace lab05 {
 BANKLAB_HD constexpr int banklab_cheat_tile_index(int row, int col) { return row * TILE_DIM + (col ^ (row % TILE_DIM)); }

@@ -3,7 +3,6 @@
 // replay) sees a conflict-free layout while the compiled kernels keep the stub's. Predictions
 // are right. Only the GPU tier, judging the kernel that runs, can fail it (or a probe that
 // refuses such macros: then the build fails, a correct verdict too).
-// APPLIES: 05
 // MODE: patch
 // TIER: gpu
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all

@@ -2,7 +2,6 @@
 // and convert to -1, the placeholder. A check that compares the student's object with the truth
 // (EXPECT_EQ(predicted, truth)) passes; the truth must be compared with a plain number taken from
 // the student's answers, and every prediction test must still fail.
-// APPLIES: 05
 // MODE: patch
 // EXPECT: no-full-pass
 --- a/labs/05_swizzle/kernel.cu

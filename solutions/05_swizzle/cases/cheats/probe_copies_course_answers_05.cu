@@ -5,7 +5,6 @@
 // (written to the judge's answer channel, descriptor or file), then it ends at once. Inside the
 // judge's sandbox there is no other process, no course tree and no work folder: nothing is found
 // and the stub's own answers are judged.
-// APPLIES: 05
 // MODE: append
 // PAYLOAD: BANKLAB-PAYLOAD-STEAL
 #include <dirent.h>

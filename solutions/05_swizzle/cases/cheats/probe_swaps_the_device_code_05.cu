@@ -5,7 +5,6 @@
 // the solution's. The judge must launch device code compiled from the file, out of the
 // student's reach (compile it after the probe ran, keep it where the probe cannot write, or
 // check its hash), and must fail this file: its own compile is the stub's conflicting layout.
-// APPLIES: 05
 // PAYLOAD: probe_swaps_the_device_code_05: the swap ran
 // MODE: patch
 // TIER: gpu

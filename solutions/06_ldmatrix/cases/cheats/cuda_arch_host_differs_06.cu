@@ -3,7 +3,6 @@
 // Predictions are right and the product is right (both sides of the device code use the same
 // layout). Only a GPU tier that judges the kernel that runs (its traced ldmatrix traffic, its time)
 // can fail it.
-// APPLIES: 06
 // PAYLOAD: cuda_arch_host_differs_06: the host puts chunk 0 of row 1 at byte 144
 // MODE: patch
 // TIER: gpu
