@@ -7,7 +7,7 @@
 # Writes the grades' JSON under $OUT (base/, new/) and a log; compare the verdicts on the other machine.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out/base" "$out/new"
-W=/tmp/layout; mkdir -p $W
+W=$PWD/build/layout; mkdir -p $W   # in the tree: kept between calls while the machine is warm
 if [[ -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
 bld() {  # tree, where
   mkdir -p "$2"; tar -C "$1" --exclude=./build --exclude=./.carry -cf - . | tar -C "$2" -xf -; chmod -R a+rX "$2"
