@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 CASES = [  # (what is edited, old text, new text, words the message must hold)
-    ("answers", '[kStoredColumnOfRow5Col3]\nvalue = "3 ^ 5"', '[kStoredColumnOfRow5Col3]\nvalu = "3 ^ 5"', ["unknown key 'valu'", "kStoredColumnOfRow5Col3"]),
+    ("answers", '[kStoredColumnOfRow5Col3]\nvalue =', '[kStoredColumnOfRow5Col3]\nvalu =', ["unknown key 'valu'", "kStoredColumnOfRow5Col3"]),
     ("toml", 'hint = "rows are 32 floats long. Which bank holds tile[i][5], for each i?"\n', "",
      ["missing key 'hint'", "kUnswizzledColumnReadWavefronts"]),
     ("toml", 'op = "st"\nwidth = 4', 'op = "sts"\nwidth = 4', ["key 'op'", "'sts'", "row_write"]),

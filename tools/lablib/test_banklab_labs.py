@@ -85,7 +85,8 @@ class LabsCheck(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-labs-check-"))
         cls.base = cls.tmp / "base"
         cls.base.mkdir()
-        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "tools/lablib"):
+        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "tools/lablib", "tools/trace/tests",
+                  "common/include/banklab", "common/src"):
             if (ROOT / d).is_dir():
                 shutil.copytree(ROOT / d, cls.base / d)
         for f in ("CMakePresets.json", "README.md", "docs/claims.md", "grader/selftest/README.md"):
@@ -181,9 +182,9 @@ class LabsCheck(unittest.TestCase):
         root = self.copy()
         (root / "solutions" / "04_padding" / "cases" / "good").mkdir()
         cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.cu"))[0]
-        self.edit(cheat, "APPLIES: 04", "APPLIES: 05")
+        cheat.write_text("// APPLIES: 05\n" + cheat.read_text())
         self.fails(root, "solutions/04_padding/cases/good: cases/ holds only the folders",
-                   f"{cheat.relative_to(root).as_posix()}: a lab's own cheat says `// APPLIES: 04`")
+                   f"{cheat.relative_to(root).as_posix()}: a lab's own cheat applies to its folder's lab")
 
     def test_predict_constants_out_of_the_descriptions_order_fail_in_the_stub_and_in_the_solution(self):
         for where in ("labs", "solutions"):
@@ -251,12 +252,11 @@ class LabsCheck(unittest.TestCase):
             for f in (root / side / "07_more").rglob("*"):
                 if f.is_file():
                     f.write_text(f.read_text().replace("lab06", "lab07").replace("Lab06", "Lab07"))
-        for cheat in (root / "solutions" / "07_more" / "cases" / "cheats").glob("*.cu"):
-            self.edit(cheat, "APPLIES: 06", "APPLIES: 07")
         out = self.fails(root, "README.md: the first command should say (any lab: lab00 ... lab07)",
                          "CMakePresets.json: testPresets lab07 is missing", "README.md: the lab table differs",
                          "README.md: the points-outcomes table has rows for labs",
-                         "grader/selftest/README.md: the tables of cases differ")
+                         "grader/selftest/README.md: the tables of cases differ",
+                         "tools/trace/tests/lab_driver_labs.inc does not match the labs' descriptions")
         own = [line for line in out.splitlines() if re.match(r"\s+(labs|solutions)/07_more/", line)]
         self.assertEqual(own, [])   # the new lab's own files agree
         # Without a judge, --write regenerates every list but the points row, and says so.
@@ -267,6 +267,7 @@ class LabsCheck(unittest.TestCase):
                          [line for line in r.stdout.splitlines() if "points" in line and line.startswith("  ")])
         self.assertIn("(any lab: lab00 ... lab07)", (root / "README.md").read_text())
         self.assertIn("solutions/07_more/cases/bad/", (root / "grader" / "selftest" / "README.md").read_text())
+        self.assertIn('"07_more/kernel.cu"', (root / "tools" / "trace" / "tests" / "lab_driver_labs.inc").read_text())
         # With a row for it (what points-outcomes writes), the course passes again.
         readme = (root / "README.md").read_text()
         row6 = next(line for line in readme.splitlines() if line.startswith("| 06 | "))
