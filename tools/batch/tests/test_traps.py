@@ -609,7 +609,11 @@ class Packaging(unittest.TestCase):
                      entry["externalGradingOptions"]["entrypoint"], "/banklab/tools/platforms/grade-platform",
                      "/banklab/instructor/README.md"):
             self.assertIn(path, image)
-        self.assertFalse([p for p in image if p.startswith(("/banklab/points/", "/banklab/solutions/"))])
+        self.assertFalse([p for p in image if p.startswith("/banklab/points/")])
+        # The answers (and the instructor-only checks) are in the grading image; no solution is.
+        self.assertIn("/banklab/solutions/05_swizzle/answers.toml", image)
+        self.assertFalse([p for p in image if p.startswith("/banklab/solutions/")
+                          and not p.endswith(("/answers.toml", "_test.cu"))])
         # The run script reads the points where the image has them.
         run = (ROOT / "tools/platforms/prairielearn/run").read_text()
         self.assertIn('SRC=${BANKLAB_SOURCE:-/banklab}', run)

@@ -123,7 +123,6 @@ class Cell:
         self.course = self.dir / "course"
         shutil.copytree(ROOT / "labs" / FOLDER, self.course / "labs" / FOLDER)
         shutil.copytree(ROOT / "grader" / "points", self.course / "grader" / "points")
-        shutil.copy(ROOT / "grader" / f"lab{LAB}.toml", self.course / "grader")
         for d in ("platforms", "batch", "lablib"):      # the entry points run the course's own tools
             shutil.copytree(ROOT / "tools" / d, self.course / "tools" / d,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
