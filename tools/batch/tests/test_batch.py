@@ -40,8 +40,12 @@ def cpu_tests(lab):
     generates from the description's questions (labs/NN_name/lab.toml; two questions may share one)."""
     src = bg.bl.find_labs(ROOT)[lab].test.read_text()
     tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
-    generated = [f"Lab{lab}Predictions.{q['test']}" for q in bg.bl.find_labs(ROOT)[lab].questions]
-    return list(dict.fromkeys(tests + generated))
+    lab_ = bg.bl.find_labs(ROOT)[lab]
+    # The Layout tests the judge generates from the instructions' at_minimum entries.
+    layout = [f"Lab{lab}Layout.{a['test']}" for t in lab_.instructions
+              for a in ([t["at_minimum"]] if isinstance(t.get("at_minimum"), dict) else t.get("at_minimum", []))]
+    generated = [f"Lab{lab}Predictions.{q['test']}" for q in lab_.questions]
+    return list(dict.fromkeys(tests + layout + generated))
 
 
 def _weights():
@@ -806,7 +810,10 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("labs/05_swizzle/lab.toml", names)
         self.assertIn("grader/points/weights.toml", names)
         self.assertIn("tools/lablib/banklab_labs.py", names)
-        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))])
+        # A grading image: every lab's answers (its judge checks predictions), no solution, no case.
+        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))
+                          and not n.endswith("/answers.toml")])
+        self.assertIn("solutions/05_swizzle/answers.toml", names)
         self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
 
     def test_the_platform_entry_scripts_pass_the_root_through(self):
