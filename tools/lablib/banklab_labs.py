@@ -86,6 +86,18 @@ class Lab:
         return list(self.description.get("instructions", []))
 
     @property
+    def layout_tests(self) -> list[str]:
+        """The LabNNLayout tests the judge generates from the instructions' at_minimum entries (one
+        table or a list of them), in the description's order."""
+        out = []
+        for t in self.instructions:
+            am = t.get("at_minimum", []) if isinstance(t, dict) else []
+            for a in ([am] if isinstance(am, dict) else am):
+                if isinstance(a, dict) and "test" in a and f"Lab{self.number}Layout.{a['test']}" not in out:
+                    out.append(f"Lab{self.number}Layout.{a['test']}")
+        return out
+
+    @property
     def launches(self) -> list[dict]:
         return list(self.description.get("launches", []))
 

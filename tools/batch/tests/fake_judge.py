@@ -38,12 +38,9 @@ def tests_of(lab):
     for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
         out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
     # The Layout tests the judge generates from the description's instructions (at_minimum).
-    for t in lab_.instructions:
-        am = t.get("at_minimum", [])
-        for a in ([am] if isinstance(am, dict) else am):
-            name = f"Lab{lab}Layout.{a['test']}"
-            if (name, "cpu") not in out:
-                out.append((name, "cpu"))
+    for name in lab_.layout_tests:
+        if (name, "cpu") not in out:
+            out.append((name, "cpu"))
     # The question tests the judge generates from the description (labs/NN_name/lab.toml [[questions]]).
     for q in lab_.questions:
         t = f"Lab{lab}Predictions.{q['test']}"

@@ -41,9 +41,7 @@ def cpu_tests(lab):
     src = bg.bl.find_labs(ROOT)[lab].test.read_text()
     tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
     lab_ = bg.bl.find_labs(ROOT)[lab]
-    # The Layout tests the judge generates from the instructions' at_minimum entries.
-    layout = [f"Lab{lab}Layout.{a['test']}" for t in lab_.instructions
-              for a in ([t["at_minimum"]] if isinstance(t.get("at_minimum"), dict) else t.get("at_minimum", []))]
+    layout = lab_.layout_tests   # generated from the instructions' at_minimum entries
     generated = [f"Lab{lab}Predictions.{q['test']}" for q in lab_.questions]
     return list(dict.fromkeys(tests + layout + generated))
 
