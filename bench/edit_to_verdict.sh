@@ -13,7 +13,7 @@ n=$(python3 tools/labs-check --list | awk -v f="$folder" '$2 == f {print $1}')  
 [[ -n $n ]] || { echo "edit_to_verdict: $folder is not a lab (tools/labs-check --list)"; exit 2; }
 src=labs/$folder/kernel.cu
 [[ -f build/dev/CTestTestfile.cmake ]] || cmake --preset dev >/dev/null
-cmake --build build/dev --target banklab_judge banklab >/dev/null
+cmake --build build/dev --target "banklab_judge_lab$n" banklab >/dev/null
 backup=$(mktemp)
 log=$(mktemp)
 cp "$src" "$backup"
