@@ -49,7 +49,8 @@ function(banklab_lab_description num folder out_var)
     message(FATAL_ERROR "labs/${folder}/lab.toml, the description of lab ${num}, is not valid:\n${err}")
   endif()
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
-  set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
+  set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_probe.hpp
+           ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
            ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp)
   add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
                      COMMENT "Generating lab ${num}'s description (labs/${folder}/lab.toml)" VERBATIM)

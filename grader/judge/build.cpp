@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 
 #include "grader/answers.hpp"
 #include "grader/context.hpp"
+#include "grader/probe_wraps.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sha256.hpp"
@@ -34,6 +36,9 @@
 #ifndef BANKLAB_GENERATED_DIR
 #define BANKLAB_GENERATED_DIR "."
 #endif
+#ifndef BANKLAB_PROBE_RUNTIME
+#define BANKLAB_PROBE_RUNTIME "libbanklab_probe_runtime.a"
+#endif
 
 namespace judge {
 namespace {
@@ -41,7 +46,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-3";  // 3: the probe sees each pass's own preprocessing
+constexpr const char* kBuildProtocol = "sandbox-4";  // 4: the probe includes the file; the tail #undefs its own names
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -76,9 +81,13 @@ std::vector<StepInput> header_snapshot(const std::string& lab) {
     std::sort(names.begin(), names.end());
     for (const std::string& n : names) out.push_back({"/inc/banklab/" + n, read_file(dir + "/" + n, 1 << 20)});
   }
-  for (const char* h : {"probe.hpp", "probe_launch.hpp", "launch_calls.hpp", "lab_description.hpp"})
+  for (const char* h : {"probe.hpp", "launch_calls.hpp", "lab_description.hpp"})
     out.push_back({std::string("/inc/grader/") + h, read_file(src_dir() + "/grader/include/grader/" + h, 1 << 20)});
-  const std::string desc = "grader/lab" + lab + "_description.hpp";
+  // The probe's runtime, compiled with the judge (grader/probe/probe_runtime.cpp): every probe links it.
+  out.push_back({"/inc/libbanklab_probe_runtime.a", read_file(BANKLAB_PROBE_RUNTIME, 64 << 20)});
+  const std::string probe_main = "grader/lab" + lab + "_probe.hpp";
+  out.push_back({"/inc/" + probe_main, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + probe_main, 1 << 20)});
+  const std::string desc = "grader/lab" + lab + "_description.hpp";  // last: build_lab() reads it
   out.push_back({"/inc/" + desc, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + desc, 1 << 20)});
   return out;
 }
@@ -93,28 +102,17 @@ std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_a
   return cmd;
 }
 
-// The flags that decide what nvcc's two passes of the probe's compile see (the optimisation
-// level sets __OPTIMIZE__, the architecture __CUDA_ARCH__): the student's file is preprocessed
-// with these same flags, so that its text is what each pass of the probe's compile would see.
-std::vector<std::string> probe_pass_flags(const std::string& arch) {
+// The probe's compile and link, in ONE place. It compiles /in/probe_main.cu (probe_source():
+// the probe's interface, the student's file, the lab's probe code) and links the probe's runtime
+// (grader/probe/probe_runtime.cpp, built with the judge). Host code at -O1; the device pass is
+// only there for the kernels' registration (the probe never runs a kernel).
+std::vector<std::string> probe_compile_command(const std::string& arch) {
   std::vector<std::string> args = common_flags();
   args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
-  return args;
-}
-
-// The probe's compile, in ONE place. It compiles /in/probe_main.cu: the student's file as
-// preprocessed text (no macro of the student's left) followed by the probe's own code.
-std::vector<std::string> probe_compile_command(const std::string& arch) {
-  std::vector<std::string> args = probe_pass_flags(arch);
-  // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
-  // gpulaunch: the launch capture (grader/include/grader/probe_launch.hpp) wraps the runtime's
-  // launch entry points: one --wrap per symbol of probe::kWrappedSymbols.
-  for (const char* sym : {"__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
-                          "__cudaGetKernel", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel",
-                          "cudaLaunchKernel_ptsz", "cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz",
-                          "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"})
-    args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
-  args.insert(args.end(), {"-x", "cu", inside("/in/probe_main.cu"), "-o", inside("/tmp/w/probe")});
+  // The launch capture wraps the runtime's launch entry points: one --wrap per name of
+  // probe::kWrappedSymbols (grader/include/grader/probe_wraps.hpp).
+  for (const char* sym : probe::kWrappedSymbols) args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
+  args.insert(args.end(), {inside("/in/probe_main.cu"), inside("/inc/libbanklab_probe_runtime.a"), "-o", inside("/tmp/w/probe")});
   return compile_then_cat(args, inside("/tmp/w/probe"));
 }
 
@@ -124,26 +122,6 @@ std::vector<std::string> fatbin_compile_command(const std::vector<std::string>& 
   for (const auto& a : arch) args.insert(args.end(), {"-gencode", "arch=compute_" + a + ",code=[sm_" + a + ",compute_" + a + "]"});
   args.insert(args.end(), {inside(kStudentInside), "-o", inside("/tmp/w/kernel.fatbin")});
   return compile_then_cat(args, inside("/tmp/w/kernel.fatbin"));
-}
-
-// nvcc's two passes over a .cu file, each of which preprocesses it with macros of its own.
-enum class Pass { Device, Host };
-
-// The student's file preprocessed on its own, as one pass of the probe's compile sees it: every
-// macro expanded and gone. -dI keeps each #include line as written, so the headers can be
-// included again, untouched by the student's macros, in the probe's compile.
-// nvcc -E runs the device pass's preprocessing (__CUDA_ARCH__ defined). Its host pass runs the
-// same host-compiler command without the two device-only macros (`nvcc --dryrun` shows both
-// commands: -D__CUDA_ARCH__=<arch>0 and -DCUDA_DOUBLE_MATH_FUNCTIONS are the whole difference),
-// so the host pass is that command with both undefined again: -Xcompiler flags come after
-// nvcc's own -D flags and before its -include of cuda_runtime.h.
-std::vector<std::string> preprocess_command(const std::string& arch, Pass pass) {
-  std::vector<std::string> cmd = {BANKLAB_NVCC};
-  for (const auto& f : probe_pass_flags(arch)) cmd.push_back(f);
-  cmd.insert(cmd.end(), {"-E", "-x", "cu", "-Xcompiler", "-dI"});
-  if (pass == Pass::Host) cmd.insert(cmd.end(), {"-Xcompiler", "-U__CUDA_ARCH__,-UCUDA_DOUBLE_MATH_FUNCTIONS"});
-  cmd.push_back(inside(kStudentInside));
-  return cmd;
 }
 
 // True when `text` holds no token at all: nothing but white space and comments (an empty file,
@@ -188,48 +166,51 @@ std::string no_code_message(const std::string& lab, const std::string& folder) {
          "\nthen do the lab's TODOs in it.";
 }
 
-// From nvcc -E -dI output, only the student's own text: the lines of the student's file (macros
-// expanded) with #line markers, and its #include lines as written in place of the headers'
-// expanded text. The only directives left are the judge's #line, #include "x"/<x> and #pragma:
-// anything else is refused (a macro cannot smuggle a directive into the probe's compile).
-bool student_text(const std::string& pre, const std::string& student, std::string& out, std::string& why) {
-  static const std::regex marker(R"re(^# (\d+) "((?:[^"\\]|\\.)*)"( \d)*\s*$)re");
-  static const std::regex include_line(R"re(^#include\s*(<[^<>"]+>|"[^"]+")\s*$)re");
-  std::istringstream in(pre);
-  bool mine = false;
-  std::ostringstream o;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!line.empty() && line[0] == '#' && std::regex_match(line, m, marker)) {
-      mine = m[2] == student;
-      if (mine) o << "#line " << m[1] << " \"" << student << "\"\n";
-      continue;
+// Every name the probe's own code after the student's file uses (the generated main() and the
+// lab's probe.cu): each identifier of their text, comments and strings included (an #undef of a
+// name that is no macro does nothing). A name the preprocessor does not allow to #undef (the
+// predefined __X__ macros, `defined`, C++'s operator words) is left out; none of them can be a
+// student's macro.
+std::vector<std::string> names_of(const std::string& text) {
+  static const char* const kOperatorWords[] = {"and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq",
+                                               "or", "or_eq", "xor", "xor_eq", "defined"};
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (std::isalpha(c) || c == '_') {
+      std::size_t j = i + 1;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      std::string n = text.substr(i, j - i);
+      bool skip = n.size() > 1 && n[0] == '_' && (n[1] == '_' || std::isupper(static_cast<unsigned char>(n[1])));
+      for (const char* w : kOperatorWords) skip = skip || n == w;
+      if (!skip) out.push_back(std::move(n));
+      i = j;
+    } else if (std::isdigit(c)) {  // a number, with its suffix (0x40ull): no name in it
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' || text[i] == '.')) ++i;
+    } else {
+      ++i;
     }
-    if (!mine) continue;
-    ++line_no;
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && (line[first] == '#' || line.compare(first, 2, "%:") == 0)) {
-      if (first == 0 && std::regex_match(line, include_line)) {
-        o << line << "\n";
-        continue;
-      }
-      if (line.compare(first, 7, "#pragma") == 0 && line.find('\\') == std::string::npos) {
-        o << line << "\n";
-        continue;
-      }
-      why = "a line of your file became a preprocessor directive after its macros were expanded (\"" + line.substr(0, 80) +
-            "\"): write #include <header> or #include \"header\" directly, and no macro that makes a directive";
-      return false;
-    }
-    if (!line.empty() && line.back() == '\\') {
-      why = "a line of your file ends with a backslash after preprocessing: remove it";
-      return false;
-    }
-    o << line << "\n";
   }
-  out = o.str();
-  return true;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The probe's source: the probe's interface (grader/probe.hpp, a few declarations), the
+// student's file #included as it is (each of nvcc's passes sees it as that pass sees the file
+// alone: an #ifndef __CUDA_ARCH__ host helper is there for the host code; the kernels get their
+// host stubs and registrations), then, host side only, the lab's generated main() and probe.cu.
+// What the student's file defines as macros must not reach the probe's own code (a macro that
+// renames tile_index for "any code after the file" would make the probe report another layout
+// than the kernels use): every name that code uses is #undef'd first, so it means what the judge
+// wrote or nothing. Its headers were all included before the student's file. An #include ends
+// every comment, string and #if the file left open.
+std::string probe_source(const std::string& lab, const std::string& probe_name, const std::string& probe_text,
+                         const std::string& probe_main_text) {
+  std::string s = "#include \"grader/probe.hpp\"\n#include \"" + inside(kStudentInside) + "\"\n#ifndef __CUDA_ARCH__\n";
+  for (const std::string& n : names_of(probe_main_text + "\n" + probe_text)) s += "#undef " + n + "\n";
+  s += "#include \"grader/lab" + lab + "_probe.hpp\"\n#line 1 \"" + probe_name + "\"\n" + probe_text + "\n#endif\n";
+  return s;
 }
 
 // Compiler messages about the student's own file only (and the probe's, which is the course's
@@ -364,31 +345,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
   };
 
-  // 1. The student's file preprocessed on its own, both passes side by side (each in its own
-  // sandbox): the probe's compile, the longest step, waits for them, so they start alone.
+  // 1. The probe's compile and the device code's (from the student's file as it is), side by
+  // side, each in its own sandbox. Unsandboxed (the uid sandbox included), the steps share one
+  // scratch folder and one uid: one after the other, as run_steps() would run them.
   const std::vector<std::string> arch = archs();
-  std::vector<Step> pre(2);
-  for (const Pass pass : {Pass::Device, Pass::Host}) {
-    Step& p = pre[pass == Pass::Device ? 0 : 1];
-    p.argv = preprocess_command(arch.front(), pass);
-    p.inputs = inputs;
-    p.limits.timeout_s = kCompileTimeoutS;
-    p.max_stdout = 64 << 20;
-  }
-  const std::vector<StepResult> p1 = run_steps(pre);
-  write_file(work + "/preprocess.log", p1[0].err + p1[1].err);
-  std::string own[2];
-  for (int i = 0; i < 2; ++i) {
-    if (!p1[i].process.ok()) return compile_error(p1[i], "preprocessing");
-    if (p1[i].out_cut) return fail("your file's preprocessed text is larger than 64 MiB: not judged.");
-    std::string why;
-    if (!student_text(p1[i].out, inside(kStudentInside), own[i], why)) return fail("your file cannot be judged: " + why + ".");
-  }
-
-  // The device code (from the student's file as it is) compiles beside the probe's compile, each
-  // in its own sandbox; it has time to spare there, and a file whose preprocessing failed is not
-  // compiled at all. Unsandboxed (the uid sandbox included), the steps share one scratch folder
-  // and one uid: one after the other, after the probe's compile, as run_steps() would run them.
   Step fatbin_build;
   fatbin_build.argv = fatbin_compile_command(arch);
   fatbin_build.inputs = inputs;
@@ -398,18 +358,15 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
       std::async(unsandboxed ? std::launch::deferred : std::launch::async,
                  [fatbin_build] { return run_steps({fatbin_build}).front(); });
 
-  // 2. The probe: the student's text, then the probe's own code, host side only. Each of nvcc's
-  // passes over the probe sees the student's text as that pass sees the student's file (so an
-  // #ifndef __CUDA_ARCH__ host helper is there for the host code, and the device pass sees the
-  // same text as the device code's own compile): the kernels get their host stubs and
-  // registrations (the launch capture calls the launchers); the probe's own code stays host side.
-  std::string probe_main = "#ifdef __CUDA_ARCH__\n" + own[0] + "#else\n" + own[1] + "#endif\n" +
-                           "#ifndef __CUDA_ARCH__\n#include \"grader/probe.hpp\"\n#line 1 \"" + probe_name + "\"\n" +
-                           probe_text + "\n#endif\n";
+  // 2. The probe: the student's file, then the probe's own code, host side only, linked with the
+  // probe's runtime.
+  std::string probe_main_text;
+  for (const StepInput& h : headers)
+    if (h.path == "/inc/grader/lab" + lab + "_probe.hpp") probe_main_text = h.content;
   Step probe_build;
   probe_build.argv = probe_compile_command(arch.front());
-  probe_build.inputs = headers;
-  probe_build.inputs.push_back({"/in/probe_main.cu", probe_main});
+  probe_build.inputs = inputs;
+  probe_build.inputs.push_back({"/in/probe_main.cu", probe_source(lab, probe_name, probe_text, probe_main_text)});
   probe_build.limits.timeout_s = kCompileTimeoutS;
   probe_build.max_stdout = 256 << 20;
   const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};

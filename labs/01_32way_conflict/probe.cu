@@ -2,7 +2,7 @@
 // that includes both, see grader/include/grader/probe.hpp) and run in its own process. Its main()
 // and every name, op, width and size come from the lab's description (labs/01_32way_conflict/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
-#include "grader/lab01_description.hpp"
+#include "grader/lab01_probe.hpp"
 
 using namespace lab01;
 

@@ -4,7 +4,7 @@
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 // The staging copy's order is written in the kernel body, not in an access function, so only the
 // trace of the real stores judges it.
-#include "grader/lab02_description.hpp"
+#include "grader/lab02_probe.hpp"
 
 using namespace lab02;
 

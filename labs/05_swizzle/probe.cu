@@ -3,7 +3,7 @@
 // and every name, op, width and size come from the lab's description (labs/05_swizzle/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 // The CPU tier, the replay harness and the trace comparison all read what it writes.
-#include "grader/lab05_description.hpp"
+#include "grader/lab05_probe.hpp"
 
 using namespace lab05;
 

@@ -3,7 +3,7 @@
 // and every name, op, width and size come from the lab's description (labs/06_ldmatrix/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 // The CPU tier and the GPU tier's messages read what it writes.
-#include "grader/lab06_description.hpp"
+#include "grader/lab06_probe.hpp"
 
 using namespace lab06;
 

@@ -1,21 +1,26 @@
-// The probe's launch capture: which kernels the student's launchers launch, and how.
+// The probe's runtime: what every lab's probe links besides the student's file and the lab's
+// generated main() (grader/include/grader/probe.hpp is its interface). Compiled once, with the
+// judge (grader/CMakeLists.txt: banklab_probe_runtime); banklab-judge hands the archive to each
+// probe's link in its sandbox (grader/judge/build.cpp), so no student's build parses this file.
 //
-// The probe runs without a GPU (CUDA_VISIBLE_DEVICES=""). It calls each launcher of kernel.cu
-// with fake device pointers; every kernel launch the launcher makes is recorded here instead of
-// reaching the CUDA runtime: the kernel (its device symbol, as nvcc registers it), grid, block,
-// dynamic shared bytes, and each argument (a pointer as buffer + byte offset into the fake
-// buffers, an integer as its value). The judge then launches the student's compiled kernel with
-// exactly that shape and those arguments, mapped to its own buffers (docs/dev/GRADER.md).
+// The answers: probe::Writer writes the records banklab-judge reads (grader/judge/answers.cpp).
+//
+// The launch capture: which kernels the student's launchers launch, and how. The probe runs
+// without a GPU (CUDA_VISIBLE_DEVICES=""). It calls each launcher of kernel.cu with fake device
+// pointers; every kernel launch the launcher makes is recorded here instead of reaching the CUDA
+// runtime: the kernel (its device symbol, as nvcc registers it), grid, block, dynamic shared
+// bytes, and each argument (a pointer as buffer + byte offset into the fake buffers, an integer
+// as its value). The judge then launches the student's compiled kernel with exactly that shape
+// and those arguments, mapped to its own buffers (docs/dev/GRADER.md).
 //
 // How: the probe is linked with `--wrap` for the runtime entry points that `<<<>>>` and
-// cudaLaunchKernel lower to (nvcc 13: __cudaPushCallConfiguration / __cudaPopCallConfiguration,
-// __cudaGetKernel, __cudaLaunchKernel; see crt/host_runtime.h), plus __cudaRegisterFunction for
-// the host stub -> device name map. The list of wrapped symbols is kWrappedSymbols below; the
-// judge's probe compile (grader/judge/build.cpp) passes `-Xlinker --wrap=NAME` for each.
+// cudaLaunchKernel lower to (grader/include/grader/probe_wraps.hpp lists them; the judge's probe
+// link passes `-Xlinker --wrap=NAME` for each), plus __cudaRegisterFunction for the host stub ->
+// device name map.
 //
 // Each launcher call runs in a forked child with a time limit, so a launcher that crashes,
 // dereferences a fake pointer or never returns gives a record saying so, not a broken probe.
-#pragma once
+#include "grader/probe.hpp"
 
 #include <cuda_runtime.h>
 #include <poll.h>
@@ -27,34 +32,23 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <string>
-#include <type_traits>
 #include <vector>
+
+#include "grader/launch_calls.hpp"
+#include "grader/probe_wraps.hpp"
 
 namespace probe {
 
-/// The runtime symbols the probe wraps (banklab-judge passes -Xlinker --wrap=NAME for each).
-inline constexpr const char* kWrappedSymbols[] = {
-    "__cudaRegisterFunction", "__cudaPushCallConfiguration", "__cudaPopCallConfiguration",
-    "__cudaGetKernel",        "__cudaLaunchKernel",          "__cudaLaunchKernel_ptsz",
-    "cudaLaunchKernel",       "cudaLaunchKernel_ptsz",       "cudaLaunchKernelExC",
-    "cudaLaunchKernelExC_ptsz", "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz"};
-
 namespace launch_detail {
-
-// Fake device pointers: non-canonical x86-64 addresses (nothing can be mapped there, so a
-// launcher that dereferences one on the host crashes, and says so). Buffer k starts at
-// kFakeBase + (k + 1) * kFakeStride; offsets within +- kFakeStride / 2 are attributed to it.
-inline constexpr std::uint64_t kFakeBase = 0x4000000000000000ull;
-inline constexpr std::uint64_t kFakeStride = 1ull << 40;
-inline constexpr int kMaxBuffers = 8;
+namespace {
 
 struct State {
   std::map<const void*, std::string> names;  // host stub -> device symbol (__cudaRegisterFunction)
-  std::map<const void*, std::function<void(void**, std::string&)>> decoders;  // host stub -> argument printer
+  std::map<const void*, Decoder> decoders;  // host stub -> argument printer (probe::kernel)
   std::vector<std::uint64_t> buffer_bytes;  // fake buffers of the call in progress
   bool capturing = false;
   std::string out;  // the records of the call in progress
@@ -66,12 +60,12 @@ struct State {
   };
   std::vector<Config> configs;  // <<<>>> pushes, the host stub pops
 };
-inline State& state() {
+State& state() {
   static State s;
   return s;
 }
 
-inline void pointer_arg(const void* p, std::string& out) {
+void pointer_arg(const void* p, std::string& out) {
   const std::uint64_t v = reinterpret_cast<std::uint64_t>(p);
   if (v == 0) {
     out += " z";
@@ -89,20 +83,20 @@ inline void pointer_arg(const void* p, std::string& out) {
   out += " q";  // a pointer to something that is not one of the call's buffers
 }
 
-template <class T>
-void one_arg(void* slot, std::string& out) {
-  if constexpr (std::is_pointer_v<T>) {
-    pointer_arg(*static_cast<const void* const*>(slot), out);
-  } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
-    T v;
-    std::memcpy(&v, slot, sizeof(T));
-    out += " i " + std::to_string(static_cast<long long>(v));
-  } else {
-    out += " ?";  // a type the judge cannot pass (structs, floats): the judge refuses the launch
-  }
-}
+}  // namespace
 
-inline void record(const char* api, const void* host_fun, dim3 grid, dim3 block, std::size_t shared, void** args) {
+struct Args {
+  std::string text;
+};
+void arg_count(Args& a, int n) { a.text += " " + std::to_string(n); }
+void arg_pointer(Args& a, const void* p) { pointer_arg(p, a.text); }
+void arg_integer(Args& a, long long v) { a.text += " i " + std::to_string(v); }
+void arg_unknown(Args& a) { a.text += " ?"; }
+void register_kernel(const void* host_stub, Decoder decode) { state().decoders[host_stub] = decode; }
+
+namespace {
+
+void record(const char* api, const void* host_fun, dim3 grid, dim3 block, std::size_t shared, void** args) {
   State& s = state();
   if (!s.capturing) return;
   if (s.launches >= 64) {  // at most 64 launches are kept
@@ -119,47 +113,25 @@ inline void record(const char* api, const void* host_fun, dim3 grid, dim3 block,
   if (dec == s.decoders.end() || !args) {
     s.out += " -1";  // arguments unknown: not a kernel this lab's probe describes
   } else {
-    std::string a;
+    Args a;
     dec->second(args, a);
-    s.out += a;
+    s.out += a.text;
   }
   s.out += "\n";
   ++s.launches;
 }
 
-inline std::string safe_name(const std::string& n) {
+std::string safe_name(const std::string& n) {
   std::string o;
   for (char c : n) o += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   return o.empty() ? "_" : o;
 }
 
-}  // namespace launch_detail
-
-/// Tells the capture the parameter types of a lab kernel (so its arguments can be recorded).
-template <class... P>
-void kernel(void (*f)(P...)) {
-  launch_detail::state().decoders[reinterpret_cast<const void*>(f)] = [](void** args, std::string& out) {
-    out += " " + std::to_string(sizeof...(P));
-    int i = 0;
-    (launch_detail::one_arg<P>(args[i++], out), ...);
-  };
-}
-
-/// The fake device buffers of one launcher call: `ptr<T>(k)` is buffer k.
-class Fakes {
- public:
-  template <class T>
-  T* ptr(int k) const {
-    return reinterpret_cast<T*>(launch_detail::kFakeBase + (static_cast<std::uint64_t>(k) + 1) * launch_detail::kFakeStride);
-  }
-};
-
 /// Calls `launcher(fakes)` in a child process with fake buffers of `bytes` each and returns the
 /// record: "call NAME STATUS NBUF BYTES... NLAUNCH\nL ...\n" (STATUS: ok, crashed, hung,
 /// exited). Limited to 64 launches and 5 seconds.
-inline std::string capture_call(const std::string& call, std::initializer_list<std::uint64_t> bytes,
-                                const std::function<void(const Fakes&)>& launcher) {
-  using namespace launch_detail;
+std::string capture_call(const std::string& call, std::initializer_list<std::uint64_t> bytes,
+                         void (*invoke)(const void*, const Fakes&), const void* fn) {
   State& s = state();
   s.buffer_bytes.assign(bytes.begin(), bytes.end());
   std::string head = "call " + safe_name(call);
@@ -175,7 +147,7 @@ inline std::string capture_call(const std::string& call, std::initializer_list<s
     s.capturing = true;
     s.out.clear();
     s.launches = 0;
-    launcher(Fakes{});
+    invoke(fn, Fakes{});
     s.capturing = false;
     return head + " ok" + tail + " " + std::to_string(s.launches > 64 ? 64 : s.launches) + "\n" + s.out;  // record() kept 64
   }
@@ -184,7 +156,7 @@ inline std::string capture_call(const std::string& call, std::initializer_list<s
     s.capturing = true;
     s.out.clear();
     s.launches = 0;
-    launcher(Fakes{});
+    invoke(fn, Fakes{});
     s.capturing = false;
     std::string msg = std::to_string(s.launches) + "\n" + s.out;
     const char* p = msg.data();
@@ -234,44 +206,118 @@ inline std::string capture_call(const std::string& call, std::initializer_list<s
   return head + " ok" + tail + " " + std::to_string(n) + "\n" + lines;
 }
 
-/// Records launcher call `call` into the answers (see capture_call).
-inline void call(Writer& w, const std::string& call, std::initializer_list<std::uint64_t> bytes,
-                 const std::function<void(const Fakes&)>& launcher) {
-  w.launch_record(capture_call(call, bytes, launcher));
+}  // namespace
+}  // namespace launch_detail
+
+// ---- probe::Writer ----------------------------------------------------------------------------
+
+namespace {
+std::FILE* file_of(void* f) { return static_cast<std::FILE*>(f); }
+
+// Every index of the box [0, dims) in row-major order.
+template <class G>
+void for_each(std::initializer_list<int> box, G g) {
+  const std::vector<int> dims(box);
+  std::vector<int> idx(dims.size(), 0);
+  for (int d : dims)
+    if (d <= 0) return;
+  for (;;) {
+    g(idx.data());
+    int k = static_cast<int>(dims.size()) - 1;
+    while (k >= 0 && ++idx[static_cast<std::size_t>(k)] == dims[static_cast<std::size_t>(k)]) idx[static_cast<std::size_t>(k--)] = 0;
+    if (k < 0) return;
+  }
 }
 
-/// One call of a launcher with one of its sizes in the lab's description ([[launches]]), named as
-/// the GPU tier looks it up (grader_calls::name, e.g. "transpose_256x96"). The generated main()
-/// hands it to labs/NN_name/probe.cu's launch_<launcher>(call), which must record it exactly once:
-///   call({bytes of buffer 0, ...}, [=](const probe::Fakes& f) { launcher(f.ptr<float>(0), ..., call.size(0)); })
-class Call {
- public:
-  Call(Writer& w, const char* launcher, const std::vector<long long>& sizes)
-      : w_(w), sizes_(sizes), name_(grader_calls::name(launcher, sizes)) {}
-  /// Size k of this call (e.g. 0: width, 1: height), as the description gives it.
-  int size(int k) const { return static_cast<int>(sizes_.at(static_cast<std::size_t>(k))); }
-  /// Records the call: fake device buffers of `bytes` each, on which `launcher` calls the student's launcher.
-  void operator()(std::initializer_list<std::uint64_t> bytes, const std::function<void(const Fakes&)>& launcher) const {
-    call(w_, name_, bytes, launcher);
-    ++recorded_;
-  }
-  /// Runs the probe's function for this call; false (with the reason on stderr) when it did not
-  /// record the call exactly once: a grader bug, never the student's.
-  template <class F>
-  bool run(F f) const {
-    f(*this);
-    if (recorded_ == 1) return true;
-    std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/probe.cu)\n",
-                 name_.c_str(), recorded_);
-    return false;
-  }
+// "begin" first, flushed: if evaluating the function crashes or never ends, the judge can say
+// which function it was.
+void begin(std::FILE* f, const char* kind, const char* name, std::initializer_list<int> dims, const char* op, int width) {
+  std::fprintf(f, "begin %s\n", name);
+  std::fflush(f);
+  std::fprintf(f, "%s %s", kind, name);
+  if (op) std::fprintf(f, " %s %d", op, width);
+  std::fprintf(f, " %d", static_cast<int>(dims.size()));
+  for (int d : dims) std::fprintf(f, " %d", d);
+  std::fprintf(f, "\n");
+}
+}  // namespace
 
- private:
-  Writer& w_;
-  std::vector<long long> sizes_;
-  std::string name_;
-  mutable int recorded_ = 0;
-};
+Writer::Writer(int argc, char** argv, const char* lab) {
+  if (argc < 2) std::exit(2);
+  const char* a = argv[1];
+  f_ = a[0] == 'f' && a[1] == 'd' && a[2] == ':' ? fdopen(std::atoi(a + 3), "w") : std::fopen(a, "w");
+  if (!f_) std::exit(3);
+  std::fprintf(file_of(f_), "banklab-answers %d lab %s\n", kFormatVersion, lab);
+}
+
+Writer::~Writer() {
+  std::fprintf(file_of(f_), "end %d\n", records_);
+  std::fclose(file_of(f_));
+}
+
+void Writer::value(const char* name, long long v) {
+  std::fprintf(file_of(f_), "value %s %lld\n", name, v);
+  std::fflush(file_of(f_));  // a later crash or hang still leaves what was written, and where it stopped
+  ++records_;
+}
+
+void Writer::predict(const char* name, long long v) {
+  std::fprintf(file_of(f_), "predict %s %lld\n", name, v);
+  std::fflush(file_of(f_));
+  ++records_;
+}
+
+void Writer::table(const char* name, std::initializer_list<int> dims, long long (*f)(const int*)) {
+  std::FILE* out = file_of(f_);
+  begin(out, "table", name, dims, nullptr, 0);
+  for_each(dims, [&](const int* idx) { std::fprintf(out, " %lld", f(idx)); });
+  std::fprintf(out, "\n");
+  std::fflush(out);
+  ++records_;
+}
+
+void Writer::access(const char* name, const char* op, int width, std::initializer_list<int> dims,
+                    long long (*f)(const int*, int)) {
+  std::FILE* out = file_of(f_);
+  begin(out, "access", name, dims, op, width);
+  for_each(dims, [&](const int* idx) {
+    for (int lane = 0; lane < 32; ++lane) std::fprintf(out, " %lld", f(idx, lane));
+  });
+  std::fprintf(out, "\n");
+  std::fflush(out);
+  ++records_;
+}
+
+void Writer::launch_record(const char* rec, std::size_t size) {
+  std::fwrite(rec, 1, size, file_of(f_));
+  std::fflush(file_of(f_));
+  ++records_;
+}
+
+// ---- probe::Call ------------------------------------------------------------------------------
+
+int Call::size(int k) const {
+  if (k < 0 || k >= n_) {
+    std::fprintf(stderr, "probe: size %d of launcher %s asked for; the description gives %d (labs/NN_name/probe.cu)\n", k,
+                 launcher_, n_);
+    std::abort();
+  }
+  return static_cast<int>(sizes_[k]);
+}
+
+void Call::record(std::initializer_list<std::uint64_t> bytes, void (*invoke)(const void*, const Fakes&), const void* fn) const {
+  const std::string rec =
+      launch_detail::capture_call(grader_calls::name(launcher_, std::vector<long long>(sizes_, sizes_ + n_)), bytes, invoke, fn);
+  w_.launch_record(rec.data(), rec.size());
+  ++recorded_;
+}
+
+bool Call::recorded_once() const {
+  if (recorded_ == 1) return true;
+  std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/probe.cu)\n",
+               grader_calls::name(launcher_, std::vector<long long>(sizes_, sizes_ + n_)).c_str(), recorded_);
+  return false;
+}
 
 }  // namespace probe
 
