@@ -41,7 +41,7 @@ int flat_index(const std::vector<int>& dims, std::initializer_list<int> idx, boo
   return static_cast<int>(flat);
 }
 
-// "call NAME STATUS NBUF BYTES... NLAUNCH" and its NLAUNCH "L ..." lines (grader/probe_launch.hpp).
+// "call NAME STATUS NBUF BYTES... NLAUNCH" and its NLAUNCH "L ..." lines (grader/probe/probe_runtime.cpp).
 std::optional<std::string> read_call(std::istream& is, const std::string& name, LauncherCall& c) {
   const std::string garbled = "the answers file is garbled at the launcher call " + name;
   int nbuf = -1, nlaunch = -1;

@@ -1,4 +1,4 @@
-// The sandbox every step that touches a student's file runs in (preprocessing, both nvcc
+// The sandbox every step that touches a student's file runs in (both nvcc
 // compiles, the probe). Mode `bwrap`: bubblewrap with new user, PID, mount, network, IPC, UTS and
 // cgroup namespaces (no further user namespace inside), sized tmpfs for /tmp and /dev as the only
 // writable places, read-only binds of the system and the CUDA toolkit, and the step's inputs

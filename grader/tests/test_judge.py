@@ -180,7 +180,7 @@ const int kSaid = std::printf("HOST-SIDE %d %s, %s\\n", lab05::tile_index(1, 0),
         r = judge("build", "--lab", "05", "--source", src, "--work", work)
         self.assertEqual(r.returncode, 0, r.stdout)
         with open(os.path.join(work, "probe.log")) as f:
-            # tile_index(1, 0) of the solution; the probe's compile is -O1, as its preprocessing
+            # tile_index(1, 0) of the solution; the probe's compile is -O1
             self.assertIn("HOST-SIDE 33 host math, optimised\n", f.read())
 
 

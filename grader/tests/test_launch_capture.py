@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The probe records what the student's launchers launch (grader/include/grader/probe_launch.hpp),
+"""The probe records what the student's launchers launch (grader/probe/probe_runtime.cpp),
 on the real judge, without a GPU: every solution's launcher gives the handout's launch shape,
 a launcher that launches one block too many is recorded as such, and launchers that launch
 nothing, crash, hang or exit give a record saying so, never a broken build.

@@ -76,7 +76,7 @@ struct StudentMultiply {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kMultiplyKernel, &k);
-  // What the student's launcher launched for `tiles` tiles (grader/probe_launch.hpp), replayed.
+  // What the student's launcher launched for `tiles` tiles (grader/probe/probe_runtime.cpp), replayed.
   grader::gpu::RecordedCall call(int tiles) const {
     return grader::gpu::RecordedCall(k, kMultiplyKernel, grader_calls::name("multiply_by_i_tiles", {tiles}),
                                      "multiply_by_i_tiles(in, out, " + std::to_string(tiles) + ")");

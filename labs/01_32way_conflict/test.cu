@@ -59,7 +59,7 @@ struct StudentRowSums {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kRowSumsKernel, &k);
-  // What the student's launcher launched for `rows` rows (grader/probe_launch.hpp), replayed.
+  // What the student's launcher launched for `rows` rows (grader/probe/probe_runtime.cpp), replayed.
   grader::gpu::RecordedCall call(int rows) const {
     return grader::gpu::RecordedCall(k, kRowSumsKernel, grader_calls::name("row_sums_launch", {rows}),
                                      "row_sums_launch(in, sums, " + std::to_string(rows) + ")");

@@ -68,7 +68,7 @@ struct StudentEval {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kEvalKernel, &k);
-  // What the student's launcher launched for n samples (grader/probe_launch.hpp), replayed.
+  // What the student's launcher launched for n samples (grader/probe/probe_runtime.cpp), replayed.
   grader::gpu::RecordedCall call(int n) const {
     return grader::gpu::RecordedCall(k, kEvalKernel, grader_calls::name("eval_channels_launch", {n}),
                                      "eval_channels_launch(x, coefs, y, " + std::to_string(n) + ")");

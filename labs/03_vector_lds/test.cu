@@ -74,7 +74,7 @@ struct StudentDeinterleave {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kDeinterleaveKernel, &k);
-  // What the student's launcher launched for `pairs` pairs (grader/probe_launch.hpp), replayed.
+  // What the student's launcher launched for `pairs` pairs (grader/probe/probe_runtime.cpp), replayed.
   grader::gpu::RecordedCall call(int pairs) const {
     return grader::gpu::RecordedCall(k, kDeinterleaveKernel, grader_calls::name("split_pairs", {pairs}),
                                      "split_pairs(a, b, in, " + std::to_string(pairs) + ")");

@@ -119,7 +119,7 @@ struct StudentTranspose4 {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t k{};
   ::testing::AssertionResult found = lib.find(kTranspose4Kernel, &k);
-  // What the student's launcher transpose4 launched for w x h float4 (grader/probe_launch.hpp).
+  // What the student's launcher transpose4 launched for w x h float4 (grader/probe/probe_runtime.cpp).
   grader::gpu::RecordedCall call(int w, int h) const {
     return grader::gpu::RecordedCall(k, kTranspose4Kernel, grader_calls::name("transpose4", {w, h}),
                                      "transpose4(out, in, " + std::to_string(w) + ", " + std::to_string(h) + ")");

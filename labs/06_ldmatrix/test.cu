@@ -110,7 +110,7 @@ struct StudentGemm {
   grader::gpu::StudentLibrary lib;
   cudaKernel_t kernel{};
   ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
-  // What the student's launcher gemm launched for m x n x k (grader/probe_launch.hpp).
+  // What the student's launcher gemm launched for m x n x k (grader/probe/probe_runtime.cpp).
   grader::gpu::RecordedCall call(int m, int n, int k) const {
     return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
                                      "gemm(c, a, b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +

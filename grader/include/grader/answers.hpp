@@ -43,7 +43,7 @@ struct AccessTable {
   int flat(std::initializer_list<int> idx) const;
 };
 
-/// One argument of a recorded kernel launch (grader/probe_launch.hpp).
+/// One argument of a recorded kernel launch (grader/probe/probe_runtime.cpp).
 struct LaunchArg {
   enum class Kind { Pointer, Null, Foreign, Integer, Unknown };
   Kind kind = Kind::Unknown;

@@ -2,9 +2,9 @@
 // a probe that #includes the student's file does, and not when the file is compiled on its own (as
 // a judge that lists the file's macros to #undef them does). They rename tile_index and
 // chunk_offset to the swizzled versions for any code after the file, so a probe reports the
-// solution's layout while the kernels keep the stub's conflicting one. The judge preprocesses the
-// student's file on its own and compiles the probe from that text: no macro of the student's, at
-// any include level, reaches the probe, and the stub's layout is judged (its CPU tests fail).
+// solution's layout while the kernels keep the stub's conflicting one. The judge #undefs, after
+// the student's file, every name the probe's own code uses: no macro of the student's, at any
+// include level, reaches the probe's code, and the stub's layout is judged (its CPU tests fail).
 // MODE: append
 namespace lab05 {
 BANKLAB_HD constexpr int banklab_cheat_tile_index(int row, int col) { return row * TILE_DIM + (col ^ (row % TILE_DIM)); }
