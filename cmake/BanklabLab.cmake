@@ -44,9 +44,12 @@ function(banklab_lab_description num folder out_var)
   if(EXISTS ${answers})
     list(APPEND deps ${answers})
   endif()
-  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "labs/${folder}/lab.toml, the description of lab ${num}, is not valid:\n${err}")
+  get_property(batched GLOBAL PROPERTY BANKLAB_DESCRIPTIONS_GENERATED)
+  if(NOT batched)  # banklab_generate_descriptions() did not generate them all (or was not called)
+    execute_process(COMMAND ${cmd} RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "labs/${folder}/lab.toml, the description of lab ${num}, is not valid:\n${err}")
+    endif()
   endif()
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
   set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_probe.hpp
@@ -55,6 +58,32 @@ function(banklab_lab_description num folder out_var)
   add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
                      COMMENT "Generating lab ${num}'s description (labs/${folder}/lab.toml)" VERBATIM)
   set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp PARENT_SCOPE)
+endfunction()
+
+# Generates every lab's C++ at configure time in one Python process (banklab_gen.py --batch), so
+# that configuring does not start Python once per lab. Labs given as banklab_find_labs() lists
+# them. When a description is broken nothing is marked done, and banklab_lab_description() runs
+# the generator for each lab again, which names the file and the key.
+function(banklab_generate_descriptions)
+  if(NOT Python3_FOUND)
+    return()
+  endif()
+  set(args)
+  set(labs ${ARGN})
+  while(labs)
+    list(POP_FRONT labs num folder)
+    list(APPEND args ${PROJECT_SOURCE_DIR}/labs/${folder}/lab.toml ${PROJECT_SOURCE_DIR}/labs/${folder}/probe.cu
+                     ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
+  endwhile()
+  if(NOT args)
+    return()
+  endif()
+  execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py --batch
+                          ${BANKLAB_GENERATED_DIR} ${args}
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(rc EQUAL 0)
+    set_property(GLOBAL PROPERTY BANKLAB_DESCRIPTIONS_GENERATED TRUE)
+  endif()
 endfunction()
 
 # The TEST(...) names of a judge source, as Suite.Name.
