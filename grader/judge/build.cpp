@@ -109,6 +109,7 @@ std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_a
 std::vector<std::string> probe_compile_command(const std::string& arch) {
   std::vector<std::string> args = common_flags();
   args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
   // The launch capture wraps the runtime's launch entry points: one --wrap per name of
   // probe::kWrappedSymbols (grader/include/grader/probe_wraps.hpp).
   for (const char* sym : probe::kWrappedSymbols) args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
@@ -303,6 +304,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/grader/lab" + lab +
                            "_description.hpp, generated from labs/" + lab + "_<name>/lab.toml): rebuild the project "
                            "(cmake --build)");
+  for (const StepInput& h : headers)
+    if (h.path == "/inc/libbanklab_probe_runtime.a" && h.content.empty())
+      return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
+                             "): rebuild the project (cmake --build)");
   // The lab's probe (labs/<folder>/probe.cu), the folder from the lab's generated description.
   const std::string folder = lab_folder(headers.back().content);
   const std::string probe_name = "labs/" + folder + "/probe.cu";
