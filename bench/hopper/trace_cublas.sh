@@ -42,23 +42,38 @@ for i in shared_ld shared_st ldsm shared_stsm ldgsts shared_atom; do M=$M,smsp__
 M=$M,sm__sass_inst_executed_op_shared_gmma.sum,sm__sass_inst_executed_op_tma_ld.sum,sm__sass_inst_executed_op_tma_st.sum
 M=$M,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum
 since() { awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $1}"; }
+# Records: the 1024^3 SGEMM alone executes about 2.9 million shared-memory warp instructions, more
+# than the default 256 MiB buffer holds.
+export BANKLAB_TRACE_BUFFER_MB=1024
 for p in cublas_gemms wgmma_probe tma_probe; do
   cmd="$P/$p"
-  t=$EPOCHREALTIME; ( cd "$P" && timeout 60 $cmd > "$R/plain_$p.txt" 2>&1 ); rc=$?; echo "$p untraced $(since $t) s rc=$rc"
-  t=$EPOCHREALTIME; ( cd "$P" && timeout 120 "$BL" trace --format json --out "$R/t_$p.json" --keep "$R/t_$p.bltrace" -- $cmd > "$R/tlog_$p.txt" 2>&1 )
-  rc=$?; echo "$p traced $(since $t) s rc=$rc"
-  if [ $rc -ne 0 ]; then  # the TMA map read may be what failed: again without it
-    tail -5 "$R/tlog_$p.txt"
-    ( cd "$P" && BANKLAB_TRACE_TMA_MAP=0 timeout 120 "$BL" trace --format json --out "$R/t_$p.json" -- $cmd > "$R/tlog0_$p.txt" 2>&1 )
-    echo "$p traced with BANKLAB_TRACE_TMA_MAP=0: rc=$?"
-  fi
+  ( cd "$P" && timeout 120 "$BL" trace --format json --out "$R/t_$p.json" --keep "$R/t_$p.bltrace" -- $cmd > "$R/tlog_$p.txt" 2>&1 )
+  rc=$?; echo "$p traced rc=$rc"; [ $rc -eq 0 ] || tail -5 "$R/tlog_$p.txt"
   ( cd "$P" && timeout 60 "$BL" trace --out "$R/t_$p.txt" -- $cmd > /dev/null 2>&1 )
-  # The probes' ncu counts are in common/data/hopper_h200_{wgmma,tma}.csv (counts, not times).
-  [ "$p" = cublas_gemms ] || continue
-  t=$EPOCHREALTIME; ( cd "$P" && timeout 200 ncu --clock-control none --print-kernel-base mangled --metrics "$M" --csv --log-file "$R/n_$p.csv" $cmd > /dev/null 2>&1 )
-  rc=$?; echo "$p ncu $(since $t) s rc=$rc"
 done
+# Nsight Compute twice on the same program (how much its counts move between runs), then the
+# LDGSTS split by cache mode in a run of its own (a metric this ncu lacks fails only that run).
+for n in n n2; do
+  ( cd "$P" && timeout 200 ncu --clock-control none --print-kernel-base mangled --metrics "$M" --csv --log-file "$R/${n}_cublas_gemms.csv" ./cublas_gemms > /dev/null 2>&1 )
+  echo "ncu run $n rc=$?"
+done
+( cd "$P" && timeout 100 ncu --clock-control none --print-kernel-base mangled --csv --log-file "$R/n_ldgsts.csv" \
+    --metrics smsp__sass_inst_executed_op_ldgsts_cache_access.sum,smsp__sass_inst_executed_op_ldgsts_cache_bypass.sum ./cublas_gemms > /dev/null 2>&1 )
+echo "ncu ldgsts split rc=$?"; grep -h "ldgsts" "$R/n_ldgsts.csv" | cut -c1-400 | tail -12
+python3 bench/hopper/bltrace_sass.py "$R/t_cublas_gemms.bltrace" "$O/sass" > "$R/sass_cublas.txt" 2>&1; cut -c1-700 "$R/sass_cublas.txt"
+# Wall time of the whole program, 3 rounds: untraced, traced, under ncu with the metrics above.
+for round in 1 2 3; do
+  for way in untraced traced ncu; do
+    case $way in
+      untraced) c=(./cublas_gemms) ;;
+      traced) c=("$BL" trace --out /dev/null -- ./cublas_gemms) ;;
+      ncu) c=(ncu --clock-control none --metrics "$M" --csv --log-file /dev/null ./cublas_gemms) ;;
+    esac
+    t=$EPOCHREALTIME; ( cd "$P" && timeout 100 "${c[@]}" > /dev/null 2>&1 ); rc=$?
+    echo "time $way round $round: $(since $t) s rc=$rc"
+  done
+done | tee "$R/times.txt"
 ( cd "$P" && BANKLAB_TRACE_DEBUG=1 timeout 60 "$BL" trace -- ./cublas_gemms 2>&1 | grep -m20 "tensor map\|error\|failed" ) > "$R/debug_tensormaps.txt" 2>&1
-python3 bench/hopper/trace_cublas_rows.py "$R" > "$O/summary.txt" 2>&1; cat "$O/summary.txt"
+python3 bench/hopper/trace_cublas_rows.py "$R" --csv "$R/rows.csv" > "$O/summary.txt" 2>&1; cat "$O/summary.txt"
 tar -C "$O" -czf "$O/run.tgz" r
 echo "total $(( $(date +%s) - T0 )) s"

@@ -59,6 +59,7 @@ def main():
     rows = []
     for p in ("cublas_gemms", "wgmma_probe", "tma_probe"):
         ncu, launches = read_ncu(os.path.join(run, "n_%s.csv" % p))
+        ncu2, _ = read_ncu(os.path.join(run, "n2_%s.csv" % p))  # a second ncu run, where there is one
         tpath = os.path.join(run, "t_%s.json" % p)
         trace = json.load(open(tpath)) if os.path.exists(tpath) else {"kernels": [], "unmodelled": []}
         tk = {k["kernel"]: k for k in trace["kernels"]}
@@ -69,6 +70,8 @@ def main():
             r = {"program": p, "kernel": name, "launches": len(launches.get(name, ()))}
             for col, metric in NCU.items():
                 r[col] = int(ncu[name].get(metric, 0)) if name in ncu else ""
+            for col in ("ncu_wavefronts", "ncu_ld", "ncu_st", "ncu_misc", "ncu_gmma"):
+                r[col.replace("ncu_", "ncu2_")] = int(ncu2[name].get(NCU[col], 0)) if name in ncu2 else ""
             for col in TRACE:
                 r["trace_" + col] = tk[name].get(col, 0) if name in tk else ""
             r["unmodelled"] = "; ".join(un.get(name, []))
@@ -92,6 +95,9 @@ def main():
               % (r["ncu_bank_reads"], r["ncu_bank_writes"], r["ncu_tma_ld_global_bytes"], r["ncu_tma_st_global_bytes"],
                  r["trace_wgmma_bytes"], r["trace_tma_load_bytes"], r["trace_tma_load_unknown"], r["trace_tma_store_bytes"],
                  r["trace_tma_store_unknown"]))
+        if r["ncu2_wavefronts"] != "":
+            print("   second ncu run: wavefronts %s [ld %s st %s misc %s gmma %s]"
+                  % (r["ncu2_wavefronts"], r["ncu2_ld"], r["ncu2_st"], r["ncu2_misc"], r["ncu2_gmma"]))
         if r["unmodelled"]:
             print("   not modelled: " + r["unmodelled"][:400])
     if rows and rows[0]["not_traced"]:
