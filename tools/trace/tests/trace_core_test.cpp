@@ -926,3 +926,63 @@ TEST(TraceWgmma, MergingKeepsTheFieldsOfOneLaneRecords) {
   EXPECT_EQ(merged[0].record.offset[bt::kTmaBytes], 4096u);
   EXPECT_EQ(merged[0].record.offset[bt::kTmaRank], 2u);
 }
+
+namespace {
+// Column `name` of a plain CSV (no quoted fields), summed over the rows whose column `key` is `value`.
+std::uint64_t csv_sum(const std::string& path, const std::string& name, const std::string& key, const std::string& value) {
+  std::ifstream in(path);
+  std::string line;
+  auto split = [](const std::string& s) {
+    std::vector<std::string> f;
+    std::stringstream ss(s);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    return f;
+  };
+  if (!std::getline(in, line)) return 0;
+  const auto head = split(line);
+  const auto col = std::find(head.begin(), head.end(), name) - head.begin();
+  const auto kcol = std::find(head.begin(), head.end(), key) - head.begin();
+  std::uint64_t sum = 0;
+  while (std::getline(in, line)) {
+    const auto f = split(line);
+    if (static_cast<std::size_t>(std::max(col, kcol)) < f.size() && f[kcol] == value)
+      sum += static_cast<std::uint64_t>(std::stod(f[col]));
+  }
+  return sum;
+}
+}  // namespace
+
+// bench/hopper/wgmma_probe.cu traced on an H200 (bench/hopper/trace_cublas.sh, 2026-11-26): the
+// wgmma operand reads the trace costs are what Nsight Compute counted for the same probe
+// (common/data/hopper_h200_wgmma.csv, 73 launches, an H200 on 2026-11-25): wavefronts (op_gmma)
+// and warp instructions (sm__sass_inst_executed_op_shared_gmma), A and B in shared memory and A
+// from registers apart; and its STS.128 copies as ncu's op_st.
+TEST(TraceWgmma, TheRecordedProbeCostsWhatNcuCountedForEveryWgmma) {
+  const std::optional<Recorded> rec = recorded("wgmma_probe.bltrace");
+  ASSERT_TRUE(rec) << "the fixture wgmma_probe.bltrace is missing";
+  std::vector<bt::Instruction> ins;
+  std::vector<bt::Unmodelled> un;
+  std::vector<bt::Traffic> traffic;
+  bt::decode(rec->data, ins, un, traffic);
+  const bt::Report r = bt::aggregate(ins, un, traffic, rec->data.dropped);
+  EXPECT_TRUE(r.unmodelled.empty());
+  // Template argument RS (the last, a bool): A from registers.
+  std::uint64_t ss_w = 0, ss_i = 0, rs_w = 0, rs_i = 0, st = 0;
+  for (const auto& k : r.kernels) {
+    const bool rs = k.kernel.find("Lb1EEEv") != std::string::npos;
+    (rs ? rs_w : ss_w) += k.wgmma_wavefronts;
+    (rs ? rs_i : ss_i) += k.wgmma_instructions;
+    st += k.store_wavefronts;
+  }
+  const std::string csv = std::string(BANKLAB_DATA_DIR) + "/hopper_h200_wgmma.csv";
+  const std::string gmma = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum";
+  const std::string inst = "sm__sass_inst_executed_op_shared_gmma.sum";
+  EXPECT_EQ(ss_w, csv_sum(csv, gmma, "kernel", "wgmma_ss"));
+  EXPECT_EQ(ss_i, csv_sum(csv, inst, "kernel", "wgmma_ss"));
+  EXPECT_EQ(rs_w, csv_sum(csv, gmma, "kernel", "wgmma_rs"));
+  EXPECT_EQ(rs_i, csv_sum(csv, inst, "kernel", "wgmma_rs"));
+  EXPECT_GT(rs_w, 0u);
+  const std::string op_st = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+  EXPECT_EQ(st, csv_sum(csv, op_st, "kernel", "wgmma_ss") + csv_sum(csv, op_st, "kernel", "wgmma_rs") +
+                    csv_sum(csv, op_st, "kernel", "fill_only"));
+}
