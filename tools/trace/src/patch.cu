@@ -159,29 +159,27 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load(
   return SANITIZER_PATCH_SUCCESS;
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count(void* userdata, uint64_t pc) {
+// A TMA instruction counted, with no box (format.hpp: kFlagTmaUnknownMap).
+__device__ __forceinline__ void tma_counted(void* userdata, uint64_t pc, uint8_t kind) {
   using namespace banklab::trace;
   DeviceRecord* r = claim(userdata, pc);
-  if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
-  r->kind = kKindTmaLoad;
+  if (r == nullptr) return;
+  r->kind = kind;
   r->width = 0;
   r->reserved = 0;
   r->flags = kFlagTmaUnknownMap;
   for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count(void* userdata, uint64_t pc) {
+  tma_counted(userdata, pc, banklab::trace::kKindTmaLoad);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 // cp.async.bulk.tensor shared -> global (SANITIZER_INSTRUCTION_TMA_STORE): counted. Only userdata and
 // pc are read, the two arguments every patch callback type starts with.
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store(void* userdata, uint64_t pc) {
-  using namespace banklab::trace;
-  DeviceRecord* r = claim(userdata, pc);
-  if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
-  r->kind = kKindTmaStore;
-  r->width = 0;
-  r->reserved = 0;
-  r->flags = kFlagTmaUnknownMap;
-  for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+  tma_counted(userdata, pc, banklab::trace::kKindTmaStore);
   return SANITIZER_PATCH_SUCCESS;
 }
 #endif

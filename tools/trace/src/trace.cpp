@@ -245,6 +245,17 @@ const char* traffic_name(TrafficKind kind) noexcept {
   return "?";
 }
 
+Traffic& Traffic::operator+=(const Traffic& o) noexcept {
+  pc = std::min(pc, o.pc);
+  count += o.count;
+  bytes += o.bytes;
+  wavefronts += o.wavefronts;
+  a_from_registers += o.a_from_registers;
+  not_reading += o.not_reading;
+  unknown_bytes += o.unknown_bytes;
+  return *this;
+}
+
 WgmmaShare wgmma_share(const DeviceRecord& r) noexcept {
   WgmmaShare s;
   if (r.offset[kWgmmaWarpMask] == 0) return s;
@@ -566,15 +577,7 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     }
     const auto key = std::make_tuple(t.kernel, t.file, t.line, t.line > 0 ? 0 : t.pc, t.kind);
     auto [it, fresh] = by_line.try_emplace(key, t);
-    if (fresh) continue;
-    Traffic& l = it->second;
-    l.pc = std::min(l.pc, t.pc);
-    l.count += t.count;
-    l.bytes += t.bytes;
-    l.wavefronts += t.wavefronts;
-    l.a_from_registers += t.a_from_registers;
-    l.not_reading += t.not_reading;
-    l.unknown_bytes += t.unknown_bytes;
+    if (!fresh) it->second += t;
   }
   for (auto& [key, t] : by_line) kernels[t.kernel].traffic.push_back(std::move(t));
   for (auto& [name, k] : kernels) {

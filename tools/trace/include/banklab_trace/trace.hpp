@@ -86,6 +86,8 @@ struct Traffic {
   std::uint64_t a_from_registers = 0;  ///< wgmma warp instructions that read A from registers
   std::uint64_t not_reading = 0;       ///< wgmma warp instructions whose warp mask was 0 (no operand read)
   std::uint64_t unknown_bytes = 0;     ///< TMA warp instructions whose bytes the trace does not know
+  /// Adds another instruction's figures (the lowest pc stays).
+  Traffic& operator+=(const Traffic& other) noexcept;
 };
 
 /// Bytes and wavefronts of one kKindWgmma warp record (flag kFlagWgmmaOperands): the warpgroup
