@@ -29,6 +29,17 @@
 namespace banklab::cli {
 namespace {
 
+#if !defined(BANKLAB_SANITIZER_HAS_TMA) || !BANKLAB_SANITIZER_HAS_TMA
+// What this build's tracer cannot see (docs/perf/trace_cublas_hopper.md).
+constexpr const char* kNotTraced =
+    "TMA (cp.async.bulk.tensor: UTMALDG / UTMASTG): the Compute Sanitizer API this tracer was built with has no "
+    "patch point for it (sanitizer_patching.h lists no SANITIZER_INSTRUCTION_TMA_LOAD / _TMA_STORE; its bulk-copy "
+    "points see only cp.async.bulk without .tensor). TMA moves no LSU shared-memory wavefront (measured), so the "
+    "wavefront totals above lack nothing for it; its bytes are not reported";
+#else
+constexpr const char* kNotTraced = "";
+#endif
+
 struct TraceOptions {
   std::string kernel, out, format = "text", keep;
   std::vector<std::string> command;
@@ -121,7 +132,8 @@ void add_trace_command(CLI::App& app) {
     if (o->keep.empty()) std::remove(file.c_str());
     std::vector<trace::Instruction> instructions;
     std::vector<trace::Unmodelled> unmodelled;
-    trace::decode(data, instructions, unmodelled);
+    std::vector<trace::Traffic> traffic;
+    trace::decode(data, instructions, unmodelled, traffic);
     if (!o->kernel.empty()) {
       auto keep = [&](const std::string& k) {
         return std::regex_search(k, filter) || std::regex_search(trace::display_name(k), filter);
@@ -132,8 +144,12 @@ void add_trace_command(CLI::App& app) {
       unmodelled.erase(std::remove_if(unmodelled.begin(), unmodelled.end(),
                                       [&](const trace::Unmodelled& u) { return !keep(u.kernel); }),
                        unmodelled.end());
+      traffic.erase(std::remove_if(traffic.begin(), traffic.end(),
+                                   [&](const trace::Traffic& t) { return !keep(t.kernel); }),
+                    traffic.end());
     }
-    const trace::Report report = trace::aggregate(instructions, unmodelled, data.dropped);
+    trace::Report report = trace::aggregate(instructions, unmodelled, traffic, data.dropped);
+    report.not_traced = kNotTraced;
     const trace::Format fmt = o->format == "csv" ? trace::Format::Csv
                               : o->format == "json" ? trace::Format::Json
                               : o->format == "predict" ? trace::Format::Predict

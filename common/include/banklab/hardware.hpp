@@ -132,6 +132,22 @@ BANKLAB_HD constexpr std::uint32_t tma_box_offset(TmaSwizzle mode, std::uint32_t
 template <TmaSwizzle Mode>
 using TmaSwizzleOf = Swizzle<Mode == TmaSwizzle::Bytes32 ? 1 : Mode == TmaSwizzle::Bytes64 ? 2 : Mode == TmaSwizzle::Bytes128 ? 3 : 0, 4, 3>;
 
+/// wgmma.mma_async reading operands from shared memory (A and B through descriptors, or B alone
+/// with A in registers): one LSU wavefront for every 128 bytes one warpgroup instruction reads,
+/// never a bank conflict, whatever the layout, swizzle mode or major-ness the descriptors declare
+/// (measured on an H200: common/data/hopper_h200_wgmma.csv, 32 wavefronts for m64n64k16 with A
+/// and B in shared memory, 16 with A in registers). `bytes`: the A and B bytes of one warpgroup
+/// instruction (always a multiple of 128).
+BANKLAB_HD constexpr std::uint64_t wgmma_operand_wavefronts(std::uint64_t bytes) {
+  return (bytes + kWavefrontBytes - 1) / kWavefrontBytes;
+}
+
+/// TMA loads and stores (cp.async.bulk.tensor, UTMALDG/UTMASTG) move no LSU shared-memory
+/// wavefront and no bank conflict whatever the swizzle mode or box (measured on an H200:
+/// common/data/hopper_h200_tma.csv); only `l1tex__data_bank_writes` / `_reads` see them, at the
+/// box's bytes / 4.
+inline constexpr std::uint64_t kTmaLsuWavefronts = 0;
+
 /// The column-XOR swizzle for a `tile[32][32]` of 4-byte elements (`col` in [0, 32)): the
 /// element index `row * 32 + col` through `Swizzle<5, 0, 5>`, whose 5 column bits [0, 5) are
 /// XORed with the 5 row bits [5, 10). Both row and column accesses of a warp become

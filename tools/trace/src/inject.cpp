@@ -12,6 +12,7 @@
 #include <sanitizer.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,10 @@ struct State {
   banklab::trace::Merger merger;
   std::uint64_t dropped = 0;
   std::uint64_t traced = 0;  // warp instructions copied back
+  // The tensor maps cuTensorMapEncodeTiled made in this process (its 128 output bytes -> the box),
+  // for the TMA records (format.hpp, kFlagTensorMap).
+  struct TmaBox { std::uint32_t bytes = 0, swizzle = 0, element = 0, rank = 0; };
+  std::map<std::array<std::uint32_t, 32>, TmaBox> tensor_maps;
 };
 
 // Where the tracer's time goes (BANKLAB_TRACE_STATS=1): seconds spent in each part of the
@@ -188,6 +193,16 @@ bool patch_module(CUcontext ctx, CUmodule module) {
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, module, "banklab_bulk_s2s");
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, module, "banklab_bulk_red_s2g");
   sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMSET_SHARED, module, "banklab_memset_shared");
+#if BANKLAB_SANITIZER_HAS_TMA
+  // TMA (cp.async.bulk.tensor): counted, and a load's box found from its tensor map
+  // (BANKLAB_TRACE_TMA_MAP=0: counted only, the patch reads no tensor map).
+  {
+    const char* e = std::getenv("BANKLAB_TRACE_TMA_MAP");
+    const bool map = !(e && std::strcmp(e, "0") == 0);
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_LOAD, module, map ? "banklab_tma_load" : "banklab_tma_load_count");
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_STORE, module, "banklab_tma_store");
+  }
+#endif
   r = sanitizerPatchModule(module);
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
   s.patched.insert(module);
@@ -211,6 +226,84 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
   // A module is patched at the first launch of one of its kernels (on_launch_begin), in the
   // launch's context: a large library loads many modules a program never launches from.
 }
+
+// TMA records carry the 128 bytes of their tensor map: replaced by the box the map describes
+// when cuTensorMapEncodeTiled made it in this process (format.hpp), so that records merge.
+void resolve_tma(DeviceRecord* records, std::uint64_t n) {
+  State& s = state();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    DeviceRecord& r = records[i];
+    if (r.kind != banklab::trace::kKindTmaLoad || !(r.flags & banklab::trace::kFlagTensorMap)) continue;
+    std::array<std::uint32_t, 32> image;
+    std::memcpy(image.data(), r.offset, sizeof image);
+    std::fill(std::begin(r.offset), std::end(r.offset), 0u);
+    const auto it = s.tensor_maps.find(image);
+    if (it == s.tensor_maps.end()) {
+      r.flags = banklab::trace::kFlagTmaUnknownMap;
+      continue;
+    }
+    r.flags = banklab::trace::kFlagTmaBytes;
+    r.offset[banklab::trace::kTmaBytes] = it->second.bytes;
+    r.offset[banklab::trace::kTmaSwizzle] = it->second.swizzle;
+    r.offset[banklab::trace::kTmaElementBytes] = it->second.element;
+    r.offset[banklab::trace::kTmaRank] = it->second.rank;
+  }
+}
+
+#if BANKLAB_SANITIZER_HAS_TMA
+// cuTensorMapEncodeTiled's parameters, in the order of its declaration in cuda.h (the layout of
+// the API callback's functionParams for it).
+struct EncodeTiledParams {
+  CUtensorMap* tensorMap;
+  CUtensorMapDataType tensorDataType;
+  cuuint32_t tensorRank;
+  void* globalAddress;
+  const cuuint64_t* globalDim;
+  const cuuint64_t* globalStrides;
+  const cuuint32_t* boxDim;
+  const cuuint32_t* elementStrides;
+  CUtensorMapInterleave interleave;
+  CUtensorMapSwizzle swizzle;
+  CUtensorMapL2promotion l2Promotion;
+  CUtensorMapFloatOOBfill oobFill;
+};
+
+// Bytes of one element of a tensor map's type (0: a packed type of less than a byte).
+std::uint32_t element_bytes(int type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16: case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32: case CU_TENSOR_MAP_DATA_TYPE_INT32: case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 4;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64: case CU_TENSOR_MAP_DATA_TYPE_INT64: case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
+    default: return 0;
+  }
+}
+
+// The exit of a successful cuTensorMapEncodeTiled: its output bytes and the box they describe.
+void on_encode_tiled(const Sanitizer_CallbackData* d) {
+  if (!d->functionParams || !d->functionReturnValue || *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS) return;
+  const auto* p = static_cast<const EncodeTiledParams*>(d->functionParams);
+  if (!p->tensorMap || !p->boxDim || p->tensorRank == 0 || p->tensorRank > 5) return;
+  State::TmaBox box;
+  box.element = element_bytes(p->tensorDataType);
+  box.swizzle = static_cast<std::uint32_t>(p->swizzle);
+  box.rank = p->tensorRank;
+  std::uint64_t elements = 1;
+  for (cuuint32_t i = 0; i < p->tensorRank; ++i) {
+    const std::uint32_t stride = p->elementStrides && p->elementStrides[i] ? p->elementStrides[i] : 1;
+    elements *= (p->boxDim[i] + stride - 1) / stride;
+  }
+  box.bytes = static_cast<std::uint32_t>(elements * box.element);
+  std::array<std::uint32_t, 32> image;
+  static_assert(sizeof(CUtensorMap) == sizeof(image), "a CUtensorMap is 128 bytes");
+  std::memcpy(image.data(), p->tensorMap, sizeof image);
+  state().tensor_maps[image] = box;
+  if (debug()) std::fprintf(stderr, "banklab trace: tensor map encoded: rank %u, box %u bytes, swizzle %u\n",
+                            box.rank, box.bytes, box.swizzle);
+}
+#endif
 
 // The launch being traced (launches are serialised: each one is synchronised at its end).
 struct Pending { ContextState* ctx = nullptr; std::uint32_t kernel = 0; };
@@ -291,6 +384,7 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
       BL_CHECK(sanitizerMemcpyDeviceToHost(host, p.ctx->dev_records + done, m * sizeof(DeviceRecord), d->hStream));
     }
     Timer tm(stats().merge);
+    resolve_tma(host, m);
     s.merger.add(p.kernel, host, m);
     s.traced += m;
     stats().records += m;
@@ -309,6 +403,17 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
   const bool loaded = domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED;
   const bool begin = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN;
   const bool end = domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END;
+#if BANKLAB_SANITIZER_HAS_TMA
+  if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+    const auto* d = static_cast<const Sanitizer_CallbackData*>(cbdata);
+    if (d->callbackSite == SANITIZER_API_EXIT && d->functionName &&
+        std::strcmp(d->functionName, "cuTensorMapEncodeTiled") == 0) {
+      std::lock_guard<std::recursive_mutex> lock(state().mu);
+      on_encode_tiled(d);
+    }
+    return;
+  }
+#endif
   if (!loaded && !begin && !end) return;
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
@@ -410,6 +515,13 @@ int attach() {
     note_error("sanitizerEnableDomain", r);
     return 1;
   }
+#if BANKLAB_SANITIZER_HAS_TMA
+  // The driver API, for the tensor maps cuTensorMapEncodeTiled makes (TMA loads' boxes).
+  if ((r = sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_DRIVER_API)) != SANITIZER_SUCCESS) {
+    note_error("sanitizerEnableDomain(driver API)", r);
+    return 1;
+  }
+#endif
   s.attached = true;
   return 0;
 }

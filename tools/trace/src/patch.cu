@@ -43,6 +43,22 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   }
 }
 
+// The record of this warp instruction for callbacks whose arguments are the same in every lane:
+// the first lane of the group gets it (its pc and lanes written), the others get nullptr.
+__device__ __forceinline__ DeviceRecord* claim(void* userdata, uint64_t pc) {
+  auto* buf = static_cast<DeviceBuffer*>(userdata);
+  if (buf == nullptr) return nullptr;
+  const unsigned active = __activemask();
+  const unsigned group = __match_any_sync(active, pc);
+  if (lane_id() != static_cast<unsigned>(__ffs(group) - 1)) return nullptr;
+  const unsigned long long slot = atomicAdd(&buf->count, 1ull);
+  if (slot >= buf->capacity) return nullptr;  // counted, not stored: the host reports it
+  DeviceRecord* r = &buf->records[slot];
+  r->pc = pc;
+  r->mask = group;
+  return r;
+}
+
 }  // namespace
 
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_shared_access(
@@ -93,11 +109,80 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_bulk_s2g(
   return SANITIZER_PATCH_SUCCESS;
 }
 
+// wgmma.mma_async (SanitizerCallbackWarpgroupMMAAsync): the operands' shared-window addresses and
+// sizes (A's size 0: A comes from registers), the flags and the warp mask, the same in every lane;
+// the first lane of the warp writes them into the record's first words (format.hpp, kWgmma*), and
+// `reserved` says which warp of its warpgroup this is.
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_wgmma(
-    void* userdata, uint64_t pc, uint32_t addressA, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
-  record(userdata, pc, addressA, banklab::trace::kKindWgmma, 0, 0);
+    void* userdata, uint64_t pc, uint32_t addressA, uint32_t sizeA, uint32_t addressB, uint32_t sizeB,
+    uint32_t flags, uint32_t warpMask) {
+  using namespace banklab::trace;
+  DeviceRecord* r = claim(userdata, pc);
+  if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  r->kind = kKindWgmma;
+  r->width = 0;
+  r->flags = kFlagWgmmaOperands;
+  r->reserved = static_cast<uint8_t>(tid / 32u % 4u);
+  for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+  r->offset[kWgmmaAddressA] = addressA;
+  r->offset[kWgmmaSizeA] = sizeA;
+  r->offset[kWgmmaAddressB] = addressB;
+  r->offset[kWgmmaSizeB] = sizeB;
+  r->offset[kWgmmaFlags] = flags;
+  r->offset[kWgmmaWarpMask] = warpMask;
   return SANITIZER_PATCH_SUCCESS;
 }
+
+#if BANKLAB_SANITIZER_HAS_TMA
+// cp.async.bulk.tensor global -> shared (SANITIZER_INSTRUCTION_TMA_LOAD, SanitizerCallbackTensorMemoryLoad):
+// the callback names the tensor map but not the box; the 128 bytes of the map go into the record and
+// the host finds the box in the maps cuTensorMapEncodeTiled made (format.hpp, kFlagTensorMap).
+// BANKLAB_TRACE_TMA_MAP=0 makes the host patch banklab_tma_load_count instead, which reads nothing.
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load(
+    void* userdata, uint64_t pc, uint64_t tensorMap, uint32_t, uint32_t, int32_t, int32_t, int32_t, int32_t,
+    int32_t, uint32_t dim, uint32_t, uint32_t, uint32_t) {
+  using namespace banklab::trace;
+  DeviceRecord* r = claim(userdata, pc);
+  if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
+  r->kind = kKindTmaLoad;
+  r->width = static_cast<uint8_t>(dim);
+  r->reserved = 0;
+  const uint32_t* map = reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(tensorMap));
+  if (map != nullptr) {
+    for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = map[i];
+    r->flags = kFlagTensorMap;
+  } else {
+    for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+    r->flags = kFlagTmaUnknownMap;
+  }
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// A TMA instruction counted, with no box (format.hpp: kFlagTmaUnknownMap).
+__device__ __forceinline__ void tma_counted(void* userdata, uint64_t pc, uint8_t kind) {
+  using namespace banklab::trace;
+  DeviceRecord* r = claim(userdata, pc);
+  if (r == nullptr) return;
+  r->kind = kind;
+  r->width = 0;
+  r->reserved = 0;
+  r->flags = kFlagTmaUnknownMap;
+  for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count(void* userdata, uint64_t pc) {
+  tma_counted(userdata, pc, banklab::trace::kKindTmaLoad);
+  return SANITIZER_PATCH_SUCCESS;
+}
+
+// cp.async.bulk.tensor shared -> global (SANITIZER_INSTRUCTION_TMA_STORE): counted. Only userdata and
+// pc are read, the two arguments every patch callback type starts with.
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store(void* userdata, uint64_t pc) {
+  tma_counted(userdata, pc, banklab::trace::kKindTmaStore);
+  return SANITIZER_PATCH_SUCCESS;
+}
+#endif
 
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_async_store(
     void* userdata, uint64_t pc, uint32_t address, uint32_t, void*, uint32_t accessSize) {

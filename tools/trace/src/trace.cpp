@@ -24,7 +24,10 @@ namespace {
 DeviceRecord canonical(const DeviceRecord& in) {
   DeviceRecord r = in;
   if (r.kind == kKindAccess) r.reserved = 0;
-  if (r.mask != 0xffffffffu)
+  // wgmma and TMA records keep one instruction's fields in their first words, not lane offsets.
+  const bool fields = (r.kind == kKindWgmma && (r.flags & kFlagWgmmaOperands)) || r.kind == kKindTmaLoad ||
+                      r.kind == kKindTmaStore;
+  if (r.mask != 0xffffffffu && !fields)
     for (int i = 0; i < kRecordLanes; ++i)
       if (!(r.mask >> i & 1u)) r.offset[i] = 0;
   return r;
@@ -71,12 +74,14 @@ const char* kind_name(std::uint8_t kind) {
   switch (kind) {
     case kKindCpAsync: return "cp.async";
     case kKindLdmatrix: return "ldmatrix";
-    case kKindBulkCopy: return "TMA / bulk copy (cp.async.bulk[.tensor], global<->shared; swizzle mode: in the tensor map, not visible to the tracer)";
+    case kKindBulkCopy: return "bulk copy (cp.async.bulk global<->shared, not .tensor)";
     case kKindRemoteShared: return "distributed shared memory";
     case kKindWgmma: return "wgmma operand";
     case kKindAsyncStore: return "st.async / red.async (distributed shared memory)";
     case kKindBulkShared: return "bulk copy / reduction from shared memory (cp.async.bulk, cp.reduce.async.bulk)";
     case kKindMemsetShared: return "shared-memory bulk memset";
+    case kKindTmaLoad: return "TMA load (cp.async.bulk.tensor global -> shared)";
+    case kKindTmaStore: return "TMA store (cp.async.bulk.tensor shared -> global)";
     default: return "unknown";
   }
 }
@@ -231,7 +236,54 @@ const Image& image_of(const std::vector<Image>& images, std::uint32_t module, co
 }
 }  // namespace
 
+const char* traffic_name(TrafficKind kind) noexcept {
+  switch (kind) {
+    case TrafficKind::WgmmaOperands: return "wgmma operand reads";
+    case TrafficKind::TmaLoad: return "TMA loads (cp.async.bulk.tensor global -> shared)";
+    case TrafficKind::TmaStore: return "TMA stores (cp.async.bulk.tensor shared -> global)";
+  }
+  return "?";
+}
+
+Traffic& Traffic::operator+=(const Traffic& o) noexcept {
+  pc = std::min(pc, o.pc);
+  count += o.count;
+  bytes += o.bytes;
+  wavefronts += o.wavefronts;
+  a_from_registers += o.a_from_registers;
+  not_reading += o.not_reading;
+  unknown_bytes += o.unknown_bytes;
+  return *this;
+}
+
+WgmmaShare wgmma_share(const DeviceRecord& r) noexcept {
+  WgmmaShare s;
+  if (r.offset[kWgmmaWarpMask] == 0) return s;
+  const std::uint64_t bytes = std::uint64_t{r.offset[kWgmmaSizeA]} + r.offset[kWgmmaSizeB];
+  const std::uint64_t wavefronts = wgmma_operand_wavefronts(bytes);
+  const std::uint64_t rank = r.reserved % 4u;
+  // Rank r's share of n: floor(n (r + 1) / 4) - floor(n r / 4); the four add up to n.
+  auto share = [rank](std::uint64_t n) { return n * (rank + 1) / 4 - n * rank / 4; };
+  s.bytes = share(bytes);
+  s.wavefronts = share(wavefronts);
+  return s;
+}
+
 void decode(const TraceData& data, std::vector<Instruction>& instructions, std::vector<Unmodelled>& unmodelled) {
+  std::vector<Traffic> traffic;
+  decode(data, instructions, unmodelled, traffic);
+  // As before the tracer costed them: listed with counts.
+  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::uint64_t> listed;
+  for (const Traffic& t : traffic)
+    listed[{t.kernel, t.pc, t.kind == TrafficKind::WgmmaOperands ? kind_name(kKindWgmma)
+                            : t.kind == TrafficKind::TmaLoad   ? kind_name(kKindTmaLoad)
+                                                               : kind_name(kKindTmaStore)}] += t.count;
+  for (const auto& [key, count] : listed)
+    unmodelled.push_back(Unmodelled{std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+}
+
+void decode(const TraceData& data, std::vector<Instruction>& instructions, std::vector<Unmodelled>& unmodelled,
+            std::vector<Traffic>& traffic) {
   std::vector<LineTable> tables;
   std::vector<SassText> sass;  // the modules' instructions: which atomic a pc is
   tables.reserve(data.cubins.size());
@@ -254,10 +306,33 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
   };
   // Unmodelled instructions are counted per (kernel, pc, what).
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::string>, std::uint64_t> other;
+  // wgmma and TMA per (kernel, pc, kind).
+  std::map<std::tuple<std::uint32_t, std::uint64_t, TrafficKind>, Traffic> moved;
   for (const MergedRecord& m : data.records) {
     const KernelInfo& k = data.kernels[m.kernel];
     const DeviceRecord& r = m.record;
     const std::uint64_t pc = r.pc >= k.base_pc ? r.pc - k.base_pc : r.pc;
+    const bool wgmma = r.kind == kKindWgmma && (r.flags & kFlagWgmmaOperands);
+    if (wgmma || r.kind == kKindTmaLoad || r.kind == kKindTmaStore) {
+      const TrafficKind kind = wgmma ? TrafficKind::WgmmaOperands
+                               : r.kind == kKindTmaLoad ? TrafficKind::TmaLoad : TrafficKind::TmaStore;
+      Traffic& t = moved[{m.kernel, pc, kind}];
+      t.kind = kind;
+      t.count += m.count;
+      if (wgmma) {
+        const WgmmaShare w = wgmma_share(r);
+        t.bytes += m.count * w.bytes;
+        t.wavefronts += m.count * w.wavefronts;
+        if (r.offset[kWgmmaSizeA] == 0) t.a_from_registers += m.count;
+        if (r.offset[kWgmmaWarpMask] == 0) t.not_reading += m.count;
+      } else if (r.flags & kFlagTmaBytes) {
+        t.bytes += m.count * std::uint64_t{r.offset[kTmaBytes]};
+        t.wavefronts += m.count * kTmaLsuWavefronts;
+      } else {
+        t.unknown_bytes += m.count;
+      }
+      continue;
+    }
     Instruction ins;
     ins.kernel = k.name;
     ins.pc = pc;
@@ -308,6 +383,15 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
   }
   for (const auto& [key, count] : other)
     unmodelled.push_back(Unmodelled{data.kernels[std::get<0>(key)].name, std::get<1>(key), std::get<2>(key), count});
+  for (auto& [key, t] : moved) {
+    const KernelInfo& k = data.kernels[std::get<0>(key)];
+    t.kernel = k.name;
+    t.pc = std::get<1>(key);
+    const SourceLine src = image_of(tables, k.module, k.name).lookup(k.name, t.pc);
+    t.file = src.file;
+    t.line = src.line;
+    traffic.push_back(std::move(t));
+  }
 }
 
 Op atom_op_of(AtomsKind kind, int width) noexcept {
@@ -403,6 +487,11 @@ std::string explain_command(const WarpAccess& access) {
 
 Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
                  std::uint64_t dropped) {
+  return aggregate(instructions, unmodelled, {}, dropped);
+}
+
+Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
+                 const std::vector<Traffic>& traffic, std::uint64_t dropped) {
   Report rep;
   rep.dropped = dropped;
   std::map<std::string, KernelReport> kernels;
@@ -460,6 +549,37 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
     l.hint = hint_for(l.worst, l.worst_wavefronts, l.worst_minimum);
     kernels[l.kernel].lines.push_back(std::move(l));
   }
+  // wgmma and TMA: per kernel, and per (line or pc, kind). wgmma's reads are in the kernel's
+  // totals at the minimum (no conflicts: measured); TMA moves no LSU wavefront.
+  std::map<std::tuple<std::string, std::string, int, std::uint64_t, TrafficKind>, Traffic> by_line;
+  for (const Traffic& t : traffic) {
+    KernelReport& k = kernels[t.kernel];
+    k.kernel = t.kernel;
+    switch (t.kind) {
+      case TrafficKind::WgmmaOperands:
+        k.wgmma_instructions += t.count;
+        k.wgmma_wavefronts += t.wavefronts;
+        k.wgmma_bytes += t.bytes;
+        k.warp_instructions += t.count;
+        k.wavefronts += t.wavefronts;
+        k.minimum += t.wavefronts;
+        break;
+      case TrafficKind::TmaLoad:
+        k.tma_load_instructions += t.count;
+        k.tma_load_bytes += t.bytes;
+        k.tma_load_unknown += t.unknown_bytes;
+        break;
+      case TrafficKind::TmaStore:
+        k.tma_store_instructions += t.count;
+        k.tma_store_bytes += t.bytes;
+        k.tma_store_unknown += t.unknown_bytes;
+        break;
+    }
+    const auto key = std::make_tuple(t.kernel, t.file, t.line, t.line > 0 ? 0 : t.pc, t.kind);
+    auto [it, fresh] = by_line.try_emplace(key, t);
+    if (!fresh) it->second += t;
+  }
+  for (auto& [key, t] : by_line) kernels[t.kernel].traffic.push_back(std::move(t));
   for (auto& [name, k] : kernels) {
     std::sort(k.lines.begin(), k.lines.end(), [](const LineReport& a, const LineReport& b) {
       if (a.excess() != b.excess()) return a.excess() > b.excess();
@@ -467,6 +587,9 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
       if (a.file != b.file) return a.file < b.file;
       if (a.line != b.line) return a.line < b.line;
       return a.pc < b.pc;
+    });
+    std::stable_sort(k.traffic.begin(), k.traffic.end(), [](const Traffic& a, const Traffic& b) {
+      return std::tie(b.bytes, b.count) < std::tie(a.bytes, a.count);
     });
     rep.kernels.push_back(std::move(k));
   }
@@ -480,13 +603,44 @@ Report aggregate(const std::vector<Instruction>& instructions, const std::vector
   return rep;
 }
 
+std::string traffic_text(const Traffic& t) {
+  std::ostringstream o;
+  o << traffic_name(t.kind) << " at ";
+  if (t.line > 0) o << t.file << ":" << t.line;
+  else o << "(no -lineinfo) pc 0x" << std::hex << t.pc << std::dec;
+  o << ": " << t.count << " warp instructions, ";
+  switch (t.kind) {
+    case TrafficKind::WgmmaOperands:
+      o << t.bytes << " bytes read, " << t.wavefronts
+        << " wavefronts (one per 128 bytes a warpgroup instruction reads, never a bank conflict: measured)";
+      if (t.a_from_registers) o << "; A from registers in " << t.a_from_registers;
+      if (t.not_reading) o << "; " << t.not_reading << " with an empty warp mask (nothing read)";
+      break;
+    case TrafficKind::TmaLoad:
+    case TrafficKind::TmaStore:
+      o << t.bytes << " bytes " << (t.kind == TrafficKind::TmaLoad ? "into" : "out of")
+        << " shared memory, 0 LSU wavefronts (measured: TMA moves none, and no bank conflict)";
+      if (t.unknown_bytes)
+        o << "; bytes unknown for " << t.unknown_bytes
+          << (t.kind == TrafficKind::TmaLoad
+                  ? " (their tensor map is none that cuTensorMapEncodeTiled made in this process, or BANKLAB_TRACE_TMA_MAP=0)"
+                  : " (the API's TMA store callback is not read for its box)");
+      break;
+  }
+  return o.str();
+}
+
 void write_report(std::ostream& out, Format format, const Report& rep, const std::vector<Instruction>& instructions) {
   switch (format) {
     case Format::Text: {
       if (rep.kernels.empty()) out << "No shared-memory instruction the model explains was traced.\n";
       for (const KernelReport& k : rep.kernels) {
         out << "kernel " << display_name(k.kernel) << ": " << k.warp_instructions << " warp instructions, "
-            << k.wavefronts << " wavefronts, minimum " << k.minimum << ", excess " << k.excess() << "\n";
+            << k.wavefronts << " wavefronts, minimum " << k.minimum << ", excess " << k.excess();
+        if (k.wgmma_instructions > 0)
+          out << " (wgmma operand reads among them: " << k.wgmma_instructions << " warp instructions, "
+              << k.wgmma_wavefronts << " wavefronts)";
+        out << "\n";
         for (const LineReport& l : k.lines) {
           out << "  " << where(l) << ": " << l.warp_instructions << " warp instructions, " << l.wavefronts
               << " wavefronts, minimum " << l.minimum << ", excess " << l.excess() << "\n";
@@ -500,9 +654,11 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
                   << banks << ", which the wavefronts above count)\n";
           }
         }
+        for (const Traffic& t : k.traffic) out << "  " << traffic_text(t) << "\n";
       }
       for (const UnmodelledReport& u : rep.unmodelled)
         out << "not modelled: " << display_name(u.kernel) << ": " << u.what << ": " << u.count << " warp instructions\n";
+      if (!rep.not_traced.empty()) out << "not traced: " << rep.not_traced << "\n";
       if (rep.dropped > 0)
         out << "warning: " << rep.dropped << " warp instructions ran but were not recorded (device buffer full; "
             << "raise BANKLAB_TRACE_BUFFER_MB)\n";
@@ -515,6 +671,10 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
           out << csv_field(k.kernel) << "," << csv_field(l.file) << "," << l.line << "," << l.pc << ","
               << l.warp_instructions << "," << l.wavefronts << "," << l.minimum << "," << l.excess() << ","
               << format_access_line(l.worst) << "\n";
+      for (const KernelReport& k : rep.kernels)
+        for (const Traffic& t : k.traffic)
+          out << csv_field(k.kernel) << "," << csv_field(t.file) << "," << t.line << "," << t.pc << "," << t.count << ","
+              << t.wavefronts << "," << t.wavefronts << ",0," << csv_field(traffic_text(t)) << "\n";
       for (const UnmodelledReport& u : rep.unmodelled)
         out << csv_field(u.kernel) << ",,0,0," << u.count << ",,,," << csv_field("not modelled: " + u.what) << "\n";
       break;
@@ -530,7 +690,20 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
             << ",\"async_copy_instructions\":" << k.async_copy_instructions
             << ",\"async_copy_wavefronts\":" << k.async_copy_wavefronts
             << ",\"atomic_instructions\":" << k.atomic_instructions << ",\"atomic_wavefronts\":" << k.atomic_wavefronts
-            << ",\"lines\":[";
+            << ",\"wgmma_instructions\":" << k.wgmma_instructions << ",\"wgmma_wavefronts\":" << k.wgmma_wavefronts
+            << ",\"wgmma_bytes\":" << k.wgmma_bytes << ",\"tma_load_instructions\":" << k.tma_load_instructions
+            << ",\"tma_load_bytes\":" << k.tma_load_bytes << ",\"tma_load_unknown\":" << k.tma_load_unknown
+            << ",\"tma_store_instructions\":" << k.tma_store_instructions << ",\"tma_store_bytes\":" << k.tma_store_bytes
+            << ",\"tma_store_unknown\":" << k.tma_store_unknown << ",\"traffic\":[";
+        for (std::size_t j = 0; j < k.traffic.size(); ++j) {
+          const Traffic& t = k.traffic[j];
+          out << (j ? "," : "") << "{\"kind\":" << json_string(traffic_name(t.kind)) << ",\"file\":" << json_string(t.file)
+              << ",\"line\":" << t.line << ",\"pc\":" << t.pc << ",\"warp_instructions\":" << t.count
+              << ",\"bytes\":" << t.bytes << ",\"wavefronts\":" << t.wavefronts
+              << ",\"a_from_registers\":" << t.a_from_registers << ",\"not_reading\":" << t.not_reading
+              << ",\"unknown_bytes\":" << t.unknown_bytes << "}";
+        }
+        out << "],\"lines\":[";
         for (std::size_t j = 0; j < k.lines.size(); ++j) {
           const LineReport& l = k.lines[j];
           out << (j ? "," : "") << "{\"file\":" << json_string(l.file) << ",\"line\":" << l.line << ",\"pc\":" << l.pc
@@ -549,7 +722,7 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
       for (std::size_t i = 0; i < rep.unmodelled.size(); ++i)
         out << (i ? "," : "") << "{\"kernel\":" << json_string(rep.unmodelled[i].kernel) << ",\"what\":"
             << json_string(rep.unmodelled[i].what) << ",\"count\":" << rep.unmodelled[i].count << "}";
-      out << "],\"dropped\":" << rep.dropped << "}\n";
+      out << "],\"not_traced\":" << json_string(rep.not_traced) << ",\"dropped\":" << rep.dropped << "}\n";
       break;
     }
     case Format::Predict: {

@@ -23,8 +23,35 @@ enum RecordKind : uint8_t {
   kKindAsyncStore = 6,   ///< st.async / red.async into a cluster's shared memory
   kKindBulkShared = 7,   ///< bulk copies and reductions shared -> shared, bulk reductions to global
   kKindMemsetShared = 8, ///< shared-memory memset (bulk)
-  kKindCount = 9
+  kKindTmaLoad = 9,      ///< cp.async.bulk.tensor global -> shared (UTMALDG): see kFlagTensorMap / kFlagTmaBytes
+  kKindTmaStore = 10,    ///< cp.async.bulk.tensor shared -> global (UTMASTG)
+  kKindCount = 11
 };
+
+/// kKindWgmma records written by a tracer that keeps the operands (flag kFlagWgmmaOperands; older
+/// trace files carry only matrix A's address in every lane): what SanitizerCallbackWarpgroupMMAAsync
+/// gives (sanitizer_patching.h), the same in every lane of the warp, in the record's first words:
+inline constexpr uint8_t kFlagWgmmaOperands = 0x20;
+inline constexpr int kWgmmaAddressA = 0;  ///< offset[0]: matrix A's shared-window address (valid if its size is not 0)
+inline constexpr int kWgmmaSizeA = 1;     ///< offset[1]: bytes of A read from shared memory; 0: A in registers
+inline constexpr int kWgmmaAddressB = 2;  ///< offset[2]: matrix B's shared-window address
+inline constexpr int kWgmmaSizeB = 3;     ///< offset[3]: bytes of B read from shared memory
+inline constexpr int kWgmmaFlags = 4;     ///< offset[4]: Sanitizer_WarpgroupMMAAsyncFlags (1: ends a commit group)
+inline constexpr int kWgmmaWarpMask = 5;  ///< offset[5]: the callback's warpMask (0: the operands are not read)
+/// `reserved` of a kKindWgmma record: the warp's rank in its warpgroup (0..3), so that the host
+/// can give the warpgroup's wavefronts to its four warps without rounding (decode()).
+
+/// kKindTmaLoad / kKindTmaStore: the device patch copies the 128-byte CUtensorMap the instruction
+/// names into offset[0..31] and sets kFlagTensorMap; the injection library looks the image up
+/// among the tensor maps cuTensorMapEncodeTiled made in the process and rewrites the record
+/// before merging it: kFlagTmaBytes with offset[0] = the box's bytes, offset[1] = its swizzle
+/// (CUtensorMapSwizzle), offset[2] = the element's bytes, offset[3] = the rank, rest 0; or,
+/// when no encoded map has that image (made on the device, or encoded before the tracer attached),
+/// kFlagTmaUnknownMap with every offset 0. `width` = the callback's dimension count.
+inline constexpr uint8_t kFlagTensorMap = 0x40;
+inline constexpr uint8_t kFlagTmaBytes = 0x80;
+inline constexpr uint8_t kFlagTmaUnknownMap = 0x08;
+inline constexpr int kTmaBytes = 0, kTmaSwizzle = 1, kTmaElementBytes = 2, kTmaRank = 3;
 
 /// Flags of the memory-access callback (Sanitizer_DeviceMemoryFlags): read 0x1, write 0x2;
 /// an atomic reads and writes (0x3).

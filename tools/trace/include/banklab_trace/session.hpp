@@ -38,8 +38,9 @@ struct Instruction {
 struct Unmodelled {
   std::string kernel;   ///< kernel name
   std::uint64_t pc = 0; ///< offset in the kernel's code
-  std::string what;     ///< "cp.async", "ldmatrix", "TMA / bulk copy", "distributed shared
-                        ///< memory", "wgmma operand", "shared atomic", or "invalid: <why>"
+  std::string what;     ///< "bulk copy (...)", "distributed shared memory", "wgmma operand",
+                        ///< "TMA load (...)", "TMA store (...)", "st.async / red.async (...)", or
+                        ///< "invalid: <why>" (trace.cpp, kind_name())
   std::uint64_t count = 0;  ///< warp instructions
 };
 

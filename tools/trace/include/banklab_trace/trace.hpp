@@ -62,6 +62,43 @@ void write_trace(std::ostream& out, const TraceData& data);
 /// Reads a trace file. @throws std::runtime_error naming the problem on a malformed file.
 TraceData read_trace(std::istream& in);
 
+/// Shared-memory traffic the bank model does not cost lane by lane, costed by the measured rules
+/// of common/include/banklab/hardware.hpp: wgmma's operand reads (wgmma_operand_wavefronts(): one
+/// wavefront per 128 bytes, no conflicts) and TMA copies (kTmaLsuWavefronts: none).
+enum class TrafficKind : std::uint8_t {
+  WgmmaOperands,  ///< wgmma.mma_async reading A and/or B from shared memory
+  TmaLoad,        ///< cp.async.bulk.tensor global -> shared (UTMALDG)
+  TmaStore,       ///< cp.async.bulk.tensor shared -> global (UTMASTG)
+};
+/// What a report calls each kind.
+const char* traffic_name(TrafficKind kind) noexcept;
+
+/// The traffic of one instruction (pc) of one kernel, summed over its warp instructions.
+struct Traffic {
+  std::string kernel;
+  std::uint64_t pc = 0;
+  std::string file;
+  int line = 0;
+  TrafficKind kind = TrafficKind::WgmmaOperands;
+  std::uint64_t count = 0;       ///< warp instructions (a wgmma: one per warp, four per warpgroup instruction)
+  std::uint64_t bytes = 0;       ///< shared-memory bytes read (wgmma) or written / read (TMA, boxes known)
+  std::uint64_t wavefronts = 0;  ///< LSU wavefronts: wgmma bytes / 128; TMA 0
+  std::uint64_t a_from_registers = 0;  ///< wgmma warp instructions that read A from registers
+  std::uint64_t not_reading = 0;       ///< wgmma warp instructions whose warp mask was 0 (no operand read)
+  std::uint64_t unknown_bytes = 0;     ///< TMA warp instructions whose bytes the trace does not know
+  /// Adds another instruction's figures (the lowest pc stays).
+  Traffic& operator+=(const Traffic& other) noexcept;
+};
+
+/// Bytes and wavefronts of one kKindWgmma warp record (flag kFlagWgmmaOperands): the warpgroup
+/// instruction reads size A + size B bytes, wgmma_operand_wavefronts() of them; the warp of rank r
+/// (the record's `reserved`) gets the share r of four that makes the four warps' shares add up to
+/// the warpgroup's exactly. A warp mask of 0: nothing read.
+struct WgmmaShare {
+  std::uint64_t bytes = 0, wavefronts = 0;
+};
+WgmmaShare wgmma_share(const DeviceRecord& record) noexcept;
+
 /// Raw records -> model input: op from the flags, width, active lanes, offsets minus the
 /// reserved window bytes, pc relative to the kernel, source line from the cubin's line table.
 /// ldmatrix/stmatrix (lanes beyond 8 x matrices dropped), cp.async and shared atomics become
@@ -69,6 +106,10 @@ TraceData read_trace(std::istream& in);
 /// the model rejects go to `unmodelled`.
 void decode(const TraceData& data, std::vector<Instruction>& instructions,
             std::vector<Unmodelled>& unmodelled);
+/// The same, with wgmma operand reads and TMA copies costed into `traffic` instead of listed in
+/// `unmodelled` (`banklab trace`). The overload above lists them as before (the judge's tracer).
+void decode(const TraceData& data, std::vector<Instruction>& instructions,
+            std::vector<Unmodelled>& unmodelled, std::vector<Traffic>& traffic);
 
 /// Which of `cubins` (the loaded modules' images) a trace of `records` needs for decode() to
 /// find every source line it would find with all of them: the images of the kernels that left
@@ -118,8 +159,14 @@ struct KernelReport {
   std::uint64_t load_instructions = 0, load_wavefronts = 0, store_instructions = 0, store_wavefronts = 0;
   std::uint64_t async_copy_instructions = 0, async_copy_wavefronts = 0;  ///< cp.async (LDGSTS), shared side
   std::uint64_t atomic_instructions = 0, atomic_wavefronts = 0;          ///< shared atomics (ATOMS)
+  /// wgmma operand reads (in the totals above: Nsight Compute counts them in the shared wavefronts,
+  /// as `..._op_gmma`), and TMA (not in them: no LSU wavefront).
+  std::uint64_t wgmma_instructions = 0, wgmma_wavefronts = 0, wgmma_bytes = 0;
+  std::uint64_t tma_load_instructions = 0, tma_load_bytes = 0, tma_load_unknown = 0;
+  std::uint64_t tma_store_instructions = 0, tma_store_bytes = 0, tma_store_unknown = 0;
   std::uint64_t excess() const { return wavefronts - minimum; }
   std::vector<LineReport> lines;        ///< worst first
+  std::vector<Traffic> traffic;         ///< per source line (or pc) and kind, most bytes first
 };
 
 struct UnmodelledReport {
@@ -131,11 +178,20 @@ struct Report {
   std::vector<KernelReport> kernels;      ///< most excess first
   std::vector<UnmodelledReport> unmodelled;
   std::uint64_t dropped = 0;
+  /// What the tracer that made the trace cannot see, and why ("" when nothing): printed as
+  /// "not traced: ..." (`banklab trace` sets it when its Compute Sanitizer API has no TMA patch point).
+  std::string not_traced;
 };
 
 /// Aggregates per kernel and per line, worst first (excess, then wavefronts, then name/line).
 Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
                  std::uint64_t dropped = 0);
+/// The same with the traffic decode() costed: in its kernel's report, wgmma in the totals.
+Report aggregate(const std::vector<Instruction>& instructions, const std::vector<Unmodelled>& unmodelled,
+                 const std::vector<Traffic>& traffic, std::uint64_t dropped = 0);
+
+/// One line of the report for a kernel's wgmma or TMA traffic at one line (or pc).
+std::string traffic_text(const Traffic& traffic);
 
 /// A hint for a line's worst instance (what to try).
 std::string hint_for(const WarpAccess& worst, int wavefronts, int minimum);
