@@ -112,19 +112,21 @@ TEST(Lab07Layout, TileOffsetIsWhereTmaPutsEveryChunk) {
         first_row = row;
         first_chunk = chunk;
       }
-  const std::string span = std::to_string(box);
+  const long long boxes = 128 / box, per_box = box / 16;
+  const long long in_box = first_row >= 0 ? first_chunk % per_box : 0;  // the first miss's chunk within its box
   BANKLAB_CHECK(bad == 0)
       << bad << " of the 512 chunks of a tile are read where TMA, in " << mode_name(sw) << " (kSwizzleBytes = " << sw
       << "), did not put them; the first, tile_offset(" << first_row << ", " << first_chunk
       << ") = " << (first_row >= 0 ? t({first_row, first_chunk}) : 0)
       << ". The kernel would multiply other halves than A's and B's (on a GPU: a wrong product).\n"
-      << "  Try: the tile is " << 128 / box << " box(es) of 64 rows of " << box
-      << " bytes side by side (box j at byte j * 64 * " << box << "); inside a box, without swizzle, byte b of row r "
+      << "  Try: the tile is " << (boxes == 1 ? std::string("one box") : std::to_string(boxes) + " boxes side by side")
+      << " of 64 rows of " << box << " bytes (box j at byte j * 64 * " << box << ", holding chunks " << per_box
+      << " j to " << per_box << " j + " << per_box - 1 << " of every row); inside a box, without swizzle, byte b of row r "
       << "is at r * " << box << " + b, and the mode moves it from there. Draw where " << mode_name(sw)
-      << " puts chunk c of rows 0-31 (lane = row) and compare with your tile_offset():\n    "
-      << grader::banklab_command() << " explain ld 16 \"lane*" << span << "+16*c\""
-      << (sw ? " --tma-swizzle " + std::to_string(sw) : std::string()) << "   (with c a chunk of the box: 0-"
-      << box / 16 - 1 << ")";
+      << " puts chunk " << in_box << " of a box's rows 0-31 (lane = row; change the " << in_box
+      << " for another chunk) and compare with your tile_offset():\n    "
+      << grader::banklab_command() << " explain ld 16 \"lane*" << box << "+16*" << in_box << "\""
+      << (sw ? " --tma-swizzle " + std::to_string(sw) : std::string());
 }
 
 // ---- on the GPU (sm_90) -----------------------------------------------------------------------
