@@ -207,8 +207,8 @@ constexpr int kSwizzle128X4Wavefronts = -1;
 // of row i (a column of 32 rows).
 constexpr int kSwizzle128ColumnLoadWavefronts = -1;
 // LAB TODO: in a box of 64-byte rows (32 halves) written in the 64-byte mode, the byte offset
-// from the box's start where TMA puts half 20 of row 5.
-constexpr int kSwizzle64OffsetOfRow5Half20 = -1;
+// from the box's start where TMA puts half 12 of row 5.
+constexpr int kSwizzle64OffsetOfRow5Half12 = -1;
 // LAB TODO: in a box of 128-byte rows written in the 128-byte mode, the row and chunk whose
 // bytes TMA puts at byte offset 1200 of the box, as row * 8 + chunk.
 constexpr int kSwizzle128ChunkAtByte1200 = -1;

@@ -209,8 +209,8 @@ constexpr int kSwizzle128X4Wavefronts = 4;
 // of row i (a column of 32 rows).
 constexpr int kSwizzle128ColumnLoadWavefronts = 4;
 // in a box of 64-byte rows (32 halves) written in the 64-byte mode, the byte offset
-// from the box's start where TMA puts half 20 of row 5.
-constexpr int kSwizzle64OffsetOfRow5Half20 = 328;
+// from the box's start where TMA puts half 12 of row 5.
+constexpr int kSwizzle64OffsetOfRow5Half12 = 376;
 // in a box of 128-byte rows written in the 128-byte mode, the row and chunk whose
 // bytes TMA puts at byte offset 1200 of the box, as row * 8 + chunk.
 constexpr int kSwizzle128ChunkAtByte1200 = 74;
