@@ -1,0 +1,308 @@
+// Judge for lab 07 (a Hopper tile pipeline): C = A * B^T with mma.sync, both tiles copied into
+// shared memory by TMA in the swizzle mode the student chose (kSwizzleBytes), every operand read
+// with ldmatrix.x4 through tile_offset(). Never compiled with a student's file: it reads the
+// answers of labs/07_tma_swizzle/probe.cu and launches the student's compiled kernel.
+//   Lab07Predictions  the handout's questions (wavefronts per mode, where TMA puts a byte),
+//                     checked against the model (generated from labs/07_tma_swizzle/lab.toml)
+//   Lab07Layout       the tile's shape, the mode (one TMA has, with its box), tile_offset() reading
+//                     every chunk where TMA put it in that mode, and every ldmatrix of the kernel
+//                     at the model's minimum (generated from lab.toml's at_minimum)
+//   Lab07OnGpu        (sm_90 only) the student's kernel fed by tensor maps the judge encodes over
+//                     its own a and b in the student's mode: the product against the grader's own
+//                     CPU product, and the traced shared-memory traffic (TMA's writes cost no LSU
+//                     wavefront: measured on the H200, common/data/README.md, Hopper section)
+#include <cuda.h>  // CUtensorMap and its enums; the encoder is the driver's, got through the runtime
+#include <cuda_fp16.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "banklab/hardware.hpp"
+#include "grader/gpu/buffers.cuh"
+#include "grader/gpu/ncu.cuh"
+#include "grader/gpu/student.cuh"
+#include "grader/gpu/trace.cuh"
+#include "grader/grader.hpp"
+#include "grader/lab07_description.hpp"
+#include "grader/lab07_judge.hpp"
+#include "grader/launch_calls.hpp"
+
+namespace {
+
+using banklab::Op;
+using grader::Instruction;
+using grader::answers;
+
+long long constant(const char* name) { return answers().value(name); }
+
+constexpr const char* kLdmatrixHint =
+    "Load each fragment of A and B with ldmatrix.sync.aligned.m8n8.x4.shared.b16, as the handout's kernel does; "
+    "conflict-free scalar loads of the same tile are not what this lab grades.";
+
+// The TMA mode the student chose, if it is one (0, 32, 64, 128).
+bool mode_of(long long bytes, banklab::TmaSwizzle* mode) {
+  switch (bytes) {
+    case 0: *mode = banklab::TmaSwizzle::None; return true;
+    case 32: *mode = banklab::TmaSwizzle::Bytes32; return true;
+    case 64: *mode = banklab::TmaSwizzle::Bytes64; return true;
+    case 128: *mode = banklab::TmaSwizzle::Bytes128; return true;
+    default: return false;
+  }
+}
+
+// The box a mode needs for this tile's 128-byte rows: the whole row without swizzle, the span with it.
+long long box_bytes_for(long long swizzle_bytes) { return swizzle_bytes == 0 ? 128 : swizzle_bytes; }
+
+std::string mode_name(long long bytes) { return bytes == 0 ? "no swizzle" : "the " + std::to_string(bytes) + "-byte mode"; }
+
+}  // namespace
+
+// ---- the tile and the mode --------------------------------------------------------------------
+
+TEST(Lab07Layout, TheTileKeepsTheHandoutsShape) {
+  const bool ok = constant("kTileRows") == 64 && constant("kTileK") == 64 && constant("kChunkBytes") == 16 &&
+                  constant("kChunksPerRow") == 8 && constant("kThreads") == 128 && constant("kTileBytes") == 8192;
+  BANKLAB_CHECK(ok) << "kTileRows = " << constant("kTileRows") << ", kTileK = " << constant("kTileK")
+                    << ", kChunkBytes = " << constant("kChunkBytes") << ", kChunksPerRow = " << constant("kChunksPerRow")
+                    << ", kThreads = " << constant("kThreads") << ", kTileBytes = " << constant("kTileBytes")
+                    << ": this lab's tiles are 64 rows of 64 halves (8 chunks of 16 bytes, 8192 bytes: TMA writes "
+                       "them whole, without padding) and a block is 128 threads; change only kSwizzleBytes and "
+                       "tile_offset().";
+}
+
+TEST(Lab07Layout, TheSwizzleModeIsOneTmaHas) {
+  const long long sw = constant("kSwizzleBytes"), box = constant("kBoxBytes"), boxes = constant("kBoxesPerTile");
+  banklab::TmaSwizzle mode{};
+  BANKLAB_CHECK(mode_of(sw, &mode)) << "kSwizzleBytes = " << sw
+                                    << ": TMA's swizzle modes are 0 (none), 32, 64 and 128 bytes (CU_TENSOR_MAP_SWIZZLE_"
+                                       "NONE, _32B, _64B, _128B); the grader encodes the tensor maps with yours.";
+  BANKLAB_CHECK(box == box_bytes_for(sw) && boxes * box == 128)
+      << "kBoxBytes = " << box << ", kBoxesPerTile = " << boxes << " with kSwizzleBytes = " << sw
+      << ": a swizzled box row may be at most the mode's span, so the grader's tensor maps have boxes of "
+      << box_bytes_for(sw) << "-byte rows (64 rows) in " << mode_name(sw) << ", " << 128 / box_bytes_for(sw)
+      << " of them side by side per tile. Keep the handout's kBoxBytes and kBoxesPerTile, which follow from "
+         "kSwizzleBytes.";
+}
+
+// Where the grader's tensor map makes TMA put chunk `chunk` of row `row` (the model's TMA layout,
+// checked on the H200 against every measured byte: Measurements.TmaBoxOffsetIsWhereTheH200PutEveryMeasuredByte).
+long long where_tma_puts(banklab::TmaSwizzle mode, long long box, int row, int chunk) {
+  const int per_box = static_cast<int>(box / 16);
+  return static_cast<long long>(chunk / per_box) * 64 * box +
+         banklab::tma_box_offset(mode, static_cast<std::uint32_t>(box), static_cast<std::uint32_t>(row),
+                                 static_cast<std::uint32_t>(chunk % per_box * 16));
+}
+
+TEST(Lab07Layout, TileOffsetIsWhereTmaPutsEveryChunk) {
+  const long long sw = constant("kSwizzleBytes");
+  banklab::TmaSwizzle mode{};
+  BANKLAB_ASSERT(mode_of(sw, &mode) ? ::testing::AssertionSuccess()
+                                    : ::testing::AssertionFailure() << "kSwizzleBytes = " << sw
+                                                                    << " is no TMA mode (see "
+                                                                       "Lab07Layout.TheSwizzleModeIsOneTmaHas)");
+  const long long box = box_bytes_for(sw);
+  const grader::Table& t = answers().table("tile_offset");
+  int bad = 0, first_row = -1, first_chunk = -1;
+  for (int row = 0; row < 64; ++row)
+    for (int chunk = 0; chunk < 8; ++chunk)
+      if (t({row, chunk}) != where_tma_puts(mode, box, row, chunk) && bad++ == 0) {
+        first_row = row;
+        first_chunk = chunk;
+      }
+  const long long boxes = 128 / box, per_box = box / 16;
+  const long long in_box = first_row >= 0 ? first_chunk % per_box : 0;  // the first miss's chunk within its box
+  BANKLAB_CHECK(bad == 0)
+      << bad << " of the 512 chunks of a tile are read where TMA, in " << mode_name(sw) << " (kSwizzleBytes = " << sw
+      << "), did not put them; the first, tile_offset(" << first_row << ", " << first_chunk
+      << ") = " << (first_row >= 0 ? t({first_row, first_chunk}) : 0)
+      << ". The kernel would multiply other halves than A's and B's (on a GPU: a wrong product).\n"
+      << "  Try: the tile is " << (boxes == 1 ? std::string("one box") : std::to_string(boxes) + " boxes side by side")
+      << " of 64 rows of " << box << " bytes (box j at byte j * 64 * " << box << ", holding chunks " << per_box
+      << " j to " << per_box << " j + " << per_box - 1 << " of every row); inside a box, without swizzle, byte b of row r "
+      << "is at r * " << box << " + b, and the mode moves it from there. Draw where " << mode_name(sw)
+      << " puts chunk " << in_box << " of a box's rows 0-31 (lane = row; change the " << in_box
+      << " for another chunk) and compare with your tile_offset():\n    "
+      << grader::banklab_command() << " explain ld 16 \"lane*" << box << "+16*" << in_box << "\""
+      << (sw ? " --tma-swizzle " + std::to_string(sw) : std::string());
+}
+
+// ---- on the GPU (sm_90) -----------------------------------------------------------------------
+
+namespace {
+
+const grader::gpu::KernelName kGemmKernel{lab07_judge::kernel_gemm_tma.symbol, lab07_judge::kernel_gemm_tma.readable};
+
+// TMA exists from sm_90 on: elsewhere the GPU tier is skipped, as when no GPU is there.
+std::string no_tma_reason() {
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+    return "no CUDA device";
+  return major >= 9 ? "" : "this lab's kernel uses TMA, which needs an sm_90 (Hopper) GPU or newer; this one is sm_" +
+                               std::to_string(major) + "x";
+}
+// Skipped like a missing GPU (the judge fails it in graded mode).
+#define LAB07_REQUIRE_TMA()                                            \
+  do {                                                                \
+    const std::string lab07_reason_ = no_tma_reason();                 \
+    if (!lab07_reason_.empty()) GTEST_SKIP() << lab07_reason_;         \
+  } while (0)
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The tensor map of a rows x k matrix of halves (row-major) in the student's mode: boxes of
+// kBoxBytes / 2 halves x 64 rows. The grader's own encoding, from the probe's constants only.
+::testing::AssertionResult encode_map(CUtensorMap* map, const __half* base, int rows, int k) {
+  const long long sw = constant("kSwizzleBytes");
+  CUtensorMapSwizzle mode = CU_TENSOR_MAP_SWIZZLE_NONE;
+  switch (sw) {
+    case 0: mode = CU_TENSOR_MAP_SWIZZLE_NONE; break;
+    case 32: mode = CU_TENSOR_MAP_SWIZZLE_32B; break;
+    case 64: mode = CU_TENSOR_MAP_SWIZZLE_64B; break;
+    case 128: mode = CU_TENSOR_MAP_SWIZZLE_128B; break;
+    default:
+      return ::testing::AssertionFailure() << "kSwizzleBytes = " << sw << " is no TMA mode: the grader cannot encode "
+                                           << "the tensor maps (see Lab07Layout.TheSwizzleModeIsOneTmaHas)";
+  }
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || fn == nullptr)
+    return ::testing::AssertionFailure() << "the driver has no cuTensorMapEncodeTiled (a driver for CUDA 12 or newer "
+                                            "is needed): the grader's problem, tell your instructor";
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_bytes_for(sw) / 2), 64};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult r = reinterpret_cast<EncodeTiled>(fn)(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(base),
+                                                       dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, mode,
+                                                       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return ::testing::AssertionFailure() << "cuTensorMapEncodeTiled refused " << mode_name(sw) << " with boxes of "
+                                         << box[0] << " halves x 64 rows (error " << static_cast<int>(r) << ")";
+  return ::testing::AssertionSuccess();
+}
+
+struct StudentGemm {
+  grader::gpu::StudentLibrary lib;
+  cudaKernel_t kernel{};
+  ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
+  // What the student's launcher gemm launched for m x n x k (grader/probe_launch.hpp).
+  grader::gpu::RecordedCall call(int m, int n, int k) const {
+    return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
+                                     "gemm(c, map_a, map_b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +
+                                         std::to_string(k) + ")");
+  }
+};
+
+// Fresh random halves that are multiples of 1/8 in [-1, 1], never 0: every sum of products is
+// exact in float in any order, so the student's product must equal the grader's bit for bit.
+std::vector<__half> random_halves(std::size_t n) {
+  std::mt19937_64 rng(grader::gpu::fresh_seed());
+  std::uniform_int_distribution<int> d(1, 16);
+  std::vector<__half> v(n);
+  for (__half& x : v) {
+    const int q = d(rng);  // 1-8 -> 1/8 .. 1, 9-16 -> -1/8 .. -1
+    x = __float2half(static_cast<float>(q <= 8 ? q : 8 - q) / 8.0f);
+  }
+  return v;
+}
+
+// c = a * b^T on the CPU (exact: see random_halves).
+std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
+  std::vector<float> af(a.size()), bf(b.size()), c(static_cast<std::size_t>(m) * n);
+  for (std::size_t i = 0; i < a.size(); ++i) af[i] = __half2float(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) bf[i] = __half2float(b[i]);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int p = 0; p < k; ++p) s += af[static_cast<std::size_t>(i) * k + p] * bf[static_cast<std::size_t>(j) * k + p];
+      c[static_cast<std::size_t>(i) * n + j] = s;
+    }
+  return c;
+}
+
+::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
+  if (!st.found) return st.found;
+  const grader::gpu::RecordedCall call = st.call(m, n, k);
+  if (!call.ready) return call.ready;
+  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
+  const std::vector<float> expected = cpu_product(a, b, m, n, k);
+  grader::gpu::DeviceBuffer<__half> da(a.size()), db(b.size());
+  grader::gpu::GuardedBuffer<float> dc(expected.size());
+  da.upload(a);
+  db.upload(b);
+  // The tensor maps, made anew for every judged call, in device memory (TMA reads them there).
+  CUtensorMap maps[2];
+  if (auto ok = encode_map(&maps[0], da.get(), m, k); !ok) return ok;
+  if (auto ok = encode_map(&maps[1], db.get(), n, k); !ok) return ok;
+  grader::gpu::DeviceBuffer<CUtensorMap> dmap_a(1), dmap_b(1);
+  dmap_a.upload({maps[0]});
+  dmap_b.upload({maps[1]});
+  // ncu's op_ld counts the LDSM wavefronts; TMA's writes add none (common/data/README.md).
+  const std::vector<Instruction> step = lab07_judge::instructions_of_gemm_tma();
+  const long long steps = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
+  grader::gpu::announce_model_prediction(
+      "gemm_tma", steps * (grader::total_wavefronts(step, Op::Load) + grader::total_wavefronts(step, Op::LoadMatrix)), 0);
+  const std::string what = "lab07::gemm_tma";
+  std::string why;
+  if (const cudaError_t e = call({{dc.get(), 4ull * m * n}, {dmap_a.get(), sizeof(CUtensorMap)}, {dmap_b.get(), sizeof(CUtensorMap)}}, &why);
+      e != cudaSuccess)
+    return ::testing::AssertionFailure() << what << " could not be launched: " << (why.empty() ? std::string(cudaGetErrorString(e)) : why);
+  grader::gpu::FinishesWithin(20.0, what);
+  if (auto ok = grader::gpu::LaunchSucceeded(what); !ok) return ok;
+  if (auto ok = dc.guards_intact(what.c_str()); !ok) return ok << "\n  (" << call.describe() << ")";
+  auto ok = grader::gpu::AllMatch(expected, dc.download(),
+                                  "c = a * b^T for m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " +
+                                      std::to_string(k) + " (c[i][j] at index i * n + j)");
+  if (!ok)
+    ok << "\n  TMA wrote both tiles in " << mode_name(constant("kSwizzleBytes"))
+       << ": if tile_offset() reads elsewhere, ldmatrix multiplies the wrong halves (see "
+          "Lab07Layout.TileOffsetIsWhereTmaPutsEveryChunk).";
+  return ok;
+}
+
+}  // namespace
+
+TEST(Lab07OnGpu, ProductIsCorrectFor128x192x256) {
+  BANKLAB_REQUIRE_GPU();
+  LAB07_REQUIRE_TMA();
+  StudentGemm st;
+  const std::vector<long long>& s = lab07_desc::size("gemm", "traced");  // 128 x 192 x 256
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+}
+
+TEST(Lab07OnGpu, ProductIsCorrectForATallThinMatrix) {
+  BANKLAB_REQUIRE_GPU();
+  LAB07_REQUIRE_TMA();
+  StudentGemm st;
+  const std::vector<long long>& s = lab07_desc::size("gemm", "correct");  // 320 x 64 x 64
+  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+}
+
+TEST(Lab07OnGpu, TracedSharedAccessesAreConflictFree) {
+  BANKLAB_REQUIRE_GPU();
+  LAB07_REQUIRE_TMA();
+  BANKLAB_REQUIRE_TRACE();
+  StudentGemm st;
+  BANKLAB_ASSERT(st.found);
+  // The first correctness check's launch, traced.
+  const std::vector<long long>& s = lab07_desc::size("gemm", "traced");
+  const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
+  BANKLAB_ASSERT(st.call(m, n, k).ready);
+  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
+  const long long units = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
+  const long long work = grader::gpu::work_minimum(lab07_judge::instructions_of_gemm_tma(), units);
+  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
+      "lab07::gemm_tma (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
+          "), the correctness check's launch",
+      [&] { correct = product_correct(st, m, n, k); }, lab07_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree, work,
+      "per block and step of 64 along k: 16 ldmatrix.x4 per warp at full warps; TMA's writes of the tiles take no "
+      "LSU wavefront",
+      grader::gpu::described_kinds(lab07_desc::kInstructions, "gemm_tma", units, kLdmatrixHint)));
+  BANKLAB_EXPECT(correct);
+}
