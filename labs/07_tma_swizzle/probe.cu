@@ -3,7 +3,7 @@
 // and every name, op, width and size come from the lab's description (labs/07_tma_swizzle/lab.toml);
 // here is only the code that calls the student's functions, one function per table, instruction
 // and launcher. The CPU tier and the GPU tier's messages read what it writes.
-#include "grader/lab07_description.hpp"
+#include "grader/lab07_probe.hpp"
 
 using namespace lab07;
 

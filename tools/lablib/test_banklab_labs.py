@@ -246,32 +246,35 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_new_last_lab_makes_the_generated_lists_stale_and_write_fixes_them(self):
         # A new lab as the course makes one: both folders copied, the namespace and suites renamed.
+        # Lab 06 copied to the number after the course's last lab.
         root = self.copy()
+        last = max(bl.find_labs(root))
+        new = f"{int(last) + 1:02d}"
         for side in ("labs", "solutions"):
-            shutil.copytree(root / side / "06_ldmatrix", root / side / "07_more")
-            for f in (root / side / "07_more").rglob("*"):
+            shutil.copytree(root / side / "06_ldmatrix", root / side / f"{new}_more")
+            for f in (root / side / f"{new}_more").rglob("*"):
                 if f.is_file():
-                    f.write_text(f.read_text().replace("lab06", "lab07").replace("Lab06", "Lab07"))
-        out = self.fails(root, "README.md: the first command should say (any lab: lab00 ... lab07)",
-                         "CMakePresets.json: testPresets lab07 is missing", "README.md: the lab table differs",
+                    f.write_text(f.read_text().replace("lab06", f"lab{new}").replace("Lab06", f"Lab{new}"))
+        out = self.fails(root, f"README.md: the first command should say (any lab: lab00 ... lab{new})",
+                         f"CMakePresets.json: testPresets lab{new} is missing", "README.md: the lab table differs",
                          "README.md: the points-outcomes table has rows for labs",
                          "grader/selftest/README.md: the tables of cases differ",
                          "tools/trace/tests/lab_driver_labs.inc does not match the labs' descriptions")
-        own = [line for line in out.splitlines() if re.match(r"\s+(labs|solutions)/07_more/", line)]
+        own = [line for line in out.splitlines() if re.match(rf"\s+(labs|solutions)/{new}_more/", line)]
         self.assertEqual(own, [])   # the new lab's own files agree
         # Without a judge, --write regenerates every list but the points row, and says so.
         r = labs_check(root, "--write", "--judge", str(root / "no-such-judge"))
         self.assertEqual(r.returncode, 1, r.stdout)
-        self.assertIn("no points row for lab(s) 07", r.stdout)
+        self.assertIn(f"no points row for lab(s) {new}", r.stdout)
         self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("  ")],
                          [line for line in r.stdout.splitlines() if "points" in line and line.startswith("  ")])
-        self.assertIn("(any lab: lab00 ... lab07)", (root / "README.md").read_text())
-        self.assertIn("solutions/07_more/cases/bad/", (root / "grader" / "selftest" / "README.md").read_text())
-        self.assertIn('"07_more/kernel.cu"', (root / "tools" / "trace" / "tests" / "lab_driver_labs.inc").read_text())
+        self.assertIn(f"(any lab: lab00 ... lab{new})", (root / "README.md").read_text())
+        self.assertIn(f"solutions/{new}_more/cases/bad/", (root / "grader" / "selftest" / "README.md").read_text())
+        self.assertIn(f'"{new}_more/kernel.cu"', (root / "tools" / "trace" / "tests" / "lab_driver_labs.inc").read_text())
         # With a row for it (what points-outcomes writes), the course passes again.
         readme = (root / "README.md").read_text()
-        row6 = next(line for line in readme.splitlines() if line.startswith("| 06 | "))
-        (root / "README.md").write_text(readme.replace(row6 + "\n", row6 + "\n" + row6.replace("| 06 |", "| 07 |") + "\n"))
+        row = next(line for line in readme.splitlines() if line.startswith(f"| {last} | "))
+        (root / "README.md").write_text(readme.replace(row + "\n", row + "\n" + row.replace(f"| {last} |", f"| {new} |") + "\n"))
         r = labs_check(root)
         self.assertEqual(r.returncode, 0, r.stdout)
 

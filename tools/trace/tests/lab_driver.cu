@@ -6,6 +6,7 @@
 // Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: a lab's number; SCALE multiplies every
 // dimension of the sizes). The labs and their launches: lab_driver_labs.inc, generated from the
 // labs' descriptions (python3 tools/lablib/banklab_gen.py --driver).
+#include <cuda.h>  // CUtensorMap: a launcher fed by tensor maps (lab 07) is not driven
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -34,6 +35,20 @@ struct Driver {
 
   template <class R, class... A>
   void run(const char* name, R (*launcher)(A...), std::initializer_list<long long> size) const {
+    // A tensor map is made for one matrix and one swizzle mode, which the driver does not know:
+    // such a launcher is left out (its kernel is traced by the judge, which encodes the maps).
+    if constexpr ((std::is_same_v<std::remove_cv_t<std::remove_pointer_t<A>>, CUtensorMap> || ...)) {
+      std::fprintf(stderr, "%s: takes tensor maps, which the driver does not make: not driven\n", name);
+      (void)launcher;
+      (void)size;
+      return;
+    } else {
+      run_driven(name, launcher, size);
+    }
+  }
+
+  template <class R, class... A>
+  void run_driven(const char* name, R (*launcher)(A...), std::initializer_list<long long> size) const {
     int b = 0, s = 0;
     const long long* dims = size.begin();
     bool ok = true;
