@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 22 on the GPU machine: the lab-folder layout grades every submission as before.
-#   bench/device_layout_verdicts.sh build     builds the judge of this tree and of the tree before the
-#                                             move (.carry/base: `git archive <commit>` unpacked there)
+# Issue 22 on the GPU machine: a change of the judge grades every submission as before.
+#   bench/device_layout_verdicts.sh build     builds the judge of this tree and, when .carry/base holds
+#                                             an older tree (`git archive <commit>` unpacked there), of that one
 #   bench/device_layout_verdicts.sh plain     every lab's stub (both judges) and solution (this one), GPU tier
 #   bench/device_layout_verdicts.sh cases     the valid alternatives and the GPU known-bad cases (this judge)
+#   bench/device_layout_verdicts.sh cheats    the cheats that need the GPU tier (`// TIER: gpu`, this judge)
 # Writes the grades' JSON under $OUT (base/, new/) and a log; compare the verdicts on the other machine.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out/base" "$out/new"
@@ -17,12 +18,13 @@ bld() {  # tree, where
 labs() { python3 tools/lablib/banklab_labs.py list; }
 case "${1:-}" in
   build)
-    t0=$(date +%s); bld .carry/base $W/base & bld . $W/new & wait
-    echo "built both judges in $(( $(date +%s) - t0 )) s"; nvidia-smi --query-gpu=name --format=csv,noheader
-    ls -la $W/base/b/grader/banklab-judge $W/new/b/grader/banklab-judge ;;
+    t0=$(date +%s); [[ -d .carry/base ]] && bld .carry/base $W/base & bld . $W/new & wait
+    echo "built the judge(s) in $(( $(date +%s) - t0 )) s"; nvidia-smi --query-gpu=name --format=csv,noheader
+    ls -la $W/*/b/grader/banklab-judge ;;
   plain)
     labs | while read -r n f; do
       for k in base new; do
+        [[ -x $W/$k/b/grader/banklab-judge ]] || continue
         $W/$k/b/grader/banklab-judge grade --lab $n --source $W/$k/labs/$f/kernel.cu --work $W/w-$k-stub-$n \
           --json "$out/$k/stub_$n.json" --tier gpu > "$out/$k/stub_$n.log" 2>&1; echo "$k stub $n: $(tail -1 "$out/$k/stub_$n.log")"
       done
@@ -35,5 +37,10 @@ case "${1:-}" in
     for f in $(grep -l "EXPECT_FAIL: Lab[0-9]*OnGpu" solutions/*/cases/bad/*.patch); do args+=(--case "$f"); done
     python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --tier gpu --gpu --work $W/cases "${args[@]}" \
       > "$out/new/cases.txt" 2>&1; tail -45 "$out/new/cases.txt" ;;
-  *) sed -n 2,7p "$0"; exit 2 ;;
+  cheats)
+    cd $W/new
+    args=(); for f in $(grep -l "^// TIER: gpu" solutions/*/cases/cheats/*.cu grader/selftest/cheats/*.cu); do args+=(--case "$f"); done
+    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --kind cheat --tier gpu --gpu --work $W/cheats "${args[@]}" \
+      > "$out/new/cheats.txt" 2>&1; tail -45 "$out/new/cheats.txt" ;;
+  *) sed -n 2,8p "$0"; exit 2 ;;
 esac
