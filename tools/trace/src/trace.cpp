@@ -730,6 +730,10 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
       for (const Instruction& ins : instructions) {
         out << "# " << ins.kernel << " " << (ins.line > 0 ? ins.file + ":" + std::to_string(ins.line) : std::string("pc ") + std::to_string(ins.pc))
             << " x" << ins.count << "\n";
+        // What the tracer charged it: with recorded global sources this can differ from what
+        // `banklab predict` gives the line below (it takes lane i's source at 16 * i).
+        const Cost c = cost_of(ins);
+        out << "# traced cost: " << c.wavefronts << " wavefronts a warp instruction, minimum " << c.minimum << "\n";
         if (const std::string banks = source_banks_text(ins.access, ins.source_banks); !banks.empty())
           out << "# global source banks (the line below takes 16 * i): " << banks << "\n";
         out << format_access_line(ins.access) << "\n";

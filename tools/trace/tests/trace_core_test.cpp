@@ -346,8 +346,9 @@ TEST(TraceReport, PredictFormatIsReadByThePredictParserWithTheSameWavefronts) {
   bt::write_report(s, bt::Format::Predict, r, ins);
   std::istringstream in(s.str());
   std::string line;
-  std::vector<int> wavefronts;
+  std::vector<int> wavefronts, traced;
   while (std::getline(in, line)) {
+    if (line.rfind("# traced cost: ", 0) == 0) traced.push_back(std::stoi(line.substr(15)));
     if (banklab::is_blank_or_comment(line)) continue;
     banklab::WarpAccess a;
     const auto err = banklab::parse_access_line(line, a);
@@ -355,6 +356,7 @@ TEST(TraceReport, PredictFormatIsReadByThePredictParserWithTheSameWavefronts) {
     wavefronts.push_back(banklab::count_wavefronts(a));
   }
   EXPECT_EQ(wavefronts, (std::vector<int>{32, 1, 1, 4}));
+  EXPECT_EQ(traced, wavefronts);  // no recorded sources here: the tracer's cost is predict's
 }
 
 TEST(TraceReport, RecordedTraceFixtureDecodesToTheKernelsItHolds) {
@@ -652,6 +654,11 @@ TEST(TraceReport, ACpAsyncsSourceBanksAreShownWhereExplainWouldTakeOthers) {
   const std::string banks = bt::source_banks_text(ins[0].access, ins[0].source_banks);
   EXPECT_EQ(banks.rfind("0 1 2 3 ", 0), 0u) << banks;
   EXPECT_NE(predict.str().find("# global source banks (the line below takes 16 * i): " + banks), std::string::npos)
+      << predict.str();
+  // Contiguous sources: a conflict-free row of 32 x 4 bytes is 1 wavefront where explain's 16 * i
+  // makes it 4 (probe_h200_cpasync_source.csv); the predict output says what the tracer charged.
+  EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, 1);
+  EXPECT_NE(predict.str().find("# traced cost: 1 wavefronts a warp instruction, minimum 1\n"), std::string::npos)
       << predict.str();
   // JSON names line 3's banks (contiguous), not line 4's (16 * i); the text shows sources only
   // under an excess, and only line 4 (two lanes per bank) has one.
