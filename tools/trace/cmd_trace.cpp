@@ -1,7 +1,6 @@
 // banklab trace: run a program with the tracer injected and report its shared-memory traffic
 // per kernel and source line, explained by the bank model.
 //   banklab trace [--kernel REGEX] [--out FILE] [--format text|csv|json|predict] -- PROGRAM ARGS...
-//   banklab trace --from FILE [...]   (a trace kept with --keep, reported again without a run)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +41,7 @@ constexpr const char* kNotTraced = "";
 #endif
 
 struct TraceOptions {
-  std::string kernel, out, format = "text", keep, from;
+  std::string kernel, out, format = "text", keep;
   std::vector<std::string> command;
 };
 
@@ -98,22 +97,17 @@ void add_trace_command(CLI::App& app) {
   sub->add_option("--format", o->format, "text, csv, json, or predict (lines `banklab predict` reads)")
       ->check(CLI::IsMember({"text", "csv", "json", "predict"}));
   sub->add_option("--keep", o->keep, "also keep the binary trace file here");
-  sub->add_option("--from", o->from,
-                  "report on a trace file kept earlier with --keep (no program is run; the report is "
-                  "the same as that run's)");
-  sub->add_option("command", o->command, "-- PROGRAM ARGS...");
+  sub->add_option("command", o->command, "-- PROGRAM ARGS...")->required();
   sub->callback([o] {
-    if (o->command.empty() == o->from.empty())
-      throw ParseError("banklab trace", 0, "give either a program to run (-- PROGRAM ARGS...) or --from FILE");
     const std::string lib = inject_library();
-    if (o->from.empty() && !readable(lib)) throw ParseError("banklab trace", 0, "cannot read the tracer library " + lib);
+    if (!readable(lib)) throw ParseError("banklab trace", 0, "cannot read the tracer library " + lib);
     std::regex filter;
     try {
       if (!o->kernel.empty()) filter = std::regex(o->kernel);
     } catch (const std::regex_error& e) {
       throw ParseError("--kernel", 1, std::string("not a regular expression: ") + e.what());
     }
-    std::string file = o->from.empty() ? o->keep : o->from;
+    std::string file = o->keep;
     if (file.empty()) {
       char tmpl[] = "/tmp/banklab-trace-XXXXXX";
       const int fd = mkstemp(tmpl);
@@ -122,7 +116,7 @@ void add_trace_command(CLI::App& app) {
       file = tmpl;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const int rc = o->from.empty() ? run_traced(o->command, lib, file) : 0;
+    const int rc = run_traced(o->command, lib, file);
     const auto t1 = std::chrono::steady_clock::now();
 
     trace::TraceData data;
@@ -135,7 +129,7 @@ void add_trace_command(CLI::App& app) {
         throw ParseError(file, 0, std::string(e.what()) + " (did the program exit normally?)");
       }
     }
-    if (o->keep.empty() && o->from.empty()) std::remove(file.c_str());
+    if (o->keep.empty()) std::remove(file.c_str());
     std::vector<trace::Instruction> instructions;
     std::vector<trace::Unmodelled> unmodelled;
     std::vector<trace::Traffic> traffic;
