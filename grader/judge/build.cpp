@@ -64,6 +64,17 @@ std::vector<std::string> archs() {
 
 std::string src_dir() { return BANKLAB_SOURCE_DIR; }
 
+// Where the sandbox sees the probe's runtime and a lab's generated headers: one name each, used by
+// header_snapshot() (which puts them there), the probe's compile command and build_lab().
+constexpr const char* kProbeRuntimeInside = "/inc/libbanklab_probe_runtime.a";
+std::string generated_header(const std::string& lab, const char* what) { return "grader/lab" + lab + "_" + what + ".hpp"; }
+const std::string& snapshot_content(const std::vector<StepInput>& snapshot, const std::string& path) {
+  static const std::string none;
+  for (const StepInput& h : snapshot)
+    if (h.path == path) return h.content;
+  return none;
+}
+
 // The headers a lab may include, as the judge's own snapshot: every common/include/banklab
 // header, the probe's headers and the lab's description as tools/lablib/banklab_gen.py generated it into the
 // build tree (grader/labNN_description.hpp). Nothing else of the course tree is visible to a compile.
@@ -84,11 +95,11 @@ std::vector<StepInput> header_snapshot(const std::string& lab) {
   for (const char* h : {"probe.hpp", "launch_calls.hpp", "lab_description.hpp"})
     out.push_back({std::string("/inc/grader/") + h, read_file(src_dir() + "/grader/include/grader/" + h, 1 << 20)});
   // The probe's runtime, compiled with the judge (grader/probe/probe_runtime.cpp): every probe links it.
-  out.push_back({"/inc/libbanklab_probe_runtime.a", read_file(BANKLAB_PROBE_RUNTIME, 64 << 20)});
-  const std::string probe_main = "grader/lab" + lab + "_probe.hpp";
-  out.push_back({"/inc/" + probe_main, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + probe_main, 1 << 20)});
-  const std::string desc = "grader/lab" + lab + "_description.hpp";  // last: build_lab() reads it
-  out.push_back({"/inc/" + desc, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + desc, 1 << 20)});
+  out.push_back({kProbeRuntimeInside, read_file(BANKLAB_PROBE_RUNTIME, 64 << 20)});
+  for (const char* what : {"probe", "description"}) {  // the description last: build_lab() reads it
+    const std::string h = generated_header(lab, what);
+    out.push_back({"/inc/" + h, read_file(std::string(BANKLAB_GENERATED_DIR) + "/" + h, 1 << 20)});
+  }
   return out;
 }
 
@@ -113,7 +124,7 @@ std::vector<std::string> probe_compile_command(const std::string& arch) {
   // The launch capture wraps the runtime's launch entry points: one --wrap per name of
   // probe::kWrappedSymbols (grader/include/grader/probe_wraps.hpp).
   for (const char* sym : probe::kWrappedSymbols) args.insert(args.end(), {"-Xlinker", std::string("--wrap=") + sym});
-  args.insert(args.end(), {inside("/in/probe_main.cu"), inside("/inc/libbanklab_probe_runtime.a"), "-o", inside("/tmp/w/probe")});
+  args.insert(args.end(), {inside("/in/probe_main.cu"), inside(kProbeRuntimeInside), "-o", inside("/tmp/w/probe")});
   return compile_then_cat(args, inside("/tmp/w/probe"));
 }
 
@@ -210,7 +221,7 @@ std::string probe_source(const std::string& lab, const std::string& probe_name, 
                          const std::string& probe_main_text) {
   std::string s = "#include \"grader/probe.hpp\"\n#include \"" + inside(kStudentInside) + "\"\n#ifndef __CUDA_ARCH__\n";
   for (const std::string& n : names_of(probe_main_text + "\n" + probe_text)) s += "#undef " + n + "\n";
-  s += "#include \"grader/lab" + lab + "_probe.hpp\"\n#line 1 \"" + probe_name + "\"\n" + probe_text + "\n#endif\n";
+  s += "#include \"" + generated_header(lab, "probe") + "\"\n#line 1 \"" + probe_name + "\"\n" + probe_text + "\n#endif\n";
   return s;
 }
 
@@ -301,13 +312,12 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   make_dirs(work);
   const std::vector<StepInput> headers = header_snapshot(lab);
   if (headers.back().content.empty())
-    return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/grader/lab" + lab +
-                           "_description.hpp, generated from labs/" + lab + "_<name>/lab.toml): rebuild the project "
-                           "(cmake --build)");
-  for (const StepInput& h : headers)
-    if (h.path == "/inc/libbanklab_probe_runtime.a" && h.content.empty())
-      return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
-                             "): rebuild the project (cmake --build)");
+    return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/" +
+                           generated_header(lab, "description") + ", generated from labs/" + lab +
+                           "_<name>/lab.toml): rebuild the project (cmake --build)");
+  if (snapshot_content(headers, kProbeRuntimeInside).empty())
+    return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
+                           "): rebuild the project (cmake --build)");
   // The lab's probe (labs/<folder>/probe.cu), the folder from the lab's generated description.
   const std::string folder = lab_folder(headers.back().content);
   const std::string probe_name = "labs/" + folder + "/probe.cu";
@@ -365,9 +375,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 
   // 2. The probe: the student's file, then the probe's own code, host side only, linked with the
   // probe's runtime.
-  std::string probe_main_text;
-  for (const StepInput& h : headers)
-    if (h.path == "/inc/grader/lab" + lab + "_probe.hpp") probe_main_text = h.content;
+  const std::string& probe_main_text = snapshot_content(headers, "/inc/" + generated_header(lab, "probe"));
   Step probe_build;
   probe_build.argv = probe_compile_command(arch.front());
   probe_build.inputs = inputs;

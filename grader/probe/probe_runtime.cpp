@@ -305,9 +305,15 @@ int Call::size(int k) const {
   return static_cast<int>(sizes_[k]);
 }
 
+namespace {
+// The call's name as the launch records and the GPU tier know it ("launcher(w, h)").
+std::string call_name(const char* launcher, const long long* sizes, int n) {
+  return grader_calls::name(launcher, std::vector<long long>(sizes, sizes + n));
+}
+}  // namespace
+
 void Call::record(std::initializer_list<std::uint64_t> bytes, void (*invoke)(const void*, const Fakes&), const void* fn) const {
-  const std::string rec =
-      launch_detail::capture_call(grader_calls::name(launcher_, std::vector<long long>(sizes_, sizes_ + n_)), bytes, invoke, fn);
+  const std::string rec = launch_detail::capture_call(call_name(launcher_, sizes_, n_), bytes, invoke, fn);
   w_.launch_record(rec.data(), rec.size());
   ++recorded_;
 }
@@ -315,7 +321,7 @@ void Call::record(std::initializer_list<std::uint64_t> bytes, void (*invoke)(con
 bool Call::recorded_once() const {
   if (recorded_ == 1) return true;
   std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/probe.cu)\n",
-               grader_calls::name(launcher_, std::vector<long long>(sizes_, sizes_ + n_)).c_str(), recorded_);
+               call_name(launcher_, sizes_, n_).c_str(), recorded_);
   return false;
 }
 
