@@ -3,12 +3,13 @@
 // bulk-copy engine (cp.async.bulk, shared to global: no load or store instruction of the threads)
 // moves them into the block's own part of c, the threads multiply from there with global loads
 // (each chunk where TMA put it) and overwrite that part with the product at the end. The product
-// is right, and no shared-memory access of the threads is conflicted because none happens: the
-// trace sees only the threads' own shared-memory instructions, and must fail a kernel that reads
-// its tiles without the ldmatrix the lab asks for.
+// is right, and no load of the threads from shared memory is conflicted because none happens. The
+// trace must fail it: it counts no ldmatrix where the work needs 1536, and the bulk copies are
+// shared-memory traffic the bank model does not cover (a trace that skipped them as it skips
+// TMA's tensor copies would see a kernel with no shared-memory instruction at all).
 // MODE: patch
 // TIER: gpu
-// GPU_EVIDENCE: Lab07OnGpu.TracedSharedAccessesAreConflictFree: the trace recorded no shared-memory instruction at all
+// GPU_EVIDENCE: Lab07OnGpu.TracedSharedAccessesAreConflictFree: bulk copy (cp.async.bulk global<->shared, not .tensor) x3072
 // EXPECT: no-full-pass
 --- a/labs/07_tma_swizzle/kernel.cu
 +++ b/labs/07_tma_swizzle/kernel.cu
