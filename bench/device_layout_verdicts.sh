@@ -5,6 +5,7 @@
 #   bench/device_layout_verdicts.sh plain     every lab's stub (both judges) and solution (this one), GPU tier
 #   bench/device_layout_verdicts.sh cases     the valid alternatives and the GPU known-bad cases (this judge)
 #   bench/device_layout_verdicts.sh cheats    the cheats that need the GPU tier (`// TIER: gpu`, this judge)
+#   ... plain|cases|cheats 06 07               only those labs (every lab without a number)
 # Writes the grades' JSON under $OUT (base/, new/) and a log; compare the verdicts on the other machine.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out/base" "$out/new"
@@ -15,8 +16,11 @@ bld() {  # tree, where
   cmake -S "$2" -B "$2/b" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" >"$2.cfg" 2>&1 &&
     cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -30 "$2.cfg" "$2.log"; return 1; }
 }
-labs() { python3 tools/lablib/banklab_labs.py list; }
-case "${1:-}" in
+mode=${1:-}; shift; only=("$@")   # the labs to grade (all without any)
+labs() { python3 tools/lablib/banklab_labs.py list | while read -r n f; do
+  [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $n "* ]] && echo "$n $f"; done; }
+lab_args=(); for n in "${only[@]}"; do lab_args+=(--lab "$n"); done
+case "$mode" in
   build)
     t0=$(date +%s); [[ -d .carry/base ]] && bld .carry/base $W/base & bld . $W/new & wait
     echo "built the judge(s) in $(( $(date +%s) - t0 )) s"; nvidia-smi --query-gpu=name --format=csv,noheader
@@ -35,12 +39,12 @@ case "${1:-}" in
     cd $W/new
     args=(); for f in solutions/*/cases/alternatives/*.patch; do args+=(--case "$f"); done
     for f in $(grep -l "EXPECT_FAIL: Lab[0-9]*OnGpu" solutions/*/cases/bad/*.patch); do args+=(--case "$f"); done
-    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --tier gpu --gpu --work $W/cases "${args[@]}" \
+    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --tier gpu --gpu --work $W/cases "${lab_args[@]}" "${args[@]}" \
       > "$out/new/cases.txt" 2>&1; tail -45 "$out/new/cases.txt" ;;
   cheats)
     cd $W/new
     args=(); for f in $(grep -l "^// TIER: gpu" solutions/*/cases/cheats/*.cu grader/selftest/cheats/*.cu); do args+=(--case "$f"); done
-    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --kind cheat --tier gpu --gpu --work $W/cheats "${args[@]}" \
+    python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --kind cheat --tier gpu --gpu --work $W/cheats "${lab_args[@]}" "${args[@]}" \
       > "$out/new/cheats.txt" 2>&1; tail -45 "$out/new/cheats.txt" ;;
-  *) sed -n 2,8p "$0"; exit 2 ;;
+  *) sed -n 2,9p "$0"; exit 2 ;;
 esac

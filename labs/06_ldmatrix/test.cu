@@ -16,24 +16,20 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "grader/gemm_gpu.cuh"
 #include "grader/gpu/buffers.cuh"
 #include "grader/gpu/kernel_timing.cuh"
-#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab06_description.hpp"
 #include "grader/lab06_judge.hpp"
-#include "grader/launch_calls.hpp"
 
 namespace {
 
-using banklab::Op;
-using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
@@ -106,21 +102,25 @@ namespace {
 const grader::gpu::KernelName kGemmKernel{lab06_judge::kernel_gemm_ldmatrix.symbol,
                                           lab06_judge::kernel_gemm_ldmatrix.readable};
 
-struct StudentGemm {
-  grader::gpu::StudentLibrary lib;
-  cudaKernel_t kernel{};
-  ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
-  // What the student's launcher gemm launched for m x n x k (grader/probe/probe_runtime.cpp).
-  grader::gpu::RecordedCall call(int m, int n, int k) const {
-    return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
-                                     "gemm(c, a, b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +
-                                         std::to_string(k) + ")");
-  }
-  cudaError_t operator()(float* c, const __half* a, const __half* b, int m, int n, int k) const {
-    const std::size_t mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
-    return call(m, n, k)({{c, 4 * mm * nn}, {a, 2 * mm * kk}, {b, 2 * nn * kk}});
-  }
-};
+// The launcher's operands after c: a and b themselves. ncu's op_ld counts the LDSM wavefronts,
+// op_st the stores that fill the tiles.
+const grader::gemm::Gemm kGemm{
+    kGemmKernel,
+    "lab06::gemm_ldmatrix",
+    "gemm_ldmatrix",
+    "a, b",
+    lab06_judge::instructions_of_gemm_ldmatrix,
+    true,
+    [](const __half* a, const __half* b, int m, int n, int k, grader::gemm::Operands* out) -> ::testing::AssertionResult {
+      out->after_c = {{a, 2ull * m * k}, {b, 2ull * n * k}};
+      return ::testing::AssertionSuccess();
+    },
+    {}};
+
+// The student's launcher on the judge's c, a and b (m x n x k).
+cudaError_t launch_gemm(const grader::gemm::StudentGemm& st, float* c, const __half* a, const __half* b, int m, int n, int k) {
+  return st.call(m, n, k)({{c, 4ull * m * n}, {a, 2ull * m * k}, {b, 2ull * n * k}});
+}
 
 // The grader's own GEMM for the timing target: the student's kernel's walk (same tiles, same
 // stores, same ldmatrix and mma), with the tile swizzled by Swizzle<3, 4, 3>, which the model
@@ -184,103 +184,38 @@ __global__ void reference_gemm(float* c, const __half* a, const __half* b, int m
 #endif
 }
 
-// Fresh random halves that are multiples of 1/8 in [-1, 1]: every product is a multiple of 1/64
-// and every sum of up to 4096 of them is exact in float, in any order, so the student's product
-// must equal the grader's bit for bit.
-std::vector<__half> random_halves(std::size_t n) {
-  std::mt19937_64 rng(grader::gpu::fresh_seed());
-  std::uniform_int_distribution<int> d(-8, 8);
-  std::vector<__half> v(n);
-  for (__half& x : v) {
-    int q = d(rng);
-    while (q == 0) q = d(rng);  // zeros hide unwritten or skipped terms
-    x = __float2half(static_cast<float>(q) / 8.0f);
-  }
-  return v;
-}
-
-// c = a * b^T on the CPU (exact: see random_halves).
-std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
-  std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0f);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float s = 0.0f;
-      for (int p = 0; p < k; ++p)
-        s += __half2float(a[static_cast<std::size_t>(i) * k + p]) * __half2float(b[static_cast<std::size_t>(j) * k + p]);
-      c[static_cast<std::size_t>(i) * n + j] = s;
-    }
-  return c;
-}
-
-::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
-  if (!st.found) return st.found;
-  const grader::gpu::RecordedCall call = st.call(m, n, k);
-  if (!call.ready) return call.ready;
-  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
-  const std::vector<float> expected = cpu_product(a, b, m, n, k);
-  grader::gpu::DeviceBuffer<__half> da(a.size()), db(b.size());
-  grader::gpu::GuardedBuffer<float> dc(expected.size());
-  da.upload(a);
-  db.upload(b);
-  // For ncu's op_ld/op_st wavefront counters: op_ld counts the LDSM wavefronts (measured on the
-  // H200: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's).
-  // The instructions of one step of 64 along k of one block, as the probe describes them.
-  const std::vector<Instruction> step = lab06_judge::instructions_of_gemm_ldmatrix();
-  const long long steps = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
-  grader::gpu::announce_model_prediction(
-      "gemm_ldmatrix", steps * (grader::total_wavefronts(step, Op::Load) + grader::total_wavefronts(step, Op::LoadMatrix)),
-      steps * grader::total_wavefronts(step, Op::Store));
-  const std::string what = "lab06::gemm_ldmatrix";
-  if (const cudaError_t e = st(dc.get(), da.get(), db.get(), m, n, k); e != cudaSuccess)
-    return ::testing::AssertionFailure() << what << " could not be launched: " << cudaGetErrorString(e);
-  grader::gpu::FinishesWithin(20.0, what);
-  if (auto ok = grader::gpu::LaunchSucceeded(what); !ok) return ok;
-  if (auto ok = dc.guards_intact("lab06::gemm_ldmatrix"); !ok) return ok << "\n  (" << call.describe() << ")";
-  return grader::gpu::AllMatch(expected, dc.download(),
-                               "c = a * b^T for m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " +
-                                   std::to_string(k) + " (c[i][j] at index i * n + j)");
-}
-
 }  // namespace
 
 TEST(Lab06OnGpu, ProductIsCorrectFor128x192x256) {
   BANKLAB_REQUIRE_GPU();
-  StudentGemm st;
+  const grader::gemm::StudentGemm st(kGemm);
   const std::vector<long long>& s = lab06_desc::size("gemm", "traced");  // 128 x 192 x 256
-  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+  BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab06OnGpu, ProductIsCorrectForATallThinMatrix) {
   BANKLAB_REQUIRE_GPU();
-  StudentGemm st;
+  const grader::gemm::StudentGemm st(kGemm);
   const std::vector<long long>& s = lab06_desc::size("gemm", "correct");  // 320 x 64 x 64
-  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+  BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   BANKLAB_REQUIRE_TRACE();
-  StudentGemm st;
-  BANKLAB_ASSERT(st.found);
+  const grader::gemm::StudentGemm st(kGemm);
   // The first correctness check's launch, traced.
   const std::vector<long long>& s = lab06_desc::size("gemm", "traced");
   const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
-  BANKLAB_ASSERT(st.call(m, n, k).ready);
-  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
-  const long long work = grader::gpu::work_minimum(lab06_judge::instructions_of_gemm_ldmatrix(), static_cast<long long>(m / 64) * (n / 64) * (k / 64));
-  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab06::gemm_ldmatrix (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
-          "), the correctness check's launch",
-      [&] { correct = product_correct(st, m, n, k); }, lab06_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree, work,
+  grader::gemm::ExpectTracedSharedAccessesAreConflictFree(
+      st, m, n, k, lab06_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree,
       "per block and step of 64 along k: the stores that fill both tiles and 16 ldmatrix.x4 per warp, at full warps",
-      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix",
-                                   static_cast<long long>(m / 64) * (n / 64) * (k / 64), kLdmatrixHint)));
-  BANKLAB_EXPECT(correct);
+      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix", grader::gemm::units(m, n, k), kLdmatrixHint));
 }
 
 TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  StudentGemm st;
+  const grader::gemm::StudentGemm st(kGemm);
   BANKLAB_ASSERT(st.found);
   // A and B (16 MiB each) stay in L2, so the kernel's time is set by its shared-memory traffic:
   // 16 ldmatrix.x4 per warp for every 16 KiB the block loads.
@@ -289,8 +224,8 @@ TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   BANKLAB_ASSERT(st.call(m, n, k).ready);
   grader::gpu::DeviceBuffer<__half> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
   grader::gpu::DeviceBuffer<float> c(static_cast<std::size_t>(m) * n), ref_c(static_cast<std::size_t>(m) * n);
-  a.upload(random_halves(a.size()));
-  b.upload(random_halves(b.size()));
+  a.upload(grader::gemm::random_halves(a.size()));
+  b.upload(grader::gemm::random_halves(b.size()));
   // The oracle of the timed runs' output: the grader's own GEMM (exact, like every sum here).
   ref_c.poison();
   reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
@@ -298,7 +233,7 @@ TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   const std::vector<float> expected = ref_c.download();
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
       "lab06::gemm_ldmatrix, m = n = " + std::to_string(m) + ", k = " + std::to_string(k),
-      [&] { CUDA_CHECK(st(c.get(), a.get(), b.get(), m, n, k)); },
+      [&] { CUDA_CHECK(launch_gemm(st, c.get(), a.get(), b.get(), m, n, k)); },
       [&] {
         reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
         CUDA_CHECK(cudaGetLastError());

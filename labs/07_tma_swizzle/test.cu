@@ -16,24 +16,21 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "banklab/hardware.hpp"
+#include "grader/gemm_gpu.cuh"
 #include "grader/gpu/buffers.cuh"
-#include "grader/gpu/ncu.cuh"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab07_description.hpp"
 #include "grader/lab07_judge.hpp"
-#include "grader/launch_calls.hpp"
 
 namespace {
 
-using banklab::Op;
-using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
@@ -187,122 +184,65 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
   return ::testing::AssertionSuccess();
 }
 
-struct StudentGemm {
-  grader::gpu::StudentLibrary lib;
-  cudaKernel_t kernel{};
-  ::testing::AssertionResult found = lib.find(kGemmKernel, &kernel);
-  // What the student's launcher gemm launched for m x n x k (grader/probe_launch.hpp).
-  grader::gpu::RecordedCall call(int m, int n, int k) const {
-    return grader::gpu::RecordedCall(kernel, kGemmKernel, grader_calls::name("gemm", {m, n, k}),
-                                     "gemm(c, map_a, map_b, " + std::to_string(m) + ", " + std::to_string(n) + ", " +
-                                         std::to_string(k) + ")");
-  }
-};
-
-// Fresh random halves that are multiples of 1/8 in [-1, 1], never 0: every sum of products is
-// exact in float in any order, so the student's product must equal the grader's bit for bit.
-std::vector<__half> random_halves(std::size_t n) {
-  std::mt19937_64 rng(grader::gpu::fresh_seed());
-  std::uniform_int_distribution<int> d(1, 16);
-  std::vector<__half> v(n);
-  for (__half& x : v) {
-    const int q = d(rng);  // 1-8 -> 1/8 .. 1, 9-16 -> -1/8 .. -1
-    x = __float2half(static_cast<float>(q <= 8 ? q : 8 - q) / 8.0f);
-  }
-  return v;
-}
-
-// c = a * b^T on the CPU (exact: see random_halves).
-std::vector<float> cpu_product(const std::vector<__half>& a, const std::vector<__half>& b, int m, int n, int k) {
-  std::vector<float> af(a.size()), bf(b.size()), c(static_cast<std::size_t>(m) * n);
-  for (std::size_t i = 0; i < a.size(); ++i) af[i] = __half2float(a[i]);
-  for (std::size_t i = 0; i < b.size(); ++i) bf[i] = __half2float(b[i]);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float s = 0.0f;
-      for (int p = 0; p < k; ++p) s += af[static_cast<std::size_t>(i) * k + p] * bf[static_cast<std::size_t>(j) * k + p];
-      c[static_cast<std::size_t>(i) * n + j] = s;
-    }
-  return c;
-}
-
-::testing::AssertionResult product_correct(const StudentGemm& st, int m, int n, int k) {
-  if (!st.found) return st.found;
-  const grader::gpu::RecordedCall call = st.call(m, n, k);
-  if (!call.ready) return call.ready;
-  const std::vector<__half> a = random_halves(static_cast<std::size_t>(m) * k), b = random_halves(static_cast<std::size_t>(n) * k);
-  const std::vector<float> expected = cpu_product(a, b, m, n, k);
-  grader::gpu::DeviceBuffer<__half> da(a.size()), db(b.size());
-  grader::gpu::GuardedBuffer<float> dc(expected.size());
-  da.upload(a);
-  db.upload(b);
-  // The tensor maps, made anew for every judged call, in device memory (TMA reads them there).
-  CUtensorMap maps[2];
-  if (auto ok = encode_map(&maps[0], da.get(), m, k); !ok) return ok;
-  if (auto ok = encode_map(&maps[1], db.get(), n, k); !ok) return ok;
-  grader::gpu::DeviceBuffer<CUtensorMap> dmap_a(1), dmap_b(1);
-  dmap_a.upload({maps[0]});
-  dmap_b.upload({maps[1]});
-  // ncu's op_ld counts the LDSM wavefronts; TMA's writes add none (common/data/README.md).
-  const std::vector<Instruction> step = lab07_judge::instructions_of_gemm_tma();
-  const long long steps = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
-  grader::gpu::announce_model_prediction(
-      "gemm_tma", steps * (grader::total_wavefronts(step, Op::Load) + grader::total_wavefronts(step, Op::LoadMatrix)), 0);
-  const std::string what = "lab07::gemm_tma";
-  std::string why;
-  if (const cudaError_t e = call({{dc.get(), 4ull * m * n}, {dmap_a.get(), sizeof(CUtensorMap)}, {dmap_b.get(), sizeof(CUtensorMap)}}, &why);
-      e != cudaSuccess)
-    return ::testing::AssertionFailure() << what << " could not be launched: " << (why.empty() ? std::string(cudaGetErrorString(e)) : why);
-  grader::gpu::FinishesWithin(20.0, what);
-  if (auto ok = grader::gpu::LaunchSucceeded(what); !ok) return ok;
-  if (auto ok = dc.guards_intact(what.c_str()); !ok) return ok << "\n  (" << call.describe() << ")";
-  auto ok = grader::gpu::AllMatch(expected, dc.download(),
-                                  "c = a * b^T for m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " +
-                                      std::to_string(k) + " (c[i][j] at index i * n + j)");
-  if (!ok)
-    ok << "\n  TMA wrote both tiles in " << mode_name(constant("kSwizzleBytes"))
-       << ": if tile_offset() reads elsewhere, ldmatrix multiplies the wrong halves (see "
-          "Lab07Layout.TileOffsetIsWhereTmaPutsEveryChunk).";
-  return ok;
-}
+// The launcher's operands after c: the tensor maps of a and b (made anew for every judged call,
+// in device memory: TMA reads them there). TMA's writes of the tiles cost no LSU wavefront, so
+// ncu's op_ld counts only the LDSM wavefronts (common/data/README.md).
+const grader::gemm::Gemm kGemm{
+    kGemmKernel,
+    "lab07::gemm_tma",
+    "gemm_tma",
+    "map_a, map_b",
+    lab07_judge::instructions_of_gemm_tma,
+    false,
+    [](const __half* a, const __half* b, int m, int n, int k, grader::gemm::Operands* out) -> ::testing::AssertionResult {
+      CUtensorMap maps[2];
+      if (auto ok = encode_map(&maps[0], a, m, k); !ok) return ok;
+      if (auto ok = encode_map(&maps[1], b, n, k); !ok) return ok;
+      struct DeviceMaps {
+        grader::gpu::DeviceBuffer<CUtensorMap> a{1}, b{1};
+      };
+      const auto d = std::make_shared<DeviceMaps>();
+      d->a.upload({maps[0]});
+      d->b.upload({maps[1]});
+      out->after_c = {{d->a.get(), sizeof(CUtensorMap)}, {d->b.get(), sizeof(CUtensorMap)}};
+      out->keep = d;
+      return ::testing::AssertionSuccess();
+    },
+    [] {
+      return "\n  TMA wrote both tiles in " + mode_name(constant("kSwizzleBytes")) +
+             ": if tile_offset() reads elsewhere, ldmatrix multiplies the wrong halves (see "
+             "Lab07Layout.TileOffsetIsWhereTmaPutsEveryChunk).";
+    }};
 
 }  // namespace
 
 TEST(Lab07OnGpu, ProductIsCorrectFor128x192x256) {
   BANKLAB_REQUIRE_GPU();
   LAB07_REQUIRE_TMA();
-  StudentGemm st;
+  const grader::gemm::StudentGemm st(kGemm);
   const std::vector<long long>& s = lab07_desc::size("gemm", "traced");  // 128 x 192 x 256
-  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+  BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab07OnGpu, ProductIsCorrectForATallThinMatrix) {
   BANKLAB_REQUIRE_GPU();
   LAB07_REQUIRE_TMA();
-  StudentGemm st;
+  const grader::gemm::StudentGemm st(kGemm);
   const std::vector<long long>& s = lab07_desc::size("gemm", "correct");  // 320 x 64 x 64
-  BANKLAB_EXPECT(product_correct(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
+  BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab07OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   LAB07_REQUIRE_TMA();
   BANKLAB_REQUIRE_TRACE();
-  StudentGemm st;
-  BANKLAB_ASSERT(st.found);
+  const grader::gemm::StudentGemm st(kGemm);
   // The first correctness check's launch, traced.
   const std::vector<long long>& s = lab07_desc::size("gemm", "traced");
   const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
-  BANKLAB_ASSERT(st.call(m, n, k).ready);
-  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
-  const long long units = static_cast<long long>(m / 64) * (n / 64) * (k / 64);
-  const long long work = grader::gpu::work_minimum(lab07_judge::instructions_of_gemm_tma(), units);
-  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab07::gemm_tma (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
-          "), the correctness check's launch",
-      [&] { correct = product_correct(st, m, n, k); }, lab07_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree, work,
+  grader::gemm::ExpectTracedSharedAccessesAreConflictFree(
+      st, m, n, k, lab07_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree,
       "per block and step of 64 along k: 16 ldmatrix.x4 per warp at full warps; TMA's writes of the tiles take no "
       "LSU wavefront",
-      grader::gpu::described_kinds(lab07_desc::kInstructions, "gemm_tma", units, kLdmatrixHint)));
-  BANKLAB_EXPECT(correct);
+      grader::gpu::described_kinds(lab07_desc::kInstructions, "gemm_tma", grader::gemm::units(m, n, k), kLdmatrixHint));
 }
