@@ -9,9 +9,12 @@
 //   cg         cp.async.cg.shared.global, 16 bytes (SASS LDGSTS.E.BYPASS.128)
 //   ca128w, cgw  ca128 / cg after the lane loaded its source word into L1 (ld.global.ca): the
 //              copy reads a line L1 already holds
+//   ca128z, ca128h, ca128r  ca128 with src-size 0 (zero fill, no global read) for every lane, the
+//              odd lanes, or the lanes the trace recorded without a source ("z" in the list)
 // on BLOCKS blocks of WARPS warps, every warp running the pattern REPS times back to back, then
-// cp.async.wait_all. Lane i copies from global byte 4 * src_i + 128 * k, k counting the earlier
-// active lanes with the same source bank, so the lanes read distinct words in the recorded banks;
+// cp.async.wait_all. Lane i copies from global byte 4 * src_i + 128 * L * k, k counting the earlier
+// active lanes with the same source bank, so the lanes read distinct words in the recorded banks
+// (L = 1, or the L of a way written "WAY@L": same-bank lanes L lines apart);
 // every warp and repetition reads its own 4 KiB (no two warps share a line).
 //   nvcc -O2 -arch=sm_90 -o replay bench/hopper/replay.cu
 //   [REPLAY_WITH=LIST2] ./replay LIST LAUNCH_LOG SPEC...
@@ -30,11 +33,12 @@
 
 #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 
-enum Way { kLd = 0, kSt = 1, kCa = 2, kCa128 = 3, kCg = 4, kCa128Warm = 5, kCgWarm = 6 };
+enum Way { kLd = 0, kSt = 1, kCa = 2, kCa128 = 3, kCg = 4, kCa128Warm = 5, kCgWarm = 6, kCa128Zero = 7 };
 struct Pattern {
   unsigned off[32];
   unsigned src[32];  // byte offset of lane i's source inside its warp's 4 KiB
   unsigned mask;
+  unsigned zero;     // kCa128Zero: lanes whose copy reads nothing (src-size 0: zero fill)
   int width, way;
 };
 __device__ __forceinline__ unsigned char* smem_base() {
@@ -48,7 +52,14 @@ __device__ __forceinline__ void issue(const Pattern& q, unsigned lane, const uns
   if (!((q.mask >> lane) & 1u)) return;
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem_base() + q.off[lane]));
   const unsigned char* s = base + q.src[lane];
-  if (way >= kCa128Warm) {
+  if (way == kCa128Zero) {  // src-size 0 for the zero lanes: they write zeros and read nothing
+    const unsigned n = (q.zero >> lane) & 1u ? 0u : static_cast<unsigned>(width);
+    if (width == 4) asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 4, %2;" ::"r"(a), "l"(s), "r"(n) : "memory");
+    else if (width == 8) asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8, %2;" ::"r"(a), "l"(s), "r"(n) : "memory");
+    else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16, %2;" ::"r"(a), "l"(s), "r"(n) : "memory");
+    return;
+  }
+  if (way == kCa128Warm || way == kCgWarm) {
     // Warm: the lane's source word is loaded into L1 first (ld.global.ca), and the copy's
     // address is made to depend on the loaded value, so the copy issues after the line is in L1.
     unsigned v;
@@ -94,7 +105,7 @@ __global__ void replay(const Pattern* p, int npat, const unsigned char* g, int r
   if (sink == 0xdeadbeefu) asm volatile("st.global.u32 [%0], %1;" ::"l"(g), "r"(sink));  // keeps the loads
 }
 
-struct Row { int id; std::string pc; long count; int traced; std::string op; Pattern p; };
+struct Row { int id; std::string pc; long count; int traced; std::string op; Pattern p; int banks[32]; };
 
 int main(int argc, char** argv) {
   if (argc < 4) { std::fprintf(stderr, "usage: %s LIST LAUNCH_LOG way:blocks:warps:reps:patterns...\n", argv[0]); return 2; }
@@ -108,15 +119,8 @@ int main(int argc, char** argv) {
       ss >> r.id >> r.pc >> r.count >> r.traced >> r.op >> r.p.width >> mask;
       if (!ss) continue;
       r.p.mask = static_cast<unsigned>(std::stoul(mask, nullptr, 16));
-      int banks[32];
       for (unsigned& o : r.p.off) ss >> o;
-      for (int& b : banks) ss >> b;
-      int seen[32] = {};
-      for (int i = 0; i < 32; ++i) {
-        const int b = banks[i] < 0 ? (4 * i) % 32 : banks[i];
-        r.p.src[i] = 4u * b + 128u * seen[b]++;
-        r.p.src[i] &= ~static_cast<unsigned>(r.p.width - 1);  // an aligned source, as the instruction needs
-      }
+      for (int& b : r.banks) ss >> b;
       rows.push_back(r);
     }
     return rows;
@@ -137,13 +141,25 @@ int main(int argc, char** argv) {
     char way[16];
     int blocks, warps, reps, n;
     if (std::sscanf(argv[s], "%15[^:]:%d:%d:%d:%d", way, &blocks, &warps, &reps, &n) != 5) { std::fprintf(stderr, "bad spec %s\n", argv[s]); return 2; }
-    const std::string w = way;
+    // "WAY@L": lanes with one source bank read words L lines (128 bytes each) apart (default 1).
+    std::string w = way;
+    unsigned lines = 1;
+    if (const size_t at = w.find('@'); at != std::string::npos) { lines = static_cast<unsigned>(std::stoul(w.substr(at + 1))); w.resize(at); }
+    auto sources = [lines](Row& r) {
+      int seen[32] = {};
+      for (int i = 0; i < 32; ++i) {
+        const int b = r.banks[i] < 0 ? (4 * i) % 32 : r.banks[i];  // -1 inactive, -2 no source (zero fill)
+        r.p.src[i] = 4u * b + 128u * lines * seen[b]++;
+        r.p.src[i] &= ~static_cast<unsigned>(r.p.width - 1);  // an aligned source, as the instruction needs
+      }
+    };
     const bool pair = w == "pair" || w == "paircg";  // paircg: the cp.async pattern as .cg
     if (pair && others.empty()) { std::fprintf(stderr, "spec %s needs REPLAY_WITH=LIST2\n", argv[s]); return 2; }
     auto way_of = [&](const Row& r, const std::string& how) {
       return how == "as" ? (r.op == "ld" ? kLd : r.op == "st" ? kSt : kCa128)
            : how == "ld" ? kLd : how == "st" ? kSt : how == "ca" ? kCa : how == "ca128" ? kCa128
-           : how == "ca128w" ? kCa128Warm : how == "cgw" ? kCgWarm : kCg;
+           : how == "ca128w" ? kCa128Warm : how == "cgw" ? kCgWarm
+           : how == "ca128z" || how == "ca128h" || how == "ca128r" ? kCa128Zero : kCg;
     };
     for (int i = 0; i < n && i < static_cast<int>(rows.size()); ++i) {
       std::vector<Row> run{rows[i]};
@@ -151,7 +167,12 @@ int main(int argc, char** argv) {
       unsigned top = 0;
       bool skip = false;
       for (Row& r : run) {
+        sources(r);
         r.p.way = w == "paircg" && r.op == "cpasync" ? kCg : way_of(r, pair ? "as" : w);
+        // zero fill: every lane (z), the odd lanes (h), or the lanes the trace recorded without a source (r)
+        r.p.zero = 0;
+        for (int l = 0; l < 32; ++l)
+          if (w == "ca128z" || (w == "ca128h" && (l & 1)) || (w == "ca128r" && r.banks[l] == -2)) r.p.zero |= 1u << l;
         if ((r.p.way == kCg || r.p.way == kCgWarm) && r.p.width != 16) skip = true;
         for (int l = 0; l < 32; ++l) if ((r.p.mask >> l) & 1u) top = std::max(top, r.p.off[l] + 16u);
       }
@@ -164,10 +185,11 @@ int main(int argc, char** argv) {
       replay<<<blocks, 32 * warps, bytes>>>(dp, static_cast<int>(run.size()), g, reps);
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
-      static const char* names[] = {"ld", "st", "ca", "ca128", "cg", "ca128w", "cgw"};
+      static const char* names[] = {"ld", "st", "ca", "ca128", "cg", "ca128w", "cgw", "ca128z"};
+      const std::string at = lines == 1 ? "" : "@" + std::to_string(lines);
       for (const Row& r : run)  // a pair: two lines with the same launch number
-        std::fprintf(log, "%d %d %s %ld %d %s %d %s%s %d %d %d\n", launch, r.id, r.pc.c_str(), r.count, r.traced, r.op.c_str(),
-                     r.p.width, pair ? "pair-" : "", names[r.p.way], blocks, warps, reps);
+        std::fprintf(log, "%d %d %s %ld %d %s %d %s%s%s %d %d %d\n", launch, r.id, r.pc.c_str(), r.count, r.traced, r.op.c_str(),
+                     r.p.width, pair ? "pair-" : "", r.p.way == kCa128Zero ? w.c_str() : names[r.p.way], at.c_str(), blocks, warps, reps);
       ++launch;
     }
   }

@@ -3,8 +3,8 @@ that bench/hopper/replay.cu replays one by one under Nsight Compute:
     python3 bench/hopper/replay_list.py PREDICT_FILE KERNEL_REGEX [--ops ld,st,cpasync] > LIST
 One line per distinct instruction: `id pc count traced op width mask off0..off31 src0..src31`, where
 `traced` is the wavefronts the tracer charged one such warp instruction (its `# traced cost:` line), and
-src_i is lane i's global source bank (cpasync; -1 where the lane is inactive, the model's 16 * i
-bank where the trace printed none). Sorted by count, largest first."""
+src_i is lane i's global source bank (cpasync; -1 where the lane is inactive, -2 where it read nothing
+(a zero-filling copy, "z" in the trace), the model's 16 * i bank where the trace printed none). Sorted by count, largest first."""
 import re
 import sys
 
@@ -39,7 +39,7 @@ def main():
         if not kernel_re.search(kernel) or (ops and op not in ops):
             continue
         if op == "cpasync":
-            src = [int(b) if b != "-" else -1 for b in banks] if banks else [(4 * i) % 32 for i in range(32)]
+            src = [-2 if b == "z" else int(b) if b != "-" else -1 for b in banks] if banks else [(4 * i) % 32 for i in range(32)]
             src = [s if (mask >> i) & 1 else -1 for i, s in enumerate(src)]
         else:
             src = [-1] * 32

@@ -15,6 +15,10 @@ OPS = ["_op_ld", "_op_st", "_op_atom", "_op_misc", "_op_gmma", "_op_ipa"]
 INST = {"ld": "smsp__sass_inst_executed_op_shared_ld.sum", "st": "smsp__sass_inst_executed_op_shared_st.sum",
         "cp": "smsp__sass_inst_executed_op_ldgsts.sum"}
 
+SASS = {"ld": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "st": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "cp": "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"}
+
 
 def ncu_rows(path):
     by_id = defaultdict(dict)
@@ -42,7 +46,7 @@ def main():
             v = m.get(n)
             if not v:
                 continue
-            kind = way[5:] if way.startswith("pair-") else way  # a pair: each line its own counter
+            kind = (way[5:] if way.startswith("pair-") else way).split("@")[0]  # a pair: each line its own counter
             if kind == "ld":
                 wf, inst = v[W + "_op_ld.sum"], v[INST["ld"]]
             elif kind == "st":
@@ -50,8 +54,11 @@ def main():
             else:
                 wf = v[W + ".sum"] - sum(v[W + o + ".sum"] for o in OPS)
                 inst = v[INST["cp"]]
+            # ncu's instruction-level count (SASS patching), where the run collected it
+            sass = v.get(SASS[kind if kind in ("ld", "st") else "cp"])
             groups[(way, blocks, warps, reps)].append(
-                (int(pid), pc, count, traced, wf / warps_all, inst / warps_all, width))
+                (int(pid), pc, count, traced, wf / warps_all, inst / warps_all, width,
+                 None if sass is None else sass / warps_all))
         for (way, blocks, warps, reps), rows in groups.items():
             cnt = sum(r[2] for r in rows)
             tr = sum(r[2] * r[3] for r in rows)
@@ -60,7 +67,9 @@ def main():
             odd_inst = [r for r in rows if abs(r[5] - 1) > 1e-9]
             print(f"{name} {way} {blocks}x{warps} warps x{reps}: {len(rows)} patterns, {cnt} of the kernel's "
                   f"instructions; weighted traced {tr}, ncu {me:.1f} ({(me - tr) / tr * 100 if tr else 0:+.2f} %); "
-                  f"{len(diff)} patterns differ; {len(odd_inst)} with instructions != 1 a warp")
+                  f"{len(diff)} patterns differ; {len(odd_inst)} with instructions != 1 a warp"
+                  + ("" if any(r[7] is None for r in rows) else
+                     f"; ncu instruction-level (sm__sass_*) {sum(r[2] * r[7] for r in rows):.1f}"))
             for r in sorted(diff, key=lambda r: -r[2] * abs(r[4] - r[3]))[:6]:
                 print(f"    id {r[0]} pc {r[1]} x{r[2]} width {r[6]}: traced {r[3]}, ncu {r[4]:.3f} a warp instruction")
             if odd_inst:

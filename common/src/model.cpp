@@ -99,24 +99,29 @@ int async_copy_waves(const WarpAccess& a, int first, int size, int wpl, int* wav
   for (int& x : last_src) x = -1;
   for (int& x : last_bank) x = -1;
   int n = 0;
+  bool readers = false, zeros = false;
   for (int i = first; i < first + size; ++i) {
     if (!((a.mask >> i) & 1u)) continue;
     const std::uint32_t w0 = word_of(a.offset[i]);
+    const bool reads = !source || source[i] != kNoSource;  // a zero-filling lane reads nothing
+    (reads ? readers : zeros) = true;
     const std::uint64_t s0 = (source ? source[i] : 16u * static_cast<std::uint64_t>(i)) / kBankWidthBytes;
     int t = -1;
     for (int k = 0; k < wpl; ++k) {
       t = std::max(t, last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks]);
-      t = std::max(t, last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks]);
+      if (reads) t = std::max(t, last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks]);
     }
     ++t;
     for (int k = 0; k < wpl; ++k) {
       last_bank[(w0 + static_cast<std::uint32_t>(k)) % kNumBanks] = t;
-      last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks] = t;
+      if (reads) last_src[(s0 + static_cast<std::uint64_t>(k)) % kNumBanks] = t;
     }
     wave[i] = t;
     n = std::max(n, t + 1);
   }
-  return n;
+  // A group that mixes zero-filling and reading lanes takes one wavefront more (measured on the
+  // H200 for 4- and 16-byte copies: docs/perf/trace_cublas_hopper.md, F9).
+  return n + (readers && zeros ? 1 : 0);
 }
 
 // The compare-and-swap loop of a shared atomic on sm_90 (LDS, then ATOMS.CAST.SPIN until every

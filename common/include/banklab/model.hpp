@@ -28,7 +28,7 @@
 ///    word each take a wavefront of its bank): lane i goes into the wavefront after the last one
 ///    used by an earlier lane of its group touching one of its banks or reading one of its
 ///    source banks (global address / 4 % 32; summarize() takes lane i's source at 16 * i, where
-///    that is "the same i % 8": see summarize_async_copy()).
+///    that is "the same i % 8": see summarize_async_copy(), which also takes zero-filling lanes).
 ///    `.cg` writes are invisible to every ncu counter (common/data/README.md): not checked.
 ///  - atom, 32-bit (ATOMS.ADD): one warp-wide group with every lane apart (same-word lanes are
 ///    serialised).
@@ -243,7 +243,14 @@ Counters expected_counters(const WarpAccess& access) noexcept;
 /// copies of a contiguous tile have). Measured (common/data/probe_h200_cpasync_source.csv):
 /// 32 lanes copying 4 contiguous bytes each take 1 wavefront, not the 4 of source 16 * i.
 /// Other ops: summarize(access).
+/// A lane whose source is kNoSource reads no global memory: a zero-filling copy (`cp.async ...,
+/// src-size` with src-size 0, what a GEMM main loop issues past the end of K) waits on no source
+/// bank, only on earlier lanes writing its shared banks (measured: docs/perf/trace_cublas_hopper.md,
+/// F9).
 Summary summarize_async_copy(const WarpAccess& access, const std::array<std::uint64_t, kWarpSize>& source) noexcept;
+
+/// The source of a cp.async lane that reads nothing (src-size 0): see summarize_async_copy().
+inline constexpr std::uint64_t kNoSource = ~std::uint64_t{0};
 
 /// True for the one-instruction shared atomics (atom 4: ATOMS.ADD and the other 32-bit
 /// operations; atomcas; atomexch), which serve their lanes one by one: lanes that ask for the

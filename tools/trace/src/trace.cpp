@@ -363,8 +363,8 @@ void decode(const TraceData& data, std::vector<Instruction>& instructions, std::
     for (int i = 0; i < kRecordLanes; ++i) {
       if (sources) {
         const bool known = r.offset[i] & kSourceKnownBit;
-        (*ins.source_banks)[i] = static_cast<std::uint8_t>(
-            known ? (r.offset[i] >> kSourceBankShift) & 31u : default_source_bank(i));
+        // No source: the callback gave the lane none, which it does for a zero-filling copy.
+        (*ins.source_banks)[i] = known ? static_cast<std::uint8_t>((r.offset[i] >> kSourceBankShift) & 31u) : kNoSourceBank;
       }
       if (!(ins.access.mask >> i & 1u)) { ins.access.offset[i] = 0; continue; }
       // In a cluster launch the window offset carries the CTA's rank above bit 24 (measured:
@@ -409,7 +409,8 @@ Cost cost_of(const Instruction& ins) noexcept {
   if (ins.source_banks && ins.access.op == Op::AsyncCopy) {
     // The model reads a source only as its bank, (address / 4) % 32: bank * 4 stands for it.
     std::array<std::uint64_t, kWarpSize> source{};
-    for (int i = 0; i < kWarpSize; ++i) source[i] = 4u * (*ins.source_banks)[i];
+    for (int i = 0; i < kWarpSize; ++i)
+      source[i] = (*ins.source_banks)[i] == kNoSourceBank ? kNoSource : 4u * (*ins.source_banks)[i];
     const Summary s = summarize_async_copy(ins.access, source);
     return Cost{s.wavefronts, s.minimum};
   }
@@ -476,7 +477,7 @@ std::string source_banks_text(const WarpAccess& access,
   std::string s;
   for (int i = 0; i < kWarpSize; ++i) {
     if (i) s += ' ';
-    s += (access.mask >> i & 1u) ? std::to_string((*banks)[i]) : std::string("-");
+    s += !(access.mask >> i & 1u) ? std::string("-") : (*banks)[i] == kNoSourceBank ? std::string("z") : std::to_string((*banks)[i]);
   }
   return s;
 }
@@ -651,7 +652,7 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
                 << "    see:  " << explain_command(l.worst) << "\n";
             if (const std::string banks = source_banks_text(l.worst, l.worst_source_banks); !banks.empty())
               out << "    (explain takes lane i's global source at 16 * i; these lanes read global words in banks "
-                  << banks << ", which the wavefronts above count)\n";
+                  << banks << " (z: zero fill, nothing read), which the wavefronts above count)\n";
           }
         }
         for (const Traffic& t : k.traffic) out << "  " << traffic_text(t) << "\n";

@@ -568,14 +568,52 @@ TEST(TraceDecode, ACpAsyncRecordOfAnOlderTraceFileDecodesAsBefore) {
   EXPECT_EQ(json.str().find("source_banks"), std::string::npos) << json.str();
 }
 
-// A zero-filling cp.async gives the callback no source: such a lane keeps the bank of 16 * i.
-TEST(TraceDecode, ACpAsyncLaneWithoutASourceKeepsTheBankOf16TimesItsLane) {
+// A zero-filling cp.async (src-size 0) gives the callback no source: the lane reads nothing and
+// waits on no source bank; the reports print it as "z". Every row of the H200's replays of
+// cuBLAS's own copies as zero fills (common/data/probe_h200_cpasync_zfill.csv: every lane, or the
+// odd lanes only), recorded as the patch records them, costs what ncu measured.
+TEST(TraceDecode, AZeroFillingCpAsyncReadsNoSourceAndCostsWhatTheH200Measured) {
   auto r = cp_async_record(4, 0xffffffffu, stride(4), source_stride(0, 4));
   for (int i = 16; i < 32; ++i) r.offset[i] &= ~(bt::kSourceKnownBit | 31u << bt::kSourceBankShift);
   const auto ins = decoded(r);
   ASSERT_EQ(ins.size(), 1u);
   EXPECT_EQ((*ins[0].source_banks)[3], 3);
-  EXPECT_EQ((*ins[0].source_banks)[17], (4 * 17) % 32);
+  EXPECT_EQ((*ins[0].source_banks)[17], bt::kNoSourceBank);
+  EXPECT_EQ(bt::source_banks_text(ins[0].access, ins[0].source_banks).substr(0, 12), "0 1 2 3 4 5 ");
+  EXPECT_NE(bt::source_banks_text(ins[0].access, ins[0].source_banks).find("15 z z"), std::string::npos);
+  // A conflict-free row, half read and half zero-filled: 1 wavefront, and 1 more for the mix.
+  EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, 2);
+
+  std::ifstream in(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_zfill.csv");
+  ASSERT_TRUE(in);
+  std::string line;
+  std::getline(in, line);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 6u) << line;
+    std::array<std::uint32_t, 32> shared{};
+    std::array<std::uint64_t, 32> source{};
+    std::array<bool, 32> zero{};
+    std::stringstream offs(f[3]), srcs(f[4]);
+    for (int i = 0; i < 32; ++i) {
+      std::string s;
+      offs >> shared[i];
+      srcs >> s;
+      zero[i] = s == "z";
+      source[i] = zero[i] ? 0 : std::stoull(s);
+    }
+    auto rec = cp_async_record(std::stoi(f[1]), static_cast<std::uint32_t>(std::stoul(f[2], nullptr, 16)), shared, source);
+    for (int i = 0; i < 32; ++i)
+      if (zero[i]) rec.offset[i] &= ~(bt::kSourceKnownBit | 31u << bt::kSourceBankShift);
+    const auto d = decoded(rec);
+    ASSERT_EQ(d.size(), 1u) << f[0];
+    EXPECT_EQ(bt::cost_of(d[0]).wavefronts, std::stoi(f[5])) << f[0];
+    ++rows;
+  }
+  EXPECT_EQ(rows, 724);
 }
 
 // Every row of the H200 probe of cp.async's global side (bench/cpasync_source_probe.cu: 4- and

@@ -21,6 +21,9 @@ namespace banklab::trace {
 
 /// One distinct warp instruction. Identical warp instructions of one pc (same lanes, same
 /// offsets) are merged, with `count` saying how many times it ran.
+/// Instruction::source_banks of a lane that read no global memory (zero fill).
+inline constexpr std::uint8_t kNoSourceBank = 0xff;
+
 struct Instruction {
   std::string kernel;          ///< kernel (function) name as the module spells it (mangled)
   std::uint64_t pc = 0;        ///< offset of the instruction in its kernel's code
@@ -28,9 +31,10 @@ struct Instruction {
   int line = 0;                ///< source line (0 without -lineinfo)
   banklab::WarpAccess access;  ///< op, width, active lanes, offsets from the first __shared__ byte
   std::uint64_t count = 0;     ///< how many times this exact warp instruction ran
-  /// cp.async recorded with its global side: lane i's source bank, (global address / 4) % 32
-  /// (a lane without a source gets the bank of 16 * i). Absent (trace files of the tracer before
-  /// it kept sources): the model takes lane i's source at 16 * i.
+  /// cp.async recorded with its global side: lane i's source bank, (global address / 4) % 32,
+  /// or kNoSourceBank for a lane that read nothing (a zero-filling copy, src-size 0: the callback
+  /// gives it no source). Absent (trace files of the tracer before it kept sources): the model
+  /// takes lane i's source at 16 * i.
   std::optional<std::array<std::uint8_t, kWarpSize>> source_banks;
 };
 

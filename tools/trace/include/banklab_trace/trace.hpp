@@ -197,8 +197,8 @@ std::string traffic_text(const Traffic& traffic);
 std::string hint_for(const WarpAccess& worst, int wavefronts, int minimum);
 
 /// A cp.async's source banks as the reports print them ("0 1 2 ... 31", "-" for an inactive
-/// lane), or "" when there are none or every active lane is at the bank of 16 * i (what
-/// `banklab explain` takes, so its count is the trace's).
+/// lane, "z" for a lane that read nothing: zero fill), or "" when there are none or every active
+/// lane is at the bank of 16 * i (what `banklab explain` takes, so its count is the trace's).
 std::string source_banks_text(const WarpAccess& access,
                               const std::optional<std::array<std::uint8_t, kWarpSize>>& banks);
 
