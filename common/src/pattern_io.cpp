@@ -214,4 +214,50 @@ std::vector<Measurement> read_measurements_file(const std::string& path) {
   return read_measurements(in, path);
 }
 
+std::vector<SourcedCopy> read_sourced_copies(std::istream& in, const std::string& path) {
+  std::vector<SourcedCopy> rows;
+  std::string line;
+  long n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (n == 1) {
+      if (line != "id,width,mask,offsets,sources,wavefronts")
+        throw ParseError(path, n, "header must be 'id,width,mask,offsets,sources,wavefronts'");
+      continue;
+    }
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    if (f.size() != 6)
+      throw ParseError(path, n, "expected 6 comma-separated fields, found " + std::to_string(f.size()));
+    SourcedCopy c;
+    c.id = f[0];
+    c.line = n;
+    if (auto err = parse_access_line("cpasync " + f[1] + " " + f[2] + " " + f[3], c.access))
+      throw ParseError(path, n, c.id + ": " + *err);
+    std::stringstream srcs(f[4]);
+    std::string tok;
+    for (std::uint64_t& s : c.source) {
+      if (!(srcs >> tok)) throw ParseError(path, n, c.id + ": expected 32 sources");
+      std::uint64_t v = 0;
+      if (tok == "z") v = kNoSource;
+      else if (!parse_number(std::string_view(tok), v)) throw ParseError(path, n, c.id + ": source " + quote_token(tok) + " is neither a byte offset nor z");
+      s = v;
+    }
+    if (srcs >> tok) throw ParseError(path, n, c.id + ": more than 32 sources");
+    if (!parse_number(std::string_view(f[5]), c.wavefronts)) throw ParseError(path, n, c.id + ": wavefronts must be an integer");
+    rows.push_back(std::move(c));
+  }
+  if (n == 0) throw ParseError(path, 1, "empty file: expected a CSV header");
+  return rows;
+}
+
+std::vector<SourcedCopy> read_sourced_copies_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ParseError(path, 0, "cannot open file");
+  return read_sourced_copies(in, path);
+}
+
 }  // namespace banklab

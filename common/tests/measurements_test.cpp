@@ -150,39 +150,16 @@ TEST(Measurements, CpAsyncOf16BytesAlsoDependsOnWhereTheLanesReadGlobalMemory) {
 // (docs/perf/trace_cublas_hopper.md, F9), every lane zero-filling ("z" for all) or the odd lanes
 // only. A lane that reads nothing waits on no source bank; a group mixing both kinds of lane takes
 // one wavefront more. Columns: id,width,mask,offsets,sources,wavefronts (sources: lane i's global
-// byte offset, or z).
+// byte offset, or z; read_sourced_copies_file()).
 TEST(Measurements, ZeroFillingCopiesWaitOnNoSourceAndAMixedGroupTakesOneMore) {
-  std::ifstream in(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_zfill.csv");
-  ASSERT_TRUE(in) << "probe_h200_cpasync_zfill.csv";
-  std::string line;
-  std::getline(in, line);
-  ASSERT_EQ(line, "id,width,mask,offsets,sources,wavefronts");
-  int rows = 0, all_zero = 0, mixed = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    ASSERT_EQ(f.size(), 6u) << line;
-    WarpAccess a;
-    a.op = Op::AsyncCopy;
-    a.width = std::stoi(f[1]);
-    a.mask = static_cast<std::uint32_t>(std::stoul(f[2], nullptr, 16));
-    std::stringstream offs(f[3]), srcs(f[4]);
-    std::array<std::uint64_t, kWarpSize> source{};
-    int zeros = 0;
-    for (int i = 0; i < kWarpSize; ++i) {
-      std::string s;
-      offs >> a.offset[i];
-      srcs >> s;
-      source[i] = s == "z" ? kNoSource : std::stoull(s);
-      zeros += s == "z";
-    }
-    ASSERT_FALSE(validate(a)) << f[0];
-    EXPECT_EQ(summarize_async_copy(a, source).wavefronts, std::stoi(f[5])) << f[0] << " (line " << rows + 2 << ")";
-    ++rows;
+  const auto rows = read_sourced_copies_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_zfill.csv");
+  int all_zero = 0, mixed = 0;
+  for (const SourcedCopy& c : rows) {
+    EXPECT_EQ(summarize_async_copy(c.access, c.source).wavefronts, c.wavefronts) << c.id << " (line " << c.line << ")";
+    const auto zeros = std::count(c.source.begin(), c.source.end(), kNoSource);
     (zeros == kWarpSize ? all_zero : mixed) += 1;
   }
-  EXPECT_EQ(rows, 724);
+  EXPECT_EQ(rows.size(), 724u);
   EXPECT_EQ(all_zero, 352);
   EXPECT_EQ(mixed, 372);
 }

@@ -107,6 +107,31 @@ TEST(PatternIo, AMeasurementCsvWithAWrongHeaderIsRejectedOnLineOne) {
   }
 }
 
+TEST(PatternIo, ACopyCsvReadsZAsNoSourceAndNamesABadSource) {
+  std::string offs, srcs;
+  for (int i = 0; i < 32; ++i) {
+    offs += (i ? " " : "") + std::to_string(4 * i);
+    srcs += (i ? " " : "") + (i % 2 ? std::string("z") : std::to_string(4 * i));
+  }
+  const std::string head = "id,width,mask,offsets,sources,wavefronts\n";
+  std::istringstream in(head + "a,4,ffffffff," + offs + "," + srcs + ",2\n");
+  const auto rows = read_sourced_copies(in, "x.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].access.op, Op::AsyncCopy);
+  EXPECT_EQ(rows[0].source[0], 0u);
+  EXPECT_EQ(rows[0].source[1], kNoSource);
+  EXPECT_EQ(rows[0].source[2], 8u);
+  EXPECT_EQ(rows[0].wavefronts, 2);
+  std::istringstream bad(head + "b,4,ffffffff," + offs + "," + srcs.substr(0, srcs.size() - 1) + "q,2\n");
+  try {
+    read_sourced_copies(bad, "x.csv");
+    FAIL() << "expected a ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("'q'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PatternIo, AMeasurementCsvMayCarryAGpuColumn) {
   std::string offs;
   for (int i = 0; i < 32; ++i) offs += (i ? " " : "") + std::to_string(4 * i);

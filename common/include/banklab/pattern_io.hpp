@@ -3,6 +3,7 @@
 ///        measurement CSV format of `common/data/h200_wavefronts_named.csv`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -90,5 +91,23 @@ std::vector<Measurement> read_measurements(std::istream& in, const std::string& 
 
 /// Read a measurement CSV from a file. @throws ParseError (also when the file cannot be opened).
 std::vector<Measurement> read_measurements_file(const std::string& path);
+
+/// One measured cp.async whose lanes copy from given global byte offsets (kNoSource: the lane
+/// reads nothing, a zero fill), as summarize_async_copy() takes them.
+struct SourcedCopy {
+  std::string id;                                 ///< pattern name
+  WarpAccess access;                              ///< the copy (op cpasync)
+  std::array<std::uint64_t, kWarpSize> source{};  ///< lane i's global byte offset, or kNoSource
+  int wavefronts = 0;                             ///< measured shared wavefronts
+  long line = 0;                                  ///< line in the file
+};
+
+/// Read a CSV of such copies, header `id,width,mask,offsets,sources,wavefronts`, `sources` being
+/// 32 byte offsets or `z` (common/data/probe_h200_cpasync_zfill.csv).
+/// @throws ParseError naming the line and the problem.
+std::vector<SourcedCopy> read_sourced_copies(std::istream& in, const std::string& source_name);
+
+/// Read such a CSV from a file. @throws ParseError (also when the file cannot be opened).
+std::vector<SourcedCopy> read_sourced_copies_file(const std::string& path);
 
 }  // namespace banklab

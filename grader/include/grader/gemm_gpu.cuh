@@ -1,7 +1,7 @@
 // The GPU tier that the GEMM labs (06 ldmatrix, 07 TMA swizzle) share, as the judge sees it:
 // c = a * b^T (a: m x k halves, b: n x k halves, both row-major; c: m x n floats), the grader's
 // own random operands and CPU product, the student's kernel launched as the student's launcher
-// gemm(c, ..., m, n, k) launched it when the probe called it (grader/probe_launch.hpp), its
+// gemm(c, ..., m, n, k) launched it when the probe called it (grader/probe/probe_runtime.cpp), its
 // product checked bit for bit, and its traced shared-memory traffic. What differs between the
 // labs (what the launcher takes besides c: a and b, or tensor maps of them) is the lab's Gemm.
 #pragma once

@@ -17,7 +17,7 @@
 namespace grader::transpose {
 
 /// The student's transpose kernel from the fatbin, launched as the student's launcher
-/// transpose(out, in, width, height) launched it when the probe called it (grader/probe_launch.hpp);
+/// transpose(out, in, width, height) launched it when the probe called it (grader/probe/probe_runtime.cpp);
 /// `block`: every shared instruction of one block, as the probe describes them (the lab's
 /// generated labNN_judge::instructions_of_<kernel>).
 struct StudentTranspose {

@@ -652,7 +652,8 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
                 << "    see:  " << explain_command(l.worst) << "\n";
             if (const std::string banks = source_banks_text(l.worst, l.worst_source_banks); !banks.empty())
               out << "    (explain takes lane i's global source at 16 * i; these lanes read global words in banks "
-                  << banks << " (z: zero fill, nothing read), which the wavefronts above count)\n";
+                  << banks << (banks.find('z') != std::string::npos ? " (z: zero fill, nothing read)" : "")
+                  << ", which the wavefronts above count)\n";
           }
         }
         for (const Traffic& t : k.traffic) out << "  " << traffic_text(t) << "\n";

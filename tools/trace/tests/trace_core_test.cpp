@@ -584,36 +584,16 @@ TEST(TraceDecode, AZeroFillingCpAsyncReadsNoSourceAndCostsWhatTheH200Measured) {
   // A conflict-free row, half read and half zero-filled: 1 wavefront, and 1 more for the mix.
   EXPECT_EQ(bt::cost_of(ins[0]).wavefronts, 2);
 
-  std::ifstream in(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_zfill.csv");
-  ASSERT_TRUE(in);
-  std::string line;
-  std::getline(in, line);
-  int rows = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    ASSERT_EQ(f.size(), 6u) << line;
-    std::array<std::uint32_t, 32> shared{};
-    std::array<std::uint64_t, 32> source{};
-    std::array<bool, 32> zero{};
-    std::stringstream offs(f[3]), srcs(f[4]);
-    for (int i = 0; i < 32; ++i) {
-      std::string s;
-      offs >> shared[i];
-      srcs >> s;
-      zero[i] = s == "z";
-      source[i] = zero[i] ? 0 : std::stoull(s);
-    }
-    auto rec = cp_async_record(std::stoi(f[1]), static_cast<std::uint32_t>(std::stoul(f[2], nullptr, 16)), shared, source);
+  const auto rows = banklab::read_sourced_copies_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_zfill.csv");
+  ASSERT_EQ(rows.size(), 724u);
+  for (const banklab::SourcedCopy& c : rows) {
+    auto rec = cp_async_record(c.access.width, c.access.mask, c.access.offset, c.source);
     for (int i = 0; i < 32; ++i)
-      if (zero[i]) rec.offset[i] &= ~(bt::kSourceKnownBit | 31u << bt::kSourceBankShift);
+      if (c.source[i] == banklab::kNoSource) rec.offset[i] &= ~(bt::kSourceKnownBit | 31u << bt::kSourceBankShift);
     const auto d = decoded(rec);
-    ASSERT_EQ(d.size(), 1u) << f[0];
-    EXPECT_EQ(bt::cost_of(d[0]).wavefronts, std::stoi(f[5])) << f[0];
-    ++rows;
+    ASSERT_EQ(d.size(), 1u) << c.id;
+    EXPECT_EQ(bt::cost_of(d[0]).wavefronts, c.wavefronts) << c.id;
   }
-  EXPECT_EQ(rows, 724);
 }
 
 // Every row of the H200 probe of cp.async's global side (bench/cpasync_source_probe.cu: 4- and

@@ -173,7 +173,7 @@ struct CallBuffer {
 };
 
 /// A launcher call of the student's file, replayed: the launches the student's launcher made when
-/// the probe called it (grader/probe_launch.hpp), run on the judge's own buffers. `ready` says
+/// the probe called it (grader/probe/probe_runtime.cpp), run on the judge's own buffers. `ready` says
 /// whether it can run, and if not, why (in words for the student).
 class RecordedCall {
  public:

@@ -19,11 +19,11 @@
 
 namespace banklab::trace {
 
-/// One distinct warp instruction. Identical warp instructions of one pc (same lanes, same
-/// offsets) are merged, with `count` saying how many times it ran.
 /// Instruction::source_banks of a lane that read no global memory (zero fill).
 inline constexpr std::uint8_t kNoSourceBank = 0xff;
 
+/// One distinct warp instruction. Identical warp instructions of one pc (same lanes, same
+/// offsets) are merged, with `count` saying how many times it ran.
 struct Instruction {
   std::string kernel;          ///< kernel (function) name as the module spells it (mangled)
   std::uint64_t pc = 0;        ///< offset of the instruction in its kernel's code
