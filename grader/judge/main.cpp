@@ -11,8 +11,10 @@
 // --fresh-container (build, grade): accepted for old callers; it loosens nothing (a container of
 // the submission's own also writes its grade: the student's code is confined in it as anywhere).
 //
-// Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code); it is
-// derived from the verdict record this process wrote, never from anything the student's code did.
+// Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code), 1 for a
+// fault (graded mode: a test that must run could not run here, e.g. no usable GPU: not judged, the
+// grading machine's problem, a red test on purpose); it is derived from the verdict record this
+// process wrote, never from anything the student's code did.
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -30,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "banklab/cuda_check.cuh"
 #include "build.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
@@ -149,6 +152,20 @@ class Recorder : public ::testing::EmptyTestEventListener {
   std::string skip_message_;
 };
 
+// A test that must run in graded mode but could not run here (no usable GPU, a tracer that cannot
+// start, a GPU without TMA): not judged, and not the student's doing. Where the GPU tier found no
+// usable GPU, CUDA's own words are replaced by plain ones (no_gpu_reason: "no GPU on this machine").
+std::string fault_message(const Verdict& v, const std::string& skip_reason) {
+  std::string why = skip_reason;
+  if (v.tier == "gpu") {
+    const char* no_gpu = banklab::no_gpu_reason();
+    if (no_gpu[0] != '\0') why = no_gpu;
+  }
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ' || why.back() == '.')) why.pop_back();
+  return "not graded: " + why + ". Graded mode needs this test judged, and this machine cannot run it: "
+         "the grading machine's problem, not the student's; grade it again where it can run.";
+}
+
 int exit_code_of(const Verdict& v) {
   if (v.status == "passed") return 0;
   if (v.status == "skipped") return 77;
@@ -220,8 +237,8 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   }
   const bool not_from_gtest = (out.status == "skipped" && a.graded) || !recorder->ran || out.checks <= 0;
   if (out.status == "skipped" && a.graded) {
-    out.status = "failed";
-    out.message = "graded mode: this test must run, but it could not here: " + out.message;
+    out.status = "fault";
+    out.message = fault_message(out, out.message);
   }
   return finish(out, a.results, not_from_gtest);
 }
@@ -320,9 +337,15 @@ int cmd_grade(const Args& a) {
     std::fprintf(stderr, "banklab-judge: cannot write %s\n", a.json.c_str());
     return 2;
   }
-  int passed = 0;
-  for (const Verdict& v : all) passed += v.status == "passed";
+  int passed = 0, faults = 0;
+  for (const Verdict& v : all) {
+    passed += v.status == "passed";
+    faults += v.status == "fault";
+  }
   std::printf("lab %s: %d of %zu passed\n", a.lab.c_str(), passed, all.size());
+  if (faults)
+    std::printf("lab %s: NOT GRADED: %d test(s) could not run on this machine (a fault, not the student's)\n",
+                a.lab.c_str(), faults);
   return 0;
 }
 

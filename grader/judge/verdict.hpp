@@ -8,7 +8,7 @@ namespace judge {
 
 struct Verdict {
   std::string lab, test, tier = "cpu";
-  std::string status = "failed";  ///< passed | failed | skipped
+  std::string status = "failed";  ///< passed | failed | skipped | fault (not judged: the grading machine's problem)
   long long checks = 0;
   double seconds = 0;
   std::string message;

@@ -42,7 +42,10 @@ from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
 VERDICT_SCHEMA = "banklab.verdict.v1"
-STATUSES = ("passed", "failed", "skipped")
+#: A verdict's status (docs/dev/GRADER.md): "fault" = not judged because of the grading machine
+#: (graded mode without a usable GPU, a tracer that cannot start, a judge that crashed): the whole
+#: submission is then not graded (LabResult.not_graded), never a number (banklab_status.py).
+STATUSES = ("passed", "failed", "skipped", "fault")
 TIERS = ("cpu", "gpu", "all")
 
 #: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
@@ -761,7 +764,7 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
 class Verdict:
     test: str
     tier: str
-    status: str        # passed | failed | skipped (after our own fail-closed reading)
+    status: str        # passed | failed | skipped | fault (after our own fail-closed reading)
     message: str
     checks: int = 0
     points: float = 0.0
@@ -781,6 +784,7 @@ class LabResult:
     seconds: float = 0.0
     points_table: str = ""
     timed_out: bool = False    # the outer timeout stopped the judge: never reused on a resume
+    ungraded: str = ""         # why this is no grade though no verdict says fault (a lost or pending task)
 
     @property
     def points(self) -> float:
@@ -796,8 +800,19 @@ class LabResult:
 
     @property
     def not_judged(self) -> list[Verdict]:
-        """Tests this grade does not cover: left out of the run (--tier cpu) or skipped (no GPU)."""
-        return [v for v in self.verdicts if v.status == "skipped"]
+        """Tests this grade does not cover: left out of the run (--tier cpu), skipped (no GPU), or
+        not judged because of the grading machine (fault)."""
+        return [v for v in self.verdicts if v.status in ("skipped", "fault")]
+
+    @property
+    def not_graded(self) -> str:
+        """Why this result is no grade at all ("" when it is one): a test the judge could not run
+        where it had to (a fault: no usable GPU in graded mode, a crashed judge), or a cluster task
+        lost or still pending. Such a result is a number nowhere (banklab_status.py)."""
+        if self.ungraded:
+            return self.ungraded
+        f = next((v for v in self.verdicts if v.status == "fault"), None)
+        return f.message.removeprefix("not graded: ").strip() if f else ""
 
     @property
     def complete(self) -> bool:
@@ -808,6 +823,9 @@ class LabResult:
         """One sentence for the feedback and the reports; "" when the grade is complete."""
         if self.complete:
             return ""
+        if self.not_graded:
+            return (f"Not graded: {self.not_graded.rstrip('.')}. This is not a grade and not a zero: "
+                    "nothing here is the student's doing, and the submission is graded again.")
         pts = sum(v.max_points for v in self.not_judged)
         tiers = sorted({v.tier for v in self.not_judged})
         return (f"Incomplete grade: {len(self.not_judged)} test(s) of the {'/'.join(tiers)} tier "
@@ -827,7 +845,7 @@ class LabResult:
     def from_json(d: dict) -> "LabResult":
         d = dict(d)
         for k in ("schema", "points", "max_points", "graded", "complete", "cache_key", "lms_id",
-                  "verdict_key", "lms"):
+                  "verdict_key", "lms", "points_digest"):
             d.pop(k, None)
         d["verdicts"] = [Verdict(**v) for v in d["verdicts"]]
         return LabResult(**d)
@@ -896,6 +914,7 @@ def rescore_saved(saved: dict, table: PointsTable, new_cache_key: str | None = N
     apply_points(r, table)
     d = r.to_json()
     d.update({k: saved[k] for k in SAVED_KEYS if k in saved})
+    d["points_digest"] = table.digest        # what grade-class compares before reusing it
     if new_cache_key is not None:
         d["cache_key"] = new_cache_key
     return r, d
@@ -1150,7 +1169,9 @@ def lead_with_cause(message: str) -> str:
             f"never ends or a wait that never returns {where}. The judge's own words: {message}")
 
 
-def read_verdict(test: str, tier: str, rec: dict | None, note: str) -> Verdict:
+def read_verdict(test: str, tier: str, rec: dict | None, note: str, fault: str = "") -> Verdict:
+    if fault:                # the judge itself could not run: no record of it is a verdict
+        return Verdict(test, tier, "fault", f"not graded: {fault}")
     if rec is None:
         why = note or "the judge gave no verdict for this test (missing evidence fails)"
         return Verdict(test, tier, "failed", f"not judged: {why}")
@@ -1160,6 +1181,8 @@ def read_verdict(test: str, tier: str, rec: dict | None, note: str) -> Verdict:
     tier = str(rec.get("tier") or tier)
     if status not in STATUSES:
         return Verdict(test, tier, "failed", f"not judged: unknown status {status!r}")
+    if status == "fault":
+        return Verdict(test, tier, "fault", msg or "not graded: the judge could not run this test here")
     if status == "passed" and not (isinstance(checks, int) and checks > 0):
         return Verdict(test, tier, "failed", "not judged: a 'passed' record with no checks counts as failed")
     return Verdict(test, tier, status, msg, checks if isinstance(checks, int) else 0)
@@ -1183,9 +1206,46 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     records: dict[str, dict] = {}
     sha = ""
     timed_out = False
+    fault = ""               # the grading machine's problem (a crashed judge, a full disk): not graded
     if source is None:
         note = missing_note or f"no kernel.cu for lab {lab} was submitted"
     else:
+        records, note, fault, timed_out, sha = _run_judge(judge, lab, source, work, tier, graded, timeout,
+                                                         extra_args)
+    # Messages name files by the grader's private paths: show them relative to the work folder
+    # (the student's file is then "kernel.cu", as on their own machine).
+    for rec in records.values():
+        if isinstance(rec.get("message"), str):
+            rec["message"] = lead_with_cause(rec["message"].replace(str(work) + "/", ""))
+    verdicts = []
+    seen = set()
+    for test, t_tier in (expected or []):
+        seen.add(test)
+        if tier not in ("all", t_tier):
+            verdicts.append(Verdict(test, t_tier, "skipped", NOT_IN_RUN.format(t_tier, tier)))
+            continue
+        verdicts.append(read_verdict(test, t_tier, records.get(test), note, fault))
+    for test, rec in records.items():       # e.g. LabNN.Build, or tests the list did not give
+        if test not in seen:
+            verdicts.append(read_verdict(test, str(rec.get("tier") or "cpu"), rec, note))
+    if not verdicts:
+        verdicts.append(read_verdict(f"Lab{lab}.Judge", "cpu", None, note, fault))
+    res = LabResult(student, lab, ORIGIN.get(source, str(source or "")) if source else "", sha, tier, verdicts,
+                    fault or note, round(time.monotonic() - t0, 3), timed_out=timed_out)
+    if table is not None:
+        apply_points(res, table)
+    return res
+
+
+def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, graded: bool, timeout: float,
+               extra_args: list[str] | None) -> tuple[dict, str, str, bool, str]:
+    """One `banklab-judge grade` of `source`: (its records, a note on why they are not used, a
+    fault (the judge crashed, the disk is full: not graded), whether the outer timeout stopped
+    it, the source's sha256)."""
+    records: dict[str, dict] = {}
+    note = fault = sha = ""
+    timed_out = False
+    try:
         # The judge reads a copy in our own folder: the student's folder is never written to.
         sha = sha256_of(source)
         judged = work / "kernel.cu"
@@ -1203,37 +1263,20 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         try:
             rc, note = run_limited(cmd, timeout, work / "judge.log")
             timed_out = rc is None
-            if rc is not None and rc not in (0, 1):
-                note = f"the judge exited with status {rc}"
+            if rc is not None and rc not in (0, 1) and not STOPPING.is_set():
+                fault = (f"the judge crashed (exit status {rc}; its log is judge.log in the work "
+                         "folder): the grading machine's problem, not the student's")
+                note = fault
             elif rc is not None:
                 records, note = read_grade_file(out, lab, sha)
                 if out.is_file():
                     shutil.copyfile(out, work / "grade.json")
         finally:
             shutil.rmtree(vdir, ignore_errors=True)
-    # Messages name files by the grader's private paths: show them relative to the work folder
-    # (the student's file is then "kernel.cu", as on their own machine).
-    for rec in records.values():
-        if isinstance(rec.get("message"), str):
-            rec["message"] = lead_with_cause(rec["message"].replace(str(work) + "/", ""))
-    verdicts = []
-    seen = set()
-    for test, t_tier in (expected or []):
-        seen.add(test)
-        if tier not in ("all", t_tier):
-            verdicts.append(Verdict(test, t_tier, "skipped", NOT_IN_RUN.format(t_tier, tier)))
-            continue
-        verdicts.append(read_verdict(test, t_tier, records.get(test), note))
-    for test, rec in records.items():       # e.g. LabNN.Build, or tests the list did not give
-        if test not in seen:
-            verdicts.append(read_verdict(test, str(rec.get("tier") or "cpu"), rec, note))
-    if not verdicts:
-        verdicts.append(Verdict(f"Lab{lab}.Judge", "cpu", "failed", f"not judged: {note}"))
-    res = LabResult(student, lab, ORIGIN.get(source, str(source or "")) if source else "", sha, tier, verdicts, note,
-                    round(time.monotonic() - t0, 3), timed_out=timed_out)
-    if table is not None:
-        apply_points(res, table)
-    return res
+    except OSError as e:              # a full disk, a work folder that cannot be written
+        fault = f"the grader could not write its work files ({e.strerror or e}): the grading machine's problem"
+        note = fault
+    return records, note, fault, timed_out, sha
 
 
 def apply_points(res: LabResult, table: PointsTable) -> None:

@@ -13,13 +13,13 @@ import statistics
 import subprocess
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from banklab_grading import LabResult, Verdict, bl, explain_lines, fmt_points
+import banklab_status as bs
+from banklab_grading import LabResult, Verdict, explain_lines, fmt_points
 
-STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
+STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped", "fault": "NOT GRADED"}
 
 
 # --------------------------------------------------------------------------- drawings
@@ -87,8 +87,9 @@ def write_csv(path: Path, header: list, rows, points_row: list | None = None, qu
 def problems_of(results: list[LabResult]) -> str:
     """What kept a lab from being judged, by lab: an upload the grader did not recognise (named),
     a refused archive or link, several files; "" when every lab handed in was judged."""
-    return "; ".join(f"lab {r.lab}: {r.judge_note}" for r in sorted(results, key=lambda r: r.lab)
-                     if r.judge_note and not r.source)
+    return "; ".join(f"lab {r.lab}: " + (f"not graded: {r.not_graded}" if r.not_graded else r.judge_note)
+                     for r in sorted(results, key=lambda r: r.lab)
+                     if r.not_graded or (r.judge_note and not r.source))
 
 
 def write_gradebook(results: list[LabResult], path: Path) -> None:
@@ -103,25 +104,31 @@ def write_gradebook(results: list[LabResult], path: Path) -> None:
         head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"]
     rows = []
     for student in sorted(by):
-        row, total, inc = [student], 0.0, []
+        row, total, inc = [student], 0.0, []      # total: None once a lab is not graded
         for lab in labs:
             r = by[student].get(lab)
             if r is None:
                 row += ["", ""]
                 continue
-            total += r.points
-            row += [r.points, r.complete]
+            if r.not_graded:        # no number: the lab's cell is blank, the last column says why
+                row += ["", "not graded"]
+                total = None
+            else:
+                total = None if total is None else total + r.points
+                row += [r.points, r.complete]
             if not r.complete:
                 inc.append(lab)
-        rows.append(row + [round(total, 3), " ".join(inc), problems_of(list(by[student].values()))])
+        rows.append(row + ["" if total is None else round(total, 3), " ".join(inc),
+                           problems_of(list(by[student].values()))])
     write_csv(path, head + ["total", "incomplete labs", "not judged"], rows)
 
 
 def write_results_csv(results: list[LabResult], path: Path) -> None:
     """One row per (student, lab) graded: the long form, with the failed tests."""
     write_csv(path, ["student", "lab", "points", "max", "complete", "failed_tests", "not judged"],
-              ([r.student, r.lab, r.points, r.max_points, r.complete, ";".join(v.test for v in r.failed),
-                r.judge_note if not r.source else ""]
+              ([r.student, r.lab, "" if r.not_graded else r.points, r.max_points,
+                "not graded" if r.not_graded else r.complete, ";".join(v.test for v in r.failed),
+                f"not graded: {r.not_graded}" if r.not_graded else (r.judge_note if not r.source else "")]
                for r in sorted(results, key=lambda r: (r.student, r.lab))))
 
 
@@ -137,8 +144,12 @@ def lms_column(lab: str) -> str:
     return f"banklab lab {lab}"
 
 
-def lms_score(r: LabResult, points_possible: float) -> float:
-    """A lab's points in the LMS: its share of the lab's maximum, times the column's points possible."""
+def lms_score(r: LabResult, points_possible: float) -> float | str:
+    """A lab's points in the LMS: its share of the lab's maximum, times the column's points possible;
+    BLANK ("") where it is no judged grade (banklab_status.blank_reason: not graded, nothing
+    gradable handed in): an import leaves a blank cell alone, where a 0 would be a grade."""
+    if not bs.has_number(r):
+        return ""
     return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
 
 
@@ -172,7 +183,9 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
     `ids`: each student's identity (banklab_grading.parse_export, completed by --roster). A student
-    without one in a file is still written, with empty ID cells, and listed by grade-class."""
+    without one in a file is still written, with empty ID cells, and listed by grade-class.
+    A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
+    ambiguous and missing; grade-class prints how many (banklab_status.report)."""
     labs, by = by_student(results)
     written = []
     score = lambda st, lab: lms_score(by[st][lab], points_possible) if lab in by[st] else ""
@@ -297,15 +310,27 @@ def compact_svg(svg: str, prefix: str) -> str:
     return body[:at] + defs + body[at:]
 
 
+def _lab_points(r: LabResult) -> str:
+    """"12 / 100 points", or "not graded (not a zero)" where the result is no grade."""
+    if r.not_graded:
+        return f"not graded (not a zero) of {fmt_points(r.max_points)} points"
+    return f"{fmt_points(r.points)} / {fmt_points(r.max_points)} points"
+
+
+def _total_points(results: list[LabResult]) -> str:
+    maxi = fmt_points(sum(r.max_points for r in results))
+    if any(r.not_graded for r in results):
+        return f"not known yet: a lab is not graded (out of {maxi} points)"
+    return f"{fmt_points(sum(r.points for r in results))} / {maxi} points"
+
+
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
     out = [f"# Feedback for {student}", ""]
     drawn: set[str] = set()
-    total = sum(r.points for r in results)
-    maxi = sum(r.max_points for r in results)
-    out += [f"**Total: {fmt_points(total)} / {fmt_points(maxi)} points**", ""]
+    out += [f"**Total: {_total_points(results)}**", ""]
     for r in sorted(results, key=lambda r: r.lab):
-        out += [f"## Lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points", ""]
-        if r.judge_note:
+        out += [f"## Lab {r.lab}: {_lab_points(r)}", ""]
+        if r.judge_note and not r.not_graded:
             out += [f"> Not judged: {r.judge_note}.", ""]
         if not r.complete:
             out += [f"> {r.incomplete_line()}", ""]
@@ -334,8 +359,6 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
 
 def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
     e = html.escape
-    total = sum(r.points for r in results)
-    maxi = sum(r.max_points for r in results)
     out = ["<!doctype html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>Feedback for {e(student)}</title>",
            "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
@@ -343,12 +366,12 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
            ".failed{color:#b00}.skipped{color:#666}pre{background:#f4f4f4;padding:6px;overflow:auto}"
            "</style></head><body>",
            f"<h1>Feedback for {e(student)}</h1>",
-           f"<p><strong>Total: {fmt_points(total)} / {fmt_points(maxi)} points</strong></p>"]
+           f"<p><strong>Total: {e(_total_points(results))}</strong></p>"]
     drawn: set[str] = set()
     for r in sorted(results, key=lambda r: r.lab):
         pictures = 0
-        out.append(f"<h2>Lab {e(r.lab)}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points</h2>")
-        if r.judge_note:
+        out.append(f"<h2>Lab {e(r.lab)}: {e(_lab_points(r))}</h2>")
+        if r.judge_note and not r.not_graded:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
         if not r.complete:
             out.append(f"<p class=\"skipped\"><strong>{e(r.incomplete_line())}</strong></p>")
@@ -397,21 +420,26 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
     for r in results:
         by_lab.setdefault(r.lab, []).append(r)
     data = {"labs": {}, "most_failed": []}
-    md = ["# Class summary", ""]
-    md += ["| lab | submissions | max | mean | median | min | best | full marks |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    md = ["# Class summary", "",
+          "Submissions: students who handed something in for the lab; the points are those of the "
+          "graded ones (a submission not graded, or with nothing gradable in it, has no number).", ""]
+    md += ["| lab | submissions | nothing handed in | not graded | graded | max | mean | median | min | best "
+           "| full marks |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for lab in sorted(by_lab):
         rs = by_lab[lab]
-        pts = [r.points for r in rs]
+        counts = bs.summary_counts(rs)
+        pts = [r.points for r in rs if bs.has_number(r)]
         mx = max(r.max_points for r in rs)
-        d = {"submissions": len(rs), "max": mx, "mean": round(statistics.mean(pts), 2),
-             "median": statistics.median(pts), "min": min(pts), "best": max(pts),
-             "full_marks": sum(1 for r in rs if r.points >= r.max_points > 0),
-             "incomplete": sum(1 for r in rs if not r.complete),
-             "histogram": histogram(pts, mx)}
+        d = dict(counts, max=mx, mean=round(statistics.mean(pts), 2) if pts else None,
+                 median=statistics.median(pts) if pts else None, min=min(pts, default=None),
+                 best=max(pts, default=None),
+                 full_marks=sum(1 for r in rs if bs.has_number(r) and r.points >= r.max_points > 0),
+                 incomplete=sum(1 for r in rs if not r.complete), histogram=histogram(pts, mx))
         data["labs"][lab] = d
-        md.append(f"| {lab} | {d['submissions']} | {fmt_points(mx)} | {d['mean']} | "
-                  f"{fmt_points(d['median'])} | {fmt_points(d['min'])} | {fmt_points(d['best'])} | {d['full_marks']} |")
+        num = lambda x: "" if x is None else fmt_points(x)      # noqa: E731
+        md.append(f"| {lab} | {d['submissions']} | {d['nothing_handed_in']} | {d['not_graded']} | {d['graded']} | "
+                  f"{fmt_points(mx)} | {num(d['mean'])} | {num(d['median'])} | {num(d['min'])} | {num(d['best'])} "
+                  f"| {d['full_marks']} |")
     md += ["", "## Points distribution per lab (10 bins of the lab's maximum)", ""]
     for lab in sorted(by_lab):
         h = data["labs"][lab]["histogram"]
@@ -444,113 +472,14 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
 
 # --------------------------------------------------------------------------- platforms
 
-def junit_xml(results: list[LabResult], student: str = "") -> str:
-    suites = ET.Element("testsuites", name=f"banklab {student}".strip())
-    for r in sorted(results, key=lambda r: r.lab):
-        s = ET.SubElement(suites, "testsuite", name=f"lab{r.lab}", tests=str(len(r.verdicts)),
-                          failures=str(len(r.failed)),
-                          skipped=str(sum(v.status == "skipped" for v in r.verdicts)))
-        for v in r.verdicts:
-            c = ET.SubElement(s, "testcase", classname=f"lab{r.lab}", name=v.test,
-                              time=str(0))
-            if v.status == "failed":
-                ET.SubElement(c, "failure", message=v.message.split("\n")[0][:200]).text = v.message
-            elif v.status == "skipped":
-                ET.SubElement(c, "skipped", message=v.message[:200])
-    return ET.tostring(suites, encoding="unicode", xml_declaration=True)
-
-
-def _output(v: Verdict) -> str:
-    if v.message:
-        return student_message(v.message) + (f"\n({v.note})" if v.note else "")
-    return ("passed" if v.status == "passed" else v.status) + (f" ({v.note})" if v.note else "")
-
-
-def build_failure(r: LabResult) -> str:
-    """The compiler's message when the lab did not build (the judge's LabNN.Build record), else ""."""
-    b = next((v for v in r.verdicts if v.test == f"Lab{r.lab}.Build" and v.status == "failed"), None)
-    return student_message(b.message) if b else ""
-
-
-def _is_instructor(test: str) -> bool:
-    """LabNNInstructor*.*: an instructor-only check (instructor/labNN_*_test.cu)."""
-    return bl.lab_number(test) is not None and test[len("LabNN"):].startswith("Instructor")
-
-
-def gradescope_results(results: list[LabResult], instructor_visibility: str = "after_published") -> dict:
-    """Gradescope's autograder results.json: score, tests[] of name, score, max_score, status,
-    output, visibility. Instructor-only checks (LabNNInstructor*) get `instructor_visibility`
-    ("after_published": shown once grades are published; "hidden": never shown to students).
-    A build failure is one test with the compiler's message, not one per test."""
-    tests = []
-    for r in sorted(results, key=lambda r: r.lab):
-        built = not build_failure(r)
-        for v in r.verdicts:
-            out = _output(v)
-            if not built and v.test != f"Lab{r.lab}.Build" and v.status == "failed":
-                out = NOT_BUILT.format(r.lab)
-            tests.append({"name": f"lab{r.lab} {v.test}", "score": round(v.points, 4),
-                          "max_score": round(v.max_points, 4),
-                          "status": "passed" if v.status == "passed" else "failed",
-                          "output": out,
-                          "visibility": instructor_visibility if _is_instructor(v.test) else "visible"})
-    notes = [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
-    notes += [f"lab {r.lab}: {r.incomplete_line()}" for r in results if not r.complete]
-    notes += [f"lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points "
-              f"(table {r.points_table}, tier {r.tier})" for r in sorted(results, key=lambda r: r.lab)]
-    return {"score": round(sum(r.points for r in results), 3),
-            "output": "\n".join(notes) if notes else "Nothing was graded.",
-            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
-
-
-def prairielearn_results(results: list[LabResult]) -> dict:
-    """PrairieLearn external grader results.json: gradable, score in [0, 1], tests[] of name,
-    points, max_points, message, output. A submission that did not build, or that holds no kernel,
-    is `gradable: false` with `format_errors`: PrairieLearn then shows the errors and the attempt
-    is not counted against the student."""
-    def format_error(r: LabResult) -> str:
-        if build_failure(r):
-            return f"lab {r.lab}: your kernel did not compile:\n{build_failure(r)}"
-        if not r.source and r.judge_note:
-            return f"lab {r.lab}: {r.judge_note}"
-        return ""
-    errors = [format_error(r) for r in results if format_error(r)]
-    # Not gradable when nothing could be judged (a PrairieLearn question is one lab: its compile
-    # error, or a missing kernel); a lab that built in a multi-lab submission keeps it gradable.
-    if not results or len(errors) == len(results):
-        return {"gradable": False, "format_errors": errors or ["no kernel was submitted"],
-                "message": "not graded: " + (errors[0].split("\n")[0] if errors else "no kernel was submitted")}
-    tests = []
-    for r in sorted(results, key=lambda r: r.lab):
-        for v in r.verdicts:
-            tests.append({"name": f"lab{r.lab} {v.test}", "points": round(v.points, 4),
-                          "max_points": round(v.max_points, 4),
-                          "message": STATUS_WORD[v.status], "output": _output(v)})
-    pts = sum(r.points for r in results)
-    mx = sum(r.max_points for r in results)
-    msg = "; ".join(f"lab {r.lab}: {fmt_points(r.points)}/{fmt_points(r.max_points)}"
-                    + ("" if r.complete else " (incomplete: GPU tier not judged)")
-                    for r in sorted(results, key=lambda r: r.lab))
-    return {"gradable": True, "score": round(pts / mx, 6) if mx > 0 else 0.0,
-            "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests, "message": msg}
-
-
-def github_summary(results: list[LabResult]) -> str:
-    md = ["## banklab: points", "", "| lab | points | complete | failed tests |", "| --- | --- | --- | --- |"]
-    for r in sorted(results, key=lambda r: r.lab):
-        failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
-        md.append(f"| {r.lab} | {fmt_points(r.points)} / {fmt_points(r.max_points)} | "
-                  f"{'yes' if r.complete else 'no: GPU tier not judged'} | {failed} |")
-    md += ["", f"**Total: {fmt_points(sum(r.points for r in results))} / "
-               f"{fmt_points(sum(r.max_points for r in results))}**", "",
-           "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
-    for r in sorted(results, key=lambda r: r.lab):
-        for msg, vs in failure_groups(r):
-            if vs[0].status != "failed":
-                continue
-            md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "", "```text",
-                   student_message(msg).rstrip(), "```", "</details>", ""]
-    return "\n".join(md)
+def __getattr__(name: str):
+    """The platform files (JUnit, Gradescope, PrairieLearn, GitHub) live in banklab_platforms.py;
+    br.gradescope_results() and friends still resolve here."""
+    import banklab_platforms
+    try:
+        return getattr(banklab_platforms, name)
+    except AttributeError:
+        raise AttributeError(f"module 'banklab_reports' has no attribute {name!r}") from None
 
 
 def write_json(path: Path, data) -> None:

@@ -19,7 +19,8 @@ While the array runs, squeue is polled and the progress printed. A task that fai
 are submitted once more in a new array, and if that fails too they are reported by name, on the
 terminal, in OUT/slurm/status.csv and in the student's feedback, and shown incomplete in the
 gradebook (never a silent 0). Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
-are *pending*: their GPU tests are "not judged: pending", their CPU tests keep the verdicts of an
+are *pending* (an incomplete grade, as a --tier cpu one): their GPU tests are "not judged:
+pending", their CPU tests keep the verdicts of an
 earlier --tier cpu run of the same file with the same judge (the two-stage flow), and a re-run
 waits for the array already queued instead of submitting them again. Results are reused as by
 the local engine, so a re-run submits only what changed or did not finish.
@@ -48,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import banklab_grading as bg   # noqa: E402
 import banklab_reports as br   # noqa: E402
+import banklab_status as bs    # noqa: E402
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement
@@ -103,12 +105,31 @@ def _tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
-def _done(item: dict) -> bool:
-    """Whether the item's result file holds this run's result (the key grade-class asked for)."""
+def _saved(item: dict) -> dict:
     try:
-        return json.loads(Path(item["rfile"]).read_text()).get("cache_key") == item["cache_key"]
-    except (OSError, ValueError, AttributeError):
-        return False
+        d = json.loads(Path(item["rfile"]).read_text())
+        return d if isinstance(d, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _done(item: dict) -> bool:
+    """Whether the item's result file holds this run's result (the key grade-class asked for) and
+    it is a grade: a result not graded (a fault: no usable GPU on the node, a crashed judge) is
+    not done, so the task fails and Slurm's task is submitted again (--slurm-retries)."""
+    d = _saved(item)
+    return d.get("cache_key") == item["cache_key"] and bs.reusable(d)
+
+
+def _fault_of(item: dict) -> str:
+    """Why this run's result of the item is not graded, when the task judged it so ("" else)."""
+    d = _saved(item)
+    if d.get("cache_key") != item["cache_key"]:
+        return ""
+    try:
+        return bg.LabResult.from_json(d).not_graded
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 # --------------------------------------------------------------------------- the task (on a node)
@@ -330,8 +351,11 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     verdicts += list(earlier.values())          # e.g. LabNN.Build, which the judge's list omits
     # A lost one names no source: nothing was judged from it this run, and the reports then list
     # its note with what could not be judged (the gradebook's column for it, where it has one).
+    # Lost: not graded (blank everywhere, grade-class exits 4). Pending: an incomplete grade, as a
+    # --tier cpu one is (the CPU verdicts of stage one kept), collected by the next run.
+    ungraded = (judge_note or note.removeprefix("not judged: ")) if kind == "lost" else ""
     r = bg.LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
-                     verdicts, judge_note)
+                     verdicts, judge_note, ungraded=ungraded)
     bg.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
     # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
@@ -502,8 +526,12 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         raise
 
     for it, arr, st, why, log in lost:
-        note = LOST_NOTE.format(state=st, tries=tries[ident(it)])
-        _placeholder(it, ctx, a, "lost", f"not judged: {note}", judge_note=note)
+        fault = _fault_of(it)
+        if fault:        # the task judged it a fault (no usable GPU on its node...): kept, named as it is
+            why = f"{fault} ({tries[ident(it)]} task(s), last ended {st})"
+        else:
+            note = LOST_NOTE.format(state=st, tries=tries[ident(it)])
+            _placeholder(it, ctx, a, "lost", f"not judged: {note}", judge_note=note)
         status[ident(it)] = [it["student"], it["lab"], "not graded", arr.job_id, str(it["task"]), why, str(log)]
     for k, it in todo.items():
         if _done(it):
@@ -511,7 +539,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     _write_status(out, list(status.values()))
     if lost:
         print(f"grade-class: {len(lost)} submission(s) were NOT graded: their Slurm task failed "
-              f"{a.slurm_retries + 1} time(s). The gradebook shows them incomplete (not a grade), "
+              f"{a.slurm_retries + 1} time(s). The gradebook and the LMS files leave them blank (not a grade), "
               f"their feedback says why, {out / 'slurm' / 'status.csv'} lists them:", file=sys.stderr)
         for it, arr, st, why, log in lost:
             print(f"  {it['student']} lab {it['lab']}: task {it['task']} of job {arr.job_id} ended {st}: "

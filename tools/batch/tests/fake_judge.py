@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tools" / "lablib"))
 import banklab_labs as bl   # noqa: E402
 GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
+GPU_FAULT = ("not graded: no GPU on this machine (no NVIDIA device or driver; CUDA: cudaErrorInsufficientDriver). "
+             "Graded mode needs this test judged, and this machine cannot run it")
 EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i in range(32)) + '"'
 
 
@@ -122,7 +124,8 @@ def main():
         first_layout = next((t for t, _ in tests if ".Layout" in t or "Layout." in t), None)
         for t, tier in tests:
             if tier == "gpu":
-                st = ("failed", 0, "graded mode: " + GPU_SKIP) if a.graded else ("skipped", 0, GPU_SKIP)
+                # graded mode: the real judge's `fault` (not judged, the machine's problem, not graded)
+                st = ("fault", 0, GPU_FAULT) if a.graded else ("skipped", 0, GPU_SKIP)
             elif mode == "solved":
                 st = ("passed", 32, "")
             elif mode == "wrong":
@@ -139,7 +142,7 @@ def main():
             recs.append(record(lab, t, tier, *st))
     Path(a.json).write_text(json.dumps({"schema": "banklab.grade.v1", "lab": lab, "source": a.source,
                                         "source_sha256": sha, "verdicts": recs}, indent=1))
-    return 1 if any(r["status"] == "failed" for r in recs) else 0
+    return 1 if any(r["status"] in ("failed", "fault") for r in recs) else 0
 
 
 if __name__ == "__main__":

@@ -85,9 +85,19 @@ def stub_failing(lab):
 # ----------------------------------------------------------------------------- JSON validators
 
 def validate_gradescope(tc, d):
+    if "banklab_not_graded" in d.get("extra_data", {}):       # a fault: no score at all, never a 0
+        tc.assertNotIn("score", d)
+        tc.assertEqual(d["tests"], [])
+        tc.assertIn("Not graded", d["output"])
+        return
     tc.assertIsInstance(d["score"], (int, float))
     tc.assertIsInstance(d["tests"], list)
     for t in d["tests"]:
+        if t["max_score"] == 0 and "not judged" in t["name"]:   # one line per lab for the tests not judged
+            tc.assertNotIn("status", t)                       # neither passed nor failed
+            tc.assertEqual(t["score"], 0)
+            tc.assertIn("Not judged (not failed)", t["output"])
+            continue
         tc.assertTrue({"name", "score", "max_score", "status", "output", "visibility"} <= t.keys(), t)
         tc.assertIsInstance(t["name"], str)
         tc.assertIsInstance(t["score"], (int, float))
@@ -293,10 +303,13 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertEqual(r.points, 0)
         self.assertIn("unreadable", r.judge_note)
 
-    def test_a_judge_that_crashes_earns_nothing(self):
+    def test_a_judge_that_crashes_is_not_graded_never_a_zero(self):
         r = self.grade("crash")
         self.assertEqual(r.points, 0)
-        self.assertTrue(all(v.status == "failed" for v in r.verdicts if v.tier == "cpu"))
+        self.assertTrue(all(v.status == "fault" for v in r.verdicts if v.tier == "cpu"))
+        self.assertIn("the judge crashed", r.not_graded)
+        self.assertFalse(r.complete)
+        self.assertEqual(br.lms_score(r, 100), "")
 
     def test_a_judge_that_hangs_is_stopped_at_the_outer_timeout(self):
         r = self.grade("hang", timeout=2)
@@ -361,9 +374,19 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertEqual((r.points, r.max_points), (CPU_SOLVED, lab_max("05")))
         self.assertFalse(r.complete)
 
-    def test_in_graded_mode_a_gpu_test_that_cannot_run_fails(self):
+    def test_in_graded_mode_a_gpu_test_that_cannot_run_is_a_fault_and_no_grade(self):
         r = self.grade("solved", expected=_fake_list("05"), tier="all", graded=True)
-        self.assertTrue(all(v.status == "failed" for v in r.verdicts if v.tier == "gpu"))
+        self.assertTrue(all(v.status == "fault" for v in r.verdicts if v.tier == "gpu"))
+        self.assertIn("no GPU on this machine", r.not_graded)
+        self.assertFalse(r.complete)
+        self.assertIn("Not graded: no GPU on this machine", r.incomplete_line())
+        self.assertEqual(br.lms_score(r, 100), "")
+        gs = br.gradescope_results([r])
+        self.assertNotIn("score", gs)              # Gradescope: an autograder failure, never a 0
+        self.assertEqual(gs["tests"], [])
+        pl = br.prairielearn_results([r])
+        self.assertIs(pl["succeeded"], False)
+        self.assertNotIn("score", pl)
 
 
 # ----------------------------------------------------------------------------- end to end
@@ -435,8 +458,18 @@ class GradingAClass(unittest.TestCase):
         return next((r for r in self.rows if r["student"] == student and r["lab"] == lab),
                     {"points": "0", "max": str(lab_max(lab)), "failed_tests": ""})
 
-    def test_the_batch_grader_exits_zero(self):
-        self.assertEqual(self.first.returncode, 0, self.first.stderr)
+    def test_the_batch_grader_exits_4_and_names_the_submission_it_could_not_grade(self):
+        # s08_crash's lab 05: the judge crashed, a fault: not graded, never the student's 0.
+        self.assertEqual(self.first.returncode, 4, self.first.stderr)
+        self.assertIn("1 submission(s) were NOT GRADED", self.first.stderr)
+        self.assertRegex(self.first.stderr, r"s08_crash lab 05: not graded: the judge crashed \(exit status -6")
+        self.assertRegex(self.first.stdout, r"s08_crash +lab 05  NOT GRADED: the judge crashed")
+        with open(self.out / "not-graded.csv", encoding="utf-8") as f:
+            status = {(r["student"], r["lab"]): r for r in csv.DictReader(f)}
+        self.assertEqual(status[("s08_crash", "05")]["status"], "not graded")
+        self.assertIn("the judge crashed", status[("s08_crash", "05")]["why"])
+        crash = self.row("s08_crash", "05")
+        self.assertEqual((crash["points"], crash["complete"]), ("", "not graded"))
 
     def test_only_the_labs_a_student_handed_in_are_graded(self):
         self.assertEqual({(r["student"], r["lab"]) for r in self.rows},
@@ -450,6 +483,9 @@ class GradingAClass(unittest.TestCase):
             for lab in ("04", "05"):
                 with self.subTest(student=student, lab=lab):
                     r = self.row(student, lab)
+                    if (student, lab) == ("s08_crash", "05"):       # not graded: no number
+                        self.assertEqual(r["points"], "")
+                        continue
                     self.assertAlmostEqual(float(r["points"]), expected_for(student, lab), places=1)
                     self.assertEqual(float(r["max"]), lab_max(lab))
 
@@ -493,7 +529,11 @@ class GradingAClass(unittest.TestCase):
         self.assertIn("### Lab 04", md)
         data = json.loads((self.out / "summary.json").read_text())
         n05 = sum(1 for r in self.rows if r["lab"] == "05")
-        self.assertEqual(sum(data["labs"]["05"]["histogram"]), n05)
+        graded05 = sum(1 for r in self.rows if r["lab"] == "05" and r["points"] != "" and not r["not judged"])
+        self.assertLess(graded05, n05)        # a crash not graded, a link refused: no number, no bin
+        self.assertEqual(sum(data["labs"]["05"]["histogram"]), graded05)
+        self.assertEqual(data["labs"]["05"]["graded"], graded05)
+        self.assertEqual(data["labs"]["05"]["not_graded"], 1)
         self.assertEqual(data["labs"]["05"]["full_marks"], 0)      # CPU tier: never full marks
         self.assertEqual(data["labs"]["05"]["incomplete"], n05)
         self.assertTrue(all(t["test"].startswith("Lab05") for t in data["most_failed"]["05"]))
@@ -507,7 +547,9 @@ class GradingAClass(unittest.TestCase):
 
     def test_a_second_run_reuses_every_unchanged_result_but_a_timed_out_one(self):
         r = subprocess.run(self.cmd, capture_output=True, text=True, timeout=600)
-        self.assertIn(f"1 graded, {len(self.rows) - 1} unchanged and reused", r.stdout)
+        # the hang (timed out) and the crash (not graded) are judged again, nothing else
+        self.assertIn(f"1 graded, {len(self.rows) - 2} unchanged and reused", r.stdout)
+        self.assertIn("1 NOT graded (a fault)", r.stdout)
         self.assertRegex(r.stdout, r"s05_hang +lab 05 .*did not finish")
 
     def test_a_changed_source_is_graded_again(self):
@@ -519,7 +561,8 @@ class GradingAClass(unittest.TestCase):
         shutil.copytree(self.out, out)
         cmd = [out.as_posix() if c == self.out.as_posix() else c for c in self.cmd]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        self.assertIn(f"2 graded, {len(self.rows) - 2} unchanged and reused", r.stdout)   # + the hang
+        self.assertIn(f"2 graded, {len(self.rows) - 3} unchanged and reused", r.stdout)   # + the hang; the crash
+        self.assertIn("1 NOT graded", r.stdout)                                            # is judged again
         with open(out / "results.csv") as f:
             row = next(x for x in csv.DictReader(f) if x["student"] == "s02_stub" and x["lab"] == "05")
         self.assertEqual(float(row["points"]), CPU_SOLVED)
@@ -751,7 +794,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_gradescope(self, d)
         self.assertAlmostEqual(d["score"], CPU_SOLVED + expected_points("04", stub_failing("04")), places=1)
-        self.assertFalse(any(t["status"] == "passed" for t in d["tests"] if t["name"].startswith("lab03")))
+        self.assertFalse(any(t.get("status") == "passed" for t in d["tests"] if t["name"].startswith("lab03")))
         validate_junit(self, (self.tmp / "results" / "junit.xml").read_text())
 
     def test_gradescope_with_one_lab_accepts_a_bare_kernel_cu(self):

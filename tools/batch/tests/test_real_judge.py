@@ -266,5 +266,77 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         self.assertIn(f"| 05 | {r05['points']} / {r05['max']} | no: GPU tier not judged | none |", summary.read_text())
 
 
+
+def gpu_present() -> bool:
+    return any(Path(p).exists() for p in ("/dev/nvidia0", "/dev/nvidiactl", "/proc/driver/nvidia/gpus"))
+
+
+@unittest.skipUnless(JUDGE, "BANKLAB_JUDGE is not set: the real judge is not built")
+@unittest.skipUnless((ROOT / "solutions").is_dir(), "no solutions/ (a student release)")
+@unittest.skipIf(gpu_present(), "this machine has a GPU: the GPU tier would be judged here")
+class NoGpuUnderGradedModeIsNotAGrade(unittest.TestCase):
+    """Issue 31, item 1: --tier all --graded on a machine without a GPU (this one) gave a perfect
+    lab 05 solution 15/100 marked complete, 15 in lms.csv, exit 0. It must be no grade at all."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-nogpu-"))
+        cls.tmp.chmod(0o755)
+        sol = ROOT / "solutions" / LABS["05"] / "kernel.cu"
+        (cls.tmp / "subs" / "ada").mkdir(parents=True)
+        shutil.copy(sol, cls.tmp / "subs" / "ada" / "kernel.cu")
+        cls.out = cls.tmp / "out"
+        cls.p = subprocess.run([sys.executable, str(HERE.parent / "grade-class"), str(cls.tmp / "subs"), "--out",
+                                str(cls.out), "--lab", "05", "--tier", "all", "--graded", "--judge", JUDGE],
+                               capture_output=True, text=True, timeout=900)
+        cls.work = cls.tmp / "work"
+        cls.judge = subprocess.run([JUDGE, "grade", "--lab", "05", "--source", str(sol), "--work", str(cls.work),
+                                    "--json", str(cls.tmp / "grade.json"), "--tier", "gpu", "--graded"],
+                                   capture_output=True, text=True, timeout=900)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_grade_class_writes_no_number_marks_nothing_complete_and_exits_4_naming_the_fault(self):
+        p = self.p
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertIn("ada lab 05: not graded: no GPU on this machine", p.stderr)
+        self.assertNotIn("driver version is insufficient", p.stderr)
+        book = next(csv.DictReader(open(self.out / "gradebook.csv", encoding="utf-8")))
+        self.assertEqual(book["lab05 complete"], "not graded")
+        self.assertEqual(book[next(k for k in book if k.startswith("lab05 ("))], "")
+        lms = list(csv.DictReader(open(self.out / "lms.csv", encoding="utf-8")))
+        self.assertEqual(lms[1]["banklab lab 05"], "")
+        for f in ("lms-moodle-lab05.csv", "lms-blackboard.csv"):
+            row = list(csv.reader(open(self.out / f, encoding="utf-8")))[1]
+            self.assertFalse([c for c in row if re.fullmatch(r"[0-9.]+", c) and c != "100"], (f, row))
+        status = list(csv.DictReader(open(self.out / "not-graded.csv", encoding="utf-8")))
+        self.assertEqual([(r["student"], r["status"]) for r in status], [("ada", "not graded")])
+
+    def test_the_judge_records_a_fault_in_plain_words_and_says_not_graded(self):
+        self.assertEqual(self.judge.returncode, 0, self.judge.stdout + self.judge.stderr)
+        d = json.loads((self.tmp / "grade.json").read_text())
+        gpu = [v for v in d["verdicts"] if v["tier"] == "gpu"]
+        self.assertTrue(gpu)
+        for v in gpu:
+            self.assertEqual(v["status"], "fault", v)
+            self.assertTrue(v["message"].startswith("not graded: no GPU on this machine"), v["message"])
+            self.assertNotIn("driver version is insufficient", v["message"])
+        self.assertIn("[ FAULT  ]", self.judge.stdout)
+        self.assertIn("NOT GRADED", self.judge.stdout)
+
+    def test_banklab_judge_test_exits_1_for_a_fault_in_graded_mode(self):
+        test = next(v["test"] for v in json.loads((self.tmp / "grade.json").read_text())["verdicts"]
+                    if v["tier"] == "gpu")
+        r = subprocess.run([JUDGE, "test", "--lab", "05", "--work", str(self.work / ""), "--test", test, "--graded"],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("[ FAULT  ]", r.stdout)
+        r = subprocess.run([JUDGE, "test", "--lab", "05", "--work", str(self.work), "--test", test],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)        # a student's machine: skipped, not red
+        self.assertIn("no GPU on this machine", r.stdout)
+
 if __name__ == "__main__":
     unittest.main()

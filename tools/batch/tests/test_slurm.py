@@ -209,7 +209,7 @@ class AKilledTaskIsRetriedThenReportedByName(Tmp):
         cls.result = json.loads((cls.out / "results" / "mallory" / "lab05.json").read_text())
 
     def test_the_killed_task_is_submitted_again_once(self):
-        self.assertEqual(self.first.returncode, 0, self.first.stderr)
+        self.assertEqual(self.first.returncode, 4, self.first.stderr)      # a submission left not graded
         self.assertRegex(self.first.stdout, r"task \d+ of job \d+ ended CANCELLED .* without grading "
                                             r"mallory lab 05: submitting it again")
         self.assertEqual(len(re.findall(r"submitted job \d+", self.first.stdout)), 2)
@@ -222,7 +222,9 @@ class AKilledTaskIsRetriedThenReportedByName(Tmp):
         self.assertEqual({self.status[s][2] for s in ("alice", "bob")}, {"graded"})
 
     def test_the_gradebook_shows_it_incomplete_and_the_feedback_says_why_never_a_silent_zero(self):
-        self.assertEqual(self.book["mallory"][2], "no")                     # lab05 complete
+        self.assertEqual(self.book["mallory"][1:3], ["", "not graded"])     # lab05: no number, not complete
+        lms = {r[0]: r for r in table(self.out / "lms.csv")[2:]}
+        self.assertEqual(lms["mallory"][-1], "")                             # blank in the LMS file, never 0
         self.assertIn("05", self.book["mallory"][4])                         # incomplete labs
         if "not judged" in self.head:        # the gradebook's column of what could not be judged
             self.assertIn("not graded yet (not a zero)", self.book["mallory"][self.head.index("not judged")])

@@ -1,0 +1,116 @@
+"""Whether a result is a grade: the one home of "not graded" for every tool that writes a number.
+
+A grade leaves the tools only when it was judged. A result is one of:
+- graded: the judge judged the submission (a --tier cpu grade too: it is marked incomplete);
+- not graded: the grading machine could not judge it (a `fault` verdict: graded mode without a
+  usable GPU, a tracer that cannot start, a judge that crashed, a full disk; or a cluster task
+  that was cancelled, lost or is still pending). Never the student's failure, never a number:
+  blank in the gradebook and every LMS file, named on the terminal and in OUT/not-graded.csv,
+  judged again on the next run (a result not graded is never reused), and grade-class exits
+  NOT_GRADED_EXIT while any is left;
+- not judged: nothing gradable was handed in (no kernel, several candidates, an archive refused,
+  an upload the grader does not recognise): blank in every LMS import file, its reason in the
+  gradebook; a student who handed in nothing at all is counted apart from the submissions.
+Python 3 standard library.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import banklab_grading as bg
+
+#: grade-class's exit status when it finished but left some submission not graded (a fault).
+NOT_GRADED_EXIT = 4
+#: The file that names every result that is not a grade (always written, a header alone when none).
+STATUS_FILE = "not-graded.csv"
+
+
+def not_graded(r: bg.LabResult) -> str:
+    """Why `r` is not a grade because of the grading machine or the cluster ("" when judged)."""
+    return r.not_graded
+
+
+def nothing_handed_in(r: bg.LabResult) -> bool:
+    """The student handed in nothing for this lab (no file at all, not a refused or unknown one)."""
+    return not r.source and not r.not_graded and not bg.names_a_problem(r.judge_note or "")
+
+
+def blank_reason(r: bg.LabResult) -> str:
+    """Why an LMS import file leaves this lab's score blank ("" when it carries a number): not
+    graded (a fault, a lost or pending task), or nothing gradable handed in (missing, ambiguous,
+    refused, unrecognised)."""
+    if r.not_graded:
+        return f"not graded: {r.not_graded}"
+    if not r.source:
+        return f"not judged: {r.judge_note or 'nothing was handed in'}"
+    return ""
+
+
+def has_number(r: bg.LabResult) -> bool:
+    """Whether `r` may be written as a number in an import file or a platform's score."""
+    return not blank_reason(r)
+
+
+def reusable(saved: dict) -> bool:
+    """Whether a saved result (OUT/results/STUDENT/labNN.json) may be reused as it is: never one
+    that is not graded (it is judged again), nor one stopped by the outer timeout."""
+    if saved.get("timed_out") or saved.get("ungraded"):
+        return False
+    return not any(isinstance(v, dict) and v.get("status") == "fault" for v in saved.get("verdicts") or [])
+
+
+def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
+    """[student, lab, status, why] of every result that is no number: "not graded" first."""
+    rows = []
+    for r in sorted(results, key=lambda r: (r.student, r.lab)):
+        if r.not_graded:
+            rows.append([r.student, r.lab, "not graded", r.not_graded])
+        elif not r.source:
+            rows.append([r.student, r.lab, "nothing handed in" if nothing_handed_in(r) else "not judged",
+                         r.judge_note])
+    return sorted(rows, key=lambda x: (x[2] != "not graded", x[0], x[1]))
+
+
+def write_status_file(results: list[bg.LabResult], out: Path) -> Path:
+    """OUT/not-graded.csv: every (student, lab) whose score is left blank, and why."""
+    import banklab_reports as br     # its one CSV writer (cells a spreadsheet would run are quoted)
+    path = out / STATUS_FILE
+    br.write_csv(path, ["student", "lab", "status", "why"], status_rows(results))
+    return path
+
+
+def report(results: list[bg.LabResult], out: Path, say=print) -> int:
+    """What grade-class says at the end about results that are not grades: the blank LMS cells
+    counted, every submission not graded named with why. Returns how many are not graded."""
+    rows = status_rows(results)
+    path = write_status_file(results, out)
+    faults = [x for x in rows if x[2] == "not graded"]
+    if rows:
+        kinds = {k: sum(1 for x in rows if x[2] == k) for k in ("not graded", "not judged", "nothing handed in")}
+        say(f"grade-class: {len(rows)} score(s) left BLANK in the LMS files (" +
+            ", ".join(f"{n} {k}" for k, n in kinds.items() if n) + f"): a blank is no grade; {path} lists them")
+    if faults:
+        say(f"grade-class: {len(faults)} submission(s) were NOT GRADED (the grading machine's problem, not the "
+            "students'); no number was written for them. Fix the cause and run the same command again: "
+            "they are judged again.")
+        for student, lab, _, why in faults[:20]:
+            say(f"  {student} lab {lab}: not graded: {why}")
+        if len(faults) > 20:
+            say(f"  ... and {len(faults) - 20} more in {path}")
+    return len(faults)
+
+
+def summary_counts(rs: list[bg.LabResult]) -> dict:
+    """One lab's counts for the class summary: students (rows), submissions (something handed in),
+    nothing handed in, not graded, and the results with a number (the statistics are theirs)."""
+    numbered = [r for r in rs if has_number(r)]
+    return {"students": len(rs), "submissions": sum(1 for r in rs if not nothing_handed_in(r)),
+            "nothing_handed_in": sum(1 for r in rs if nothing_handed_in(r)),
+            "not_graded": sum(1 for r in rs if r.not_graded), "graded": len(numbered)}
+
+
+def read_status_file(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
