@@ -40,7 +40,7 @@ from materialize import CaseError, banklab_labs, load_case  # noqa: E402
 
 GRADE_SCHEMA = "banklab.grade.v1"
 VERDICT_SCHEMA = "banklab.verdict.v1"
-STATUSES = ("passed", "failed", "skipped")
+STATUSES = ("passed", "failed", "skipped", "fault")   # fault: not judged, the machine's problem
 TIERS = ("cpu", "gpu")
 TEST_RE = re.compile(r"^Lab\d\d[A-Za-z0-9]*\.[A-Za-z0-9_]+$")   # LabNNSuite.Test: a test's name
 SKIP = 77
@@ -284,8 +284,9 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
         elif not any(v["status"] == "failed" for v in gpu.values()):
             if all(v["status"] == "skipped" for v in gpu.values()) and not graded and not problems:
                 raise Unjudgeable("every gpu test skipped: this cheat can be judged only on a GPU")
-            if graded and any(v["status"] == "skipped" for v in gpu.values()):
-                problems.append("graded mode, yet gpu tests were skipped (a gpu test that cannot run must fail)")
+            if graded and any(v["status"] in ("skipped", "fault") for v in gpu.values()):
+                problems.append("graded mode, yet gpu tests were not judged (a gpu test that cannot run is a "
+                                "fault: this machine cannot grade the GPU tier)")
             problems.append(f"no gpu test failed ({summary(gpu)}): the kernel that really runs was not caught")
         problems += gpu_evidence(case, gpu)
         return problems

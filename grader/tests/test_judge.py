@@ -91,6 +91,8 @@ class TheJudge(unittest.TestCase):
         graded = judge("test", "--lab", "05", "--work", self.work, "--test", "Lab05OnGpu.TransposeIsCorrectFor1024x1024",
                        "--graded")
         self.assertEqual(graded.returncode, 1, graded.stdout)
+        self.assertIn("[ FAULT  ]", graded.stdout)              # not judged: the machine's problem, not graded
+        self.assertIn("not graded: no GPU on this machine", graded.stdout)
 
     def test_a_changed_fatbin_is_not_loaded(self):
         # What the GPU tier loads must be what the build compiled: the hash check refuses it.

@@ -224,6 +224,17 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
         self.assertEqual(d["tests"], [])
         self.assertIn("no GPU on this machine", d["output"])
 
+    def test_a_grader_that_cannot_run_here_gives_no_score(self):
+        root = self.tmp / "nojudge"
+        (root / "submission").mkdir(parents=True)
+        (root / "submission" / "kernel.cu").write_text("// FAKE-JUDGE: solved\n")
+        p = subprocess.run([sys.executable, str(PLATFORM), "gradescope", "--root", str(root), "--lab", "05",
+                            "--judge", str(self.tmp / "no-such-judge")], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        d = json.loads((root / "results" / "results.json").read_text())
+        self.assertNotIn("score", d)
+        self.assertIn("no-such-judge does not exist", d["output"])
+
     def test_hidden_instructor_checks_make_the_score_visible_only_once_published(self):
         r = result("s", "kernel.cu")
         inst = bg.Verdict("Lab05InstructorChecks.Something", "cpu", "passed", "", 5, 20.0, 20.0)
