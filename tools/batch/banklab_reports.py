@@ -454,8 +454,11 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
     for lab in sorted(by_lab):
         fails = Counter(v.test for r in by_lab[lab] for v in r.failed)
         inc = sum(1 for r in by_lab[lab] if not r.complete)
-        md += [f"### Lab {lab} ({len(by_lab[lab])} submissions"
-               + (f", {inc} graded without every test: incomplete" if inc else "") + ")", ""]
+        d = data["labs"][lab]
+        md += [f"### Lab {lab} ({d['submissions']} submissions"
+               + (f", {d['nothing_handed_in']} student(s) handed in nothing" if d["nothing_handed_in"] else "")
+               + (f", {d['not_graded']} NOT graded" if d["not_graded"] else "")
+               + (f", {inc} without every test judged: incomplete" if inc else "") + ")", ""]
         if not fails:
             md += ["No test failed.", ""]
         else:

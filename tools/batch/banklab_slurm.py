@@ -17,8 +17,10 @@ Python that runs grade-class.
 While the array runs, squeue is polled and the progress printed. A task that fails or is lost
 (its node died, it was cancelled or ran out of time) leaves its submissions without a result: they
 are submitted once more in a new array, and if that fails too they are reported by name, on the
-terminal, in OUT/slurm/status.csv and in the student's feedback, and shown incomplete in the
-gradebook (never a silent 0). Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
+terminal, in OUT/slurm/status.csv and in the student's feedback: not graded, blank in the
+gradebook and every LMS file (never a silent 0), and grade-class exits 4 (banklab_status.py). A
+task whose result is a fault (its node has no usable GPU under --graded, the judge crashed) fails
+too, so that its submissions are submitted again. Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
 are *pending* (an incomplete grade, as a --tier cpu one): their GPU tests are "not judged:
 pending", their CPU tests keep the verdicts of an
 earlier --tier cpu run of the same file with the same judge (the two-stage flow), and a re-run

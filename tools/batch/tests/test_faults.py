@@ -163,6 +163,9 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         d = json.loads((self.out / "summary.json").read_text())["labs"]["05"]
         self.assertEqual((d["students"], d["submissions"], d["nothing_handed_in"], d["not_graded"], d["graded"]),
                          (2, 1, 1, 1, 0))
+        md = (self.out / "summary.md").read_text()
+        self.assertIn("| 05 | 1 | 1 | 1 | 0 |", md)          # submissions, nothing handed in, not graded, graded
+        self.assertIn("### Lab 05 (1 submissions, 1 student(s) handed in nothing, 1 NOT graded", md)
 
 
 def result(student: str, source: str, status: str = "passed", note: str = "", ungraded: str = "") -> bg.LabResult:
