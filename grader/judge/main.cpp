@@ -166,6 +166,22 @@ std::string fault_message(const Verdict& v, const std::string& skip_reason) {
          "the grading machine's problem, not the student's; grade it again where it can run.";
 }
 
+// A GPU test's fault is the machine's only when this process sees no usable GPU either: `grade`
+// never loads the student's code, while the test's own process does, and a student's code that
+// hides the GPU from it (clearing CUDA_VISIBLE_DEVICES at start-up) must not turn a failure into
+// "not graded". Where this process sees a usable GPU, the test failed, as before faults existed.
+void confirm_fault(Verdict& v) {
+  if (v.status != "fault" || v.tier != "gpu") return;
+  if (banklab::no_gpu_reason()[0] != '\0') {
+    v.message = fault_message(v, v.message);  // in this process's words, not the test process's
+    return;
+  }
+  v.status = "failed";
+  v.message = "graded mode: this test must run, and this machine has a usable GPU (the judge sees it outside "
+              "your program), yet the test could not use it: a program must not hide the GPU from its own tests "
+              "(e.g. by changing CUDA_VISIBLE_DEVICES). The test said: " + v.message;
+}
+
 int exit_code_of(const Verdict& v) {
   if (v.status == "passed") return 0;
   if (v.status == "skipped") return 77;
@@ -327,6 +343,7 @@ int cmd_grade(const Args& a) {
       v.status = "failed";
       v.message = "the judge wrote no verdict for this test (" + r.describe() + "): " + read_file(opt.output_file, 2000);
     }
+    confirm_fault(v);
     std::printf("%s\n", summary_line(v).c_str());
     std::fflush(stdout);
     all.push_back(v);
