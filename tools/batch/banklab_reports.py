@@ -142,17 +142,8 @@ def lms_score(r: LabResult, points_possible: float) -> float:
     return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
 
 
-def _identity(ids: dict, student: str) -> dict:
-    v = ids.get(student) or {}
-    return {"id": v} if isinstance(v, str) else dict(v)
-
-
-def _login(student: str, who: dict) -> str:
-    """The student's LMS login: the export's or the roster's; else the folder's own name when it
-    reads as a login (one word of letters, digits, . _ - @), else ""."""
-    if who.get("login"):
-        return who["login"]
-    return student if re.fullmatch(r"[A-Za-z0-9._@-]+", student) and who.get("source") in (None, "folder") else ""
+# Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
+from banklab_identity import identity_of as _identity, login_of as _login   # noqa: E402
 
 
 def _split_name(full: str) -> tuple[str, str]:
@@ -171,8 +162,9 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
       name, Grade, Maximum Grade, Last modified (grade);
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
-    `ids`: each student's identity (banklab_grading.parse_export, completed by --roster). A student
-    without one in a file is still written, with empty ID cells, and listed by grade-class."""
+    `ids`: each student's identity (banklab_identity.match_roster: the export's own ids, completed
+    from the roster row with the same id). A student without one in a file is still written, with
+    empty ID cells, and grade-class warns of each such file (banklab_identity.check_import_files)."""
     labs, by = by_student(results)
     written = []
     score = lambda st, lab: lms_score(by[st][lab], points_possible) if lab in by[st] else ""
@@ -297,6 +289,14 @@ def compact_svg(svg: str, prefix: str) -> str:
     return body[:at] + defs + body[at:]
 
 
+def upload_line(r: LabResult) -> str:
+    """Which file of the upload was graded, and what else was handed in and not graded."""
+    if not r.source:
+        return ""
+    ign = r.ignored[:6] + ([f"{len(r.ignored) - 6} more"] if len(r.ignored) > 6 else [])
+    return f"File graded: {r.source}." + (f" Handed in and not graded: {', '.join(ign)}." if ign else "")
+
+
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
     out = [f"# Feedback for {student}", ""]
     drawn: set[str] = set()
@@ -305,6 +305,7 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
     out += [f"**Total: {fmt_points(total)} / {fmt_points(maxi)} points**", ""]
     for r in sorted(results, key=lambda r: r.lab):
         out += [f"## Lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points", ""]
+        out += [f"{upload_line(r)}", ""] if upload_line(r) else []
         if r.judge_note:
             out += [f"> Not judged: {r.judge_note}.", ""]
         if not r.complete:
@@ -348,6 +349,7 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
     for r in sorted(results, key=lambda r: r.lab):
         pictures = 0
         out.append(f"<h2>Lab {e(r.lab)}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points</h2>")
+        out += [f"<p>{e(upload_line(r))}</p>"] if upload_line(r) else []
         if r.judge_note:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
         if not r.complete:
