@@ -28,6 +28,11 @@ UNRECOGNISED = "handed in instead"
 AMBIGUOUS = "more than one upload could be lab"
 #: What it says of an archive inside an archive (never opened).
 NESTED = "holds an archive inside it"
+#: At most this many archives of one submission are opened (each in a process of its own, up to
+#: banklab_archives.UNPACK_TIMEOUT_S): more is refused unopened, so that one student's thousand
+#: archives cannot hold the class up.
+MAX_ARCHIVES = 20
+TOO_MANY = "archives were handed in"
 #: Where a source found came from ("submission.zip: kernel.cu", "labs/05_swizzle/kernel.cu"), and
 #: what else was handed in and not graded: the reports name both.
 ORIGIN: dict[Path, str] = {}
@@ -80,7 +85,7 @@ def is_refusal(why: str) -> bool:
     """A search that found something it refused (a link, several files, an unsafe or nested
     archive, several uploads): its reason is the verdict, the search goes no further."""
     return any(w in why for w in ("symbolic link", "several", "lies outside", ARCHIVE_REFUSED, AMBIGUOUS,
-                                  NESTED, "could not be read"))
+                                  NESTED, TOO_MANY, "could not be read"))
 
 
 def names_a_problem(why: str) -> bool:
@@ -188,6 +193,10 @@ def _choose(files: list[Path], loose: list[tuple[str, Path]], lab: str, lab_dir:
     a kernel found in more than one (different bytes), or a kernel beside an upload refused or
     holding an archive inside it, is refused as ambiguous with the list. Found once: the source,
     its ORIGIN and the files IGNORED (the same kernel again, files the grader does not read)."""
+    archives = [f for f in files if is_archive(name_of(f))]
+    if len(archives) > MAX_ARCHIVES:
+        return None, (f"{len(archives)} {TOO_MANY} (the grader opens at most {MAX_ARCHIVES}), so none was "
+                      "opened: hand in kernel.cu itself, or one .zip or .tar.gz holding it")
     roots, refused, other = _uploads(files, name_of)
     names_lab = lambda n: single or lab_dir in n or f"lab{lab}" in n          # noqa: E731
     found = list(loose)

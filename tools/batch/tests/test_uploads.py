@@ -290,6 +290,8 @@ class ChoosingAnUpload(unittest.TestCase):
         make_zip(s / "twice" / "kernel.zip", {"kernel.cu": SOLVED.encode()})
         put(s / "twice" / "report.pdf", b"%PDF-1.4")
         put(s / "plain" / "kernel.cu", SOLVED)
+        for i in range(21):                                    # more archives than are ever opened
+            make_zip(s / "hoard" / f"part{i:02}.zip", {"kernel.cu": SOLVED.encode()})
         cls.run_ = grade_class(s, cls.tmp / "out")
         cls.book = {r["student"]: r for r in read_csv(cls.tmp / "out" / "gradebook.csv")}
         cls.rows = {r["student"]: r for r in read_csv(cls.tmp / "out" / "results.csv")}
@@ -316,6 +318,10 @@ class ChoosingAnUpload(unittest.TestCase):
                     self.assertIn(name, note)
                 self.assertEqual(float(self.rows[st]["points"] or 0), 0.0)
                 self.assertIn("more than one upload", self.feedback(st))
+
+    def test_a_hoard_of_archives_is_refused_unopened(self):
+        note = self.book["hoard"]["not judged"]
+        self.assertIn("21 archives were handed in (the grader opens at most 20), so none was opened", note)
 
     def test_a_zip_inside_a_zip_is_reported_as_such(self):
         note = self.book["nested"]["not judged"]
