@@ -43,7 +43,8 @@ ARCHIVE_MAX_HEADER_BYTES = 64 << 10
 #: A zip's central directory is parsed whole by zipfile: refused above this (1000 entries with
 #: names of a few hundred bytes fit many times over).
 ARCHIVE_MAX_DIRECTORY_BYTES = 1 << 20
-#: The unpacking process's own limits: address space, and wall-clock seconds before it is killed.
+#: The unpacking process's own limits: address space (beyond what the interpreter maps at start),
+#: and wall-clock seconds before it is killed.
 UNPACK_MEMORY_BYTES = 256 << 20
 UNPACK_TIMEOUT_S = 30.0
 ARCHIVE_REFUSED = "was not unpacked"
@@ -401,7 +402,10 @@ def _unpacking_process(argv: list[str]) -> int:
     print one JSON line ({"nested": [...]} or {"refused": why})."""
     import resource
     archive, dest, memory, seconds = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    # `memory` on top of what the interpreter already maps, whatever this Python's size.
+    with open("/proc/self/statm") as f:
+        mapped = int(f.read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (mapped + memory, mapped + memory))
     resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (ARCHIVE_MAX_FILE_BYTES + 1, ARCHIVE_MAX_FILE_BYTES + 1))

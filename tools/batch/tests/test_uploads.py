@@ -242,15 +242,25 @@ class HostileArchives(unittest.TestCase):
         big = put(self.tmp / "plain.tar.xz", lzma.compress(eight * 8 + kernel_entry(SOLVED), preset=0))
         with self.assertRaisesRegex(ba.UnsafeArchive, "still unpacking after 0.05 s"):
             ba.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)), timeout=0.05)
-        # xz -9e: its decoder needs a 64 MiB dictionary, more than 64 MiB of address space gives.
+        # xz -9e: its decoder needs a 64 MiB dictionary, more than 32 MiB of address space gives.
         wide = put(self.tmp / "wide.tar.xz", lzma.compress(kernel_entry(SOLVED), preset=9 | lzma.PRESET_EXTREME))
-        with self.assertRaisesRegex(ba.UnsafeArchive, "it needs more than 64 MiB of memory to unpack"):
-            ba.unpack_upload(wide, Path(tempfile.mkdtemp(dir=d)), memory=64 << 20)
+        with self.assertRaisesRegex(ba.UnsafeArchive, "it needs more than 32 MiB of memory to unpack"):
+            ba.unpack_upload(wide, Path(tempfile.mkdtemp(dir=d)), memory=32 << 20)
         for archive in (big, wide):                 # within the default limits: the kernel, nothing else
             ok = Path(tempfile.mkdtemp(dir=d))
             self.assertEqual(ba.unpack_upload(archive, ok), [])
             self.assertEqual([p.name for p in ok.rglob("*") if p.is_file()], ["kernel.cu"])
             self.assertEqual((ok / "kernel.cu").read_text(), SOLVED)
+
+    def test_a_tar_split_over_several_gzip_members_or_xz_streams_is_read_whole(self):
+        raw = (tar_header(b"notes.txt", 3000, b"0") + bytes(3000) + bytes(-3000 % 512)
+               + tar_header(b"sub/", 0, b"5") + kernel_entry(SOLVED))
+        cuts = (0, 700, 1500, 2100, len(raw))               # members that cut headers and data alike
+        for comp in (lambda b: zlib.compress(b, 6, wbits=31), lzma.compress):
+            p = put(self.tmp / "split.tar.gz", b"".join(comp(raw[a:b]) for a, b in zip(cuts, cuts[1:])))
+            dest = Path(tempfile.mkdtemp(dir=self.tmp))
+            self.assertEqual(ba.unpack_upload(p, dest), [])
+            self.assertEqual((dest / "kernel.cu").read_text(), SOLVED)
 
     def test_a_tar_is_read_in_each_format_and_codec_and_a_header_within_the_limit_passes(self):
         import tarfile
@@ -318,6 +328,18 @@ class ChoosingAnUpload(unittest.TestCase):
                     self.assertIn(name, note)
                 self.assertEqual(float(self.rows[st]["points"] or 0), 0.0)
                 self.assertIn("more than one upload", self.feedback(st))
+
+    def test_any_failure_while_reading_one_students_files_is_that_students_reason(self):
+        import banklab_uploads as bu
+        def find(lab, lab_dir):
+            if lab == "05":
+                raise OSError(5, "Input/output error")
+            return None, "no kernel.cu"
+        got = bu.sources_guarded(find, {"04": "04_padding", "05": "05_swizzle"}, single=False)
+        self.assertEqual(list(got), ["05"])
+        self.assertIsNone(got["05"][0])
+        self.assertIn("this student's files could not be read (OSError: [Errno 5] Input/output error)", got["05"][1])
+        self.assertTrue(bu.names_a_problem(got["05"][1]))
 
     def test_a_hoard_of_archives_is_refused_unopened(self):
         note = self.book["hoard"]["not judged"]
