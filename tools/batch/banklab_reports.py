@@ -202,13 +202,6 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     return written
 
 
-def students_without_lms_id(results: list[LabResult], ids: dict) -> list[str]:
-    """Students no LMS file can match (no id, login or participant number): grade-class names them."""
-    return sorted({r.student for r in results
-                   if not any(_identity(ids, r.student).get(k) for k in ("id", "login", "sis_id"))
-                   and not _login(r.student, _identity(ids, r.student))})
-
-
 # --------------------------------------------------------------------------- messages the student reads
 
 #: The banklab command as the student runs it, from the top of their own checkout (the dev preset).
@@ -294,7 +287,8 @@ def upload_line(r: LabResult) -> str:
     if not r.source:
         return ""
     ign = r.ignored[:6] + ([f"{len(r.ignored) - 6} more"] if len(r.ignored) > 6 else [])
-    return f"File graded: {r.source}." + (f" Handed in and not graded: {', '.join(ign)}." if ign else "")
+    shown = Path(r.source).name if r.source.startswith("/") else r.source    # never a grader's own path
+    return f"File graded: {shown}." + (f" Handed in and not graded: {', '.join(ign)}." if ign else "")
 
 
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
