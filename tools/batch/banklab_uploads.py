@@ -220,8 +220,9 @@ def _choose(files: list[Path], loose: list[tuple[str, Path]], lab: str, lab_dir:
     if found:
         label, src = found[0]
         ORIGIN[src] = label
-        IGNORED[src] = [f"{l} (the same file)" for l, _ in found[1:]] + [
-            n for n in other if not n.endswith(".cu")]
+        # What was handed in beside it: the same kernel again, and the files at the top of the
+        # upload (those deeper are a checkout's or an archive's own files, not uploads).
+        IGNORED[src] = [f"{l} (the same file)" for l, _ in found[1:]] + [n for n in other if "/" not in n]
         return src, ""
     if problems:
         if any(NESTED in p for p in problems):

@@ -300,6 +300,9 @@ class ChoosingAnUpload(unittest.TestCase):
         make_zip(s / "twice" / "kernel.zip", {"kernel.cu": SOLVED.encode()})
         put(s / "twice" / "report.pdf", b"%PDF-1.4")
         put(s / "plain" / "kernel.cu", SOLVED)
+        put(s / "checkout" / "labs" / "05_swizzle" / "kernel.cu", SOLVED)   # a checkout: its own files
+        put(s / "checkout" / "labs" / "05_swizzle" / "README.md", "handout")  # are no uploads
+        put(s / "checkout" / "notes.pdf", b"%PDF-1.4")
         for i in range(21):                                    # more archives than are ever opened
             make_zip(s / "hoard" / f"part{i:02}.zip", {"kernel.cu": SOLVED.encode()})
         cls.run_ = grade_class(s, cls.tmp / "out")
@@ -361,6 +364,8 @@ class ChoosingAnUpload(unittest.TestCase):
         html = (self.tmp / "out" / "feedback" / "twice.html").read_text(encoding="utf-8")
         self.assertIn("File graded: kernel.cu.", html)
         self.assertIn("File graded: kernel.cu.\n", self.feedback("plain"))
+        self.assertIn("File graded: labs/05_swizzle/kernel.cu. Handed in and not graded: notes.pdf.\n",
+                      self.feedback("checkout"))
         self.assertNotIn("not graded:", self.feedback("plain").split("File graded")[1].split("\n")[0])
 
 
