@@ -294,8 +294,14 @@ def identity_rows(students: list[tuple[str, dict]]) -> list[list[str]]:
 
 def read_confirmed(path: Path) -> dict[str, dict]:
     """The rows of an identities file (IDENTITY_HEADER) whose `confirm` says yes: {student: identity}."""
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.DictReader(f))
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not an identities file ({e})") from e
+    if rows and "confirm" not in rows[0]:
+        raise ValueError(f"{path}: not an identities file (no `confirm` column: start from the "
+                         "identities.csv grade-class writes)")
     out = {}
     for r in rows:
         if (r.get("confirm") or "").strip().lower() in ("yes", "y", "x", "1", "true"):
