@@ -13,28 +13,22 @@ a message that says why. Python 3 standard library only.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import fnmatch
 import hashlib
 import json
-import lzma
 import os
 import re
 import shlex
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
 import tomllib
-import zipfile
-import zlib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lablib"))
 import banklab_labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
@@ -85,479 +79,16 @@ def find_labs(root: Path) -> dict[str, str]:
     return bl.lab_folders(root)
 
 
-def source_candidates(lab: str, lab_dir: str, single: bool = False) -> list[Path]:
-    """Where a submission may hold lab NN's kernel, first match wins. `single`: the
-    submission is for this one lab, so a bare kernel.cu is accepted too."""
-    c = [Path("labs") / lab_dir / "kernel.cu", Path(lab_dir) / "kernel.cu", Path(f"{lab_dir}.cu"),
-         Path(f"lab{lab}") / "kernel.cu", Path(f"lab{lab}.cu")]
-    return c + [Path("kernel.cu")] if single else c
-
-
-def _linked(folder: Path, p: Path) -> bool:
-    """Whether p, or a folder between `folder` and p, is a symbolic link."""
-    rel = p.relative_to(folder)
-    return p.is_symlink() or any(q.is_symlink() for q in list(p.parents)[: len(rel.parts) - 1])
-
-
-def _find_in(folder: Path, lab: str, lab_dir: str, single: bool) -> tuple[Path | None, str]:
-    """The kernel of one lab among the files of `folder` as they are (no archive opened)."""
-    base = folder.resolve()
-    cands = source_candidates(lab, lab_dir, single)
-    for rel in cands:
-        p = folder / rel
-        if p.is_symlink() or any(q.is_symlink() for q in list(p.parents)[: len(rel.parts) - 1]):
-            return None, f"{rel} is a symbolic link: only regular files are graded"
-        if p.is_file():
-            if base not in p.resolve().parents:
-                return None, f"{rel} lies outside the submission"
-            return p, ""
-    if single:
-        # One lab's assignment: whatever layout the LMS exported, one .cu file is the kernel.
-        found = sorted(p for p in folder.rglob("*.cu") if not _ignored(p.relative_to(folder)))
-        links = [p for p in found if _linked(folder, p)]
-        if links:
-            return None, f"{links[0].relative_to(folder)} is a symbolic link: only regular files are graded"
-        found = [p for p in found if p.is_file()]
-        if len(found) == 1:
-            return found[0], ""
-        if len(found) > 1:
-            return None, ("several .cu files were submitted ({}): hand in one, or name it kernel.cu"
-                          .format(", ".join(str(p.relative_to(folder)) for p in found[:6])))
-    return None, "no kernel.cu for lab {} was submitted (looked for {})".format(
-        lab, ", ".join(str(c) for c in cands) + (", or any one .cu file" if single else ""))
-
-
-#: A search that found something it refused (a link, several files, an unsafe archive): its reason
-#: is the verdict, the search goes no further.
-def is_refusal(why: str) -> bool:
-    return any(w in why for w in ("symbolic link", "several", "lies outside", ARCHIVE_REFUSED))
-
-
-#: What find_source() says of an upload it does not recognise (named in the gradebook).
-UNRECOGNISED = "handed in instead"
-
-
-def names_a_problem(why: str) -> bool:
-    """Whether a search that found no kernel found something the gradebook must name (a refusal,
-    an unrecognised upload): a lab with such a reason gets a row even under --lab all."""
-    return is_refusal(why) or UNRECOGNISED in why
-
-
-def find_source(folder: Path, lab: str, lab_dir: str, single: bool = False) -> tuple[Path | None, str]:
-    """The submitted kernel of one lab in `folder`, or (None, why). Symbolic links are refused
-    (a link could point at the instructor's solution); so is anything outside `folder`.
-
-    What students really upload is graded like the bare file: when the folder's own files hold no
-    kernel, each archive in it (.zip, .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz; unpacked by
-    unpack_upload(), safely, into a fresh folder) and each `NAME.cu.txt` (a kernel renamed by a
-    browser or a mail client) is searched as if it were the folder. With nothing found, files that
-    are none of these are named in the reason (`single`: any; else those whose name names the lab),
-    so the gradebook says what was handed in instead of a silent "not submitted"."""
-    src, why = _find_in(folder, lab, lab_dir, single)
-    if src is not None or is_refusal(why):
-        return src, why
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()
-                   and not _ignored(p.relative_to(folder)))
-    return _find_in_uploads(files, folder, lab, lab_dir, single, why)
-
-
-def find_source_in_files(files: list[Path], lab: str, lab_dir: str, single: bool,
-                         name_of=lambda f: f.name) -> tuple[Path | None, str]:
-    """The kernel of one lab among loose files (an LMS's flat export of one student: Canvas,
-    Blackboard), or (None, why). name_of(f): the name the student gave the file (the export's
-    prefix taken off)."""
-    cu = [f for f in files if name_of(f).endswith(".cu")]
-    named = [f for f in cu if lab_dir in name_of(f) or f"lab{lab}" in name_of(f)]
-    if len(named) == 1:
-        return named[0], ""
-    if single and len(cu) == 1:
-        return cu[0], ""
-    if single and len(cu) > 1:
-        return None, "several .cu files were submitted ({}): hand in one".format(
-            ", ".join(name_of(f) for f in cu[:6]))
-    return _find_in_uploads(files, None, lab, lab_dir, single,
-                            f"no kernel.cu for lab {lab} was submitted", name_of)
-
-
-# --------------------------------------------------------------------------- uploads: archives
-
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
-#: A renamed kernel: kernel.cu.txt (what some browsers and mail clients make of a .cu file).
-RENAMED_SUFFIX = ".cu.txt"
-#: Limits on one archive: entries, bytes of one file, bytes of all files (after decompression).
-ARCHIVE_MAX_ENTRIES = 1000
-ARCHIVE_MAX_FILE_BYTES = 8 << 20           # the judge reads at most 8 MiB of a source
-ARCHIVE_MAX_TOTAL_BYTES = 64 << 20
-ARCHIVE_REFUSED = "was not unpacked"
-#: Files and folders an upload carries that are nobody's kernel: macOS's resource forks and
-#: folder settings, Windows' thumbnails, Blackboard's submission receipts are handled apart.
-_JUNK_DIRS = ("__MACOSX",)
-_JUNK_NAMES = (".DS_Store", "Thumbs.db", "desktop.ini")
-
-
-def _ignored(rel: Path) -> bool:
-    return (any(part in _JUNK_DIRS or part.startswith(".") for part in rel.parts)
-            or rel.name in _JUNK_NAMES)
-
-
-def is_archive(name: str) -> bool:
-    return name.lower().endswith(ARCHIVE_SUFFIXES)
-
-
-class UnsafeArchive(ValueError):
-    """An archive the grader refuses to unpack (its message says which entry and why)."""
-
-
-_UNPACKED: list[Path] = []      # folders made by unpack_upload(), removed when the process ends
-
-
-def _cleanup_unpacked() -> None:
-    for d in _UNPACKED:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(_cleanup_unpacked)
-
-
-def _safe_member_path(name: str) -> PurePosixPath:
-    """The relative path an archive entry may be written to, or UnsafeArchive: no absolute path,
-    no drive, no `..`, no backslash tricks, nothing empty."""
-    norm = name.replace("\\", "/")
-    if norm.startswith("/") or re.match(r"^[A-Za-z]:", norm):
-        raise UnsafeArchive(f"its entry {name!r} is an absolute path")
-    parts = [x for x in norm.split("/") if x not in ("", ".")]
-    if any(x == ".." for x in parts):
-        raise UnsafeArchive(f"its entry {name!r} climbs out of the archive (..)")
-    if not parts:
-        raise UnsafeArchive(f"its entry {name!r} has no name")
-    return PurePosixPath(*parts)
-
-
-def _copy_limited(src, dest: Path, budget: list[int], name: str) -> None:
-    """Copy an entry's bytes to a new file `dest` (never an existing one, never through a link),
-    stopping at the per-file and whole-archive limits whatever the entry's header claims."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    written = 0
-    with os.fdopen(fd, "wb") as out:
-        while True:
-            chunk = src.read(1 << 16)
-            if not chunk:
-                break
-            written += len(chunk)
-            budget[0] -= len(chunk)
-            if written > ARCHIVE_MAX_FILE_BYTES:
-                raise UnsafeArchive(f"its entry {name!r} unpacks to more than "
-                                    f"{ARCHIVE_MAX_FILE_BYTES >> 20} MiB")
-            if budget[0] < 0:
-                raise UnsafeArchive(f"it unpacks to more than {ARCHIVE_MAX_TOTAL_BYTES >> 20} MiB")
-            out.write(chunk)
-
-
-def _wanted(rel: PurePosixPath) -> bool:
-    """The entries worth taking out of an upload: kernels (.cu). Nothing else is ever searched."""
-    return rel.name.endswith(".cu")
-
-
-def unpack_upload(archive: Path, dest: Path) -> None:
-    """Unpack the .cu files of `archive` into the empty folder `dest`, or raise UnsafeArchive.
-    Every entry is checked, taken out or not: a symbolic or hard link, a device or a FIFO refuses
-    the whole archive, as do an absolute path, a `..`, more than ARCHIVE_MAX_ENTRIES entries, a
-    file over ARCHIVE_MAX_FILE_BYTES, and more than ARCHIVE_MAX_TOTAL_BYTES decompressed (counted
-    while decompressing, so a zip bomb stops at the limit; a tar's skipped entries count too, since
-    skipping them decompresses them). Only regular .cu files are written, each to a new file of
-    `dest`: a student's zipped checkout with its build folder costs no disk. __MACOSX/ and dot files
-    are skipped. Python's zipfile and tarfile read the archive; every path and size check is ours."""
-    budget = [ARCHIVE_MAX_TOTAL_BYTES]
-    name = archive.name
-    try:
-        if name.lower().endswith(".zip"):
-            with zipfile.ZipFile(archive) as z:
-                infos = z.infolist()
-                if len(infos) > ARCHIVE_MAX_ENTRIES:
-                    raise UnsafeArchive(f"it has more than {ARCHIVE_MAX_ENTRIES} entries")
-                for info in infos:
-                    rel = _safe_member_path(info.filename)
-                    mode = info.external_attr >> 16
-                    kind = stat.S_IFMT(mode) if mode else 0
-                    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
-                        raise UnsafeArchive(f"its entry {info.filename!r} is a link or a special file")
-                    if info.is_dir() or _ignored(Path(rel)) or not _wanted(rel):
-                        continue          # never decompressed: costs nothing, written nowhere
-                    if info.file_size > ARCHIVE_MAX_FILE_BYTES:
-                        raise UnsafeArchive(f"its entry {info.filename!r} unpacks to more than "
-                                            f"{ARCHIVE_MAX_FILE_BYTES >> 20} MiB")
-                    with z.open(info) as src:
-                        _copy_limited(src, dest / rel, budget, info.filename)
-        else:
-            with tarfile.open(archive, "r:*") as t:
-                count = 0
-                for m in t:
-                    count += 1
-                    if count > ARCHIVE_MAX_ENTRIES:
-                        raise UnsafeArchive(f"it has more than {ARCHIVE_MAX_ENTRIES} entries")
-                    rel = _safe_member_path(m.name)
-                    if not (m.isfile() or m.isdir()):
-                        raise UnsafeArchive(f"its entry {m.name!r} is a link or a special file")
-                    if m.size > ARCHIVE_MAX_FILE_BYTES:
-                        raise UnsafeArchive(f"its entry {m.name!r} unpacks to more than "
-                                            f"{ARCHIVE_MAX_FILE_BYTES >> 20} MiB")
-                    if m.isdir() or _ignored(Path(rel)) or not _wanted(rel):
-                        budget[0] -= m.size   # skipping it still decompresses it: it counts
-                        if budget[0] < 0:
-                            raise UnsafeArchive(f"it unpacks to more than {ARCHIVE_MAX_TOTAL_BYTES >> 20} MiB")
-                        continue
-                    src = t.extractfile(m)
-                    if src is None:
-                        raise UnsafeArchive(f"its entry {m.name!r} cannot be read")
-                    with src:
-                        _copy_limited(src, dest / rel, budget, m.name)
-    except UnsafeArchive:
-        raise
-    except FileExistsError as e:
-        raise UnsafeArchive(f"it holds the same file twice ({Path(e.filename).name})") from e
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, RuntimeError,
-            NotImplementedError, zlib.error, lzma.LZMAError) as e:
-        raise UnsafeArchive(f"it cannot be read ({type(e).__name__}: {e})") from e
-
-
-_UPLOAD_CACHE: dict[tuple[str, str], tuple[Path | None, str]] = {}
-
-
-def _open_upload(f: Path, shown: str) -> tuple[Path | None, str]:
-    """(the folder to search, "") for one archive or NAME.cu.txt, in a fresh folder of its own;
-    (None, why) for an archive refused by unpack_upload()."""
-    d = Path(tempfile.mkdtemp(prefix="banklab-upload-"))
-    _UNPACKED.append(d)
-    if not is_archive(shown):            # NAME.cu.txt: the kernel as NAME.cu
-        (d / Path(shown).name[: -len(".txt")]).write_bytes(f.read_bytes()[: ARCHIVE_MAX_FILE_BYTES + 1])
-        return d, ""
-    try:
-        unpack_upload(f, d)
-    except UnsafeArchive as e:
-        shutil.rmtree(d, ignore_errors=True)
-        return None, str(e)
-    top = list(d.iterdir())
-    return (top[0] if len(top) == 1 and top[0].is_dir() else d), ""
-
-
-def _upload_roots(files: list[Path], name_of) -> tuple[list[tuple[str, Path]], list[str], list[str]]:
-    """The folders to search in for loose uploads: [(label, root)] for each archive unpacked (its
-    one top folder entered) and each NAME.cu.txt (as NAME.cu); the refused archives' reasons; the
-    files that are none of these (their names)."""
-    roots, refused, other = [], [], []
-    for f in files:
-        shown = name_of(f)
-        if is_archive(shown) or shown.lower().endswith(RENAMED_SUFFIX):
-            key = (str(f.resolve()), shown)
-            if key not in _UPLOAD_CACHE:         # each upload is unpacked once per process
-                _UPLOAD_CACHE[key] = _open_upload(f, shown)
-            root, err = _UPLOAD_CACHE[key]
-            if err:
-                refused.append(f"{shown} {ARCHIVE_REFUSED}: {err}")
-            else:
-                roots.append((shown, root))
-        elif not shown.endswith(".cu") and not BLACKBOARD_RECEIPT_RE.match(f.name):
-            other.append(shown)
-    return roots, refused, other
-
-
-def _find_in_uploads(files: list[Path], folder: Path | None, lab: str, lab_dir: str, single: bool,
-                     why: str, name_of=None) -> tuple[Path | None, str]:
-    name_of = name_of or ((lambda f: str(f.relative_to(folder))) if folder else (lambda f: f.name))
-    roots, refused, other = _upload_roots(files, name_of)
-    names_lab = lambda n: single or lab_dir in n or f"lab{lab}" in n
-    for label, root in roots:
-        # An upload named after the lab (lab04.zip) is that lab's, whatever it holds: its one .cu.
-        src, w = _find_in(root, lab, lab_dir, single or names_lab(label))
-        if src is not None:
-            ORIGIN[src] = f"{label}: {src.relative_to(root)}"
-            return src, ""
-        if is_refusal(w):
-            return None, f"{label}: {w}"
-    refused = [r for r in refused if names_lab(r.split(" ")[0])]
-    if refused:
-        return None, "; ".join(refused)
-    other = [n for n in other if names_lab(n)]
-    if other:
-        shown = ", ".join(other[:6]) + (f" and {len(other) - 6} more" if len(other) > 6 else "")
-        return None, (f"no kernel.cu for lab {lab} was submitted; {UNRECOGNISED}: {shown} (not a "
-                      f"kernel the grader recognises: hand in kernel.cu itself, or a .zip or .tar.gz holding it)")
-    return None, why
-
-
-#: Where a source found inside an upload came from ("submission.zip: kernel.cu"), for the reports.
-ORIGIN: dict[Path, str] = {}
-
-
-def submitted_labs(folder: Path, labs: dict[str, str]) -> dict[str, tuple[Path | None, str]]:
-    """The labs a student handed in (for --lab all): {lab: (source, "")} for each lab whose kernel
-    is found, {lab: (None, why)} where something was handed in but refused (a link). Labs with
-    nothing handed in are left out: they are not graded, so they are not failed either."""
-    out = {}
-    for lab, lab_dir in labs.items():
-        src, why = find_source(folder, lab, lab_dir)
-        if src is not None or "symbolic link" in why:
-            out[lab] = (src, why)
-    return out
-
-
-# --------------------------------------------------------------------------- LMS exports
-
-# Canvas "download submissions": login[_LATE]_userid_submissionid_filename (filename may be renamed
-# with -1, -2 on resubmission).
-CANVAS_RE = re.compile(r"^(?P<login>[^_]+)(?:_LATE)?_(?P<id>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
-# Moodle's folders: "Full Name_participantid_assignsubmission_file_" (one per submission plugin:
-# _file_, _onlinetext_). The number is the assignment's participant id, the "Identifier" of
-# Moodle's grading worksheet ("Participant 123456"), not the user's id.
-MOODLE_RE = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$")
-# Blackboard's "Download assignment": ASSIGNMENT_USERNAME_attempt_YYYY-MM-DD-HH-MM-SS_FILENAME per
-# file handed in, and ASSIGNMENT_USERNAME_attempt_YYYY-MM-DD-HH-MM-SS.txt, its receipt (the
-# student's name, "Name: Alice Adams (aadams)", and the original file names).
-BLACKBOARD_RE = re.compile(r"^(?P<prefix>(?P<assignment>.+?)_(?P<login>.+?)_attempt_"
-                           r"(?P<when>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}))(?:_(?P<file>.+)|\.txt)$")
-BLACKBOARD_RECEIPT_RE = re.compile(r"^.+_attempt_\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}\.txt$")
-_RECEIPT_NAME_RE = re.compile(r"^Name:\s*(?P<name>.*?)\s*\((?P<login>[^()]+)\)\s*$", re.M)
-
-
-@dataclasses.dataclass
-class ExportEntry:
-    """One student of an LMS export: the name every report shows, their folder (one folder per
-    student) or their loose files, and what the LMS knows them by (`lms`: id, login, name, source;
-    the keys the LMS files of banklab_reports need)."""
-    name: str
-    folder: Path | None
-    files: list[Path]
-    lms: dict
-    shown: dict = dataclasses.field(default_factory=dict)   # loose file -> the name the student gave it
-
-    def name_of(self, f: Path) -> str:
-        return self.shown.get(f, f.name)
-
-
-def _receipt(path: Path) -> tuple[str, str]:
-    try:
-        m = _RECEIPT_NAME_RE.search(path.read_text(errors="replace")[:4000])
-    except OSError:
-        return "", ""
-    return (m.group("name"), m.group("login")) if m else ("", "")
-
-
-def parse_export(subs: Path) -> list[ExportEntry]:
-    """The students of an LMS export folder, whatever its shape:
-    - a folder per student: Moodle's (`Alice Adams_123456_assignsubmission_file_`: the name
-      "Alice Adams", participant id 123456; a student's _onlinetext_ folder joins their _file_
-      one), or any other folder (the student named after it verbatim);
-    - loose files: Canvas's (login_ID_submission_file: grouped by login, ID kept), Blackboard's
-      (ASSIGNMENT_USERNAME_attempt_TIME_file and its .txt receipt: one student per username, their
-      latest attempt only), any other file one student named after it.
-    Two students whose names would read alike get their LMS id added to the name."""
-    out: list[ExportEntry] = []
-    moodle: dict[tuple[str, str], list[Path]] = {}
-    flat: dict[tuple[str, str, str], list[Path]] = {}
-    shown: dict[Path, str] = {}
-    entries = sorted(d for d in subs.iterdir() if not d.name.startswith(".") and not d.is_symlink())
-    # Blackboard: the receipts say whose each attempt is (a username may hold "_"); then each
-    # student's latest attempt.
-    receipts = {}
-    for d in entries:
-        m = BLACKBOARD_RE.match(d.name)
-        if m and m.group("file") is None and d.is_file():
-            name, login = _receipt(d)
-            receipts[m.group("prefix")] = (login or m.group("login"), name)
-    bb: dict[Path, tuple[str, str, str]] = {}          # file -> (login, when, its own name)
-    for d in entries:
-        m = BLACKBOARD_RE.match(d.name)
-        if m and d.is_file():
-            login = receipts.get(m.group("prefix"), (m.group("login"), ""))[0]
-            bb[d] = (login, m.group("when"), m.group("file") or "")
-    latest: dict[str, str] = {}
-    for login, when, _ in bb.values():
-        latest[login] = max(latest.get(login, ""), when)
-    bb_names = {login: name for login, name in receipts.values() if name}
-    for d in entries:
-        if d.is_dir():
-            m = MOODLE_RE.match(d.name)
-            if m:
-                moodle.setdefault((m.group("name"), m.group("id")), []).append(d)
-            else:
-                out.append(ExportEntry(d.name, d, [], {"source": "folder"}))
-        elif d.is_file() and d in bb:
-            login, when, file = bb[d]
-            files = flat.setdefault(("blackboard", login, login), [])   # a receipt alone: still the student
-            if file and when == latest[login]:
-                shown[d] = file
-                files.append(d)
-        elif d.is_file():
-            cv = CANVAS_RE.match(d.name)
-            if cv:
-                shown[d] = cv.group("file")
-                flat.setdefault(("canvas", cv.group("login"), cv.group("id")), []).append(d)
-            else:
-                flat.setdefault(("file", d.stem, ""), []).append(d)
-    for (name, pid), folders in sorted(moodle.items()):
-        # The file plugin's folder holds the upload; another plugin's (online text) is kept only
-        # when there is no file folder.
-        folders.sort(key=lambda f: (MOODLE_RE.match(f.name).group("plugin") != "file", f.name))
-        out.append(ExportEntry(name, folders[0], [], {"source": "moodle", "id": pid, "name": name}))
-    for (kind, who, ident), files in sorted(flat.items()):
-        lms = {"source": kind}
-        if kind == "canvas":
-            lms.update(id=ident, login=who)
-        elif kind == "blackboard":
-            lms.update(login=who, name=bb_names.get(who, ""))
-        out.append(ExportEntry(who, None, files, lms, {f: shown[f] for f in files if f in shown}))
-    seen: dict[str, int] = {}
-    for e in out:
-        seen[e.name] = seen.get(e.name, 0) + 1
-    for e in out:
-        if seen[e.name] > 1 and (e.lms.get("id") or e.lms.get("login")):
-            e.name = f"{e.name} ({e.lms.get('id') or e.lms.get('login')})"
-    return out
-
-
-def read_roster(path: Path) -> list[dict]:
-    """An LMS's own gradebook export (Canvas: Student, ID, SIS User ID, SIS Login ID, Section;
-    Moodle: First name, Last name, ID number, Email address; Blackboard: Last Name, First Name,
-    Username, Student ID), as identities: [{"id", "sis_id", "login", "name", "email", "section"}]."""
-    import csv
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
-    out = []
-    for r in rows:
-        g = {k.strip().lower(): (v or "").strip() for k, v in r.items() if k}
-        if "points possible" in (g.get("student", "") + g.get("last name", "")).lower():
-            continue
-        first, last = g.get("first name", ""), g.get("last name", "")
-        name = g.get("student") or " ".join(x for x in (first, last) if x)
-        if "," in name and not first:           # Canvas: "Adams, Alice"
-            l, _, f_ = name.partition(",")
-            name = f"{f_.strip()} {l.strip()}"
-        out.append({"id": g.get("id", ""), "sis_id": g.get("sis user id") or g.get("id number") or g.get("student id", ""),
-                    "login": g.get("sis login id") or g.get("username", ""), "name": name,
-                    "email": g.get("email address") or g.get("email", ""), "section": g.get("section", "")})
-    return out
-
-
-def match_roster(student: str, lms: dict, roster: list[dict]) -> dict:
-    """`lms` completed from the roster row that is this student (same login, id, e-mail or its
-    local part, or full name; case ignored), or `lms` unchanged when no row, or several, match."""
-    keys = {k.lower() for k in (student, lms.get("login", ""), lms.get("name", ""), lms.get("id", "")) if k}
-    hits = []
-    for r in roster:
-        cand = {r["login"], r["email"], r["email"].split("@")[0], r["sis_id"], r["name"]}
-        if lms.get("source") == "canvas":
-            cand.add(r["id"])
-        if keys & {c.lower() for c in cand if c}:
-            hits.append(r)
-    if len(hits) != 1:
-        return lms
-    merged = dict(lms)
-    for k, v in hits[0].items():
-        if v and not (k == "id" and lms.get("source") == "moodle"):   # Moodle's id is the participant's
-            merged.setdefault(k, v) if merged.get(k) else merged.__setitem__(k, v)
-    merged["roster"] = True
-    return merged
+# Uploads (which file is a lab's kernel, archives opened in a process of their own) and identities
+# (who a submission belongs to) have modules of their own; their names are re-exported here for
+# the tools that import this one.
+from banklab_archives import (ARCHIVE_MAX_ENTRIES, ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MAX_TOTAL_BYTES,  # noqa: E402,F401
+                              ARCHIVE_REFUSED, ARCHIVE_SUFFIXES, RENAMED_SUFFIX, UnsafeArchive, is_archive,
+                              unpack_upload)
+from banklab_uploads import (IGNORED, ORIGIN, UNRECOGNISED, find_source, find_source_in_files,  # noqa: E402,F401
+                             is_refusal, names_a_problem, source_candidates, sources_guarded, submitted_labs)
+from banklab_identity import (BLACKBOARD_RE, CANVAS_RE, MOODLE_RE, ExportEntry, match_roster,  # noqa: E402,F401
+                              parse_export, read_roster)
 
 
 # --------------------------------------------------------------------------- points
@@ -785,6 +316,7 @@ class LabResult:
     points_table: str = ""
     timed_out: bool = False    # the outer timeout stopped the judge: never reused on a resume
     ungraded: str = ""         # why this is no grade though no verdict says fault (a lost or pending task)
+    ignored: list[str] = dataclasses.field(default_factory=list)   # files handed in, not graded
 
     @property
     def points(self) -> float:
@@ -1231,7 +763,8 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     if not verdicts:
         verdicts.append(read_verdict(f"Lab{lab}.Judge", "cpu", None, note, fault))
     res = LabResult(student, lab, ORIGIN.get(source, str(source or "")) if source else "", sha, tier, verdicts,
-                    fault or note, round(time.monotonic() - t0, 3), timed_out=timed_out)
+                    fault or note, round(time.monotonic() - t0, 3), timed_out=timed_out,
+                    ignored=list(IGNORED.get(source, [])))
     if table is not None:
         apply_points(res, table)
     return res

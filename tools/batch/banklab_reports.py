@@ -153,17 +153,8 @@ def lms_score(r: LabResult, points_possible: float) -> float | str:
     return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
 
 
-def _identity(ids: dict, student: str) -> dict:
-    v = ids.get(student) or {}
-    return {"id": v} if isinstance(v, str) else dict(v)
-
-
-def _login(student: str, who: dict) -> str:
-    """The student's LMS login: the export's or the roster's; else the folder's own name when it
-    reads as a login (one word of letters, digits, . _ - @), else ""."""
-    if who.get("login"):
-        return who["login"]
-    return student if re.fullmatch(r"[A-Za-z0-9._@-]+", student) and who.get("source") in (None, "folder") else ""
+# Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
+from banklab_identity import identity_of as _identity, login_of as _login   # noqa: E402
 
 
 def _split_name(full: str) -> tuple[str, str]:
@@ -182,8 +173,9 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
       name, Grade, Maximum Grade, Last modified (grade);
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
-    `ids`: each student's identity (banklab_grading.parse_export, completed by --roster). A student
-    without one in a file is still written, with empty ID cells, and listed by grade-class.
+    `ids`: each student's identity (banklab_identity.match_roster: the export's own ids, completed
+    from the roster row with the same id). A student without one in a file is still written, with
+    empty ID cells, and grade-class warns of each such file (banklab_identity.check_import_files).
     A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
     ambiguous and missing; grade-class prints how many (banklab_status.report)."""
     labs, by = by_student(results)
@@ -221,13 +213,6 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
               brows, quote_all=True)
     written.append(out / "lms-blackboard.csv")
     return written
-
-
-def students_without_lms_id(results: list[LabResult], ids: dict) -> list[str]:
-    """Students no LMS file can match (no id, login or participant number): grade-class names them."""
-    return sorted({r.student for r in results
-                   if not any(_identity(ids, r.student).get(k) for k in ("id", "login", "sis_id"))
-                   and not _login(r.student, _identity(ids, r.student))})
 
 
 # --------------------------------------------------------------------------- messages the student reads
@@ -324,12 +309,22 @@ def _total_points(results: list[LabResult]) -> str:
     return f"{fmt_points(sum(r.points for r in results))} / {maxi} points"
 
 
+def upload_line(r: LabResult) -> str:
+    """Which file of the upload was graded, and what else was handed in and not graded."""
+    if not r.source:
+        return ""
+    ign = r.ignored[:6] + ([f"{len(r.ignored) - 6} more"] if len(r.ignored) > 6 else [])
+    shown = Path(r.source).name if r.source.startswith("/") else r.source    # never a grader's own path
+    return f"File graded: {shown}." + (f" Handed in and not graded: {', '.join(ign)}." if ign else "")
+
+
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
     out = [f"# Feedback for {student}", ""]
     drawn: set[str] = set()
     out += [f"**Total: {_total_points(results)}**", ""]
     for r in sorted(results, key=lambda r: r.lab):
         out += [f"## Lab {r.lab}: {_lab_points(r)}", ""]
+        out += [f"{upload_line(r)}", ""] if upload_line(r) else []
         if r.judge_note and not r.not_graded:
             out += [f"> Not judged: {r.judge_note}.", ""]
         if not r.complete:
@@ -371,6 +366,7 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
     for r in sorted(results, key=lambda r: r.lab):
         pictures = 0
         out.append(f"<h2>Lab {e(r.lab)}: {e(_lab_points(r))}</h2>")
+        out += [f"<p>{e(upload_line(r))}</p>"] if upload_line(r) else []
         if r.judge_note and not r.not_graded:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
         if not r.complete:

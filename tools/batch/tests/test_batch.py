@@ -114,6 +114,10 @@ def validate_prairielearn(tc, d):
     if not d["gradable"]:                    # PrairieLearn's format errors: the attempt does not count
         tc.assertTrue(d["format_errors"] and all(isinstance(e, str) for e in d["format_errors"]))
         return
+    if d.get("succeeded") is False:          # a fault: the grading job failed, no score recorded
+        tc.assertNotIn("score", d)
+        tc.assertIn("not graded", d["message"])
+        return
     tc.assertIsInstance(d["score"], (int, float))
     tc.assertGreaterEqual(d["score"], 0.0)
     tc.assertLessEqual(d["score"], 1.0)
@@ -803,6 +807,27 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         self.assertEqual(d["score"], CPU_SOLVED)
         self.assertIn("Incomplete grade", d["output"])
+
+    def test_a_hostile_archive_on_a_platform_is_a_named_refusal_not_a_crash(self):
+        # Issue 30 family 2: a 5 GiB pax header in a small .tar.xz, beside nothing else; and a
+        # stale stub beside the real file in a zip (issue 31 item 3).
+        sys.path.insert(0, str(HERE))
+        from test_uploads import huge_header_tar, make_zip
+        (self.tmp / "submission").mkdir()
+        huge_header_tar(self.tmp / "submission" / "lab05.tar.xz", b"x", 5, "xz")
+        self.run_platform("gradescope", "--root", str(self.tmp))
+        d = json.loads((self.tmp / "results" / "results.json").read_text())
+        self.assertEqual(d["score"], 0)
+        self.assertIn("lab05.tar.xz was not unpacked: it holds a header of 5368709120 bytes", json.dumps(d))
+        shutil.rmtree(self.tmp / "submission")
+        self.put("submission/kernel.cu", "// FAKE-JUDGE: stub")
+        make_zip(self.tmp / "submission" / "kernel_final.zip", {"kernel.cu": b"// FAKE-JUDGE: solved\n"})
+        shutil.move(self.tmp / "submission", self.tmp / "student")
+        self.run_platform("prairielearn", "--root", str(self.tmp), "--lab", "05")
+        d = json.loads((self.tmp / "results" / "results.json").read_text())
+        self.assertFalse(d["gradable"])                  # not a grade: PrairieLearn asks for a new upload
+        self.assertIn("more than one upload could be lab 05's kernel", json.dumps(d))
+        self.assertIn("kernel_final.zip: kernel.cu", json.dumps(d))
 
     def test_prairielearn_scores_a_solved_lab_a_stub_and_a_cheat(self):
         self.put("student/05_swizzle.cu", "// FAKE-JUDGE: solved")

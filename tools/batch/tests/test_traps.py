@@ -123,8 +123,11 @@ class CsvInjection(Export):
         put(cls.subs / "Tab Upload" / "=1+2.pdf", "not a kernel")   # a file name in the notes column
         put(cls.subs / "Lab 5_mallory_attempt_2026-11-20-10-30-45_kernel.cu", SOLVED)
         put(cls.subs / "Lab 5_mallory_attempt_2026-11-20-10-30-45.txt", f"Name: {MALLORY} (=mallory)\n")
+        # "Plain Name" is a folder: its roster row is only proposed, and written once confirmed.
         cls.run_ = grade_class(cls.subs, cls.out, "--roster", put(cls.tmp / "roster.csv",
-                               "Student,ID,SIS User ID,SIS Login ID,Section\nPlain Name,7,-7,@plain,=Sec\n"))
+                               "Student,ID,SIS User ID,SIS Login ID,Section\nPlain Name,7,-7,@plain,=Sec\n"),
+                               "--identities", put(cls.tmp / "confirmed.csv",
+                                                   "student,ID,SIS User ID,login,name,confirm\nPlain Name,7,-7,@plain,,yes\n"))
 
     def test_grade_class_exits_zero(self):
         self.assertEqual(self.run_.returncode, 0, self.run_.stderr)
@@ -295,7 +298,8 @@ class LmsExports(Export):
         put(s / "Lab 5_c_chen_attempt_2026-11-20-11-00-00.txt", "Name: Cy Chen (c_chen)\n")
         # Canvas's flat files.
         put(s / "leeann_111_999_kernel.cu", SOLVED)
-        # One folder per student: by login, by name (matched through the roster), unknown.
+        # One folder per student: by login, by name (proposed from the roster, written once
+        # confirmed), unknown.
         put(s / "jdoe" / "kernel.cu", STUB)
         put(s / "Eve Evans" / "kernel.cu", SOLVED)
         put(s / "Nobody Known" / "kernel.cu", SOLVED)
@@ -307,6 +311,14 @@ class LmsExports(Export):
         cls.run_ = grade_class(s, cls.out, "--roster", roster)
         cls.book = read_csv(cls.out / "gradebook.csv")
         cls.lms = read_csv(cls.out / "lms.csv")
+        cls.proposed = {r["student"]: r for r in read_csv(cls.out / "identities.csv")}
+        confirm = cls.tmp / "confirm.csv"
+        shutil.copyfile(cls.out / "identities.csv", confirm)
+        text = confirm.read_text(encoding="utf-8").splitlines()
+        confirm.write_text("\n".join(l + "yes" if l.startswith(("jdoe,", "Eve Evans,")) else l for l in text) + "\n",
+                           encoding="utf-8")
+        cls.rerun = grade_class(s, cls.tmp / "confirmed", "--roster", roster, "--identities", confirm)
+        cls.lms_confirmed = read_csv(cls.tmp / "confirmed" / "lms.csv")
 
     def test_grade_class_exits_zero_and_names_the_students_no_lms_can_match(self):
         self.assertEqual(self.run_.returncode, 0, self.run_.stderr)
@@ -324,13 +336,21 @@ class LmsExports(Export):
         row = next(r for r in self.book if r["student"] == "bbrown")
         self.assertEqual(float(row[next(k for k in row if k.startswith("lab05 ("))]), CPU_SOLVED)
 
-    def test_canvas_ids_are_filled_from_the_export_and_the_roster(self):
+    def test_canvas_ids_come_from_the_export_and_a_folders_match_only_once_confirmed(self):
         ids = {r["Student"]: (r["ID"], r["SIS User ID"], r["SIS Login ID"], r["Section"]) for r in self.lms[1:]}
-        self.assertEqual(ids["leeann"][0], "111")
-        self.assertEqual(ids["jdoe"], ("222", "S222", "jdoe", "Sec 1"))
-        self.assertEqual(ids["Eve Evans"], ("333", "S333", "eevans", "Sec 2"))
+        self.assertEqual(ids["leeann"], ("111", "", "", ""))   # Canvas's id; its prefix is a name, no login
+        for folder in ("jdoe", "Eve Evans"):                  # matched by a bare name: proposed only
+            self.assertEqual(ids[folder], ("", "", "", ""))
+            self.assertEqual(self.proposed[folder]["status"], "to confirm")
+        self.assertEqual((self.proposed["jdoe"]["ID"], self.proposed["Eve Evans"]["login"]), ("222", "eevans"))
+        self.assertIn("identities.csv", self.run_.stderr)
         self.assertEqual(ids["Alice Adams"][0], "")            # a Moodle participant number is no Canvas ID
         self.assertEqual(ids["Nobody Known"], ("", "", "", ""))
+        self.assertEqual(self.rerun.returncode, 0, self.rerun.stderr)
+        done = {r["Student"]: (r["ID"], r["SIS User ID"], r["SIS Login ID"], r["Section"]) for r in self.lms_confirmed[1:]}
+        self.assertEqual(done["jdoe"], ("222", "S222", "jdoe", "Sec 1"))
+        self.assertEqual(done["Eve Evans"], ("333", "S333", "eevans", "Sec 2"))
+        self.assertEqual(done["Nobody Known"], ("", "", "", ""))
 
     def test_every_lab_is_out_of_the_same_points_possible(self):
         self.assertEqual(float(self.lms[0]["banklab lab 05"]), br.LMS_POINTS)
@@ -353,7 +373,9 @@ class LmsExports(Export):
         rows = {r["Username"]: r for r in read_csv(self.out / "lms-blackboard.csv")}
         self.assertEqual((rows["bbrown"]["First Name"], rows["bbrown"]["Last Name"]), ("Bob", "Brown"))
         self.assertIn("c_chen", rows)
-        self.assertIn("jdoe", rows)
+        self.assertNotIn("jdoe", rows)       # a folder's name is no Blackboard username
+        confirmed = {r["Username"] for r in read_csv(self.tmp / "confirmed" / "lms-blackboard.csv")}
+        self.assertIn("jdoe", confirmed)
 
     def test_the_export_parser_reads_each_name_shape(self):
         es = {e.name: e for e in bg.parse_export(self.subs)}
