@@ -42,45 +42,55 @@ std::string trace_unavailable_reason() {
 
 namespace {
 
-// The offsets of an access's active lanes, each less the first active lane's: the same rows
-// wherever the tile starts.
-std::vector<std::uint32_t> relative_pattern(const banklab::WarpAccess& a) {
-  std::vector<std::uint32_t> p;
-  std::uint32_t first = 0;
-  bool seen = false;
-  for (int l = 0; l < banklab::kWarpSize; ++l) {
-    if (!((a.mask >> l) & 1u)) continue;
-    if (!seen) first = a.offset[static_cast<std::size_t>(l)];
-    seen = true;
-    p.push_back(a.offset[static_cast<std::size_t>(l)] - first);
+// The pieces of an access whose addresses the lab describes, each as its lanes' offsets less its
+// first lane's (the same rows wherever the tile starts): for ldmatrix and stmatrix each 8 x 8
+// matrix (lanes 8 m .. 8 m + 7 give its rows; the order of the matrices in one instruction is the
+// kernel's choice), for other kinds the whole warp's active lanes.
+std::vector<std::vector<std::uint32_t>> relative_pieces(const banklab::WarpAccess& a) {
+  const bool matrices = a.op == banklab::Op::LoadMatrix || a.op == banklab::Op::StoreMatrix;
+  const int piece = matrices ? 8 : banklab::kWarpSize;
+  std::vector<std::vector<std::uint32_t>> pieces;
+  for (int first = 0; first < banklab::kWarpSize; first += piece) {
+    std::vector<std::uint32_t> p;
+    bool seen = false;
+    std::uint32_t base = 0;
+    for (int l = first; l < first + piece; ++l) {
+      if (!((a.mask >> l) & 1u)) continue;
+      if (!seen) base = a.offset[static_cast<std::size_t>(l)];
+      seen = true;
+      p.push_back(a.offset[static_cast<std::size_t>(l)] - base);
+    }
+    if (!p.empty()) pieces.push_back(std::move(p));
   }
-  p.push_back(a.mask);
-  return p;
+  return pieces;
 }
 
-// Traced instructions of a required kind whose lanes' addresses are none of the description's
-// accesses of that kind (moved as a whole): "" when every one is.
+// Traced instructions of a required kind with a piece (a matrix) whose lanes' addresses are none
+// of the description's accesses of that kind (moved as a whole): "" when every one is.
 std::string addresses_not_described(const std::vector<banklab::trace::Instruction>& ins,
                                     const std::vector<RequiredKind>& required) {
   std::ostringstream os;
   for (const RequiredKind& k : required) {
     if (k.accesses.empty()) continue;
     std::set<std::vector<std::uint32_t>> described;
-    for (const banklab::WarpAccess& a : k.accesses) described.insert(relative_pattern(a));
+    for (const banklab::WarpAccess& a : k.accesses)
+      for (auto& p : relative_pieces(a)) described.insert(std::move(p));
     long long off = 0, of_kind = 0;
     const banklab::trace::Instruction* first = nullptr;
     for (const auto& in : ins) {
       if (in.access.op != k.op) continue;
       of_kind += static_cast<long long>(in.count);
-      if (described.count(relative_pattern(in.access))) continue;
+      const auto pieces = relative_pieces(in.access);
+      if (std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return described.count(p) > 0; })) continue;
       off += static_cast<long long>(in.count);
       if (!first) first = &in;
     }
     if (off == 0) continue;
     os << "  " << off << " of the " << of_kind << " traced " << banklab::describe(k.op)
-       << " warp instructions give row addresses that are none of the description's (" << k.described
+       << " warp instructions read a matrix whose row addresses are none of the description's (" << k.described
        << ": the rows tile_offset() gives for each lane, wherever the tile starts). The first, at "
-       << (first->file.empty() ? std::string("?") : first->file) << ":" << first->line << ", lanes 0-7 at byte offsets";
+       << (!grader::context().source.empty() ? grader::context().source : first->file.empty() ? std::string("?") : first->file)
+       << ":" << first->line << ", lanes 0-7 at byte offsets";
     for (int l = 0; l < 8; ++l) os << " " << first->access.offset[static_cast<std::size_t>(l)];
     os << ". The lab grades the loads of the operands from the tile: load each fragment from the rows the "
           "description names, not from other addresses. "
