@@ -14,7 +14,7 @@ if [[ -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwra
 bld() {  # tree, where
   mkdir -p "$2"; tar -C "$1" --exclude=./build --exclude=./.carry -cf - . | tar -C "$2" -xf -; chmod -R a+rX "$2"
   cmake -S "$2" -B "$2/b" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" >"$2.cfg" 2>&1 &&
-    cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -30 "$2.cfg" "$2.log"; return 1; }
+    cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -n 30 "$2.cfg" "$2.log"; return 1; }
 }
 mode=${1:-}; shift; only=("$@")   # the labs to grade (all without any)
 labs() { python3 tools/lablib/banklab_labs.py list | while read -r n f; do

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -39,9 +40,97 @@ std::string trace_unavailable_reason() {
   return "";
 }
 
+namespace {
+
+// The pieces of an access whose addresses the lab describes, each as its lanes' offsets less its
+// first lane's (the same rows wherever the tile starts): for ldmatrix and stmatrix each 8 x 8
+// matrix (lanes 8 m .. 8 m + 7 give its rows; the order of the matrices in one instruction is the
+// kernel's choice), for other kinds the whole warp's active lanes.
+std::vector<std::vector<std::uint32_t>> relative_pieces(const banklab::WarpAccess& a) {
+  const bool matrices = a.op == banklab::Op::LoadMatrix || a.op == banklab::Op::StoreMatrix;
+  const int piece = matrices ? 8 : banklab::kWarpSize;
+  std::vector<std::vector<std::uint32_t>> pieces;
+  for (int first = 0; first < banklab::kWarpSize; first += piece) {
+    std::vector<std::uint32_t> p;
+    bool seen = false;
+    std::uint32_t base = 0;
+    for (int l = first; l < first + piece; ++l) {
+      if (!((a.mask >> l) & 1u)) continue;
+      if (!seen) base = a.offset[static_cast<std::size_t>(l)];
+      seen = true;
+      p.push_back(a.offset[static_cast<std::size_t>(l)] - base);
+    }
+    if (!p.empty()) pieces.push_back(std::move(p));
+  }
+  return pieces;
+}
+
+// Traced instructions of a required kind with a piece (a matrix) whose lanes' addresses are none
+// of the description's accesses of that kind (moved as a whole): "" when every one is.
+std::string addresses_not_described(const std::vector<banklab::trace::Instruction>& ins,
+                                    const std::vector<RequiredKind>& required) {
+  std::ostringstream os;
+  for (const RequiredKind& k : required) {
+    if (k.accesses.empty()) continue;
+    std::set<std::vector<std::uint32_t>> described;
+    for (const banklab::WarpAccess& a : k.accesses)
+      for (auto& p : relative_pieces(a)) described.insert(std::move(p));
+    long long off = 0, of_kind = 0;
+    const banklab::trace::Instruction* first = nullptr;
+    for (const auto& in : ins) {
+      if (in.access.op != k.op) continue;
+      of_kind += static_cast<long long>(in.count);
+      const auto pieces = relative_pieces(in.access);
+      if (std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return described.count(p) > 0; })) continue;
+      off += static_cast<long long>(in.count);
+      if (!first) first = &in;
+    }
+    if (off == 0) continue;
+    os << "  " << off << " of the " << of_kind << " traced " << banklab::describe(k.op)
+       << " warp instructions read a matrix whose row addresses are none of the description's (" << k.described
+       << ": the rows tile_offset() gives for each lane, wherever the tile starts). The first, at "
+       << (!grader::context().source.empty() ? grader::context().source : first->file.empty() ? std::string("?") : first->file)
+       << ":" << first->line << ", lanes 0-7 at byte offsets";
+    for (int l = 0; l < 8; ++l) os << " " << first->access.offset[static_cast<std::size_t>(l)];
+    os << ". The lab grades the loads of the operands from the tile: load each fragment from the rows the "
+          "description names, not from other addresses. "
+       << k.hint << "\n";
+  }
+  return os.str();
+}
+
+// Per kind of instruction: traced against the work (wavefronts exactly, bytes at least). ""
+// when every kind matches.
+std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced, const Work& work) {
+  std::set<banklab::Op> ops;
+  for (const auto& [op, k] : traced) ops.insert(op);
+  for (const auto& [op, k] : work.kinds) ops.insert(op);
+  std::ostringstream os;
+  for (const banklab::Op op : ops) {
+    const auto t = traced.find(op);
+    const auto w = work.kinds.find(op);
+    const KindWork have = t == traced.end() ? KindWork{} : t->second, need = w == work.kinds.end() ? KindWork{} : w->second;
+    if (have.wavefronts == need.wavefronts && have.lane_bytes >= need.lane_bytes) continue;
+    os << "  " << banklab::describe(op) << ": the traced launch ran " << have.instructions << " warp instructions, "
+       << have.wavefronts << " wavefronts, its lanes naming " << have.lane_bytes << " bytes; the work needs exactly "
+       << need.wavefronts << " wavefronts";
+    if (need.lane_bytes > 0) os << " and at least " << need.lane_bytes << " bytes (" << need.instructions << " warp instructions at full warps)";
+    if (have.wavefronts < need.wavefronts || have.lane_bytes < need.lane_bytes)
+      os << ". Fewer means part of the work did not go through shared memory in this launch (data taken straight "
+            "from global memory, a step skipped, a launch that behaves differently when it is traced): every launch "
+            "must stage the lab's data through shared memory as the handout's kernel does.\n";
+    else
+      os << ". More means accesses repeated or split into instructions of fewer lanes, or instructions of a kind the "
+            "work does not use.\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
-                                                               const std::string& hint, long long work_minimum,
+                                                               const std::string& hint, const Work& work_minimum,
                                                                const std::string& work,
                                                                const std::vector<RequiredKind>& required) {
   {
@@ -63,6 +152,7 @@ std::string trace_unavailable_reason() {
                                             "from its trace; this is the grader's limit, report it to your instructor.";
   std::map<std::string, TracedLine> lines;
   std::map<banklab::Op, long long> of_kind;  // warp instructions per op
+  std::map<banklab::Op, KindWork> traced;    // per op: instructions, wavefronts, bytes
   long long total = 0, bad = 0, wavefronts = 0;
   for (const auto& in : ins) {
     const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
@@ -77,6 +167,10 @@ std::string trace_unavailable_reason() {
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
     of_kind[in.access.op] += n;
+    KindWork& kw = traced[in.access.op];
+    kw.instructions += n;
+    kw.wavefronts += w * n;
+    kw.lane_bytes += static_cast<long long>(__builtin_popcount(in.access.mask)) * in.access.width * n;
     l.wavefronts += w * n;
     wavefronts += w * n;
     l.minimum += m * n;
@@ -97,8 +191,8 @@ std::string trace_unavailable_reason() {
   });
   std::ostringstream os;
   os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
-  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum << ")";
-  const bool over = wavefronts > work_minimum;
+  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum.wavefronts() << ")";
+  const bool over = wavefronts > work_minimum.wavefronts();
   // The kinds the lab asks for: a kernel that loads with other (even conflict-free) instructions
   // does not do what the lab teaches.
   std::ostringstream missing;
@@ -111,13 +205,21 @@ std::string trace_unavailable_reason() {
             << k.described << "), and the work traced here needs at least " << k.count << " of them. " << k.hint
             << "\n";
   }
-  if (bad == 0 && un.empty() && !over && missing.str().empty()) return ::testing::AssertionSuccess() << os.str();
+  const std::string kinds = kinds_unlike_the_work(traced, work_minimum);
+  const std::string addresses = addresses_not_described(ins, required);
+  missing << addresses;
+  if (bad == 0 && un.empty() && !over && missing.str().empty() && kinds.empty())
+    return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
   if (!missing.str().empty()) f << os.str() << ".\n" << missing.str();
-  if (over) {
+  if (!kinds.empty()) {
     if (missing.str().empty()) f << os.str() << ".\n";
+    f << "  Each kind of instruction against the work (" << work << "):\n" << kinds;
+  }
+  if (over) {
+    if (missing.str().empty() && kinds.empty()) f << os.str() << ".\n";
     f << "  All together the kernel's shared-memory instructions take " << wavefronts
-      << " wavefronts where the work (" << work << ") needs " << work_minimum
+      << " wavefronts where the work (" << work << ") needs " << work_minimum.wavefronts()
       << " with full warps. Either it makes more shared-memory accesses than the work needs (more blocks or steps than "
          "the data has, an access repeated), or a warp's access is split into several instructions of fewer lanes (an "
          "if on the lane, a loop over parts of the warp), each paying its own wavefronts"
@@ -125,7 +227,7 @@ std::string trace_unavailable_reason() {
       << ". Let all 32 lanes access together, once, in a layout where that is conflict-free.\n";
   }
   if (bad > 0) {
-    if (over || !missing.str().empty())
+    if (over || !missing.str().empty() || !kinds.empty())
       f << "  " << bad << " of the " << total << " warp instructions take more than their minimum:\n";
     else
       f << os.str() << "; " << bad << " of them take more than the minimum:\n";
@@ -139,7 +241,7 @@ std::string trace_unavailable_reason() {
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
   if (!un.empty()) {
-    f << (bad > 0 || over || !missing.str().empty() ? "  " : os.str() + "; ")
+    f << (bad > 0 || over || !missing.str().empty() || !kinds.empty() ? "  " : os.str() + "; ")
       << "the kernel uses shared-memory instructions the bank model does not cover, so its traffic cannot be judged:";
     for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ", code offset 0x" << std::hex << u.pc << std::dec << ");";
     f << " this lab's kernel needs only plain loads and stores (ld.shared / st.shared); rewrite those accesses as "
@@ -158,7 +260,7 @@ std::string trace_unavailable_reason() {
 }
 
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what, const std::function<void()>&,
-                                                               const std::string&, long long, const std::string&,
+                                                               const std::string&, const Work&, const std::string&,
                                                                const std::vector<RequiredKind>&) {
   return ::testing::AssertionFailure() << what << ": " << trace_unavailable_reason();
 }

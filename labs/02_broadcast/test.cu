@@ -150,7 +150,10 @@ TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_ASSERT(call.ready);
   // The work: kTerms coefficient loads per warp, and each block stages the table once (one
   // 4-byte store per coefficient: kTableFloats / 32 warp stores at 1 wavefront).
-  const long long work = grader::gpu::work_minimum(lab02_judge::table_load(), n / 32) + call.blocks() * (kChannels * kTerms / 32);
+  const grader::gpu::Work work =
+      grader::gpu::work_minimum(lab02_judge::table_load(), n / 32) +
+      grader::gpu::work_minimum({grader::instruction("staging store", banklab::Op::Store, 4, [](int l) { return 4 * l; })},
+                                call.blocks() * (kChannels * kTerms / 32));
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab02::eval_channels (the correctness check's launch, " + std::to_string(n) + " samples)",

@@ -201,7 +201,7 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   BANKLAB_ASSERT(st.call(w, h).ready);
   BANKLAB_ASSERT(st4.call(w4, h4).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
-  const long long work = grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)) +
+  const grader::gpu::Work work = grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)) +
                          grader::gpu::work_minimum(lab05_judge::instructions_of_transpose_float4(), (w4 / 8) * (h4 / 32));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab05::transpose_swizzled (96 x 256) and lab05::transpose_float4 (256 x 64 float4), the correctness checks' "

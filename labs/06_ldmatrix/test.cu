@@ -40,6 +40,18 @@ constexpr const char* kLdmatrixHint =
     "Load each fragment of A and B with ldmatrix.sync.aligned.m8n8.x4.shared.b16, as the handout's kernel does: one "
     "instruction gives the warp four 8 x 8 matrices, every lane giving one row address. Conflict-free scalar loads "
     "of the same tile are not what this lab grades.";
+// Issue 32 item 7: a conflict-free kernel that computes its ldmatrix row addresses inside the k
+// loop (the swizzle written with | and shifts, __launch_bounds__, #pragma unroll: 72 registers)
+// took 1.11x the reference on an H100, every store and ldmatrix at the minimum, and 1.10x with
+// its blocks per SM made equal to the reference's (bench/lab06_occupancy.sh): instruction
+// scheduling, not banks. The same bench ran a padded layout whose every ldmatrix is conflicted
+// (64 registers, 8 blocks per SM) at 0.85x: at this size the timing sees occupancy and scheduling
+// before a mild conflict, so the traced test is what grades conflicts.
+constexpr double kGemmTimingTolerance = 0.20;
+constexpr const char* kGemmTimingTolerance_why =
+    " (not 1.10x: conflict-free kernels differ from the reference by about 1.11x in their other instructions, "
+    "such as ldmatrix addresses recomputed in the k loop, which this lab does not grade; the traced test grades "
+    "the conflicts)";
 }  // namespace
 
 // ---- the tile ---------------------------------------------------------------------------------
@@ -238,5 +250,6 @@ TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
         reference_gemm<<<dim3(n / 64, m / 64), 128>>>(ref_c.get(), a.get(), b.get(), m, n, k);
         CUDA_CHECK(cudaGetLastError());
       },
-      [&] { c.poison(); }, [&] { return grader::gpu::AllMatch(expected, c.download(), "the product c = a * b^T"); }));
+      [&] { c.poison(); }, [&] { return grader::gpu::AllMatch(expected, c.download(), "the product c = a * b^T"); },
+      kGemmTimingTolerance, kGemmTimingTolerance_why));
 }

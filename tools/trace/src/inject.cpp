@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "banklab_trace/trace.hpp"
+#include "drain.hpp"
 
 namespace {
 
@@ -40,6 +41,9 @@ struct ContextState {
   DeviceRecord* host_records = nullptr; // pinned host staging, host_capacity records (made at first use)
   std::uint64_t capacity = 0;            // device records
   std::uint64_t host_capacity = 0;
+  DeviceRecord* ring = nullptr;          // pinned host: the overflow ring (format.hpp), ring_capacity records
+  unsigned long long *ring_ready = nullptr, *ring_drained = nullptr;
+  std::uint64_t ring_capacity = 0;
   bool patches_loaded = false;
   bool failed = false;
 };
@@ -146,6 +150,14 @@ ContextState* context_state(CUcontext ctx) {
     return fail("sanitizerAlloc(records)", r);
   if ((r = sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.host_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
     return fail("sanitizerAllocHost(header)", r);
+  // The overflow ring (8 MiB: 58,254 records; pinned host memory the device writes directly).
+  const std::uint64_t ring = (std::uint64_t{8} << 20) / sizeof(DeviceRecord);
+  if (sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.ring), ring * sizeof(DeviceRecord)) == SANITIZER_SUCCESS &&
+      sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.ring_ready), ring * sizeof(unsigned long long)) == SANITIZER_SUCCESS &&
+      sanitizerAllocHost(ctx, reinterpret_cast<void**>(&c.ring_drained), sizeof(unsigned long long)) == SANITIZER_SUCCESS)
+    c.ring_capacity = ring;
+  else
+    c.ring = nullptr;  // records past the device buffer are then counted as dropped
   return &c;  // the pinned staging buffer is made by staging(), at the first launch that records
 }
 
@@ -344,9 +356,18 @@ void on_launch_begin(const Sanitizer_LaunchData* d) {
     s.kernels.push_back(k);
   }
   s.kernels[it->second].launches++;
-  c->host_header->count = 0;
-  c->host_header->capacity = c->capacity;
-  c->host_header->records = c->dev_records;
+  *c->host_header = DeviceBuffer{0, c->capacity, c->dev_records, c->ring, c->ring_ready, c->ring_drained, c->ring_capacity};
+  if (c->ring) {
+    const std::uint32_t kernel = it->second;
+    auto sink = [kernel](DeviceRecord* r, std::uint64_t m) {
+      State& st = state();
+      resolve_tma(r, m);
+      st.merger.add(kernel, r, m);
+      st.traced += m;
+      stats().records += m;
+    };
+    banklab::trace::ring_drainer().begin(c->ring, c->ring_ready, c->ring_drained, c->ring_capacity, sink);
+  }
   BL_CHECK(sanitizerMemcpyHostToDeviceAsync(c->dev_header, c->host_header, sizeof(DeviceBuffer), d->hStream));
   BL_CHECK(sanitizerSetCallbackData(d->function, c->dev_header));
   g_pending = Pending{c, it->second};
@@ -368,7 +389,8 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
     BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_header, p.ctx->dev_header, sizeof(DeviceBuffer), d->hStream));
     const std::uint64_t count = p.ctx->host_header->count;
     n = std::min(count, p.ctx->capacity);
-    s.dropped += count - n;
+    if (p.ctx->ring) banklab::trace::ring_drainer().end(count - n);  // the records past the device buffer went through the ring
+    else s.dropped += count - n;
     if (n == 0) return;
     host = staging(d->context, *p.ctx);
     if (!host) {  // no pinned memory for them: counted as dropped, as a full device buffer is

@@ -18,6 +18,29 @@ __device__ __forceinline__ unsigned lane_id() {
   return lane;
 }
 
+// Where the record of ticket `slot` goes: the device buffer, or (past its capacity) the host's
+// overflow ring once the host has drained that ring slot's last use (format.hpp). `ring_ticket`
+// is the ring ticket + 1 (0: the device buffer); nullptr: nowhere (no ring), counted, not stored.
+struct Slot {
+  DeviceRecord* r;
+  unsigned long long ring_ticket;
+};
+
+__device__ __forceinline__ Slot slot_for(DeviceBuffer* buf, unsigned long long slot) {
+  if (slot < buf->capacity) return Slot{&buf->records[slot], 0};
+  if (buf->ring == nullptr) return Slot{nullptr, 0};  // counted, not stored: the host reports it
+  const unsigned long long t = slot - buf->capacity;
+  while (t >= *reinterpret_cast<volatile unsigned long long*>(buf->drained) + buf->ring_capacity) __nanosleep(1000);
+  return Slot{&buf->ring[t % buf->ring_capacity], t + 1};
+}
+
+// Publishes a ring record once written (every writer fenced its own writes before this).
+__device__ __forceinline__ void publish(DeviceBuffer* buf, const Slot& s) {
+  if (s.ring_ticket == 0) return;
+  __threadfence_system();
+  *reinterpret_cast<volatile unsigned long long*>(&buf->ready[(s.ring_ticket - 1) % buf->ring_capacity]) = s.ring_ticket;
+}
+
 // Appends this warp instruction: every lane of the group writes its own offset.
 __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint8_t kind,
                                        uint8_t width, uint8_t flags, uint8_t extra = 0) {
@@ -27,11 +50,12 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   const unsigned group = __match_any_sync(active, pc);
   const unsigned lane = lane_id();
   const unsigned leader = __ffs(group) - 1;
-  unsigned long long slot = 0;
-  if (lane == leader) slot = atomicAdd(&buf->count, 1ull);
-  slot = __shfl_sync(group, slot, leader);
-  if (slot >= buf->capacity) return;                // counted, not stored: the host reports it
-  DeviceRecord* r = &buf->records[slot];
+  Slot s{nullptr, 0};
+  if (lane == leader) s = slot_for(buf, atomicAdd(&buf->count, 1ull));
+  s.r = reinterpret_cast<DeviceRecord*>(__shfl_sync(group, reinterpret_cast<unsigned long long>(s.r), leader));
+  s.ring_ticket = __shfl_sync(group, s.ring_ticket, leader);
+  if (s.r == nullptr) return;                       // counted, not stored: the host reports it
+  DeviceRecord* r = s.r;
   r->offset[lane] = offset;
   if (lane == leader) {
     r->pc = pc;
@@ -41,22 +65,26 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
     r->flags = flags;
     r->reserved = extra;
   }
+  if (s.ring_ticket == 0) return;
+  __threadfence_system();  // this lane's writes, before the leader publishes the record
+  __syncwarp(group);
+  if (lane == leader) publish(buf, s);
 }
 
 // The record of this warp instruction for callbacks whose arguments are the same in every lane:
-// the first lane of the group gets it (its pc and lanes written), the others get nullptr.
-__device__ __forceinline__ DeviceRecord* claim(void* userdata, uint64_t pc) {
+// the first lane of the group gets it (its pc and lanes written), the others get nullptr. The
+// caller fills it, then publishes it (publish()).
+__device__ __forceinline__ Slot claim(void* userdata, uint64_t pc) {
   auto* buf = static_cast<DeviceBuffer*>(userdata);
-  if (buf == nullptr) return nullptr;
+  if (buf == nullptr) return Slot{nullptr, 0};
   const unsigned active = __activemask();
   const unsigned group = __match_any_sync(active, pc);
-  if (lane_id() != static_cast<unsigned>(__ffs(group) - 1)) return nullptr;
-  const unsigned long long slot = atomicAdd(&buf->count, 1ull);
-  if (slot >= buf->capacity) return nullptr;  // counted, not stored: the host reports it
-  DeviceRecord* r = &buf->records[slot];
-  r->pc = pc;
-  r->mask = group;
-  return r;
+  if (lane_id() != static_cast<unsigned>(__ffs(group) - 1)) return Slot{nullptr, 0};
+  const Slot s = slot_for(buf, atomicAdd(&buf->count, 1ull));
+  if (s.r == nullptr) return s;  // counted, not stored: the host reports it
+  s.r->pc = pc;
+  s.r->mask = group;
+  return s;
 }
 
 }  // namespace
@@ -117,7 +145,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_wgmma(
     void* userdata, uint64_t pc, uint32_t addressA, uint32_t sizeA, uint32_t addressB, uint32_t sizeB,
     uint32_t flags, uint32_t warpMask) {
   using namespace banklab::trace;
-  DeviceRecord* r = claim(userdata, pc);
+  const Slot s = claim(userdata, pc);
+  DeviceRecord* r = s.r;
   if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
   const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   r->kind = kKindWgmma;
@@ -131,6 +160,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_wgmma(
   r->offset[kWgmmaSizeB] = sizeB;
   r->offset[kWgmmaFlags] = flags;
   r->offset[kWgmmaWarpMask] = warpMask;
+  publish(static_cast<DeviceBuffer*>(userdata), s);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -143,7 +173,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load(
     void* userdata, uint64_t pc, uint64_t tensorMap, uint32_t, uint32_t, int32_t, int32_t, int32_t, int32_t,
     int32_t, uint32_t dim, uint32_t, uint32_t, uint32_t) {
   using namespace banklab::trace;
-  DeviceRecord* r = claim(userdata, pc);
+  const Slot s = claim(userdata, pc);
+  DeviceRecord* r = s.r;
   if (r == nullptr) return SANITIZER_PATCH_SUCCESS;
   r->kind = kKindTmaLoad;
   r->width = static_cast<uint8_t>(dim);
@@ -156,19 +187,22 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load(
     for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
     r->flags = kFlagTmaUnknownMap;
   }
+  publish(static_cast<DeviceBuffer*>(userdata), s);
   return SANITIZER_PATCH_SUCCESS;
 }
 
 // A TMA instruction counted, with no box (format.hpp: kFlagTmaUnknownMap).
 __device__ __forceinline__ void tma_counted(void* userdata, uint64_t pc, uint8_t kind) {
   using namespace banklab::trace;
-  DeviceRecord* r = claim(userdata, pc);
+  const Slot s = claim(userdata, pc);
+  DeviceRecord* r = s.r;
   if (r == nullptr) return;
   r->kind = kind;
   r->width = 0;
   r->reserved = 0;
   r->flags = kFlagTmaUnknownMap;
   for (int i = 0; i < kRecordLanes; ++i) r->offset[i] = 0;
+  publish(static_cast<DeviceBuffer*>(userdata), s);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count(void* userdata, uint64_t pc) {

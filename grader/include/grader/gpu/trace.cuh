@@ -53,6 +53,37 @@ struct RequiredKind {
   long long count = 0;     ///< at least this many in the traced launch
   std::string described;   ///< the description's instructions of this kind ("a_ldmatrix, b_ldmatrix")
   std::string hint;        ///< what to do instead, for the message
+  /// The description's accesses of this kind (one unit of work's): every traced instruction of the
+  /// kind must be one of them, moved as a whole (the tile's base is the kernel's).
+  std::vector<banklab::WarpAccess> accesses;
+};
+
+/// What one kind of shared-memory instruction (one op) of the work costs at full warps.
+struct KindWork {
+  long long instructions = 0;  ///< warp instructions
+  long long wavefronts = 0;    ///< each at the model's minimum
+  long long lane_bytes = 0;    ///< bytes the active lanes name (lanes x width): wider vectors need fewer instructions, not fewer bytes
+};
+
+/// The work of a traced launch, per kind of instruction: the traced launch must take exactly its
+/// wavefronts of each kind, and name at least its bytes.
+struct Work {
+  std::map<banklab::Op, KindWork> kinds;
+  long long wavefronts() const {
+    long long w = 0;
+    for (const auto& [op, k] : kinds) w += k.wavefronts;
+    return w;
+  }
+  Work& operator+=(const Work& o) {
+    for (const auto& [op, k] : o.kinds) {
+      KindWork& m = kinds[op];
+      m.instructions += k.instructions;
+      m.wavefronts += k.wavefronts;
+      m.lane_bytes += k.lane_bytes;
+    }
+    return *this;
+  }
+  friend Work operator+(Work a, const Work& b) { return a += b; }
 };
 
 /// Runs `launch` (which launches the student's kernels and synchronises) under the tracer and
@@ -66,14 +97,19 @@ struct RequiredKind {
 /// whose launch it is. Nothing tells the traced launch from the others.
 ///
 /// `work_minimum` is what the work of the traced launch needs at full warps (the grader's own
-/// description: every described instruction at its minimum, times the units of work launched);
-/// the traced total must not exceed it, so splitting a warp's access into partial-warp
-/// instructions, each at its own minimum, still fails. `work` says what was counted.
+/// description: every described instruction at its minimum, times the units of work launched),
+/// per kind of instruction. The traced wavefronts of each kind must equal it exactly: more means
+/// a warp's access split into partial-warp instructions (each at its own minimum) or repeated;
+/// fewer, or fewer bytes named by the lanes than the work's, means part of the work went around
+/// shared memory (a kernel that tells the traced launch apart can only take its clean path).
+/// `work` says what was counted.
 /// `required`: the instruction kinds the lab asks for (described_kinds()); the trace must hold at
-/// least that many of each, so conflict-free loads of another kind do not stand in for them.
+/// least that many of each, so conflict-free loads of another kind do not stand in for them, and
+/// each traced instruction of such a kind must be one of the description's accesses (moved by the
+/// tile's base), so an ldmatrix of other rows does not stand in for the operands' loads.
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
-                                                               const std::string& hint, long long work_minimum,
+                                                               const std::string& hint, const Work& work_minimum,
                                                                const std::string& work,
                                                                const std::vector<RequiredKind>& required = {});
 
@@ -91,18 +127,25 @@ std::vector<RequiredKind> described_kinds(const grader_desc::Instruction (&descr
       continue;
     const long long per_unit = std::max(1, grader::answers().access(d.name).count());
     auto it = std::find_if(kinds.begin(), kinds.end(), [op](const RequiredKind& k) { return k.op == op; });
-    if (it == kinds.end()) it = kinds.insert(kinds.end(), RequiredKind{op, 0, "", hint});
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), RequiredKind{op, 0, "", hint, {}});
     it->count += per_unit * units;
     it->described += (it->described.empty() ? "" : ", ") + std::string(d.name);
+    const grader::AccessTable& table = grader::answers().access(d.name);
+    for (int i = 0; i < table.count(); ++i) it->accesses.push_back(grader::from_table(table, i, d.name).access);
   }
   return kinds;
 }
 
-/// Wavefronts that `units` repetitions of `per_unit` need, each instruction at the model's minimum.
-inline long long work_minimum(const std::vector<grader::Instruction>& per_unit, long long units) {
-  long long m = 0;
-  for (const grader::Instruction& i : per_unit) m += banklab::minimum_wavefronts(i.access);
-  return m * units;
+/// What `units` repetitions of `per_unit` need, per kind, each instruction at the model's minimum.
+inline Work work_minimum(const std::vector<grader::Instruction>& per_unit, long long units) {
+  Work w;
+  for (const grader::Instruction& i : per_unit) {
+    KindWork& k = w.kinds[i.access.op];
+    k.instructions += units;
+    k.wavefronts += banklab::minimum_wavefronts(i.access) * units;
+    k.lane_bytes += static_cast<long long>(__builtin_popcount(i.access.mask)) * i.access.width * units;
+  }
+  return w;
 }
 
 }  // namespace grader::gpu

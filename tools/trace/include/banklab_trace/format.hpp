@@ -86,10 +86,21 @@ struct DeviceRecord {
 static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host and device");
 
 /// The device-side buffer header the patch receives as its user data.
+///
+/// Records 0 .. capacity - 1 of a launch go into `records` (device memory, copied back when the
+/// launch ends). A launch that appends more goes on in `ring`, pinned host memory the device
+/// writes directly: record capacity + t takes ring slot t % ring_capacity once the host has drained
+/// ticket t - ring_capacity (`*drained` > t - ring_capacity; the writer waits until then), and
+/// publishes it by writing ready[t % ring_capacity] = t + 1 last. A host thread drains the ring
+/// while the kernel runs (src/drain.cpp), so no record is lost at any size of program.
 struct DeviceBuffer {
   unsigned long long count;        ///< records appended this launch (may exceed capacity)
   unsigned long long capacity;     ///< records that fit in `records`
   DeviceRecord* records;           ///< the records themselves
+  DeviceRecord* ring;              ///< pinned host: the overflow ring (nullptr: none, overflow is dropped)
+  unsigned long long* ready;       ///< pinned host: per ring slot, the ticket + 1 published there
+  unsigned long long* drained;     ///< pinned host: tickets below this one are drained (slots free)
+  unsigned long long ring_capacity;  ///< records in `ring`
 };
 
 /// On sm_90 the shared window starts with 1 KiB the driver reserves: the first `__shared__`
