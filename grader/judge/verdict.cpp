@@ -89,7 +89,7 @@ bool read_verdict(const std::string& path, Verdict& v) {
   v.checks = std::atoll(m["checks"].c_str());
   v.seconds = std::atof(m["seconds"].c_str());
   v.message = m["message"];
-  return v.status == "passed" || v.status == "failed" || v.status == "skipped";
+  return v.status == "passed" || v.status == "failed" || v.status == "skipped" || v.status == "fault";
 }
 
 std::string grade_json(const std::string& lab, const std::string& source, const std::string& sha256,
@@ -103,7 +103,10 @@ std::string grade_json(const std::string& lab, const std::string& source, const 
 }
 
 std::string summary_line(const Verdict& v) {
-  std::string tag = v.status == "passed" ? "[ PASSED ]" : v.status == "skipped" ? "[ SKIPPED]" : "[ FAILED ]";
+  std::string tag = v.status == "passed"    ? "[ PASSED ]"
+                    : v.status == "skipped" ? "[ SKIPPED]"
+                    : v.status == "fault"   ? "[ FAULT  ]"
+                                            : "[ FAILED ]";
   std::string s = "banklab-judge " + tag + " lab" + v.lab + "." + v.test + " (" + std::to_string(v.checks) + " checks)";
   if (v.status == "skipped") s += ": " + v.message;
   return s;
