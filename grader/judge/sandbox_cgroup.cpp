@@ -210,16 +210,12 @@ bool StepCgroup::end() {
   // ended one of its processes at the limit.
   const bool v2 = cgroup_place().version == 2;
   peak = read_number(dirs[0] + (v2 ? "/memory.peak" : "/memory.max_usage_in_bytes"));
-  if (v2) {
-    std::istringstream ev(read_file(dirs[0] + "/memory.events", 4096));
-    for (std::string k; ev >> k;) {
-      long long v = 0;
-      ev >> v;
-      if (k == "oom_kill" && v > 0) oom_killed = true;
-    }
-  } else {
-    oom_killed = read_file(dirs[0] + "/memory.oom_control", 4096).find("oom_kill 0") == std::string::npos &&
-                 read_file(dirs[0] + "/memory.oom_control", 4096).find("oom_kill ") != std::string::npos;
+  // "oom_kill N" is a line of memory.events (v2) and of memory.oom_control (v1).
+  std::istringstream ev(read_file(dirs[0] + (v2 ? "/memory.events" : "/memory.oom_control"), 4096));
+  for (std::string k; ev >> k;) {
+    long long v = 0;
+    ev >> v;
+    if (k == "oom_kill" && v > 0) oom_killed = true;
   }
   remove();
   return empty;
