@@ -330,6 +330,53 @@ const int kFlooded = [] {
             self.assertEqual(new, [], f"files of the step in the host's {d}")
         print(f"\n    {type(self).__name__}: {m.group(0)}", file=sys.stderr)
 
+    def test_no_descriptor_of_the_callers_reaches_the_step(self):
+        # The caller holds a file open at a low and at a high descriptor (above 1024) when it
+        # starts the judge; the probe lists its own descriptors: none is that file.
+        secret = os.path.join(self.tmp, "callers-file")
+        with open(secret, "w") as f:
+            f.write("the caller's\n")
+        os.chmod(secret, 0o644)
+        fds = [os.open(secret, os.O_RDONLY)]
+        fds.append(os.dup2(fds[0], 2000))
+        src = self.source("fds", self.stub + r"""
+#include <dirent.h>
+#include <unistd.h>
+#include <cstdio>
+#include <string>
+namespace banklab_test_fds {
+const int kListed = [] {
+  std::string seen;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      char to[512] = {};
+      const ssize_t n = readlink((std::string("/proc/self/fd/") + e->d_name).c_str(), to, sizeof to - 1);
+      seen += std::string(" ") + e->d_name + "=" + (n > 0 ? std::string(to, n) : "?");
+    }
+    closedir(d);
+  }
+  std::printf("TEST-FDS-RAN%s\n", seen.c_str());
+  std::fflush(stdout);
+  return 0;
+}();
+}
+""")
+        work = os.path.join(self.tmp, "w-fds")
+        try:
+            subprocess.run(self.command("build", "--lab", "05", "--source", src, "--work", work), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=600, env=self.env(), cwd=self.tmp, pass_fds=fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        with open(os.path.join(work, "probe.log")) as f:
+            log = f.read()
+        self.assert_ran(log, "TEST-FDS-RAN")
+        line = re.search(r"TEST-FDS-RAN(.*)", log).group(1)
+        self.assertNotIn("callers-file", line, "a descriptor of the caller's reached the step")
+        self.assertNotIn(" 2000=", line)
+        print(f"\n    {type(self).__name__}: the probe's descriptors:{line}", file=sys.stderr)
+
     def test_every_solution_builds(self):
         if self.USER:
             self.skipTest("once per mode: as root")
