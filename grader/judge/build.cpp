@@ -271,6 +271,14 @@ std::string stamp_of(const std::string& source_text, const std::string& probe_te
   return sha256_hex(all);
 }
 
+// What the step's cgroup saw, for the instructor (probe.log): the most the whole step held at once.
+std::string memory_line(const StepResult& r) {
+  if (r.memory_limit <= 0) return "memory: " + sandbox_info().limits_line() + "\n";
+  return "memory: peak " + std::to_string(r.memory_peak) + " bytes of the step's limit " + std::to_string(r.memory_limit) +
+         " bytes (its cgroup: every process, memfd and tmpfs page of the step)" +
+         (r.oom_killed ? "; a process of it was ended at the limit" : "") + "\n";
+}
+
 // The judge's own outputs in its work folder, removed before a build (a failed build leaves no
 // answers and no device code). Names of an older judge (src/, run/) go too, without following any
 // link in them.
@@ -302,6 +310,12 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
+  auto fault = [&](const std::string& msg) {  // the grader's problem: not judged, never the student's failure
+    r.fault = true;
+    write_file(work + "/build.log", msg);
+    return done(false, msg + " Not judged: this is not your file's fault; report it to your instructor.");
+  };
+  const std::string cannot_write = "the judge cannot write its work folder " + work + " (is the disk full?).";
 
   std::ifstream in(source, std::ios::binary);
   if (!in) return done(false, "cannot read " + source);
@@ -333,7 +347,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   }
 
   clear_work(work);
-  write_file(work + "/source.txt", source);
+  if (!write_file(work + "/source.txt", source)) return fault(cannot_write);
   auto fail = [&](const std::string& msg) {
     write_file(work + "/build.log", msg);
     return done(false, msg);
@@ -348,10 +362,10 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     if (res.process.timed_out)
       return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
                   " s and was stopped: look for templates or constexpr evaluation that never end.");
-    if (!res.sandbox_error.empty()) return fail("the judge's sandbox could not run the compiler: " + res.sandbox_error);
+    if (!res.sandbox_error.empty()) return fault("the judge's sandbox could not run the compiler: " + res.sandbox_error + ".");
     if (res.process.exit_code == 126 || res.process.exit_code == 127)  // the judge's problem, not the student's
-      return fail("the judge could not start the compiler in its sandbox (" + res.process.describe() +
-                  "): report this to your instructor. " + res.err.substr(0, res.err.find('\n')));
+      return fault("the judge could not start the compiler in its sandbox (" + res.process.describe() + "): " +
+                   res.err.substr(0, res.err.find('\n')) + ".");
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
     const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
     if (limit)
@@ -361,8 +375,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   };
 
   // 1. The probe's compile and the device code's (from the student's file as it is), side by
-  // side, each in its own sandbox. Unsandboxed (the uid sandbox included), the steps share one
-  // scratch folder and one uid: one after the other, as run_steps() would run them.
+  // side, each in its own sandbox. Unsandboxed (a student's own machine), the steps share one
+  // scratch folder: one after the other.
   const std::vector<std::string> arch = archs();
   Step fatbin_build;
   fatbin_build.argv = fatbin_compile_command(arch);
@@ -410,8 +424,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
   const StepResult p3 = run_steps({run}).front();
   write_file(work + "/probe.log", "== stdout ==\n" + p3.out + (p3.out_cut ? "\n[cut]\n" : "") + "== stderr ==\n" + p3.err +
-                                      (p3.err_cut ? "\n[cut]\n" : ""));
-  if (!p3.sandbox_error.empty()) return fail("the judge's sandbox could not run your file's probe: " + p3.sandbox_error);
+                                      (p3.err_cut ? "\n[cut]\n" : "") + "== step ==\n" + memory_line(p3));
+  if (!p3.sandbox_error.empty()) return fault("the judge's sandbox could not run your file's probe: " + p3.sandbox_error + ".");
   if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
     return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "
                 "(cmake --build) before grading again.");
@@ -422,7 +436,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
                 "variable, a static object's constructor) or in a host function the judge calls (your launchers, "
                 "your access functions).");
   if (p3.answers_cut) return fail("your file's probe wrote more than 16 MiB of answers: not judged.");
-  write_file(answers, p3.answers);
+  if (!write_file(answers, p3.answers)) return fault(cannot_write);
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
     unlink(answers.c_str());
@@ -435,15 +449,12 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
                 "): something in your file runs at exit. Remove it.");
   }
   // The device code is written by the judge, from what the sandbox handed back after it ended.
-  write_file(fatbin, device_code);
-  write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code));
-  write_file(work + "/stamp", stamp);
-  std::string note;
-  if (sb.mode == Mode::uid)
-    note = "built in the uid sandbox: bubblewrap does not run here (" + sb.why_not + ")";
-  else if (unsandboxed)
-    note = "warning: built without a sandbox (" + sb.why_not + ")";
-  return done(true, note);
+  if (!write_file(fatbin, device_code) || !write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code)) ||
+      !write_file(work + "/stamp", stamp))
+    return fault(cannot_write);
+  if (unsandboxed) return done(true, "warning: built without a sandbox (" + sb.why_not + ")");
+  // A judge with no cgroup says so: the step's processes together may hold more than one may.
+  return done(true, sb.cgroup.empty() ? "built in bubblewrap; " + sb.limits_line() : "");
 }
 
 }  // namespace judge

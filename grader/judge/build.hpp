@@ -10,6 +10,8 @@ struct BuildResult {
   bool ok = false;
   double seconds = 0;
   std::string message;  ///< compiler errors, or why the probe's answers are unusable
+  bool fault = false;   ///< not judged for a reason of the grader's own (a full disk, a sandbox that
+                        ///< could not start): never the student's failure (verdict status `fault`)
 };
 
 /// Compiles `source` for lab `lab` into `work` (reusing the last build when nothing changed),

@@ -259,8 +259,8 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   return finish(out, a.results, not_from_gtest);
 }
 
-// The judge decides confinement itself (sandbox.hpp): bubblewrap, else a root judge's uid
-// sandbox, else it refuses to build, in every mode. The one exception is a student's own machine:
+// The judge decides confinement itself (sandbox.hpp): bubblewrap (as root without a user
+// namespace, else with one), else it refuses to build, in every mode. The one exception is a student's own machine:
 // not root, not graded, and BANKLAB_ALLOW_UNCONFINED=1 in the environment (callers that grade
 // others remove it). --fresh-container changes nothing.
 std::optional<std::string> sandbox_refusal(const Args& a) {
@@ -283,6 +283,7 @@ std::optional<std::string> sandbox_refusal(const Args& a) {
 BuildResult guarded_build(const Args& a) {
   if (auto why = sandbox_refusal(a)) {
     BuildResult b;
+    b.fault = true;  // nothing was judged: the machine cannot confine, not the student's failure
     b.message = *why;
     make_dirs(a.work);
     write_file(a.work + "/build.log", *why);
@@ -300,7 +301,7 @@ int cmd_build(const Args& a) {
   const BuildResult b = guarded_build(a);
   v.checks = 1;
   v.seconds = b.seconds;
-  v.status = b.ok ? "passed" : "failed";
+  v.status = b.ok ? "passed" : b.fault ? "fault" : "failed";
   v.message = b.message;
   if (!b.ok) std::printf("%s\n", b.message.c_str());
   else if (!b.message.empty()) std::printf("%s\n", b.message.c_str());
@@ -316,7 +317,7 @@ int cmd_grade(const Args& a) {
   b.test = "Lab" + a.lab + ".Build";
   b.tier = "cpu";
   const BuildResult br = guarded_build(a);
-  b.status = br.ok ? "passed" : "failed";
+  b.status = br.ok ? "passed" : br.fault ? "fault" : "failed";
   b.checks = 1;
   b.seconds = br.seconds;
   b.message = br.message;

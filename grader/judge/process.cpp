@@ -166,7 +166,8 @@ void make_dirs(const std::string& path) {
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-  return static_cast<bool>(out);
+  out.close();  // a full disk shows here, when the buffer is written
+  return !out.fail();
 }
 
 }  // namespace judge

@@ -1,13 +1,14 @@
-// The sandbox every step that touches a student's file runs in (both nvcc
-// compiles, the probe). Mode `bwrap`: bubblewrap with new user, PID, mount, network, IPC, UTS and
-// cgroup namespaces (no further user namespace inside), sized tmpfs for /tmp and /dev as the only
-// writable places, read-only binds of the system and the CUDA toolkit, and the step's inputs
-// copied in from descriptors (never a path of the course or of the judge's work folder). Mode
-// `uid` (a root judge where bubblewrap cannot start): the step runs as a uid leased to this judge
-// alone, in a private scratch folder, and every process of that uid is killed after the step.
-// Both: a cgroup per step (memory and processes of the whole step) where one can be made, rlimits
-// per process. Output comes back over pipes, with a size limit. Mode `none`: the judge refuses
-// (main.cpp), except on a student's own machine that asks for it. See docs/dev/GRADER.md.
+// The sandbox every step that touches a student's file runs in (both nvcc compiles, the probe):
+// bubblewrap, with new PID, mount, network, IPC, UTS and cgroup namespaces, a session of its own
+// (no controlling terminal), sized tmpfs for /tmp and /dev as the only writable places, read-only
+// binds of the system and the CUDA toolkit, and the step's inputs copied in from descriptors
+// (never a path of the course or of the judge's work folder). A root judge starts bubblewrap as
+// root, needing no user namespace, and the step drops to a uid leased to this judge alone inside
+// (setpriv: no capability, no new privileges); where that fails, the step becomes the leased uid
+// first and bubblewrap makes a user namespace (the way of a non-root judge). A cgroup per step
+// (memory and processes of the whole step) where one can be made, rlimits per process. Output
+// comes back over pipes, with a size limit. Mode `none` (bubblewrap cannot start): the judge
+// refuses (main.cpp), except on a student's own machine that asks for it. See docs/dev/GRADER.md.
 #pragma once
 
 #include <string>
@@ -18,8 +19,8 @@
 
 namespace judge {
 
-enum class Mode { bwrap, uid, none };
-const char* mode_name(Mode m);  ///< "bwrap", "uid", "none"
+enum class Mode { bwrap, none };
+const char* mode_name(Mode m);  ///< "bwrap", "none"
 
 /// How the judge isolates a step on this machine (found once per process).
 struct SandboxInfo {
@@ -27,14 +28,16 @@ struct SandboxInfo {
   bool available = false;  ///< bubblewrap runs here (mode bwrap)
   std::string tool;        ///< the bwrap binary used
   std::string why_not;     ///< when bubblewrap does not run: what was tried and what failed
-  std::string why_no_uid;  ///< mode none: why the uid sandbox cannot run either
-  long long uid = -1;      ///< a root judge's leased uid (bwrap and uid modes), else -1
+  long long uid = -1;      ///< a root judge's leased uid, else -1 (nobody)
+  bool as_root = false;    ///< bubblewrap started as root, no user namespace; setpriv drops inside
   std::string cgroup;      ///< "v2 DIR" / "v1 DIR, DIR": where each step's cgroup is made
   std::string why_no_cgroup;  ///< no cgroup: why (per-process limits only)
   bool userns_disabled = false;  ///< bwrap --disable-userns works here
-  /// The line `banklab-judge sandbox` prints first: "sandbox: bwrap ...", "sandbox: uid ...",
-  /// "no sandbox: WHY".
+  /// The line `banklab-judge sandbox` prints first: "sandbox: bwrap ...", "no sandbox: WHY".
   std::string describe() const;
+  /// How the steps' memory and processes are limited: "a cgroup per step ..." or "no cgroup
+  /// (WHY): ... per process only" (also in a Build record's message).
+  std::string limits_line() const;
 };
 const SandboxInfo& sandbox_info();
 
@@ -46,7 +49,7 @@ struct StepLimits {
   double timeout_s = 60;
   long long address_space = 2LL << 30;  ///< RLIMIT_AS of every process of the step
   long long cpu_s = 120;                ///< RLIMIT_CPU of every process
-  long long processes = 256;            ///< RLIMIT_NPROC inside the step's own user namespace
+  long long processes = 256;            ///< RLIMIT_NPROC of the step's uid (prlimit, inside) and its cgroup's pids.max
   long long file_size = 256LL << 20;    ///< RLIMIT_FSIZE
   long long tmp_size = 1LL << 30;       ///< size of the private tmpfs (/tmp)
   long long dev_size = 16LL << 20;      ///< size of the sandbox's /dev tmpfs (with /dev/shm in it)
@@ -76,13 +79,17 @@ struct StepResult {
   std::string out, err, answers;  ///< what came back over the pipes (cut at their limits)
   bool out_cut = false, err_cut = false, answers_cut = false;
   std::string sandbox_error;      ///< the sandbox itself could not start the step
+  long long memory_peak = -1;     ///< the most the whole step held at once (its cgroup), -1: no cgroup
+  long long memory_limit = 0;     ///< its cgroup's memory limit (bytes), 0: no cgroup
+  bool oom_killed = false;        ///< the kernel ended a process of the step at that limit
 };
 
 /// Runs several steps at once, each in a sandbox of its own, and waits for all.
 std::vector<StepResult> run_steps(const std::vector<Step>& steps);
 
 /// Where an inside path ("/in/kernel.cu", "/tmp/w/k.fatbin") is for the step's programs: the same
-/// path in the sandbox; under a private scratch folder when there is no sandbox.
+/// path in the sandbox; under a private scratch folder when there is none (a student's own
+/// machine, BANKLAB_ALLOW_UNCONFINED=1).
 std::string inside(const std::string& path);
 
 /// Removes a file or a whole tree without following any symbolic link in it.

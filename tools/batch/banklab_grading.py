@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -491,7 +490,7 @@ UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
 def grading_others() -> None:
     """Called first by every tool that grades someone else's file (grade-class, grade-platform,
     the Slurm tasks): the judge it starts never sees BANKLAB_ALLOW_UNCONFINED, so it confines the
-    file (bubblewrap, or a uid of its own when root) or refuses to build it."""
+    file (bubblewrap) or refuses to build it."""
     os.environ.pop(UNCONFINED_VAR, None)
 
 
@@ -503,27 +502,26 @@ def env_for_grading() -> dict:
 
 @dataclasses.dataclass
 class Confinement:
-    """What `banklab-judge sandbox` says: mode "bwrap" or "uid" (the judge confines every step),
-    or "none" (it refuses to build); `line` is its first line, `text` all it printed."""
+    """What `banklab-judge sandbox` says: mode "bwrap" (the judge confines every step in
+    bubblewrap) or "none" (it refuses to build); `line` is its first line, `text` all it printed."""
     mode: str
     line: str
     text: str
 
     @property
     def refused(self) -> bool:
-        return self.mode not in ("bwrap", "uid")
+        return self.mode != "bwrap"
 
 
 def parse_sandbox(rc: int, text: str) -> Confinement:
     """`banklab-judge sandbox` output -> Confinement. Only the first word after `sandbox:` is
-    read; anything else (no such line, an unknown word, a non-zero exit) is "none"."""
+    read; anything else (no such line, an unknown word, a non-zero exit) is "none", and so is an
+    older judge's "uid" (a jail made by hand: issue 30)."""
     line = next((l.strip() for l in text.splitlines() if l.strip()), "")
     mode = "none"
     if rc == 0 and line.startswith("sandbox:"):
         word = (line.split()[1:] or [""])[0]
-        if word in ("bwrap", "uid"):
-            mode = word
-        elif os.path.basename(word) == "bwrap":      # the judge before the uid mode: "sandbox: /usr/bin/bwrap (...)"
+        if word == "bwrap" or os.path.basename(word) == "bwrap":      # the judge before the uid mode: "sandbox: /usr/bin/bwrap (...)"
             mode = "bwrap"
     return Confinement(mode, line or f"banklab-judge sandbox printed nothing (exit {rc})", text.strip())
 
@@ -544,37 +542,10 @@ def refusal_text(conf: Confinement) -> str:
     """What a grading tool says, once, when the judge cannot confine a student's file here."""
     why = conf.line[len("no sandbox:"):].strip() if conf.line.startswith("no sandbox:") else conf.line
     return ("the judge cannot confine a student's code on this machine, so nothing was graded "
-            f"({why}). A student's file is only ever built and run confined: install bubblewrap "
-            "(apt-get install bubblewrap) where user namespaces are allowed, or grade as root (the "
-            "judge then runs each submission as a user id of its own). Check with: banklab-judge sandbox")
-
-
-def open_to_others(path: Path) -> bool:
-    """True when a user who is neither the owner nor in the group can read or enter `path`: it is
-    open to others (o+r or o+x) and so is the way to it (o+x on every folder above it). A course
-    in /autograder/source is closed when /autograder is root's alone (mode 700), whatever source's
-    own mode."""
-    try:
-        p = path.resolve()
-        if not p.stat().st_mode & 0o005:
-            return False
-        return all(a.stat().st_mode & 0o001 for a in p.parents)
-    except OSError:
-        return False
-
-
-def exposed_to_submissions(conf: Confinement, paths: Iterable[Path]) -> str:
-    """In the uid mode a submission runs as a user id of its own on the host's files: it can read
-    whatever any user can. "" when none of `paths` (the course, the submissions, the results) is
-    open to other users, else what to run first; always "" in bubblewrap, where none of them exists."""
-    if conf.mode != "uid":
-        return ""
-    open_ = [str(p) for p in paths if open_to_others(p)]
-    if not open_:
-        return ""
-    return ("the judge runs each submission as a user id of its own here (no bubblewrap), which can read "
-            f"what any user can, and {', '.join(open_)} can be read by any user: make them yours alone "
-            "first (chmod 700 " + " ".join(shlex.quote(p) for p in open_) + "), or install bubblewrap")
+            f"({why}). A student's file is only ever built and run in bubblewrap: install it "
+            "(apt-get install bubblewrap) where it may make mount and PID namespaces (as root no user "
+            "namespace is needed; a container that forbids namespaces cannot grade). Check with: "
+            "banklab-judge sandbox")
 
 
 def parse_list(text: str) -> list[tuple[str, str, str]]:

@@ -2,8 +2,8 @@
 // file (each file stays under the probe's file-size limit), and keep going with the stub's
 // answers. Per-process limits do not see tmpfs pages: a judge that leaves /dev/shm unsized, or
 // shares the machine's, gives one submission 2 GiB of memory the machine never gets back while
-// the files exist. The sandbox's /dev is a sized tmpfs of its own; in the uid sandbox the step's
-// cgroup counts the pages and the judge removes the uid's files after the step.
+// the files exist. The sandbox's /dev is a sized tmpfs of its own, gone with the step, and the
+// step's cgroup (where the machine gives one) counts its pages with the rest of the step's memory.
 // APPLIES: 05
 // MODE: append
 // PAYLOAD: BANKLAB-PAYLOAD-DEV-SHM

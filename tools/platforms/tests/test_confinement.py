@@ -1,4 +1,4 @@
-"""Issue 21, families 1 and 2: no way of grading runs a student's code unconfined.
+"""Issues 21 and 30: no way of grading runs a student's code unconfined.
 
 One scenario matrix, every cell graded for real with the judge ($BANKLAB_JUDGE) on lab 00 (the
 cheapest lab to build):
@@ -23,11 +23,12 @@ Cases (grader/selftest/cheats/, each on lab 00's stub; the classmates hand in la
       /etc/shadow (the proof that the directive was reached), and no line of /etc/shadow is in any
       file the runner wrote (results.json, feedback, logs).
 
-Where the judge confines (bwrap; or, root without bubblewrap, a user id of its own per
-submission: `banklab-judge sandbox` says `uid`) every cell above must hold. A normal user without
-bubblewrap gets a clear refusal instead: the judge's build exits non-zero saying what to install,
-grade-class says so once and exits 3 before grading anything, and each adapter's results.json
-says that grading cannot run there (no score from unconfined code). Run as a test (label cpu):
+Where the judge confines (bubblewrap: as root with no user namespace needed, as a normal user
+with one) every cell above must hold. Without bubblewrap (root or not: issue 30 removed the
+uid mode, a jail made by hand) every runner gets a clear refusal instead: the judge's build exits
+non-zero saying what to install and writes no answers, grade-class says so once and exits 3
+before grading anything, and each adapter's results.json says that grading cannot run there
+(no score at all, not a 0: nothing was graded). Run as a test (label cpu):
 `ctest -R NoWayOfGrading`.
 
 WhereTheJudgeConfinesNothingNoGraderGrades checks the callers' side alone with the test double
@@ -223,7 +224,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         r = cell.run([JUDGE, "sandbox"], timeout=120)
         conf = bg.parse_sandbox(r.returncode, r.stdout + r.stderr)
         print(f"\n[{cell.name}] banklab-judge sandbox: {conf.line}", flush=True)
-        expect = "bwrap" if bwrap else ("uid" if who == "root" else "none")
+        expect = "bwrap" if bwrap else "none"
         with self.subTest(cell=cell.name, sandbox=expect):
             self.assertEqual(conf.mode, expect, f"{cell.name}: banklab-judge sandbox said {conf.line!r}")
         refused = expect == "none"          # what must happen, whatever this judge says of itself
@@ -253,6 +254,8 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 self.assertNotEqual(b.returncode, 0, out)
                 self.assertIn("apt-get install bubblewrap", out)
                 self.assertFalse((work / "answers.txt").exists())
+                build = json.loads((results / f"lab{LAB}" / f"Lab{LAB}.Build.json").read_text())
+                self.assertEqual(build["status"], "fault", "a refusal is the grader's, not the student's failure")
                 continue
             if case == "incbin":
                 self.assertNotEqual(b.returncode, 0, "the .incbin of /etc/shadow built:\n" + out[-3000:])
@@ -277,14 +280,6 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         before = snapshot(subs.rglob("kernel.cu"))
         cmd = [sys.executable, ROOT / "tools" / "batch" / "grade-class", subs, "--out", out, "--lab", LAB,
                "-j", "2", "--tier", "cpu", "--keep-work", "--judge", JUDGE, "--course", cell.course]
-        if cell.who == "root" and not cell.bwrap and not refused:
-            # A user id of its own reads what any user can: the course and the class must be root's alone.
-            r = cell.run(cmd)
-            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-            self.assertIn(f"chmod 700 {cell.course}", r.stderr)
-            self.assertFalse(list(out.glob("results/*/*.json")), "results written though nothing could be graded")
-            for p in (cell.course, subs):
-                os.chmod(p, 0o700)
         r = cell.run(cmd)
         text = r.stdout + r.stderr
         if refused:
@@ -339,6 +334,9 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             if refused:
                 self.assertEqual(r.returncode, 3, text)
                 self.assertIn("apt-get install bubblewrap", json.dumps(d))
+                self.assertNotIn("score", d, "a refusal is no grade, not a 0")
+                self.assertEqual(d["tests"], [])
+                self.assertFalse((root / "results" / "work" / f"lab{LAB}" / "judge" / "answers.txt").exists())
                 if platform == "gradescope":
                     self.assertTrue(d["extra_data"]["banklab_refused"])
                 else:
@@ -390,7 +388,8 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
 
     def test_the_first_word_after_sandbox_is_the_mode(self):
         cases = [(0, "sandbox: bwrap /usr/bin/bwrap, steps as uid 58011", "bwrap"),
-                 (0, "sandbox: uid 58326 (leased for this judge)", "uid"),
+                 (0, "sandbox: bwrap /usr/bin/bwrap as root (no user namespace needed), steps as uid 58011", "bwrap"),
+                 (0, "sandbox: uid 58326 (leased for this judge)", "none"),    # an older judge's jail made by hand
                  (0, "sandbox: /usr/bin/bwrap (bubblewrap, steps run as user nobody)", "bwrap"),
                  (1, "no sandbox: bubblewrap (bwrap) is not installed", "none"),
                  (1, "sandbox: bwrap /usr/bin/bwrap", "none"),
@@ -399,20 +398,6 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
         for rc, text, mode in cases:
             with self.subTest(text=text, rc=rc):
                 self.assertEqual(bg.parse_sandbox(rc, text).mode, mode)
-
-    def test_a_folder_is_open_to_other_users_only_when_the_way_to_it_is(self):
-        uid = bg.Confinement("uid", "sandbox: uid 58011", "")
-        os.chmod(self.tmp, 0o755)              # mkdtemp's 0700 would close the way by itself
-        course = self.tmp / "autograder" / "source"
-        course.mkdir(parents=True)
-        for mode_above, mode, exposed in ((0o755, 0o755, True), (0o700, 0o755, False), (0o755, 0o700, False),
-                                          (0o711, 0o755, True)):
-            with self.subTest(above=oct(mode_above), folder=oct(mode)):
-                os.chmod(course.parent, mode_above)
-                os.chmod(course, mode)
-                self.assertEqual(bg.open_to_others(course), exposed)
-                self.assertEqual(bool(bg.exposed_to_submissions(uid, [course])), exposed)
-                self.assertEqual(bg.exposed_to_submissions(bg.Confinement("bwrap", "", ""), [course]), "")
 
     def test_grade_class_says_so_once_before_grading_anything(self):
         (self.tmp / "subs" / "alice").mkdir(parents=True)
@@ -460,7 +445,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
                 d = json.loads((root / "results" / "results.json").read_text())
                 self.assertTrue(check(d), d)
-                self.assertNotIn("score", d)        # no grade at all: never a 0
+                self.assertNotIn("score", d, "a refusal is no grade, not a 0")
                 self.assertEqual(d["tests"], [])
                 self.assertIn("apt-get install bubblewrap", json.dumps(d))
 

@@ -1,0 +1,231 @@
+#include "sandbox_cgroup.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <utility>
+
+#include "process.hpp"
+
+namespace judge {
+namespace {
+
+constexpr const char* kCgroupName = "banklab-judge";
+
+bool is_root() { return geteuid() == 0; }
+
+bool write_text(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return ok;
+}
+
+long long read_number(const std::string& path) {
+  const std::string t = read_file(path, 256);
+  return t.empty() ? -1 : std::atoll(t.c_str());
+}
+
+std::vector<std::pair<std::string, std::string>> cgroup_mounts() {  // (fstype, mount point + options)
+  std::vector<std::pair<std::string, std::string>> out;
+  std::ifstream f("/proc/self/mountinfo");
+  for (std::string line; std::getline(f, line);) {
+    const std::size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream a(line.substr(0, dash)), b(line.substr(dash + 3));
+    std::string id, parent, dev, root, point, fstype, source, opts;
+    a >> id >> parent >> dev >> root >> point;
+    b >> fstype >> source >> opts;
+    if (fstype == "cgroup2" || fstype == "cgroup") out.emplace_back(fstype, point + " " + opts);
+  }
+  return out;
+}
+
+std::string own_cgroup(const std::string& controller) {  // this process's path in a hierarchy
+  std::ifstream f("/proc/self/cgroup");
+  for (std::string line; std::getline(f, line);) {
+    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string ctl = line.substr(a + 1, b - a - 1);
+    std::stringstream cs(ctl);
+    for (std::string c; std::getline(cs, c, ',');)
+      if (c == controller) return line.substr(b + 1);
+    if (controller.empty() && ctl.empty()) return line.substr(b + 1);
+  }
+  return "";
+}
+
+bool has_word(const std::string& text, const std::string& word) {
+  std::istringstream in(text);
+  for (std::string w; in >> w;)
+    if (w == word) return true;
+  return false;
+}
+
+CgroupPlace find_cgroup_place() {
+  CgroupPlace p;
+  if (!is_root()) {
+    p.why_not = "the judge is not root";
+    return p;
+  }
+  std::vector<std::string> whys;
+  std::string v1_memory, v1_pids;
+  for (const auto& [fstype, point_opts] : cgroup_mounts()) {
+    const std::string point = point_opts.substr(0, point_opts.find(' '));
+    std::string opts = point_opts.substr(point_opts.find(' ') + 1);
+    for (char& c : opts) c = c == ',' ? ' ' : c;
+    if (fstype == "cgroup2" && p.version == 0) {
+      // Step cgroups go beside the machine's top-level ones (a cgroup with processes cannot
+      // hand memory and pids to children): DIR/banklab-judge/step-PID-N.
+      const std::string controllers = read_file(point + "/cgroup.controllers", 4096);
+      if (!has_word(controllers, "memory") || !has_word(controllers, "pids")) {
+        whys.push_back("cgroup v2 at " + point + " has no memory or pids controller");
+        continue;
+      }
+      const std::string top = read_file(point + "/cgroup.subtree_control", 4096);
+      if ((!has_word(top, "memory") || !has_word(top, "pids")) && !write_text(point + "/cgroup.subtree_control", "+memory +pids")) {
+        whys.push_back("cannot give memory and pids to the children of " + point + ": " + std::strerror(errno));
+        continue;
+      }
+      const std::string dir = point + "/" + kCgroupName;
+      mkdir(dir.c_str(), 0755);
+      const std::string mine = read_file(dir + "/cgroup.subtree_control", 4096);
+      if ((!has_word(mine, "memory") || !has_word(mine, "pids")) && !write_text(dir + "/cgroup.subtree_control", "+memory +pids")) {
+        whys.push_back("cannot give memory and pids to the children of " + dir + ": " + std::strerror(errno));
+        continue;
+      }
+      p.version = 2;
+      p.parents = {dir};
+    } else if (fstype == "cgroup") {
+      // v1: beneath the judge's own cgroup of each hierarchy, so that its limits still hold.
+      if (has_word(opts, "memory")) v1_memory = point + own_cgroup("memory");
+      if (has_word(opts, "pids")) v1_pids = point + own_cgroup("pids");
+    }
+  }
+  if (p.version == 0 && !v1_memory.empty() && !v1_pids.empty()) {
+    for (std::string* d : {&v1_memory, &v1_pids}) {
+      while (d->size() > 1 && d->back() == '/') d->pop_back();
+      *d += std::string("/") + kCgroupName;
+      mkdir(d->c_str(), 0755);
+    }
+    p.version = 1;
+    p.parents = {v1_memory, v1_pids};
+  } else if (p.version == 0) {
+    whys.push_back("no cgroup v1 memory and pids hierarchies");
+  }
+  if (p.version != 0) {
+    // A trial: make a step cgroup and remove it.
+    const std::string trial = "/trial-" + std::to_string(getpid());
+    for (const std::string& d : p.parents) {
+      if (mkdir((d + trial).c_str(), 0755) != 0) {
+        whys.insert(whys.begin(), "cannot make a cgroup in " + d + ": " + std::strerror(errno));
+        p.version = 0;
+      }
+      rmdir((d + trial).c_str());
+    }
+  }
+  if (p.version == 0) {
+    p.parents.clear();
+    p.why_not = whys.empty() ? "no cgroup file system" : whys.front();
+  }
+  return p;
+}
+
+
+}  // namespace
+
+const CgroupPlace& cgroup_place() {
+  static const CgroupPlace p = find_cgroup_place();
+  return p;
+}
+
+bool StepCgroup::make(long long memory, long long processes) {
+  const CgroupPlace& place = cgroup_place();
+  if (place.version == 0) return false;
+  static std::mutex m;
+  static int n = 0;
+  std::string name;
+  {
+    std::lock_guard<std::mutex> g(m);
+    name = "/step-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+  }
+  const std::string mem = std::to_string(memory), pids = std::to_string(processes);
+  for (const std::string& parent : place.parents) {
+    const std::string d = parent + name;
+    if (mkdir(d.c_str(), 0755) != 0) return remove(), false;
+    dirs.push_back(d);
+    procs.push_back(d + "/cgroup.procs");
+  }
+  bool ok = true;
+  if (place.version == 2) {
+    ok = write_text(dirs[0] + "/memory.max", mem) && write_text(dirs[0] + "/pids.max", pids);
+    write_text(dirs[0] + "/memory.swap.max", "0");  // absent without swap accounting
+  } else {
+    ok = write_text(dirs[0] + "/memory.limit_in_bytes", mem) && write_text(dirs[1] + "/pids.max", pids);
+    if (access((dirs[0] + "/memory.memsw.limit_in_bytes").c_str(), F_OK) == 0)
+      ok = ok && write_text(dirs[0] + "/memory.memsw.limit_in_bytes", mem);
+    // The kernel, not the step, decides at the limit: its OOM killer ends a process of the step.
+    ok = ok && read_number(dirs[0] + "/memory.limit_in_bytes") <= memory;
+  }
+  if (!ok) remove();
+  limit = ok ? memory : 0;
+  return ok;
+}
+
+std::vector<pid_t> StepCgroup::members() const {
+  std::vector<pid_t> out;
+  for (const std::string& p : procs) {
+    std::istringstream in(read_file(p, 1 << 20));
+    for (long long v; in >> v;) out.push_back(static_cast<pid_t>(v));
+  }
+  return out;
+}
+
+bool StepCgroup::end() {
+  if (dirs.empty()) return true;
+  const auto t0 = std::chrono::steady_clock::now();
+  bool empty = false;
+  for (int round = 0;; ++round) {
+    if (access((dirs[0] + "/cgroup.kill").c_str(), F_OK) == 0) write_text(dirs[0] + "/cgroup.kill", "1");
+    const std::vector<pid_t> left = members();
+    for (pid_t p : left) kill(p, SIGKILL);
+    if (left.empty()) {
+      empty = true;
+      break;
+    }
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(10)) break;
+    usleep(round < 10 ? 1000 : 10000);
+  }
+  // The most the step held at once (v2: memory.peak, kernels from 5.19), and whether the kernel
+  // ended one of its processes at the limit.
+  const bool v2 = cgroup_place().version == 2;
+  peak = read_number(dirs[0] + (v2 ? "/memory.peak" : "/memory.max_usage_in_bytes"));
+  // "oom_kill N" is a line of memory.events (v2) and of memory.oom_control (v1).
+  std::istringstream ev(read_file(dirs[0] + (v2 ? "/memory.events" : "/memory.oom_control"), 4096));
+  for (std::string k; ev >> k;) {
+    long long v = 0;
+    ev >> v;
+    if (k == "oom_kill" && v > 0) oom_killed = true;
+  }
+  remove();
+  return empty;
+}
+
+void StepCgroup::remove() {
+  for (const std::string& d : dirs)
+    for (int i = 0; i < 100 && rmdir(d.c_str()) != 0 && errno == EBUSY; ++i) usleep(2000);
+  dirs.clear();
+  procs.clear();
+}
+
+}  // namespace judge

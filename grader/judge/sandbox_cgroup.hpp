@@ -1,0 +1,40 @@
+// A cgroup per step (sandbox.cpp's): the memory and the processes of the whole step, every
+// process it forks, its memfds and its tmpfs pages included, counted and limited together.
+// cgroup v2 where the machine gives one with the memory and pids controllers, else v1 (a memory
+// and a pids hierarchy). Made by a root judge only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace judge {
+
+/// Where step cgroups are made (found once; a trial cgroup is made and removed).
+struct CgroupPlace {
+  int version = 0;
+  std::vector<std::string> parents;  ///< v2: {dir}; v1: {memory dir, pids dir}
+  std::string why_not;
+};
+const CgroupPlace& cgroup_place();
+
+/// One step's cgroup: made before the step starts (its first process joins it before anything
+/// else), killed, waited for and removed after the step's command ended.
+struct StepCgroup {
+  std::vector<std::string> dirs;
+  std::vector<std::string> procs;  ///< the cgroup.procs files the step's first process writes
+  long long limit = 0;             ///< the memory limit written (bytes)
+  long long peak = -1;             ///< the most the step held at once (bytes), read by end()
+  bool oom_killed = false;         ///< the kernel ended a process of it at the limit
+
+  /// Makes it with these limits; false (and nothing left) when it cannot.
+  bool make(long long memory, long long processes);
+  std::vector<pid_t> members() const;
+  /// Every process of the step killed and gone, the peak read, then the cgroup removed.
+  /// True when emptied.
+  bool end();
+  void remove();
+};
+
+}  // namespace judge
