@@ -26,6 +26,37 @@ sys.path.insert(0, str(ROOT / "tools" / "lablib"))
 import banklab_labs  # noqa: E402
 
 
+def kernel_texts(lab_nr: str, bad: bool = True) -> list[str]:
+    """The lab's stub, its solution when the course repository has one, and (with `bad`) its
+    known-bad kernels (solutions/NN_name/cases/bad/*.patch against the solution), in that order."""
+    lab = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(lab_nr)]
+    sources = [lab.stub]
+    if lab.solution.is_file():
+        sources.append(lab.solution)
+    texts = [src.read_text() for src in sources]
+    sel = ROOT / "grader" / "selftest"
+    for case in lab.cases("bad") if bad and len(sources) > 1 else []:
+        r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",
+                            str(lab.solution_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
+        if r.returncode == 0 and "SLOW: yes" not in case.read_text():
+            texts.append(r.stdout)
+    return texts
+
+
+def write_class(subs: Path, lab_nr: str, n: int, texts: list[str], pick=None) -> list[int]:
+    """N student folders under `subs`, student i handing in texts[pick(i)] (default i % len) as
+    NN_name.cu, each with a unique comment (no two hashes equal, nothing reused). Returns the picks."""
+    lab_dir = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(lab_nr)].folder
+    picks = []
+    for i in range(n):
+        k = pick(i) if pick else i % len(texts)
+        d = subs / f"student{i:03d}"
+        d.mkdir(parents=True)
+        (d / f"{lab_dir}.cu").write_text(texts[k] + f"\n// submission {i} (kernel {k})\n")
+        picks.append(k)
+    return picks
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--judge", default=os.environ.get("BANKLAB_JUDGE"))
@@ -36,26 +67,11 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     a = ap.parse_args()
 
-    lab = banklab_labs.find_labs(ROOT)[banklab_labs.lab_number(a.lab)]
-    lab_dir = lab.folder
-    sources = [lab.stub]
-    if lab.solution.is_file():
-        sources.append(lab.solution)
-    texts = [src.read_text() for src in sources]
-    # Known-bad cases (solutions/NN_name/cases/bad/*.patch against the solution), when present.
-    sel = ROOT / "grader" / "selftest"
-    for case in lab.cases("bad") if len(sources) > 1 else []:
-        r = subprocess.run([sys.executable, str(sel / "materialize.py"), "--case", str(case), "--lab-dir",
-                            str(lab.solution_dir), "--out", "/dev/stdout"], capture_output=True, text=True)
-        if r.returncode == 0 and "SLOW: yes" not in case.read_text():
-            texts.append(r.stdout)
+    texts = kernel_texts(a.lab)
     work = Path(tempfile.mkdtemp(prefix="banklab-throughput-"))
     work.chmod(0o755)   # run as root, the judge runs each probe as nobody, which must reach it
     subs = work / "submissions"
-    for i in range(a.n):
-        d = subs / f"student{i:03d}"
-        d.mkdir(parents=True)
-        (d / f"{lab_dir}.cu").write_text(texts[i % len(texts)] + f"\n// submission {i} (kernel {i % len(texts)})\n")
+    write_class(subs, a.lab, a.n, texts)
     cmd = [sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(subs), "--out", str(work / "out"),
            "--lab", a.lab, "-j", str(a.jobs), "--tier", a.tier, "--quiet"]
     if a.judge:

@@ -15,20 +15,7 @@ W=/tmp/gi/flips; rm -rf $W; mkdir -p $W && chmod 777 $W
 TEST=Lab04OnGpu.TransposeMeetsTheKernelTimingTarget
 ps=("$@"); [[ ${#ps[@]} -gt 0 ]] || ps=(25 40 55 70 85)
 for p in "${ps[@]}"; do
-  python3 - "$p" > $W/k$p.cu <<'PY'
-import sys
-p = int(sys.argv[1])
-s = open("solutions/04_padding/kernel.cu").read()
-s = s.replace("  __shared__ float tile[kTileFloats];\n",
-              "  __shared__ float tile[kTileFloats];\n"
-              f"  const int stride = (blockIdx.x * 131 + blockIdx.y * 71) % 100 < {p} ? TILE_DIM : TILE_DIM + kPad;\n", 1)
-s = s.replace("tile[tile_index(static_cast<int>(threadIdx.y) + j, static_cast<int>(threadIdx.x))]",
-              "tile[(static_cast<int>(threadIdx.y) + j) * stride + static_cast<int>(threadIdx.x)]")
-s = s.replace("tile[tile_index(static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y) + j)]",
-              "tile[static_cast<int>(threadIdx.x) * stride + static_cast<int>(threadIdx.y) + j]")
-assert s.count("stride") == 3, "the solution's kernel changed: update this script"
-sys.stdout.write(s)
-PY
+  python3 bench/near_line_kernel.py $p > $W/k$p.cu || exit 1
   $J build --lab 04 --source $W/k$p.cu --work $W/w$p >$W/build$p.log 2>&1 &
 done
 wait

@@ -37,4 +37,26 @@ TEST(Watchdog, LetsWorkThatEndsInTimeGoOnAtOnce) {
   EXPECT_LT(waited, 5.0) << "destroying the watchdog must not wait for its deadline";
 }
 
+TEST(Watchdog, TimeSpentWaitingForTheGpuIsNotTheWorks) {
+  EXPECT_EXIT(
+      {
+        grader::Watchdog w(0.5, "lab04::transpose_padded, timed beside its reference,");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        w.extend(1.0);  // waited 1 s for the GPU's lock
+        std::this_thread::sleep_for(std::chrono::milliseconds(700));  // 1.0 s in all: past 0.5, before 1.5
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(Watchdog, AnExtendedDeadlineStillEndsWorkThatNeverEnds) {
+  EXPECT_EXIT(
+      {
+        grader::Watchdog w(0.2, "lab04::transpose_padded, timed beside its reference,");
+        w.extend(0.3);
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+      },
+      ::testing::ExitedWithCode(1), "did not finish within 0 s: a loop in the kernel never ends");
+}
+
 }  // namespace

@@ -31,6 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lablib"))
 import banklab_labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import banklab_gpus         # noqa: E402  (which GPU each judge gets: tools/batch/banklab_gpus.py)
 from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
@@ -600,15 +602,15 @@ def stop_all() -> None:
                 pass
 
 
-def run_limited(cmd: list[str], timeout: float, log: Path) -> tuple[int | None, str]:
-    """Run `cmd` in its own process group with stdout+stderr to `log`; kill the whole group
-    at `timeout`. Returns (exit status or None when killed, a note)."""
+def run_limited(cmd: list[str], timeout: float, log: Path, env: dict | None = None) -> tuple[int | None, str]:
+    """Run `cmd` in its own process group with stdout+stderr to `log` (and `env`, when given, as its
+    environment); kill the whole group at `timeout`. Returns (exit status or None when killed, a note)."""
     with open(log, "wb") as out:
         with _RUNNING_LOCK:
             if STOPPING.is_set():
                 return -1, "the run was interrupted"
             p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 start_new_session=True)
+                                 start_new_session=True, env=env)
             _RUNNING.add(p)
         try:
             return p.wait(timeout=timeout), ""
@@ -765,7 +767,9 @@ def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, grade
         if graded:
             cmd.append("--graded")
         try:
-            rc, note = run_limited(cmd, timeout, work / "judge.log")
+            # One GPU of those this process sees, the least loaded (banklab_gpus.py).
+            with banklab_gpus.judge_env(env_for_grading(), tier) as env:
+                rc, note = run_limited(cmd, timeout, work / "judge.log", env)
             timed_out = rc is None
             if rc is not None and rc not in (0, 1) and not STOPPING.is_set():
                 fault = (f"the judge crashed (exit status {rc}; its log is judge.log in the work "

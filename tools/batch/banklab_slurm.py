@@ -1,8 +1,9 @@
 """`grade-class --engine slurm`: the class graded by a Slurm job array instead of local processes.
 
 One run submits one job array (`sbatch --array`): task i grades shard i of the submissions (up to
---slurm-shard of them), one after another on the GPU it was given (`--gres=gpu:1` for the GPU
-tiers unless --slurm-arg names other GPU flags; none for the CPU tier). A task is grade-class
+--slurm-shard of them) on the GPUs it was given (`--gres=gpu:1` for the GPU tiers unless --slurm-arg
+names other GPU flags, e.g. --slurm-arg=--gpus-per-task=2; none for the CPU tier): at least one judge
+per GPU, as many as its --cpus-per-task, each judge on one GPU (banklab_gpus.py). A task is grade-class
 itself, run on the node with the instructor's own arguments and `--slurm-task RUN_DIR`: it finds
 the same submissions, keys and judge, keeps only its shard (shard_of) and grades it with the local
 engine's pool into the same OUT/results/, then stops before the reports (task_end). The submitting
@@ -50,6 +51,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import banklab_grading as bg   # noqa: E402
+import banklab_gpus            # noqa: E402
 import banklab_reports as br   # noqa: E402
 import banklab_status as bs    # noqa: E402
 
@@ -84,7 +86,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                         "--slurm-arg=--account=cs4xx; a GPU flag (--gres, --gpus...) replaces the default "
                         "--gres=gpu:1, a --time replaces the default (shard x --timeout + 5 min)")
     g.add_argument("--slurm-shard", type=int, default=8, metavar="N",
-                   help="submissions per array task (default 8), graded one at a time on its GPU")
+                   help="submissions per array task (default 8), graded on the task's GPUs (one judge per "
+                        "GPU, or one per CPU of --cpus-per-task when more)")
     g.add_argument("--slurm-throttle", type=int, default=0, metavar="M",
                    help="at most M tasks of the array at once (sbatch --array=...%%M; default: no limit)")
     g.add_argument("--slurm-retries", type=int, default=1, metavar="R",
@@ -175,9 +178,10 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
         bg.stop_all()
         raise KeyboardInterrupt        # grade-class's Ctrl-C path: keep nothing half-judged, clean up
     signal.signal(signal.SIGTERM, on_term)
-    # One judge at a time on the task's GPU (no two timings share it); the CPU tier may use the
-    # CPUs the task was given (--slurm-arg=--cpus-per-task=N).
-    a.jobs = 1 if a.tier != "cpu" else max(1, int(os.environ.get("SLURM_CPUS_PER_TASK") or 1))
+    # The CPUs the task was given (--slurm-arg=--cpus-per-task=N), and for the GPU tiers at least one
+    # judge per GPU it was given, each judge on one of them (banklab_gpus.py; each GPU's lock keeps
+    # its timed runs one at a time).
+    a.jobs = banklab_gpus.slurm_task_jobs(a.tier)
     print(f"banklab slurm task {index} on {socket.gethostname()}: {len(mine)} submission(s), "
           f"{a.jobs} at a time", flush=True)
     return mine

@@ -10,6 +10,11 @@ tested at all. It judges nothing: what it reports is chosen by a marker line in 
 
 (no marker: the stub's behaviour; killtask: inside a Slurm job, cancels that job, as a node
 that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/test.cu files.
+
+FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
+started with (null when unset), its lab, and when it started and ended (time.time()), so that a
+test can see which GPU each judge got and how many ran on each at once; FAKE_JUDGE_SECONDS=S makes
+each grade last S seconds.
 """
 
 import argparse
@@ -88,6 +93,14 @@ def main():
                 print(f"{lab} {test} {tier}")
         return 0
 
+    t_start = time.time()
+    if os.environ.get("FAKE_JUDGE_SECONDS"):
+        time.sleep(float(os.environ["FAKE_JUDGE_SECONDS"]))
+    if os.environ.get("FAKE_JUDGE_ENV_LOG"):
+        line = json.dumps({"cuda": os.environ.get("CUDA_VISIBLE_DEVICES"), "lab": a.lab, "tier": a.tier,
+                           "start": t_start, "end": time.time()})
+        with open(os.environ["FAKE_JUDGE_ENV_LOG"], "a") as f:
+            f.write(line + "\n")
     src = Path(a.source).read_bytes()
     sha = hashlib.sha256(src).hexdigest()
     m = re.search(rb"FAKE-JUDGE:\s*(\w+)(?:[ \t]+(\S+))?", src)

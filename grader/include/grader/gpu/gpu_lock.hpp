@@ -1,8 +1,11 @@
 // One GPU, one timing at a time: judges that share a GPU (grade-class -j N, several courses on one
-// node) take a lock per GPU around their GPU tests. A test that times or traces (everything but a
-// correctness check) takes it exclusively; a correctness check takes it shared. So no timed or
-// traced run ever overlaps another judge's work on that GPU, and correctness checks still run
-// side by side. banklab-judge test takes it before the test's first GPU work.
+// node) take a lock per GPU (a file named by the GPU's UUID) only where their measurement needs
+// the GPU alone: each timed run (TimedRunLock, taken by grader/gpu/timing.cuh around one run of
+// the student's kernel or of the reference: milliseconds) and, while kTracingTakesTheGpuAlone is
+// on, a whole traced test (GpuLock, taken by banklab-judge test before the test's first GPU work).
+// Context creation, module loading, uploads, the CPU reference and every correctness check
+// (those of each timed run's output too) run beside other judges' work, unlocked. No timed run
+// ever overlaps another judge's timed run or traced test on that GPU.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,10 +17,20 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <thread>
 
 namespace grader::gpu {
+
+/// The most one judge process waits for its GPU's lock, all its waits together: past it the
+/// process runs without the lock and says so (the test's own limit must not run out waiting).
+inline constexpr double kGpuLockMaxWaitSeconds = 90.0;
+
+/// Whether a traced test holds its GPU's lock, exclusively, for its whole run. On until the
+/// tracer's counts are shown not to depend on what else runs on the GPU (docs/dev/GRADER.md,
+/// "One GPU, one timing at a time": the device check that proves it); then set it to false.
+inline constexpr bool kTracingTakesTheGpuAlone = true;
 
 /// Where the lock files live: $BANKLAB_GPU_LOCK_DIR, else /run/lock/banklab-gpu for root, else
 /// /tmp/banklab-gpu-UID (judges of one user, e.g. one grade-class run, share it).
@@ -30,60 +43,91 @@ inline std::string gpu_lock_dir() {
   return "/tmp/banklab-gpu-" + std::to_string(geteuid());
 }
 
-/// The lock of the GPU this process uses (device 0 as CUDA_VISIBLE_DEVICES shows it), named by
-/// the GPU's UUID so that every judge on the node names the same GPU alike. Held until destroyed.
-/// Without a GPU, or where the file cannot be made, it holds nothing and says why in `note`.
+namespace detail {
+inline double& gpu_lock_waited_s() {  // this process's waits for the lock, in all
+  static double s = 0;
+  return s;
+}
+inline bool& gpu_held_alone() {  // a GpuLock of this process holds the GPU exclusively
+  static bool held = false;
+  return held;
+}
+
+/// Opens the lock file of the GPU this process uses (device 0 as CUDA_VISIBLE_DEVICES shows it),
+/// named by the GPU's UUID so that every judge on the node names the same GPU alike. Returns the
+/// descriptor, or -1 with the reason in `note` (no GPU, a file that cannot be made).
+inline int open_gpu_lock_file(std::string& path, std::string& note) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    note = "no GPU: no lock";
+    return -1;
+  }
+  int dev = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+    cudaGetLastError();
+    note = "the GPU could not be named: no lock";
+    return -1;
+  }
+  std::string uuid;
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
+    uuid += hex;
+  }
+  const std::string dir = gpu_lock_dir();
+  mkdir(dir.c_str(), geteuid() == 0 ? 0755 : 0700);
+  path = dir + "/gpu-" + uuid + ".lock";
+  // O_NOFOLLOW: a link planted in the folder cannot make the judge open another file. A lock
+  // needs no write access, so judges of other users can share root's files (mode 0644).
+  const int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) note = "cannot open " + path + ": no lock";
+  return fd;
+}
+
+/// Takes `op` on `fd`, polling every `poll`, within what is left of this process's wait budget.
+/// Returns the seconds waited; false in `got` when the budget ran out.
+inline double wait_for_lock(int fd, int op, std::chrono::microseconds poll, bool& got) {
+  const auto t0 = std::chrono::steady_clock::now();
+  double waited = 0;
+  got = true;
+  while (flock(fd, op | LOCK_NB) != 0) {
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (gpu_lock_waited_s() + waited > kGpuLockMaxWaitSeconds) {
+      got = false;
+      break;
+    }
+    std::this_thread::sleep_for(poll);
+  }
+  waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  gpu_lock_waited_s() += waited;
+  return waited;
+}
+}  // namespace detail
+
+/// The lock of the GPU this process uses, held until destroyed (a traced test's). Without a GPU,
+/// or where the file cannot be made, it holds nothing and says why in `note`.
 class GpuLock {
  public:
-  /// A wait longer than `max_wait_s` (the test's own limit must not run out while it waits)
-  /// gives up and runs without the lock, saying so.
-  explicit GpuLock(bool exclusive, double max_wait_s = 90.0) {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-      cudaGetLastError();
-      note = "no GPU: no lock";
+  explicit GpuLock(bool exclusive) {
+    fd_ = detail::open_gpu_lock_file(path, note);
+    if (fd_ < 0) return;
+    bool got = false;
+    waited_s = detail::wait_for_lock(fd_, exclusive ? LOCK_EX : LOCK_SH, std::chrono::milliseconds(20), got);
+    if (!got) {
+      close(fd_);
+      fd_ = -1;
+      note = "waited " + std::to_string(static_cast<int>(waited_s)) + " s for " + path + ": running without it";
       return;
     }
-    int dev = 0;
-    cudaDeviceProp p{};
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
-      cudaGetLastError();
-      note = "the GPU could not be named: no lock";
-      return;
-    }
-    std::string uuid;
-    char hex[3];
-    for (int i = 0; i < 16; ++i) {
-      std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
-      uuid += hex;
-    }
-    const std::string dir = gpu_lock_dir();
-    mkdir(dir.c_str(), geteuid() == 0 ? 0755 : 0700);
-    path = dir + "/gpu-" + uuid + ".lock";
-    // O_NOFOLLOW: a link planted in the folder cannot make the judge open another file. A lock
-    // needs no write access, so judges of other users can share root's files (mode 0644).
-    fd_ = open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
-      note = "cannot open " + path + ": no lock";
-      return;
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    const int op = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
-    while (flock(fd_, op) != 0) {
-      waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (waited_s > max_wait_s) {
-        close(fd_);
-        fd_ = -1;
-        note = "waited " + std::to_string(static_cast<int>(waited_s)) + " s for " + path + ": running without it";
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     note = std::string(exclusive ? "exclusive" : "shared") + " lock " + path;
+    if (exclusive) detail::gpu_held_alone() = true;
   }
   ~GpuLock() {
-    if (fd_ >= 0) close(fd_);
+    if (fd_ < 0) return;
+    close(fd_);
+    detail::gpu_held_alone() = false;
   }
   GpuLock(const GpuLock&) = delete;
   GpuLock& operator=(const GpuLock&) = delete;
@@ -96,8 +140,68 @@ class GpuLock {
   int fd_ = -1;
 };
 
-/// Whether test `name` (Suite.Test) times or traces: everything of the GPU tier but a
-/// correctness check ("...IsCorrect...", "...AreCorrect...").
-inline bool gpu_test_needs_the_gpu_alone(const std::string& name) { return name.find("Correct") == std::string::npos; }
+/// The lock of the GPU for each timed run, one at a time: hold() takes it exclusively (unless
+/// this process holds the GPU alone already) until the returned object is destroyed. Each wait
+/// is passed to `on_wait` (the timed runs' Watchdog counts GPU work, not waits). Destroyed, it
+/// prints "[ GPU LOCK ] ..." when it waited a second or more in all, or could not lock.
+class TimedRunLock {
+ public:
+  class Held {
+   public:
+    explicit Held(int fd) : fd_(fd) {}
+    ~Held() {
+      if (fd_ >= 0) flock(fd_, LOCK_UN);
+    }
+    Held(Held&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+
+   private:
+    int fd_;
+  };
+
+  explicit TimedRunLock(std::function<void(double)> on_wait = {}) : on_wait_(std::move(on_wait)) {
+    if (!detail::gpu_held_alone()) fd_ = detail::open_gpu_lock_file(path_, note_);
+    else note_ = "this process holds the GPU alone";
+  }
+  ~TimedRunLock() {
+    if (fd_ >= 0) close(fd_);
+    if (waited_s_ >= 1.0 || (fd_ < 0 && note_.rfind("no GPU", 0) != 0 && !detail::gpu_held_alone())) {
+      std::printf("[ GPU LOCK ] %s (waited %.1f s)\n", note_.c_str(), waited_s_);
+      std::fflush(stdout);
+    }
+  }
+  TimedRunLock(const TimedRunLock&) = delete;
+  TimedRunLock& operator=(const TimedRunLock&) = delete;
+
+  [[nodiscard]] Held hold() {
+    if (fd_ < 0) return Held(-1);
+    bool got = false;
+    const double w = detail::wait_for_lock(fd_, LOCK_EX, std::chrono::microseconds(500), got);
+    waited_s_ += w;
+    if (on_wait_ && w > 0) on_wait_(w);
+    if (!got) {
+      close(fd_);
+      fd_ = -1;
+      note_ = "waited " + std::to_string(static_cast<int>(detail::gpu_lock_waited_s())) + " s for " + path_ +
+              ": the remaining timed runs run without it";
+      return Held(-1);
+    }
+    note_ = "exclusive lock " + path_ + " for each timed run";
+    return Held(fd_);
+  }
+
+ private:
+  std::function<void(double)> on_wait_;
+  std::string path_, note_;
+  int fd_ = -1;
+  double waited_s_ = 0;
+};
+
+/// Whether test `name` (Suite.Test) holds the GPU alone for its whole run: a traced test, while
+/// kTracingTakesTheGpuAlone is on. Timed tests hold it only for each timed run (TimedRunLock).
+inline bool gpu_test_needs_the_gpu_alone(const std::string& name) {
+  return kTracingTakesTheGpuAlone && name.find("Traced") != std::string::npos;
+}
 
 }  // namespace grader::gpu
