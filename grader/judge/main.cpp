@@ -229,11 +229,11 @@ int cmd_test(const Args& a, int argc0, char** argv0) {
   }
 
   if (a.test.find("Traced") != std::string::npos) grader::gpu::start_trace_session();  // before any CUDA call
-  // One GPU, one timing at a time (grader/gpu/gpu_lock.hpp): a traced test holds the GPU alone
-  // until its verdict is written; a timed test takes it around each timed run only.
+  // One GPU, one timing at a time: the lock is held until the verdict is written, by the tests
+  // grader/gpu/gpu_lock.hpp names (gpu_test_holds_the_lock), exclusively or shared.
   std::optional<grader::gpu::GpuLock> gpu_lock;
-  if (v.tier == "gpu" && grader::gpu::gpu_test_needs_the_gpu_alone(a.test)) {
-    gpu_lock.emplace(true);
+  if (v.tier == "gpu" && grader::gpu::gpu_test_holds_the_lock(a.test)) {
+    gpu_lock.emplace(grader::gpu::gpu_test_needs_the_gpu_alone(a.test));
     if (gpu_lock->waited_s >= 1.0 || (!gpu_lock->held() && gpu_lock->note.rfind("no GPU", 0) != 0))
       std::printf("[ GPU LOCK ] %s (waited %.1f s)\n", gpu_lock->note.c_str(), gpu_lock->waited_s);
   }

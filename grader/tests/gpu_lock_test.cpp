@@ -78,11 +78,16 @@ TEST(GpuLock, PastTheProcesssWaitBudgetTheJudgeRunsWithoutTheLock) {
   grader::gpu::detail::gpu_lock_waited_s() = 0;
 }
 
-TEST(GpuLock, TimedTestsDoNotHoldTheGpuForTheirWholeRun) {
-  EXPECT_FALSE(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TransposeMeetsTheKernelTimingTarget"));
+TEST(GpuLock, WhichTestsHoldTheGpuForTheirWholeRun) {
+  // Off (today): a timed or traced test holds the GPU alone for its whole run, a correctness
+  // check holds the lock shared. On: a traced test alone (while kTracingTakesTheGpuAlone is),
+  // timed tests per timed run, correctness checks no lock.
+  constexpr bool per_run = grader::gpu::kLockEachTimedRunOnly;
+  EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TransposeMeetsTheKernelTimingTarget"), !per_run);
   EXPECT_FALSE(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TransposeIsCorrectFor1024x1024"));
+  EXPECT_EQ(grader::gpu::gpu_test_holds_the_lock("Lab05OnGpu.TransposeIsCorrectFor1024x1024"), !per_run);
   EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree"),
-            grader::gpu::kTracingTakesTheGpuAlone);
+            !per_run || grader::gpu::kTracingTakesTheGpuAlone);
 }
 
 }  // namespace

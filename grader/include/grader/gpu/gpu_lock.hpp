@@ -1,10 +1,12 @@
 // One GPU, one timing at a time: judges that share a GPU (grade-class -j N, several courses on one
-// node) take a lock per GPU (a file named by the GPU's UUID) only where their measurement needs
-// the GPU alone: each timed run (TimedRunLock, taken by grader/gpu/timing.cuh around one run of
-// the student's kernel or of the reference: milliseconds) and, while kTracingTakesTheGpuAlone is
-// on, a whole traced test (GpuLock, taken by banklab-judge test before the test's first GPU work).
-// Context creation, module loading, uploads, the CPU reference and every correctness check
-// (those of each timed run's output too) run beside other judges' work, unlocked. No timed run
+// node) take a lock per GPU (a file named by the GPU's UUID). Today (kLockEachTimedRunOnly off) a
+// GPU test that times or traces holds it exclusively for its whole run and a correctness check
+// holds it shared, as before issue 33. With kLockEachTimedRunOnly on, the lock is taken only where
+// a measurement needs the GPU alone: each timed run (TimedRunLock, taken by grader/gpu/timing.cuh
+// around one run of the student's kernel or of the reference: milliseconds) and, while
+// kTracingTakesTheGpuAlone is on, a whole traced test (GpuLock, taken by banklab-judge test before
+// the test's first GPU work); context creation, module loading, uploads, the CPU reference and
+// every correctness check then run beside other judges' work, unlocked. In both, no timed run
 // ever overlaps another judge's timed run or traced test on that GPU.
 #pragma once
 
@@ -31,6 +33,12 @@ inline constexpr double kGpuLockMaxWaitSeconds = 90.0;
 /// tracer's counts are shown not to depend on what else runs on the GPU (docs/dev/GRADER.md,
 /// "One GPU, one timing at a time": the device check that proves it); then set it to false.
 inline constexpr bool kTracingTakesTheGpuAlone = true;
+
+/// Whether a timed test holds its GPU's lock only around each timed run (and correctness checks
+/// take none). Off until the device shows that it flips no timing verdict: the near-line kernels
+/// graded 16 at once (bench/gpu_throughput.py --flips 16) on an H100 and an H200. Off, every GPU
+/// test holds the lock for its whole run: exclusively when it times or traces, shared otherwise.
+inline constexpr bool kLockEachTimedRunOnly = false;
 
 /// Where the lock files live: $BANKLAB_GPU_LOCK_DIR, else /run/lock/banklab-gpu for root, else
 /// /tmp/banklab-gpu-UID (judges of one user, e.g. one grade-class run, share it).
@@ -198,10 +206,20 @@ class TimedRunLock {
   double waited_s_ = 0;
 };
 
-/// Whether test `name` (Suite.Test) holds the GPU alone for its whole run: a traced test, while
-/// kTracingTakesTheGpuAlone is on. Timed tests hold it only for each timed run (TimedRunLock).
+/// Whether test `name` (Suite.Test) holds the GPU alone for its whole run. With
+/// kLockEachTimedRunOnly off: every GPU test but a correctness check ("...IsCorrect...",
+/// "...AreCorrect..."), i.e. each test that times or traces. On: a traced test, while
+/// kTracingTakesTheGpuAlone is on; timed tests then hold it only for each timed run (TimedRunLock,
+/// which takes nothing where this process already holds the GPU alone).
 inline bool gpu_test_needs_the_gpu_alone(const std::string& name) {
+  if (!kLockEachTimedRunOnly) return name.find("Correct") == std::string::npos;
   return kTracingTakesTheGpuAlone && name.find("Traced") != std::string::npos;
+}
+
+/// Whether test `name` takes the GPU's lock for its whole run at all (shared where it need not
+/// hold the GPU alone).
+inline bool gpu_test_holds_the_lock(const std::string& name) {
+  return !kLockEachTimedRunOnly || gpu_test_needs_the_gpu_alone(name);
 }
 
 }  // namespace grader::gpu
