@@ -95,8 +95,8 @@ def case_swizzled_access():
 
 
 PLANTED = [
-    ("SolutionCodeLineInJudgeCode", "labs/06_ldmatrix/test.cu", case_solution_code),
-    ("SolutionCommentInADescription", "labs/06_ldmatrix/lab.toml", case_solution_comment),
+    ("SolutionCodeLineInJudgeCode", "labs/06_ldmatrix/judge/test.cu", case_solution_code),
+    ("SolutionCommentInADescription", "labs/06_ldmatrix/judge/lab.toml", case_solution_comment),
     ("AnswerFormulaInAHandout", "labs/04_padding/README.md", case_value_formula),
     ("AnsweredConstantInAStub", "labs/04_padding/kernel.cu", case_value_number),
     ("AccessNextToItsQuestion", "docs/pages/index.md", case_keyed_access),

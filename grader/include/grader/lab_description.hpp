@@ -1,5 +1,5 @@
 // The form of a lab's description in C++: what tools/lablib/banklab_gen.py generates from
-// labs/NN_name/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
+// labs/NN_name/judge/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
 // as grader/labNN_description.hpp (namespace labNN_desc). Read by the probe
 // (the constants, tables, instructions, predictions and launcher calls it writes) and by the judge
 // (the questions, the launch sizes). Standard library only: it is part of the header snapshot the

@@ -4,7 +4,7 @@
 // constants, every access function over its whole domain, every shared-memory instruction of the
 // kernel as the access functions describe it (32 byte offsets per warp instruction), and the
 // launches of the student's launchers. Its main() is generated from the lab's description
-// (labs/NN_name/lab.toml -> grader/labNN_probe.hpp); labs/NN_name/probe.cu defines only the
+// (labs/NN_name/judge/lab.toml -> grader/labNN_probe.hpp); labs/NN_name/judge/probe.cu defines only the
 // functions that call the student's code, one per table, instruction and launcher. The probe runs
 // in a process of its own, started by banklab-judge in its sandbox with a timeout; what it writes
 // to the descriptor the judge gave it (never a file) is data that the judge validates, never a
@@ -113,7 +113,7 @@ class Fakes {
 
 /// One call of a launcher with one of its sizes in the lab's description ([[launches]]), named as
 /// the GPU tier looks it up (grader_calls::name, e.g. "transpose_256x96"). The generated main()
-/// hands it to labs/NN_name/probe.cu's launch_<launcher>(call), which must record it exactly once:
+/// hands it to labs/NN_name/judge/probe.cu's launch_<launcher>(call), which must record it exactly once:
 ///   call({bytes of buffer 0, ...}, [=](const probe::Fakes& f) { launcher(f.ptr<float>(0), ..., call.size(0)); })
 /// The launcher runs in a child process with fake buffers of those sizes; the record says what
 /// it launched, or that it crashed, hung or exited (at most 64 launches, 5 seconds).

@@ -1,6 +1,6 @@
 // Judge for lab 01 (the 32-way conflict): the stride predictions, the row-sum tile on the CPU,
 // and the GPU tier. Never compiled with a student's file: it reads the answers of
-// labs/01_32way_conflict/probe.cu and launches the student's compiled kernel.
+// labs/01_32way_conflict/judge/probe.cu and launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab01Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
 // description: grader/lab01_judge.hpp and lab01_questions_test.cpp (tools/lablib/banklab_gen.py).

@@ -1,9 +1,9 @@
 // Judge for lab 06 (ldmatrix and the swizzled tile): C = A * B^T with mma.sync, each operand
 // loaded with ldmatrix.x4 from a 64 x 64 tile of half in shared memory. Never compiled with a
-// student's file: it reads the answers of labs/06_ldmatrix/probe.cu and launches the student's
+// student's file: it reads the answers of labs/06_ldmatrix/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab06Predictions  the handout's questions about ldmatrix wavefronts, checked against the model
-//                     (generated from labs/06_ldmatrix/lab.toml, see tools/lablib/banklab_gen.py)
+//                     (generated from labs/06_ldmatrix/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab06Layout       tile_offset(): the tile's shape, 16-byte aligned, in bounds, one-to-one, at
 //                     most 16 bytes of padding per row, and every warp instruction of the kernel
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum

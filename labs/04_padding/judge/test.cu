@@ -1,8 +1,8 @@
 // Judge for lab 04 (padding): the tiled transpose through tile[32][32 + kPad]. Never compiled with
-// a student's file: it reads the answers of labs/04_padding/probe.cu and launches the student's
+// a student's file: it reads the answers of labs/04_padding/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab04Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/04_padding/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/04_padding/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing

@@ -1,6 +1,6 @@
 // Judge for lab 03 (vector loads and stores): 8- and 16-byte shared accesses, their half- and
 // quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
-// Never compiled with a student's file: it reads the answers of labs/03_vector_lds/probe.cu and
+// Never compiled with a student's file: it reads the answers of labs/03_vector_lds/judge/probe.cu and
 // launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab03Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the

@@ -1,6 +1,6 @@
 // Judge for lab 02 (broadcast): the broadcast and multicast predictions, the coefficient table on
 // the CPU, and the GPU tier. Never compiled with a student's file: it reads the answers of
-// labs/02_broadcast/probe.cu and launches the student's compiled kernel. The expected output comes
+// labs/02_broadcast/judge/probe.cu and launches the student's compiled kernel. The expected output comes
 // from the handout's own channel rule (lanes 8c .. 8c+7 take channel c), never from the
 // student's channel_of(). The staging copy's order lives in the kernel body, so only the trace
 // of the real stores judges it.

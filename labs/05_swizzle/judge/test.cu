@@ -1,9 +1,9 @@
 // Judge for lab 05 (swizzle): the transpose through an unpadded tile whose rows are permuted,
 // and a transpose of float4 elements through a 16-byte-chunk swizzle. Never compiled with a
-// student's file: it reads the answers of labs/05_swizzle/probe.cu and launches the student's
+// student's file: it reads the answers of labs/05_swizzle/judge/probe.cu and launches the student's
 // compiled kernels.
 //   Lab05Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/05_swizzle/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/05_swizzle/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab05Layout       tile_index() and chunk_offset(): in bounds, one-to-one, no padding, every
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
