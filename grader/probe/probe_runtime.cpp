@@ -261,8 +261,14 @@ void Writer::value(const char* name, long long v) {
   ++records_;
 }
 
-void Writer::predict(const char* name, long long v) {
+void Writer::predict_integer(const char* name, long long v) {
   std::fprintf(file_of(f_), "predict %s %lld\n", name, v);
+  std::fflush(file_of(f_));
+  ++records_;
+}
+
+void Writer::predict_not_integer(const char* name) {
+  std::fprintf(file_of(f_), "predict %s not-integer\n", name);
   std::fflush(file_of(f_));
   ++records_;
 }

@@ -47,6 +47,7 @@ sys.path.insert(0, next((d for d in (_HERE, os.path.join(_HERE, "..", "tools", "
                          if os.path.isfile(os.path.join(d, "banklab_expr.py"))), _HERE))
 import banklab_expr  # noqa: E402
 import banklab_labs  # noqa: E402  (judge_dir()/folder_of(): where a lab's judge files are)
+from banklab_predictions import check_question_keys, prediction_range, table_value  # noqa: E402
 
 OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
 ASKS = ("wavefronts", "value", "excess_wavefronts", "smallest")
@@ -72,13 +73,14 @@ AT_MINIMUM = {"test": (str, True), "hint": (str, False), "hint_of": (str, False)
 KERNEL = {"name": (str, True), "params": (str, True)}
 LAUNCH = {"launcher": (str, True), "kernel": (str, True), "sizes": ("sizes", True), "roles": ("strs", False)}
 QUESTION = {"name": (str, True), "test": (str, True), "asks": (str, True), "what": (str, False), "hint": (str, True),
-            "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False)}
+            "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False),
+            "range": ("ints", False), "range_what": (str, False), "tma_swizzle": (str, False)}
 # A question's answer (solutions/NN_name/answers.toml, a table named by the question).
 ANSWER = {"access": (str, False), "mask": (str, False), "value": (str, False)}
 # What each kind of question needs (besides name, test, asks, hint) and may have: in the
 # description, and in its answer.
-NEEDS = {"wavefronts": ({"what"}, {"x", "x_range"}),
-         "value": (set(), set()),
+NEEDS = {"wavefronts": ({"what"}, {"x", "x_range", "tma_swizzle"}),
+         "value": ({"range", "range_what"}, set()),
          "excess_wavefronts": (set(), set()),
          "smallest": ({"what", "x_range", "yours", "yours_works"}, set())}
 ANSWER_NEEDS = {"wavefronts": ({"access"}, {"mask"}),
@@ -268,6 +270,8 @@ def check(d, answers=None):
             r = q["x_range"]
             if len(r) != 3 or r[2] <= 0 or r[1] < r[0]:
                 raise DescriptionError(f"{w}: key 'x_range' must be [first, last, step] with step > 0 and last >= first")
+        for problem in check_question_keys(q):
+            raise DescriptionError(f"{w}: {problem}")
         if "x" in q and q["x"] not in names:
             raise DescriptionError(f"{w}: key 'x' = {q['x']!r} names no question before this one")
         variables = ("lane", "x") if has_x else ("lane",)
@@ -289,10 +293,16 @@ def check(d, answers=None):
             if not re.fullmatch(r"0x[0-9a-fA-F]{1,8}", q["mask"]) or int(q["mask"], 16) == 0:
                 raise DescriptionError(f"{w}: key 'mask' = {q['mask']!r} is not a non-zero hexadecimal mask (\"0x0000ffff\")")
         if "value" in q:
+            # It may read the student's own layout (banklab_predictions.table_value).
+            plain, value_of = table_value(q["value"], {t["name"] for t in d.get("tables", [])}, cstr)
             try:
-                q["_value"] = eval_expr(q["value"])
+                q["_value"] = eval_expr(plain)
             except DescriptionError as e:
                 raise DescriptionError(f"{w}: key 'value': {e}") from None
+            if value_of:
+                q["_value_of"] = value_of
+            elif not q["range"][0] <= q["_value"] <= q["range"][1]:
+                raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
         if "what" in q:
             try:
                 what_parts(q["what"], has_x)
@@ -722,8 +732,11 @@ def question_table(d):
             f.append("        nullptr,")
         f.append(f"        {cstr(q['hint'])},")
         r = q.get("x_range", [0, 0, 1])
+        lo, hi, step, words = prediction_range(q)
         f.append(f"        {cstr(q.get('x', q['name'] if q['asks'] == 'smallest' else ''))}, {r[0]}, {r[1]}, {r[2]}, "
-                 f"{cstr(q.get('yours', ''))}, {cstr(q.get('yours_works', ''))}}},")
+                 f"{cstr(q.get('yours', ''))}, {cstr(q.get('yours_works', ''))},")
+        value_of = f"[]() -> long long {{ return {q['_value_of']}; }}" if "_value_of" in q else "nullptr"
+        f.append(f"        {lo}LL, {hi}LL, {step}LL, {cstr(words)}, {cstr(q.get('tma_swizzle', ''))}, {value_of}}},")
         L += f
     L.append("};")
     return L

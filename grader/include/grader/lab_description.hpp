@@ -63,6 +63,13 @@ struct Question {
   long long x_first, x_last, x_step;
   const char* yours;        ///< Smallest: how feedback names the student's answer ("your pad")
   const char* yours_works;  ///< Smallest: said when the student's answer works but is not the smallest
+  long long lowest, highest, step;  ///< the values a prediction may take (banklab_gen.py prediction_range)
+  const char* range_what;           ///< what the number is, in words ("a column of the tile")
+  const char* tma_swizzle;          ///< "32" / "64" / "128": the TMA swizzle the question's access goes through, or ""
+  long long (*value_of)();          ///< Value: the answer read from the student's own tables (nullptr: `value`)
+
+  /// Is `v` a value a prediction of this question may take?
+  bool allows(long long v) const { return v >= lowest && v <= highest && (v - lowest) % step == 0; }
 
   /// Is `x` one of x_range's values?
   bool in_range(long long x) const { return x >= x_first && x <= x_last && (x - x_first) % x_step == 0; }

@@ -41,8 +41,22 @@ class Writer {
 
   /// A constant of the lab (TILE_DIM, kPad, kTileBytes, ...).
   void value(const char* name, long long v);
-  /// A prediction (a predict:: constant).
-  void predict(const char* name, long long v);
+  /// A prediction (a predict:: constant), read as written: an integer type gives its value; any
+  /// other type (float, double, bool, an enum) is recorded as "not an integer", never converted
+  /// (128.5f is not 128), and the judge says so.
+  template <class T>
+  void predict(const char* name, const T& v) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= sizeof(long long)) {
+      if (std::is_unsigned_v<T> && sizeof(T) == sizeof(long long) && v > static_cast<T>(~0ull >> 1))
+        predict_not_integer(name);  // beyond long long: no integer a question allows
+      else
+        predict_integer(name, static_cast<long long>(v));
+    } else {
+      predict_not_integer(name);
+    }
+  }
+  void predict_integer(const char* name, long long v);
+  void predict_not_integer(const char* name);
   /// A function over a box of integer arguments: f(idx) for every idx in [0, dims) (row-major).
   void table(const char* name, std::initializer_list<int> dims, long long (*f)(const int* idx));
   /// Shared-memory instructions: for every idx in [0, dims), one warp instruction of `op`

@@ -33,9 +33,11 @@ using grader::instruction;
 
 TEST(Lab01Layout, EveryElementOfTheTileHasItsOwnPlace) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "tile_index(row, col)", 32 * 32, answers().value("kTileFloats"), [&](int e) { return t.at({e / 32, e % 32}); },
-      "element", "keep kRowStride at least TILE_DIM, so that the rows do not overlap."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, answers().value("kTileFloats"), "kTileFloats, the floats of the tile",
+       "the tile holds kTileFloats floats: make it at least 32 rows of kRowStride, and keep tile_index(row, col) "
+       "below it.",
+       "keep kRowStride at least TILE_DIM, so that the rows do not overlap."}));
 }
 
 TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {

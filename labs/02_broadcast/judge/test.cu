@@ -39,11 +39,12 @@ constexpr int kChannels = 4, kTerms = 32, kLanesPerChannel = 8, kBlockThreads = 
 
 TEST(Lab02Layout, EveryCoefficientHasItsOwnPlaceInTheTable) {
   const grader::Table& t = answers().table("coef_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "coef_index(channel, term)", kChannels * kTerms, answers().value("kTableFloats"),
-      [&](int e) { return t.at({e / kTerms, e % kTerms}); }, "coefficient",
-      "give each (channel, term) its own word of the table: for example term-major, or channel-major with each "
-      "channel's row rotated."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"coef_index", &t, kChannels, kTerms, answers().value("kTableFloats"), "kTableFloats, the floats of the table",
+       "the table holds kTableFloats floats: keep every coef_index(channel, term) below it (or make the table as "
+       "large as your layout needs).",
+       "give each (channel, term) its own word of the table: for example term-major, or channel-major with each "
+       "channel's row rotated."}));
 }
 
 TEST(Lab02Layout, LanesKeepTheHandoutsChannels) {

@@ -52,15 +52,10 @@ TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
 
 TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("slot_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)", 512,
-      answers().value("kTileBytes") / 16,
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 2, e % 2});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "slot", "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"slot_offset", &t, 256, 2, answers().value("kTileBytes") / 16 * 16, "kTileBytes, the bytes of the tile",
+       "make kTileBytes large enough for your layout, or keep every slot_offset(pair, member) below it.",
+       "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout.", 16}));
 }
 
 // ---- on the GPU -------------------------------------------------------------------------------

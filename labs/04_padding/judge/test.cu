@@ -57,10 +57,11 @@ int smallest_conflict_free_pad_bytes(int elem, int step) {
 
 TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab04::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
-      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
-      "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, constant("kTileFloats"), "kTileFloats, the floats of the padded tile",
+       "the padded tile is 32 rows of 32 + kPad floats: kTileFloats must hold all of them, and tile_index(row, col) "
+       "must stay inside row `row`.",
+       "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."}));
 }
 
 TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {

@@ -42,11 +42,12 @@ long long constant(const char* name) { return answers().value(name); }
 
 TEST(Lab05Layout, TileIndexIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab05::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
-      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
-      "give each (row, col) its own place: permute the columns within each row (e.g. with a function of the "
-      "column and the row that is one-to-one in the column for every row)."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, constant("kTileFloats"), "kTileFloats, the floats of the tile",
+       "row r of the tile is floats r * 32 to r * 32 + 31: keep every column of a row inside its row (move the "
+       "columns within the row, never into another row).",
+       "give each (row, col) its own place: permute the columns within each row (e.g. with a function of the "
+       "column and the row that is one-to-one in the column for every row)."}));
 }
 
 TEST(Lab05Layout, TheFloatTileHasNoPadding) {
@@ -75,16 +76,13 @@ TEST(Lab05Layout, ChunkOffsetsAreSixteenByteAligned) {
 
 TEST(Lab05Layout, ChunkOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("chunk_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab05::chunk_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 32 * 8,
-      static_cast<long long>(constant("kChunkTileBytes") / 16),
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 8, e % 8});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "chunk", "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
-               "function of the row only."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"chunk_offset", &t, 32, 8, static_cast<long long>(constant("kChunkTileBytes") / 16 * 16),
+       "kChunkTileBytes, the bytes of the float4 tile",
+       "row r of the float4 tile is bytes r * 128 to r * 128 + 127, 8 chunks of 16 bytes: keep every chunk of a row "
+       "inside its row (move the chunks within the row, never into another row).",
+       "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
+       "function of the row only.", 16}));
 }
 
 TEST(Lab05Layout, TheFloat4TileHasNoPadding) {

@@ -77,15 +77,11 @@ TEST(Lab06Layout, TileOffsetsAreSixteenByteAligned) {
 
 TEST(Lab06Layout, TileOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab06::tile_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 64 * 8,
-      constant("kTileBytes") / 16,
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 8, e % 8});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "chunk", "permute the 8 chunks of each row among themselves: XOR the chunk number with a function of the row."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_offset", &t, 64, 8, constant("kTileBytes") / 16 * 16, "kTileBytes, the bytes of one tile",
+       "a tile is 64 rows of 128 bytes (plus your padding): keep every chunk of a row inside its row, and kTileBytes "
+       "large enough for all 64 rows.",
+       "permute the 8 chunks of each row among themselves: XOR the chunk number with a function of the row.", 16}));
 }
 
 TEST(Lab06Layout, TheTileHasAtMostSixteenBytesOfPaddingPerRow) {
