@@ -155,10 +155,13 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
 // (and the TMA swizzle mode the question names), and the lane expression left for the student to
 // write (printing the question's own access would draw the answer). The three words `OP WIDTH
 // EXPRESSION` are separate arguments, as `banklab explain` takes them.
-std::string self_check_command(const WarpAccess& a, const std::string& tma_swizzle) {
+std::string self_check_command(const std::string& op, int width, const std::string& tma_swizzle) {
   return std::string("write the byte address of lane's element as an expression of lane, then run\n    ") +
-         banklab_command() + " explain " + (tma_swizzle.empty() ? "" : "--tma-swizzle " + tma_swizzle + " ") +
-         banklab::to_string(a.op) + " " + std::to_string(a.width) + " '<your expression of lane>'";
+         banklab_command() + " explain " + (tma_swizzle.empty() ? "" : "--tma-swizzle " + tma_swizzle + " ") + op +
+         " " + std::to_string(width) + " '<your expression of lane>'";
+}
+std::string self_check_command(const WarpAccess& a, const std::string& tma_swizzle) {
+  return self_check_command(banklab::to_string(a.op), a.width, tma_swizzle);
 }
 
 ::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
@@ -243,14 +246,19 @@ std::optional<::testing::AssertionResult> PredictionIsUnreadable(const grader_de
                 "is read as written, never rounded). Write it as a whole number: constexpr int "
              << q.name << " = <your answer>;\n  Think: " << runnable(q.hint);
   const long long predicted = prediction(q.name);
-  if (predicted == -1)
-    return f << " = -1 still holds the stub's placeholder: replace it with your answer.\n  Think: " << runnable(q.hint);
-  if (!q.allows(predicted)) {
+  if (predicted == -1) {
+    f << " = -1 still holds the stub's placeholder: replace it with your answer.\n  Think: " << runnable(q.hint);
+  } else if (!q.allows(predicted)) {
     f << " is outside what the question allows: " << q.range_what << ", " << q.lowest << " to " << q.highest;
     if (q.step != 1) f << " in steps of " << q.step;
-    return f << ".\n  Think: " << runnable(q.hint);
+    f << ".\n  Think: " << runnable(q.hint);
+  } else {
+    return std::nullopt;
   }
-  return std::nullopt;
+  // The question's op and width (the answers' access line: the instructor's judge only).
+  if (q.asks == grader_desc::Asks::Wavefronts && q.width > 0 && q.op && *q.op)
+    f << "\n  Check yourself: " << self_check_command(q.op, q.width, q.tma_swizzle);
+  return f;
 }
 
 // Without the answers (the student release): what can be checked without them, the form.
