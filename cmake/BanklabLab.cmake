@@ -7,13 +7,13 @@
 #   compile error is that lab's failure alone; every lab builds into its own work folder.
 # labNN.<Suite>.<Test>: one judge process per test. It passes only on the judge's own verdict
 #   record (0 passed, 1 failed, 77 skipped: CTest's SKIP_RETURN_CODE, GPU tests only).
-# Tests are read from the judge's sources (labs/NN_name/test.cu, the prediction tests generated from
-# labs/NN_name/lab.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
+# Tests are read from the judge's sources (labs/NN_name/judge/test.cu, the prediction tests generated from
+# labs/NN_name/judge/lab.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
 # ending in OnGpu get the label gpu, others cpu.
 #
 #   banklab_lab_description(<NN> <folder> <OUT_VAR>)
 #
-# tools/lablib/banklab_gen.py checks labs/<folder>/lab.toml (with solutions/<folder>/answers.toml
+# tools/lablib/banklab_gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
 # when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
 # probe and the judge) and labNN_questions_test.cpp (the prediction tests; its path goes to
 # OUT_VAR, a source of banklab-judge). It runs at configure time too, so that CTest knows the
@@ -31,8 +31,9 @@ function(banklab_lab_description num folder out_var)
   if(NOT Python3_FOUND)
     message(FATAL_ERROR "Python 3.11 or newer is needed to read the labs' descriptions (tools/lablib)")
   endif()
-  set(toml ${PROJECT_SOURCE_DIR}/labs/${folder}/lab.toml)
-  set(probe ${PROJECT_SOURCE_DIR}/labs/${folder}/probe.cu)
+  banklab_judge_dir(${num} jdir)
+  set(toml ${jdir}/lab.toml)
+  set(probe ${jdir}/probe.cu)
   set(answers ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
   set(gen ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py)
   set(cmd ${Python3_EXECUTABLE} ${gen} ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
@@ -48,7 +49,7 @@ function(banklab_lab_description num folder out_var)
   if(NOT batched)  # banklab_generate_descriptions() did not generate them all (or was not called)
     execute_process(COMMAND ${cmd} RESULT_VARIABLE rc ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "labs/${folder}/lab.toml, the description of lab ${num}, is not valid:\n${err}")
+      message(FATAL_ERROR "${toml}, the description of lab ${num}, is not valid:\n${err}")
     endif()
   endif()
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
@@ -56,7 +57,7 @@ function(banklab_lab_description num folder out_var)
            ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
            ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp)
   add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
-                     COMMENT "Generating lab ${num}'s description (labs/${folder}/lab.toml)" VERBATIM)
+                     COMMENT "Generating lab ${num}'s description (${toml})" VERBATIM)
   set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp PARENT_SCOPE)
 endfunction()
 
@@ -72,8 +73,8 @@ function(banklab_generate_descriptions)
   set(labs ${ARGN})
   while(labs)
     list(POP_FRONT labs num folder)
-    list(APPEND args ${PROJECT_SOURCE_DIR}/labs/${folder}/lab.toml ${PROJECT_SOURCE_DIR}/labs/${folder}/probe.cu
-                     ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
+    banklab_judge_dir(${num} jdir)
+    list(APPEND args ${jdir}/lab.toml ${jdir}/probe.cu ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
   endwhile()
   if(NOT args)
     return()
@@ -112,7 +113,8 @@ function(banklab_add_lab num folder)
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
-  set(sources ${PROJECT_SOURCE_DIR}/labs/${folder}/test.cu ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
+  banklab_judge_dir(${num} jdir)
+  set(sources ${jdir}/test.cu ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
               ${BANKLAB_INSTRUCTOR_SOURCES_${num}})
   set(all_tests)
   foreach(src IN LISTS sources)
@@ -138,6 +140,19 @@ function(banklab_add_lab num folder)
       endif()
     endif()
   endforeach()
+
+  # The last line of the lab's run (grader/run_summary.py): what was judged, what was not and
+  # why, points included; it runs after every test of the lab (the fixture's cleanup) and passes
+  # unless evidence is missing. ctest hides a passing test's output: CTestCustom.cmake (below,
+  # banklab_run_summary_at_the_end) prints the same line after ctest's own summary.
+  string(REPLACE ";" "\n" tests_text "${all_tests}")
+  file(WRITE ${CMAKE_BINARY_DIR}/judge/${label}.tests "${tests_text}\n")
+  if(Python3_FOUND)
+    add_test(NAME ${label}.summary
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/grader/run_summary.py --lab ${num} --results ${results}
+                     --tests ${CMAKE_BINARY_DIR}/judge/${label}.tests --root ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${label}.summary PROPERTIES LABELS "${label};cpu" FIXTURES_CLEANUP ${label}_built TIMEOUT 60)
+  endif()
 
   # Optional GPU tools on the correctness tests: compute-sanitizer (memcheck, racecheck) and
   # Nsight Compute as a cross-check of the model (instruction counts, wavefronts as a lower bound).
@@ -166,8 +181,10 @@ endfunction()
 #
 #   banklab_find_labs(<out-var> [ROOT <dir>])    e.g. sets out-var to "00;00_bank_mapping;01;..."
 #
-# A lab is a folder labs/NN_name/ holding its description lab.toml and its stub kernel.cu. The
-# result is a flat list of pairs, number then folder, in lab order. ROOT defaults to the source
+# A lab is a folder labs/NN_name/ holding its stub kernel.cu and its judge's files (description
+# lab.toml, probe.cu, test.cu) in labs/NN_name/judge/ (grader/labs/NN_name/ in the student release).
+# The result is a flat list of pairs, number then folder, in lab order; banklab_judge_dir(<NN> <var>)
+# then gives a lab's judge folder (banklab_labs.py's judge_dir(), the one rule). ROOT defaults to the source
 # tree that holds this file. A lab folder or description added later re-runs the configure step.
 function(banklab_find_labs out_var)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROOT" "")
@@ -187,11 +204,45 @@ function(banklab_find_labs out_var)
     message(WARNING "The labs' descriptions cannot be read (tools/lablib/banklab_labs.py):\n${err}")
     set(labs)
   endif()
+  execute_process(COMMAND "${python}" "${arg_ROOT}/tools/lablib/banklab_labs.py" judge-dirs "${arg_ROOT}"
+                  OUTPUT_VARIABLE dirs ERROR_QUIET)
+  while(dirs)
+    list(POP_FRONT dirs n d)
+    set_property(GLOBAL PROPERTY BANKLAB_JUDGE_DIR_${n} "${d}")
+  endwhile()
   if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
-    file(GLOB descriptions CONFIGURE_DEPENDS LIST_DIRECTORIES false "${arg_ROOT}/labs/*/lab.toml")
+    file(GLOB descriptions CONFIGURE_DEPENDS LIST_DIRECTORIES false "${arg_ROOT}/labs/*/judge/lab.toml"
+         "${arg_ROOT}/grader/labs/*/judge/lab.toml")
     file(GLOB folders CONFIGURE_DEPENDS LIST_DIRECTORIES true "${arg_ROOT}/labs/*")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions}
                  "${arg_ROOT}/tools/lablib/banklab_labs.py")
   endif()
   set(${out_var} ${labs} PARENT_SCOPE)
+endfunction()
+
+# The judge folder of lab <num> (labs/NN_name/judge/, or grader/labs/NN_name/ in the student
+# release), as banklab_find_labs() read it from tools/lablib/banklab_labs.py.
+function(banklab_judge_dir num out_var)
+  get_property(d GLOBAL PROPERTY BANKLAB_JUDGE_DIR_${num})
+  if(NOT d)
+    message(FATAL_ERROR "lab ${num}: no judge folder known (banklab_find_labs() first)")
+  endif()
+  set(${out_var} ${d} PARENT_SCOPE)
+endfunction()
+
+# Every ctest run in the build folder ends with the summary line of each lab it graded
+# (grader/run_summary.py --post): ctest runs CTEST_CUSTOM_PRE_TEST before its tests (a stamp:
+# the run's start) and CTEST_CUSTOM_POST_TEST after its own summary, and prints what they print.
+function(banklab_run_summary_at_the_end)
+  if(NOT Python3_FOUND)
+    return()
+  endif()
+  set(results ${CMAKE_BINARY_DIR}/results)
+  file(WRITE ${CMAKE_BINARY_DIR}/CTestCustom.cmake
+       "# Generated by cmake/BanklabLab.cmake: the summary line after each ctest run (grader/run_summary.py)\n"
+       "set(CTEST_CUSTOM_PRE_TEST \"\\\"${CMAKE_COMMAND}\\\" -E make_directory \\\"${results}\\\"\" "
+       "\"\\\"${CMAKE_COMMAND}\\\" -E touch \\\"${results}/.ctest-start\\\"\")\n"
+       "set(CTEST_CUSTOM_POST_TEST \"\\\"${Python3_EXECUTABLE}\\\" \\\"${PROJECT_SOURCE_DIR}/grader/run_summary.py\\\" "
+       "--post --results \\\"${results}\\\" --judge-dir \\\"${CMAKE_BINARY_DIR}/judge\\\" "
+       "--root \\\"${PROJECT_SOURCE_DIR}\\\"\")\n")
 endfunction()

@@ -36,7 +36,24 @@ std::string short_text(const std::string& s) {
   return s.size() > 60 ? s.substr(0, 60) + "..." : s;
 }
 
-WarpAccess access_of(const ExplainOptions& o, bool mask_given) {
+// `banklab explain 'ld 4 lane*4'`: the three words given as one argument (as a message quoted
+// them) are read as `ld 4 'lane*4'`.
+ExplainOptions split_one_argument(ExplainOptions o) {
+  const std::size_t a = o.op.find_first_of(" \t");
+  if (o.width.empty() && o.expr.empty() && a != std::string::npos) {
+    const std::size_t w = o.op.find_first_not_of(" \t", a);
+    const std::size_t b = w == std::string::npos ? w : o.op.find_first_of(" \t", w);
+    if (b != std::string::npos) {
+      o.width = o.op.substr(w, b - w);
+      o.expr = o.op.substr(b + 1);
+      o.op = o.op.substr(0, a);
+    }
+  }
+  return o;
+}
+
+WarpAccess access_of(const ExplainOptions& given, bool mask_given) {
+  const ExplainOptions o = split_one_argument(given);
   if (!o.line.empty()) {
     if (!o.op.empty() || !o.width.empty() || !o.expr.empty())
       throw ParseError("arguments", 1, "give either --line or 'op width expression', not both");

@@ -132,7 +132,7 @@ def read_all_figures(root: Path) -> list[Figure]:
 
 # --------------------------------------------------------------------------------------------
 # Labs: what tools/lablib/banklab_labs.py finds (a folder labs/NN_name/ with its description
-# labs/NN_name/lab.toml), in number order.
+# labs/NN_name/judge/lab.toml), in number order.
 # --------------------------------------------------------------------------------------------
 @dataclasses.dataclass
 class Lab:

@@ -10,7 +10,7 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
   `namespace predict`, the question being the comment above it without the `LAB TODO:` marker.
 - `explorer_spec(lab_dir)`: the lab's stub pattern for the live bank explorer, from the line
   `@explore op width expression|mask` of `labs/NN_name/figures.txt`.
-- `answered_questions(lab)`: the questions of a lab's description labs/NN_name/lab.toml, each with
+- `answered_questions(lab)`: the questions of a lab's description labs/NN_name/judge/lab.toml, each with
   its answer from solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; without
   that file (the student release) the questions alone.
 - `access_patterns(question, x)`, `graded_patterns(root)`: the accesses the questions ask about,

@@ -52,7 +52,7 @@ try {
   console.log(`FAIL: the labs could not be read (docs/scripts/site_labs.py): ${e.message}`);
   process.exit(1);
 }
-if (!LABS.length) { console.log("FAIL: no lab found in labs/*/lab.toml: nothing to check on the site"); process.exit(1); }
+if (!LABS.length) { console.log("FAIL: no lab found in labs/*/judge/lab.toml: nothing to check on the site"); process.exit(1); }
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
   ".png": "image/png", ".json": "application/json", ".wasm": "application/wasm", ".pf_meta": "application/octet-stream" };

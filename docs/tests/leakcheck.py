@@ -5,7 +5,7 @@
         every course page of the built site: no leak (exit 1 and a list when there is one)
   leakcheck.py tree --tree RELEASE --source S --answers ANSWERS
         every text file of a student release (README, handouts, workflows, code, the labs'
-        descriptions labs/NN_name/lab.toml, which hold no answer since the answers moved to
+        descriptions labs/NN_name/judge/lab.toml, which hold no answer since the answers moved to
         solutions/NN_name/answers.toml, and the site's HTML if it was built there): no leak
   leakcheck.py old  --pages DIR --source S --answers ANSWERS --expect FILE [--banklab EXE]
         the first-edition pages (docs/tests/leak_fixtures/old_site/): every leak the issue
@@ -60,7 +60,7 @@ value        A unit that states the answer to a prediction. Small numbers are ev
              Measured-table rows count as units, each cell prefixed with its column heading.
              The access of a question is its answer's `access` line(s) in
              solutions/NN_name/answers.toml (with its `mask`; the `x` of the description
-             labs/NN_name/lab.toml set from the answers), not its wording.
+             labs/NN_name/judge/lab.toml set from the answers), not its wording.
 
 Which labs count where: every lab's answers on a page that is not a lab page; on lab M's page
 those of lab M and later (earlier labs are done by then: their answers may be used as facts).

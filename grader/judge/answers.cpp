@@ -15,6 +15,18 @@ namespace {
 constexpr std::size_t kMaxAnswersBytes = 16u << 20;  // the six labs need well under 1 MiB
 constexpr long long kMaxEntries = 1 << 20;
 
+// A whole decimal integer (an optional '-' and digits, nothing else, within long long).
+bool read_integer(const std::string& token, long long& v) {
+  std::size_t used = 0;
+  if (token.empty() || token.size() > 20) return false;
+  try {
+    v = std::stoll(token, &used, 10);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == token.size();
+}
+
 long long box_size(const std::vector<int>& dims) {
   long long n = 1;
   for (int d : dims) {
@@ -190,8 +202,15 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
       continue;
     }
     if (kind == "value" || kind == "predict") {
+      std::string token;
+      if (!(is >> token)) return "the answers file has no number for " + name;
+      if (kind == "predict" && token == "not-integer") {  // the probe's record of a float, a double, ...
+        not_integer_.insert(name);
+        ++records;
+        continue;
+      }
       long long v = 0;
-      if (!(is >> v)) return "the answers file has no number for " + name;
+      if (!read_integer(token, v)) return "the answers file has no number for " + name;
       (kind == "value" ? values_ : predictions_)[name] = v;
       ++records;
       continue;

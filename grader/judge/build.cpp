@@ -169,6 +169,15 @@ std::string lab_folder(const std::string& description) {
   return std::regex_search(description, m, folder) ? m[1].str() : std::string();
 }
 
+// The lab's judge folder from the source root (`kJudgeDir = "labs/05_swizzle/judge"`; in the
+// student release grader/labs/05_swizzle), where its probe.cu is; empty when it is not there.
+std::string lab_judge_dir(const std::string& description) {
+  static const std::regex dir(R"re(kJudgeDir = "([0-9A-Za-z_./-]+)")re");
+  std::smatch m;
+  return std::regex_search(description, m, dir) && m[1].str().find("..") == std::string::npos ? m[1].str()
+                                                                                                : std::string();
+}
+
 // The build's message for a file with no code: what happened, and the command that brings the
 // lab's stub back (as printed, from the course folder).
 std::string no_code_message(const std::string& lab, const std::string& folder) {
@@ -328,15 +337,15 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   if (headers.back().content.empty())
     return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/" +
                            generated_header(lab, "description") + ", generated from labs/" + lab +
-                           "_<name>/lab.toml): rebuild the project (cmake --build)");
+                           "_<name>/judge/lab.toml): rebuild the project (cmake --build)");
   if (snapshot_content(headers, kProbeRuntimeInside).empty())
     return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
                            "): rebuild the project (cmake --build)");
-  // The lab's probe (labs/<folder>/probe.cu), the folder from the lab's generated description.
-  const std::string folder = lab_folder(headers.back().content);
-  const std::string probe_name = "labs/" + folder + "/probe.cu";
+  // The lab's probe (labs/<folder>/judge/probe.cu), the folder from the lab's generated description.
+  const std::string jdir = lab_judge_dir(headers.back().content);
+  const std::string probe_name = jdir + "/probe.cu";
   const std::string probe_src = src_dir() + "/" + probe_name;
-  if (folder.empty() || access(probe_src.c_str(), R_OK) != 0)
+  if (jdir.empty() || access(probe_src.c_str(), R_OK) != 0)
     return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
   const std::string probe_text = read_file(probe_src, 1 << 20);
   const std::string stamp = stamp_of(text, probe_text, headers);
@@ -352,7 +361,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     write_file(work + "/build.log", msg);
     return done(false, msg);
   };
-  if (has_no_code(text)) return fail(no_code_message(lab, folder));
+  if (has_no_code(text)) return fail(no_code_message(lab, lab_folder(headers.back().content)));
   const SandboxInfo& sb = sandbox_info();
   const bool unsandboxed = !sb.available;
 

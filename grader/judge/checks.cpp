@@ -3,6 +3,9 @@
 
 #include <cctype>
 #include <map>
+#include <utility>
+#include <vector>
+#include <optional>
 
 #include "banklab/describe.hpp"
 #include "banklab/pattern_io.hpp"
@@ -61,15 +64,16 @@ long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
 }
 
 // The banklab CLI as a command that pastes into a shell as printed. A lab's own build (`cmake
-// --workflow --preset labNN`) builds its judge alone: until the CLI is built too, the command
-// builds it first (BANKLAB_CLI_PATH is <build>/tools/banklab).
+// --workflow --preset labNN`) builds its judge and the CLI; where the CLI is not built (a build
+// of the judge alone), the command builds it first, its progress shown (BANKLAB_CLI_PATH is
+// <build>/tools/banklab).
 std::string banklab_command() {
   const std::string path = BANKLAB_CLI_PATH;
   const std::string quoted = banklab::shell_quote(path);
   if (path.find('/') == std::string::npos || access(path.c_str(), X_OK) == 0) return quoted;
   std::string build = path.substr(0, path.rfind('/'));
   build = build.substr(0, build.rfind('/'));
-  return "cmake --build " + banklab::shell_quote(build) + " --target banklab >/dev/null && " + quoted;
+  return "cmake --build " + banklab::shell_quote(build) + " --target banklab && " + quoted;
 }
 
 std::string explain_command(const WarpAccess& a) {
@@ -86,8 +90,20 @@ namespace {
 ::testing::AssertionResult invalid(const Instruction& in) {
   return ::testing::AssertionFailure() << in.what << ": not a valid shared-memory access: " << in.invalid << ".";
 }
+// A description's hint may name `banklab explain ...`: printed with the CLI's path, so that it
+// pastes into a shell as printed.
+std::string runnable(std::string text) {
+  const std::string word = "banklab explain ";
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at)) {
+    const bool alone = at == 0 || text[at - 1] == ' ' || text[at - 1] == '(' || text[at - 1] == '\n';
+    const std::string with = alone ? grader::banklab_command() + " explain " : word;
+    text.replace(at, word.size(), with);
+    at += with.size();
+  }
+  return text;
+}
 void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, const std::string& hint) {
-  if (!hint.empty()) f << "  Try: " << hint << "\n";
+  if (!hint.empty()) f << "  Try: " << runnable(hint) << "\n";
   f << "  See it: " << grader::explain_command(in.access);
 }
 }  // namespace
@@ -135,25 +151,27 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   return f;
 }
 
-// The command a student runs to check a prediction with the model: the access's op and width,
-// and the lane expression left for the student to write (printing the question's own access
-// would draw the answer).
-std::string self_check_command(const WarpAccess& a) {
+// The command a student runs to check a prediction with the model: the access's op and width
+// (and the TMA swizzle mode the question names), and the lane expression left for the student to
+// write (printing the question's own access would draw the answer). The three words `OP WIDTH
+// EXPRESSION` are separate arguments, as `banklab explain` takes them.
+std::string self_check_command(const std::string& op, int width, const std::string& tma_swizzle) {
   return std::string("write the byte address of lane's element as an expression of lane, then run\n    ") +
-         banklab_command() + " explain '" + banklab::to_string(a.op) + " " + std::to_string(a.width) +
-         " <your expression of lane>'";
+         banklab_command() + " explain " + (tma_swizzle.empty() ? "" : "--tma-swizzle " + tma_swizzle + " ") + op +
+         " " + std::to_string(width) + " '<your expression of lane>'";
+}
+std::string self_check_command(const WarpAccess& a, const std::string& tma_swizzle) {
+  return self_check_command(banklab::to_string(a.op), a.width, tma_swizzle);
 }
 
 ::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
-                                             const std::string& hint) {
+                                             const std::string& hint, const std::string& tma_swizzle) {
   const int truth = banklab::count_wavefronts(in.access);
   if (predicted == truth) return ::testing::AssertionSuccess();
   auto f = ::testing::AssertionFailure();
-  f << "prediction " << name << " = " << predicted << " is not what the bank model says for " << in.what << ".";
-  if (predicted <= 0) f << " (It still holds the stub's placeholder: replace it with your answer.)";
-  f << "\n";
-  if (!hint.empty()) f << "  Think: " << hint << "\n";
-  f << "  Check yourself: " << self_check_command(in.access);
+  f << "prediction " << name << " = " << predicted << " is not what the bank model says for " << in.what << ".\n";
+  if (!hint.empty()) f << "  Think: " << runnable(hint) << "\n";
+  f << "  Check yourself: " << self_check_command(in.access, tma_swizzle);
   return f;
 }
 
@@ -186,31 +204,66 @@ std::string self_check_command(const WarpAccess& a) {
   return ::testing::AssertionSuccess();
 }
 
-// Without the answers (the student release): what can be checked without them. The prediction
-// holds a number, not the stub's placeholder, that the question's kind allows: a count of
-// wavefronts of one warp instruction (1 to 32), a value of x's range, a value that is not negative.
-::testing::AssertionResult PredictionHasItsForm(const grader_desc::Question& q, long long predicted) {
+::testing::AssertionResult FunctionIsInBoundsAndOneToOne(const LayoutFunction& f) {
+  auto call = [&](int r, int c) { return f.name + "(" + std::to_string(r) + ", " + std::to_string(c) + ")"; };
+  std::map<long long, std::pair<int, int>> owner;
+  for (int r = 0; r < f.rows; ++r)
+    for (int c = 0; c < f.cols; ++c) {
+      const std::optional<long long> at = f.table->at({r, c});
+      if (!at)
+        return ::testing::AssertionFailure() << call(r, c) << " has no value: your constants make the arguments the "
+                                             << "probe evaluated fewer than " << f.rows << " x " << f.cols << ".";
+      const long long v = *at;
+      if (v < 0 || v >= f.capacity)
+        return ::testing::AssertionFailure() << call(r, c) << " = " << v << ", outside [0, " << f.capacity << ") ("
+                                             << f.capacity_what << ").\n  Try: " << f.bounds_try;
+      auto [it, fresh] = owner.emplace(v / f.unit, std::make_pair(r, c));
+      if (!fresh) {
+        const auto [r0, c0] = it->second;
+        auto fail = ::testing::AssertionFailure();
+        fail << call(r0, c0) << " = " << *f.table->at({r0, c0}) << " and " << call(r, c) << " = " << v;
+        if (f.unit == 1)
+          fail << " are the same place: one overwrites the other.";
+        else
+          fail << " are in the same " << f.unit << "-byte chunk (" << v / f.unit << " from the start): one overwrites "
+               << "the other.";
+        return fail << "\n  Try: " << f.collision_try;
+      }
+    }
+  return ::testing::AssertionSuccess();
+}
+
+// Is the prediction one the question allows, read as written? Every prediction, with or without
+// the answers: a number of an integer type (a float or a double is never rounded: 128.5f is not
+// 128), not the stub's placeholder -1, within the question's range (its description's, through
+// banklab_gen.py's prediction_range: 1 to 32 wavefronts, a column 0 to 31, ...). A value outside
+// the range is never echoed (a probe must not carry numbers of its choosing into a message).
+std::optional<::testing::AssertionResult> PredictionIsUnreadable(const grader_desc::Question& q) {
   auto f = ::testing::AssertionFailure();
-  f << "prediction " << q.name << " = " << predicted;
-  if (predicted < 0) return f << " still holds the stub's placeholder: replace it with your answer.\n  Think: " << q.hint;
-  switch (q.asks) {
-    case grader_desc::Asks::Wavefronts:
-      if (predicted < 1 || predicted > 32)
-        return f << " cannot be a count of wavefronts: one warp instruction takes 1 to 32 of them (one per "
-                    "distinct word a bank must serve, at most 32 lanes).\n  Think: " << q.hint;
-      break;
-    case grader_desc::Asks::ExcessWavefronts:
-      if (predicted > 31)
-        return f << " cannot be wavefronts above the minimum: one warp instruction takes at most 32.\n  Think: " << q.hint;
-      break;
-    case grader_desc::Asks::Smallest:
-      if (!q.in_range(predicted))
-        return f << " is not one of the values the question allows (" << q.x_first << " to " << q.x_last << ", in steps of "
-                 << q.x_step << ").\n  Think: " << q.hint;
-      break;
-    case grader_desc::Asks::Value:
-      break;
+  f << "prediction " << q.name;
+  if (answers().prediction_not_integer(q.name))
+    return f << " is not an integer: it is declared with a type that is not an integer type (a float or a double "
+                "is read as written, never rounded). Write it as a whole number: constexpr int "
+             << q.name << " = <your answer>;\n  Think: " << runnable(q.hint);
+  const long long predicted = prediction(q.name);
+  if (predicted == -1) {
+    f << " = -1 still holds the stub's placeholder: replace it with your answer.\n  Think: " << runnable(q.hint);
+  } else if (!q.allows(predicted)) {
+    f << " is outside what the question allows: " << q.range_what << ", " << q.lowest << " to " << q.highest;
+    if (q.step != 1) f << " in steps of " << q.step;
+    f << ".\n  Think: " << runnable(q.hint);
+  } else {
+    return std::nullopt;
   }
+  // The question's op and width (the answers' access line: the instructor's judge only).
+  if (q.asks == grader_desc::Asks::Wavefronts && q.width > 0 && q.op && *q.op)
+    f << "\n  Check yourself: " << self_check_command(q.op, q.width, q.tma_swizzle);
+  return f;
+}
+
+// Without the answers (the student release): what can be checked without them, the form.
+::testing::AssertionResult PredictionHasItsForm(const grader_desc::Question& q) {
+  if (auto bad = PredictionIsUnreadable(q)) return *bad;
   return ::testing::AssertionSuccess();
 }
 
@@ -227,18 +280,18 @@ bool conflict_free(const Instruction& in) {
 }  // namespace
 
 ::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q) {
+  if (!q.has_answer) return PredictionHasItsForm(q);
+  if (auto bad = PredictionIsUnreadable(q)) return *bad;
   const long long predicted = prediction(q.name);
-  if (!q.has_answer) return PredictionHasItsForm(q, predicted);
   switch (q.asks) {
     case grader_desc::Asks::Value:
-      return ValuePredictionMatches(q.name, predicted, q.value, q.hint);
+      return ValuePredictionMatches(q.name, predicted, q.value_of ? q.value_of() : q.value, q.hint);
     case grader_desc::Asks::Wavefronts: {
       long long x = q.x_first;  // the access of another answer: that answer, when it is in x's range
       if (*q.x_from) {
-        const long long v = prediction(q.x_from);
-        if (q.in_range(v)) x = v;
+        if (!answers().prediction_not_integer(q.x_from) && q.in_range(prediction(q.x_from))) x = prediction(q.x_from);
       }
-      return PredictionMatches(q.name, predicted, question_access(q, x), q.hint);
+      return PredictionMatches(q.name, predicted, question_access(q, x), q.hint, q.tma_swizzle);
     }
     case grader_desc::Asks::ExcessWavefronts: {
       const Instruction in = question_access(q, 0);

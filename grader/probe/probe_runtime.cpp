@@ -261,8 +261,14 @@ void Writer::value(const char* name, long long v) {
   ++records_;
 }
 
-void Writer::predict(const char* name, long long v) {
+void Writer::predict_integer(const char* name, long long v) {
   std::fprintf(file_of(f_), "predict %s %lld\n", name, v);
+  std::fflush(file_of(f_));
+  ++records_;
+}
+
+void Writer::predict_not_integer(const char* name) {
+  std::fprintf(file_of(f_), "predict %s not-integer\n", name);
   std::fflush(file_of(f_));
   ++records_;
 }
@@ -298,7 +304,7 @@ void Writer::launch_record(const char* rec, std::size_t size) {
 
 int Call::size(int k) const {
   if (k < 0 || k >= n_) {
-    std::fprintf(stderr, "probe: size %d of launcher %s asked for; the description gives %d (labs/NN_name/probe.cu)\n", k,
+    std::fprintf(stderr, "probe: size %d of launcher %s asked for; the description gives %d (labs/NN_name/judge/probe.cu)\n", k,
                  launcher_, n_);
     std::abort();
   }
@@ -320,7 +326,7 @@ void Call::record(std::initializer_list<std::uint64_t> bytes, void (*invoke)(con
 
 bool Call::recorded_once() const {
   if (recorded_ == 1) return true;
-  std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/probe.cu)\n",
+  std::fprintf(stderr, "probe: the launcher call %s was recorded %d times, not once (labs/NN_name/judge/probe.cu)\n",
                call_name(launcher_, sizes_, n_).c_str(), recorded_);
   return false;
 }

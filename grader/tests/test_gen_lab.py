@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """tools/lablib/banklab_gen.py refuses a broken lab description, naming the file and the key.
 
-Each case edits a copy of lab 05's description labs/05_swizzle/lab.toml, of its answers
-solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/probe.cu (found through
+Each case edits a copy of lab 05's description labs/05_swizzle/judge/lab.toml, of its answers
+solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (found through
 tools/lablib/banklab_labs.py) and expects banklab_gen.py to fail with a message that names the file
 and says what is wrong; the unedited description must pass.
 
@@ -26,7 +26,11 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
     ("toml", 'name = "chunk_offset"', 'name = "tile_index"', ["two tables named 'tile_index'"]),
     ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (lane * 32 + 5 * 4"', ["key 'access'", "')'"]),
     ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (row * 32 + 5) * 4"', ["key 'access'", "'row'"]),
-    ("toml", 'asks = "value"\nhint = "with tile_index', 'asks = "values"\nhint = "with tile_index', ["key 'asks'", "'values'"]),
+    ("toml", 'asks = "value"\nrange = [0, 31]', 'asks = "values"\nrange = [0, 31]', ["key 'asks'", "'values'"]),
+    # a value question says what range a prediction may take (the judge refuses any other value)
+    ("toml", 'range = [0, 31]\n', '', ["missing key 'range'", "kStoredColumnOfRow5Col3"]),
+    ("toml", 'range = [0, 31]\n', 'range = [31, 0]\n', ["key 'range'", "kStoredColumnOfRow5Col3"]),
+    ("toml", 'asks = "wavefronts"\n', 'asks = "wavefronts"\ntma_swizzle = "16"\n', ["key 'tma_swizzle'"]),
     ("toml", 'roles = ["traced", "timing"]', 'roles = ["traced"]', ["key 'roles'", "transpose4"]),
     ("toml", 'sizes = [[64, 256], [1024, 4096]]', 'sizes = [[64, 256], [1024]]', ["key 'sizes'", "transpose4"]),
     ("toml", '[probe]\nconstants = ["TILE_DIM",', '[probe]\nconstants = ["TILE_DIM", "TILE_DIM",', ["two constants named 'TILE_DIM'"]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The questions of every lab description (labs/NN_name/lab.toml) as `banklab explain` reads them.
+"""The questions of every lab description (labs/NN_name/judge/lab.toml) as `banklab explain` reads them.
 
 For each question answered by an `access` line (solutions/NN_name/answers.toml), `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
 line as the description prints it; a question's x is put in as a number) must draw exactly what

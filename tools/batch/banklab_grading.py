@@ -95,7 +95,7 @@ from banklab_identity import (BLACKBOARD_RE, CANVAS_RE, MOODLE_RE, ExportEntry, 
 # --------------------------------------------------------------------------- points
 
 #: The one place where the weight of each role, and the groups every lab shares, are set:
-#: grader/points/weights.toml. A lab's own part (its gates) is in its description labs/NN_name/lab.toml.
+#: grader/points/weights.toml. A lab's own part (its gates) is in its description labs/NN_name/judge/lab.toml.
 WEIGHTS_FILE = "weights.toml"
 
 
@@ -237,7 +237,7 @@ def lab_table_data(description: dict, weights_data: dict, lab: str) -> dict:
     for name, g in (weights_data.get("groups") or {}).items():
         if name == "gates":
             raise ValueError(f"{WEIGHTS_FILE}: the group `gates` is each lab's own ([points] gates "
-                             "of labs/NN_name/lab.toml)")
+                             "of labs/NN_name/judge/lab.toml)")
         if not isinstance(g, dict):
             raise ValueError(f"{WEIGHTS_FILE}: [groups.{name}] must be a table")
         g = dict(g)
@@ -250,7 +250,7 @@ def lab_table_data(description: dict, weights_data: dict, lab: str) -> dict:
 
 def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
     """Lab `lab`'s points table: its gates (and own test points) from its description
-    labs/NN_name/lab.toml, every other group and the weights from grader/points/weights.toml.
+    labs/NN_name/judge/lab.toml, every other group and the weights from grader/points/weights.toml.
 
     points_dir (the instructor's --points-dir): a folder whose weights.toml replaces the
     course's, and whose labNN.toml, when there is one, is lab NN's whole table (the format of

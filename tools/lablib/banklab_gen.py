@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Generates a lab's C++ from its description (docs/dev/LAB_CONTRACT.md, "The lab's description").
 
-    banklab_gen.py labs/05_swizzle/lab.toml OUTDIR [--probe labs/05_swizzle/probe.cu]
+    banklab_gen.py labs/05_swizzle/judge/lab.toml OUTDIR [--probe labs/05_swizzle/judge/probe.cu]
                    [--answers solutions/05_swizzle/answers.toml]
 
 writes, only when their text changes:
   OUTDIR/grader/lab05_description.hpp   the description as C++ data (standard library only)
   OUTDIR/grader/lab05_probe.hpp  the probe's main(): every constant, table, instruction,
                                  prediction and launcher call, each calling a function that
-                                 labs/05_swizzle/probe.cu defines (no #include: the judge compiles
+                                 labs/05_swizzle/judge/probe.cu defines (no #include: the judge compiles
                                  it after the student's file, grader/judge/build.cpp)
   OUTDIR/lab05_questions_test.cpp one TEST(Lab05Predictions, <test>) per question, each calling
                                  grader::AnswersQuestion (grader/judge/checks.cpp), and one
@@ -20,7 +20,7 @@ writes, only when their text changes:
                                  compiled name (lab05_judge::kernel_transpose_swizzled), the hints
 
     banklab_gen.py --mangle NAMESPACE KERNEL "PARAMS"   prints the symbol a __global__ function gets
-    banklab_gen.py --list-tests labs/05_swizzle/lab.toml prints the tests generated from the description
+    banklab_gen.py --list-tests labs/05_swizzle/judge/lab.toml prints the tests generated from the description
     banklab_gen.py --driver [--check]   writes (or checks) tools/trace/tests/lab_driver_labs.inc, the
                                         trace driver's table of every lab's launches
     banklab_gen.py --batch OUTDIR TOML PROBE ANSWERS [TOML PROBE ANSWERS ...]   the first form for
@@ -46,6 +46,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, next((d for d in (_HERE, os.path.join(_HERE, "..", "tools", "lablib"))
                          if os.path.isfile(os.path.join(d, "banklab_expr.py"))), _HERE))
 import banklab_expr  # noqa: E402
+import banklab_labs  # noqa: E402  (judge_dir()/folder_of(): where a lab's judge files are)
+from banklab_predictions import check_question_keys, prediction_range, table_value  # noqa: E402
 
 OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
 ASKS = ("wavefronts", "value", "excess_wavefronts", "smallest")
@@ -71,13 +73,14 @@ AT_MINIMUM = {"test": (str, True), "hint": (str, False), "hint_of": (str, False)
 KERNEL = {"name": (str, True), "params": (str, True)}
 LAUNCH = {"launcher": (str, True), "kernel": (str, True), "sizes": ("sizes", True), "roles": ("strs", False)}
 QUESTION = {"name": (str, True), "test": (str, True), "asks": (str, True), "what": (str, False), "hint": (str, True),
-            "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False)}
+            "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False),
+            "range": ("ints", False), "range_what": (str, False), "tma_swizzle": (str, False)}
 # A question's answer (solutions/NN_name/answers.toml, a table named by the question).
 ANSWER = {"access": (str, False), "mask": (str, False), "value": (str, False)}
 # What each kind of question needs (besides name, test, asks, hint) and may have: in the
 # description, and in its answer.
-NEEDS = {"wavefronts": ({"what"}, {"x", "x_range"}),
-         "value": (set(), set()),
+NEEDS = {"wavefronts": ({"what"}, {"x", "x_range", "tma_swizzle"}),
+         "value": ({"range", "range_what"}, set()),
          "excess_wavefronts": (set(), set()),
          "smallest": ({"what", "x_range", "yours", "yours_works"}, set())}
 ANSWER_NEEDS = {"wavefronts": ({"access"}, {"mask"}),
@@ -267,6 +270,8 @@ def check(d, answers=None):
             r = q["x_range"]
             if len(r) != 3 or r[2] <= 0 or r[1] < r[0]:
                 raise DescriptionError(f"{w}: key 'x_range' must be [first, last, step] with step > 0 and last >= first")
+        for problem in check_question_keys(q):
+            raise DescriptionError(f"{w}: {problem}")
         if "x" in q and q["x"] not in names:
             raise DescriptionError(f"{w}: key 'x' = {q['x']!r} names no question before this one")
         variables = ("lane", "x") if has_x else ("lane",)
@@ -288,10 +293,16 @@ def check(d, answers=None):
             if not re.fullmatch(r"0x[0-9a-fA-F]{1,8}", q["mask"]) or int(q["mask"], 16) == 0:
                 raise DescriptionError(f"{w}: key 'mask' = {q['mask']!r} is not a non-zero hexadecimal mask (\"0x0000ffff\")")
         if "value" in q:
+            # It may read the student's own layout (banklab_predictions.table_value).
+            plain, value_of = table_value(q["value"], {t["name"] for t in d.get("tables", [])}, cstr)
             try:
-                q["_value"] = eval_expr(q["value"])
+                q["_value"] = eval_expr(plain)
             except DescriptionError as e:
                 raise DescriptionError(f"{w}: key 'value': {e}") from None
+            if value_of:
+                q["_value_of"] = value_of
+            elif not q["range"][0] <= q["_value"] <= q["range"][1]:
+                raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
         if "what" in q:
             try:
                 what_parts(q["what"], has_x)
@@ -618,6 +629,8 @@ def header(d, toml_name):
     L.append(f"namespace {ns} {{\n")
     L.append(f"inline constexpr const char* kLab = {cstr(d['lab'])};")
     L.append(f"inline constexpr const char* kFolder = {cstr(d['folder'])};")
+    L.append(f"inline constexpr const char* kJudgeDir = {cstr(d.get('judge_dir', 'labs/' + d['folder'] + '/judge'))};"
+             "  // the judge's files (probe.cu, test.cu), from the source root")
     L.append(f"inline constexpr const char* kNamespace = {cstr(d['namespace'])};")
     L.append("inline constexpr const char* kConstants[] = {" + ", ".join(cstr(c) for c in d["constants"]) + "};")
     L.append("inline const grader_desc::Table kTables[] = {")
@@ -646,7 +659,7 @@ def header(d, toml_name):
 
 def probe_header(d, toml_name):
     """grader/labNN_probe.hpp: the probe's part of the description, the declarations of the
-    functions labs/NN_name/probe.cu defines and the probe's main(). banklab-judge compiles it
+    functions labs/NN_name/judge/probe.cu defines and the probe's main(). banklab-judge compiles it
     AFTER the student's file (it names the student's constants, predictions and kernels), so it
     includes nothing: every name in it must mean what the judge wrote (grader/judge/build.cpp
     #undefs each of them after the student's file). Each launch's sizes are plain arrays here."""
@@ -654,7 +667,7 @@ def probe_header(d, toml_name):
     L = []
     L.append(f"// Generated by tools/lablib/banklab_gen.py from {toml_name} at build time: do not edit.")
     L.append(f"// The probe's main(): compiled after grader/probe.hpp and the student's kernel.cu (namespace")
-    L.append(f"// {d['namespace']}). labs/{d['folder']}/probe.cu defines each function declared here: the only")
+    L.append(f"// {d['namespace']}). {d.get('judge_dir', 'labs/' + d['folder'] + '/judge')}/probe.cu defines each function declared here: the only")
     L.append("// code of the probe that calls the student's functions. No #include: see grader/judge/build.cpp.")
     L.append("#pragma once\n")
     L.append(f"namespace {ns} {{")
@@ -719,8 +732,11 @@ def question_table(d):
             f.append("        nullptr,")
         f.append(f"        {cstr(q['hint'])},")
         r = q.get("x_range", [0, 0, 1])
+        lo, hi, step, words = prediction_range(q)
         f.append(f"        {cstr(q.get('x', q['name'] if q['asks'] == 'smallest' else ''))}, {r[0]}, {r[1]}, {r[2]}, "
-                 f"{cstr(q.get('yours', ''))}, {cstr(q.get('yours_works', ''))}}},")
+                 f"{cstr(q.get('yours', ''))}, {cstr(q.get('yours_works', ''))},")
+        value_of = f"[]() -> long long {{ return {q['_value_of']}; }}" if "_value_of" in q else "nullptr"
+        f.append(f"        {lo}LL, {hi}LL, {step}LL, {cstr(words)}, {cstr(q.get('tma_swizzle', ''))}, {value_of}}},")
         L += f
     L.append("};")
     return L
@@ -807,7 +823,7 @@ def driver_table(root):
     """tools/trace/tests/lab_driver_labs.inc: every lab's kernel.cu, and every launch of every
     description, for tools/trace/tests/lab_driver.cu."""
     import banklab_labs
-    L = ["// Generated by tools/lablib/banklab_gen.py --driver from every labs/NN_name/lab.toml: do not edit",
+    L = ["// Generated by tools/lablib/banklab_gen.py --driver from every labs/NN_name/judge/lab.toml: do not edit",
          "// (a new lab's launches come in by running it again). Included by lab_driver.cu, which defines",
          "// Driver: each row launches a launcher of a description through Driver::run with the size the",
          "// judge traces (role \"traced\", else the first), every dimension times the driver's scale.", ""]
@@ -877,7 +893,7 @@ def main(argv):
         if len(args) != 2:
             print(__doc__, file=sys.stderr)
             return 2
-        folder = os.path.basename(os.path.dirname(os.path.abspath(args[1])))
+        folder = banklab_labs.folder_of(args[1])
         try:
             with open(args[1], "rb") as f:
                 d = tomllib.load(f)
@@ -899,8 +915,10 @@ def main(argv):
         return 2
     toml_path, outdir = args
     probe, answers_path = opts.get("--probe"), opts.get("--answers")
-    folder = os.path.basename(os.path.dirname(os.path.abspath(toml_path)))
-    name = f"labs/{folder}/{os.path.basename(toml_path)}"
+    folder = banklab_labs.folder_of(toml_path)
+    jdir = os.path.dirname(os.path.abspath(toml_path))
+    rel_dir = f"labs/{folder}/judge" if os.path.basename(jdir) == banklab_labs.JUDGE else f"{banklab_labs.RELEASE_JUDGE}/{folder}"
+    name = f"{rel_dir}/{os.path.basename(toml_path)}"
     try:
         m = re.fullmatch(r"(\d\d)_[a-z0-9_]+", folder)
         if not m:
@@ -918,7 +936,7 @@ def main(argv):
             except tomllib.TOMLDecodeError as e:
                 raise DescriptionError(f"{answers_path}: not valid TOML: {e}") from None
         check(d, answers)
-        d["lab"], d["folder"] = m.group(1), folder
+        d["lab"], d["folder"], d["judge_dir"] = m.group(1), folder, rel_dir
         if probe:
             check_probe(d, probe)
     except DescriptionError as e:

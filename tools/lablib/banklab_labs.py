@@ -1,7 +1,9 @@
 """What a lab is, and which lab a name or a path belongs to: the one Python home of both rules.
 
-A lab is a folder labs/NN_name/ holding its description lab.toml (docs/dev/LAB_CONTRACT.md gives
-the format) and its stub kernel.cu; its number and name are the folder's. Its solution, answers
+A lab is a folder labs/NN_name/ holding its stub kernel.cu and, in its judge/ folder (the judge's
+files: the description lab.toml, probe.cu, test.cu; docs/dev/LAB_CONTRACT.md gives the format), its
+description; its number and name are the folder's. The student release moves judge/ out of the
+student's folder, to grader/labs/NN_name/ (tools/make-release): judge_dir() is the one rule. Its solution, answers
 and selftest cases are in solutions/NN_name/. Labs are found by walking labs/ for descriptions:
 CMake asks this module (`python3 tools/lablib/banklab_labs.py cmake`), and so does every other
 place that lists labs or reads a lab number from a string (standard library only: it runs in the
@@ -27,8 +29,27 @@ FOLDER_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 _NUMBER_RE = re.compile(r"^(?:lab)?(\d\d)(?!\d)", re.I)
 #: The line of a description below which helper sections (the judge's) begin.
 JUDGE_LINE = "# ---- judge ----"
-#: A lab's description, in its folder labs/NN_name/ (the file that makes the folder a lab).
+#: A lab's description, in its judge folder (the file that makes the folder a lab).
 DESCRIPTION = "lab.toml"
+#: The judge's files of a lab (lab.toml, probe.cu, test.cu) in the course repository: labs/NN_name/judge/.
+JUDGE = "judge"
+#: ... and in the student release, out of the student's folder: grader/labs/NN_name/.
+RELEASE_JUDGE = "grader/labs"
+
+
+def judge_dir(root: Path, folder: str) -> Path:
+    """Where lab `folder`'s judge files are: labs/<folder>/judge/ (the course repository), else
+    grader/labs/<folder>/ (the student release). The one rule; CMake's banklab_judge_dir() and
+    banklab_gen.py's folder_of() follow it."""
+    course = Path(root) / "labs" / folder / JUDGE
+    return course if course.is_dir() else Path(root) / RELEASE_JUDGE / folder
+
+
+def folder_of(judge_file: str | Path) -> str:
+    """The lab folder a judge file belongs to: "05_swizzle" for labs/05_swizzle/judge/lab.toml and
+    for grader/labs/05_swizzle/judge/lab.toml."""
+    d = Path(judge_file).resolve().parent
+    return d.parent.name if d.name == JUDGE else d.name
 #: The answers to a lab's questions, in solutions/NN_name/.
 ANSWERS = "answers.toml"
 
@@ -46,7 +67,7 @@ def lab_number(text: str | Path) -> str | None:
 
     Paths are read from their last component backwards, so ".../05_swizzle/kernel.cu" and
     "solutions/05_swizzle/cases/bad/x.patch" are lab 05, and so are "lab05", "Lab05Layout.X" and
-    "labs/05_swizzle/test.cu". Only a component that STARTS with the number (optionally after "lab",
+    "labs/05_swizzle/judge/test.cu". Only a component that STARTS with the number (optionally after "lab",
     any case) counts: "junit-lab05.xml" and "kernel.cu" are None."""
     parts = re.split(r"[\\/]", str(text))
     for comp in reversed(parts):
@@ -151,16 +172,21 @@ class Lab:
         return self.root / "solutions" / self.folder
 
     @property
+    def judge_dir(self) -> Path:
+        """labs/NN_name/judge/ (grader/labs/NN_name/ in the student release): the judge's files."""
+        return judge_dir(self.root, self.folder)
+
+    @property
     def probe(self) -> Path:
-        return self.dir / "probe.cu"
+        return self.judge_dir / "probe.cu"
 
     @property
     def test(self) -> Path:
-        return self.dir / "test.cu"
+        return self.judge_dir / "test.cu"
 
     @property
     def description_path(self) -> Path:
-        return self.dir / DESCRIPTION
+        return self.judge_dir / DESCRIPTION
 
     @property
     def answers_path(self) -> Path:
@@ -185,8 +211,8 @@ class Lab:
 
 
 def description_path(root: Path, folder: str) -> Path:
-    """labs/<folder>/lab.toml."""
-    return Path(root) / "labs" / folder / DESCRIPTION
+    """labs/<folder>/judge/lab.toml (grader/labs/<folder>/judge/lab.toml in the student release)."""
+    return judge_dir(root, folder) / DESCRIPTION
 
 
 def _str(d: dict, key: str, where: str, problems: list[str], pattern: str | None = None) -> None:
@@ -260,14 +286,14 @@ def _survey(root: Path) -> tuple[dict[str, Lab], list[str], list[str]]:
         for d in sorted((root / "labs").iterdir()):
             if not d.is_dir():
                 continue
-            desc = d / DESCRIPTION
+            desc = description_path(root, d.name)
             m = FOLDER_RE.match(d.name)
+            rel = desc.relative_to(root).as_posix()
             if not desc.is_file():
                 if m and (d / "kernel.cu").is_file():
-                    problems.append(f"labs/{d.name}/: no description labs/{d.name}/{DESCRIPTION} "
+                    problems.append(f"labs/{d.name}/: no description {rel} "
                                     "(copy another lab's and edit it: docs/dev/LAB_CONTRACT.md)")
                 continue
-            rel = f"labs/{d.name}/{DESCRIPTION}"
             if not m:
                 problems.append(f"{rel}: the folder's name must be NN_name (two digits, an underscore, "
                                 "lower-case words): rename labs/{d.name}/")
@@ -308,7 +334,7 @@ def lab_folders(root: Path | None = None) -> dict[str, str]:
 
 def lab_of_path(path: str | Path, root: Path | None = None) -> Lab | None:
     """The lab a path or name belongs to (labs/05_swizzle/kernel.cu, solutions/05_swizzle/,
-    labs/05_swizzle/test.cu, solutions/05_swizzle/cases/bad/x.patch, Lab05Layout.X), or None."""
+    labs/05_swizzle/judge/test.cu, solutions/05_swizzle/cases/bad/x.patch, Lab05Layout.X), or None."""
     n = lab_number(path)
     return find_labs(root).get(n) if n else None
 
@@ -316,9 +342,10 @@ def lab_of_path(path: str | Path, root: Path | None = None) -> Lab | None:
 def _main(argv: list[str]) -> int:
     """`banklab_labs.py cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
     broken description: its problem on stderr, exit 1). `banklab_labs.py list [ROOT]`: "NN NN_name" lines.
-    `banklab_labs.py generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true."""
+    `banklab_labs.py generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true.
+    `banklab_labs.py judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute)."""
     import sys
-    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs"):
+    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "judge-dirs"):
         print(_main.__doc__, file=sys.stderr)
         return 2
     root = Path(argv[1]) if len(argv) > 1 else repo_root()
@@ -329,6 +356,8 @@ def _main(argv: list[str]) -> int:
         return 1
     if argv[0] == "generic-cheat-labs":
         print(";".join(n for n, lab in labs.items() if lab.generic_cheats), end="")
+    elif argv[0] == "judge-dirs":
+        print(";".join(f"{n};{lab.judge_dir.resolve().as_posix()}" for n, lab in labs.items()), end="")
     elif argv[0] == "cmake":
         print(";".join(f"{n};{lab.folder}" for n, lab in labs.items()), end="")
     else:

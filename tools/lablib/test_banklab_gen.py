@@ -36,7 +36,7 @@ SYMBOLS = [
 
 
 def description(folder="04_padding"):
-    with open(os.path.join(ROOT, "labs", folder, "lab.toml"), "rb") as f:
+    with open(os.path.join(ROOT, "labs", folder, "judge", "lab.toml"), "rb") as f:
         return tomllib.load(f)
 
 
@@ -58,7 +58,7 @@ class InstructionTests(unittest.TestCase):
 
     def test_every_lab_generates_its_tests(self):
         for folder in sorted(os.listdir(os.path.join(ROOT, "labs"))):
-            if os.path.exists(os.path.join(ROOT, "labs", folder, "lab.toml")):
+            if os.path.exists(os.path.join(ROOT, "labs", folder, "judge", "lab.toml")):
                 with self.subTest(lab=folder):
                     d = self.check(description(folder))
                     d["lab"], d["folder"] = folder[:2], folder

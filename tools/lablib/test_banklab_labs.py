@@ -27,10 +27,22 @@ def labs_check(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 class LabNumbers(unittest.TestCase):
+    def test_the_release_keeps_the_judge_files_out_of_the_students_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
+            self.assertEqual(bl.find_labs(root)["05"].test, root / "labs" / "05_swizzle" / "judge" / "test.cu")
+            (root / "grader" / "labs").mkdir(parents=True)
+            shutil.move(root / "labs" / "05_swizzle" / "judge", root / "grader" / "labs" / "05_swizzle")
+            lab = bl.find_labs(root)["05"]
+            self.assertEqual(lab.description_path, root / "grader" / "labs" / "05_swizzle" / "lab.toml")
+            self.assertEqual(bl.folder_of(lab.probe), "05_swizzle")
+            self.assertEqual(bl.folder_of(ROOT / "labs" / "05_swizzle" / "judge" / "lab.toml"), "05_swizzle")
+
     def test_every_form_of_a_lab_number_is_read_by_one_parser(self):
         for text in ("05", "lab05", "Lab05", "Lab05Layout.TileIndexIsInBounds", "Lab05OnGpu.TracedX",
                      "05_swizzle", "labs/05_swizzle/kernel.cu", "/x/solutions/05_swizzle/README.md",
-                     "labs/05_swizzle/test.cu", "labs/05_swizzle/lab.toml", "solutions/05_swizzle/cases/bad/x.patch"):
+                     "labs/05_swizzle/judge/test.cu", "labs/05_swizzle/judge/lab.toml", "solutions/05_swizzle/cases/bad/x.patch"):
             with self.subTest(text=text):
                 self.assertEqual(bl.lab_number(text), "05")
 
@@ -43,8 +55,8 @@ class LabNumbers(unittest.TestCase):
         lab = bl.lab_of_path(ROOT / "labs" / "05_swizzle" / "kernel.cu", ROOT)
         self.assertEqual((lab.number, lab.folder), ("05", "05_swizzle"))
         self.assertEqual(lab.stub, ROOT / "labs" / "05_swizzle" / "kernel.cu")
-        self.assertEqual(lab.test, ROOT / "labs" / "05_swizzle" / "test.cu")
-        self.assertEqual(lab.probe, ROOT / "labs" / "05_swizzle" / "probe.cu")
+        self.assertEqual(lab.test, ROOT / "labs" / "05_swizzle" / "judge" / "test.cu")
+        self.assertEqual(lab.probe, ROOT / "labs" / "05_swizzle" / "judge" / "probe.cu")
         self.assertEqual(lab.answers_path, ROOT / "solutions" / "05_swizzle" / "answers.toml")
         self.assertEqual(lab.cases("bad")[0].parent, ROOT / "solutions" / "05_swizzle" / "cases" / "bad")
         self.assertIsNone(bl.lab_of_path("common/include/banklab/model.hpp", ROOT))
@@ -64,10 +76,10 @@ class FindingLabs(unittest.TestCase):
     def test_a_description_that_does_not_parse_is_an_error_not_a_missing_lab(self):
         with tempfile.TemporaryDirectory() as d:
             root = Path(d)
-            (root / "labs" / "05_swizzle").mkdir(parents=True)
+            (root / "labs" / "05_swizzle" / "judge").mkdir(parents=True)
             (root / "labs" / "05_swizzle" / "kernel.cu").write_text("")
-            (root / "labs" / "05_swizzle" / "lab.toml").write_text('title = \n')
-            with self.assertRaisesRegex(bl.DescriptionError, "05_swizzle/lab.toml"):
+            (root / "labs" / "05_swizzle" / "judge" / "lab.toml").write_text('title = \n')
+            with self.assertRaisesRegex(bl.DescriptionError, "05_swizzle/judge/lab.toml"):
                 bl.find_labs(root)
 
     def test_a_table_header_above_the_judges_keys_is_refused(self):
@@ -75,7 +87,7 @@ class FindingLabs(unittest.TestCase):
         text = re.sub(r"^points\.gates = ", "[points]\ngates = ", text, flags=re.M)
         text = text.replace("# ---- judge ----", '# ---- judge ----\nconstants = ["TILE_DIM"]', 1)
         data = __import__("tomllib").loads(text)
-        problems = bl.validate_description(data, Path("labs/05_swizzle/lab.toml"))
+        problems = bl.validate_description(data, Path("labs/05_swizzle/judge/lab.toml"))
         self.assertTrue(any("[points] has an unknown key" in p for p in problems), problems)
 
 
@@ -134,10 +146,10 @@ class LabsCheck(unittest.TestCase):
     def test_a_lab_folder_without_a_description_fails(self):
         root = self.copy()
         self.desc(root, "03").unlink()
-        self.fails(root, "labs/03_vector_lds/: no description labs/03_vector_lds/lab.toml")
+        self.fails(root, "labs/03_vector_lds/: no description labs/03_vector_lds/judge/lab.toml")
 
     def test_a_lab_file_missing_from_the_lab_folder_fails(self):
-        for name in ("probe.cu", "test.cu", "figures.txt"):
+        for name in ("judge/probe.cu", "judge/test.cu", "figures.txt"):
             with self.subTest(name=name):
                 root = self.copy()
                 (root / "labs" / "03_vector_lds" / name).unlink()
@@ -175,8 +187,8 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_test_suite_of_another_lab_in_test_cu_fails(self):
         root = self.copy()
-        self.edit(root / "labs" / "03_vector_lds" / "test.cu", "TEST(Lab03", "TEST(Lab13")
-        self.fails(root, "labs/03_vector_lds/test.cu: test suite Lab13")
+        self.edit(root / "labs" / "03_vector_lds" / "judge" / "test.cu", "TEST(Lab03", "TEST(Lab13")
+        self.fails(root, "labs/03_vector_lds/judge/test.cu: test suite Lab13")
 
     def test_a_stray_folder_in_cases_and_a_labs_cheat_for_another_lab_fail(self):
         root = self.copy()
@@ -211,7 +223,7 @@ class LabsCheck(unittest.TestCase):
     def test_a_gate_that_names_no_test_fails(self):
         root = self.copy()
         self.edit(self.desc(root, "01"), "Lab01Layout.", "Lab01Layuot.")
-        self.fails(root, "labs/01_32way_conflict/lab.toml: points.gates names 'Lab01Layuot.")
+        self.fails(root, "labs/01_32way_conflict/judge/lab.toml: points.gates names 'Lab01Layuot.")
 
     def test_a_gate_may_name_a_generated_question_test(self):
         root = self.copy()
@@ -227,7 +239,7 @@ class LabsCheck(unittest.TestCase):
         lab = bl.find_labs(root)["05"]
         name = lab.instructions[0]["name"]
         self.edit(self.desc(root, "05"), f'name = "{name}"', 'name = "no_such_instruction"')
-        self.fails(root, "labs/05_swizzle/probe.cu: defines no `access_no_such_instruction(...)`")
+        self.fails(root, "labs/05_swizzle/judge/probe.cu: defines no `access_no_such_instruction(...)`")
 
     def test_a_launcher_kernel_cu_does_not_define_fails(self):
         root = self.copy()

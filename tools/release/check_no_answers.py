@@ -5,6 +5,9 @@ course's solutions (issue 22, item 4).
   tools/release/check_no_answers.py RELEASE [--course ROOT]
         exit 0: no hit; 1: hits (one line each); 2: the check could not read what it needs
 
+  tools/release/check_no_answers.py RELEASE --grade-stubs JUDGE
+        ... and what grading each untouched stub of the release prints (the same rules)
+
 RELEASE is a folder written by tools/make-release; ROOT (default: this course) holds solutions/.
 Every file of the release that reads as UTF-8 text is checked, line by line. Three rules:
 
@@ -216,8 +219,31 @@ def release_files(release: Path):
             continue
 
 
-def check(release: Path, course: Path) -> tuple[list[str], list[str], dict]:
-    """(hits, problems, counts) for `release` against the solutions of `course`."""
+def stub_messages(release: Path, judge: str, work: Path) -> list[tuple[str, str]]:
+    """What grading each untouched stub of the release prints (the CPU tier's messages, with the
+    judge given: the release's own, or the course's, whose messages carry the graded feedback), as
+    (name, text) pairs for the same rules as the release's files."""
+    import json
+    import subprocess
+    sys.path.insert(0, str(release / "tools" / "lablib"))
+    import banklab_labs  # noqa: PLC0415
+    out = []
+    for n, lab in banklab_labs.find_labs(release).items():
+        g = work / f"lab{n}"
+        r = subprocess.run([judge, "grade", "--lab", n, "--source", str(lab.stub), "--work", str(g / "w"),
+                            "--json", str(g / "grade.json"), "--tier", "cpu"], capture_output=True, text=True,
+                           timeout=900)
+        text = r.stdout
+        if (g / "grade.json").is_file():
+            text += "\n" + "\n".join(str(v.get("message", ""))
+                                      for v in json.loads((g / "grade.json").read_text()).get("verdicts", []))
+        out.append((f"(the messages of grading labs/{lab.folder}/kernel.cu, untouched)", text))
+    return out
+
+
+def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tuple[list[str], list[str], dict]:
+    """(hits, problems, counts) for `release` (and the `extra` texts: a stub's messages) against the
+    solutions of `course`."""
     hits, problems = [], []
     if (release / "solutions").exists():
         hits.append("solutions/: the release holds the solutions folder (tools/release/instructor-only.txt must list it)")
@@ -240,7 +266,7 @@ def check(release: Path, course: Path) -> tuple[list[str], list[str], dict]:
     sys.path.insert(0, str(course / "tools" / "lablib"))
     import banklab_expr  # noqa: E402
     n_files = 0
-    for rel, text in release_files(release):
+    for rel, text in [*release_files(release), *extra]:
         n_files += 1
         if Path(rel).name == "answers.toml":
             hits.append(f"{rel}: an answers file in the release")
@@ -275,6 +301,8 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("release", type=Path)
     ap.add_argument("--course", type=Path, default=COURSE, help="the course repository (with solutions/)")
+    ap.add_argument("--grade-stubs", metavar="JUDGE",
+                    help="also grade each stub of the release with this banklab-judge (CPU tier) and check what it prints")
     a = ap.parse_args()
     if not (a.course / "solutions").is_dir():
         print(f"check_no_answers: {a.course} has no solutions/: run it in the course repository", file=sys.stderr)
@@ -282,7 +310,12 @@ def main() -> int:
     if not a.release.is_dir():
         print(f"check_no_answers: no release at {a.release}: make one with tools/make-release OUT", file=sys.stderr)
         return 2
-    hits, problems, c = check(a.release.resolve(), a.course.resolve())
+    extra = []
+    if a.grade_stubs:
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="banklab_stub_messages_") as tmp:
+            extra = stub_messages(a.release.resolve(), a.grade_stubs, Path(tmp))
+    hits, problems, c = check(a.release.resolve(), a.course.resolve(), extra)
     if problems:
         print("check_no_answers: cannot check every answer:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2

@@ -95,8 +95,8 @@ def case_swizzled_access():
 
 
 PLANTED = [
-    ("SolutionCodeLineInJudgeCode", "labs/06_ldmatrix/test.cu", case_solution_code),
-    ("SolutionCommentInADescription", "labs/06_ldmatrix/lab.toml", case_solution_comment),
+    ("SolutionCodeLineInJudgeCode", "grader/labs/06_ldmatrix/test.cu", case_solution_code),
+    ("SolutionCommentInADescription", "grader/labs/06_ldmatrix/lab.toml", case_solution_comment),
     ("AnswerFormulaInAHandout", "labs/04_padding/README.md", case_value_formula),
     ("AnsweredConstantInAStub", "labs/04_padding/kernel.cu", case_value_number),
     ("AccessNextToItsQuestion", "docs/pages/index.md", case_keyed_access),
@@ -107,7 +107,7 @@ PLANTED = [
 def innocent_lines() -> str:
     """Lines the rules let through, built from the course as the planted ones are."""
     stub = (COURSE / "labs" / "05_swizzle" / "kernel.cu").read_text().splitlines()
-    todo = next(l for l in stub if "LAB TODO" in l and "(col ^ row)" in l)
+    todo = next(l for l in stub if "LAB TODO" in l and "swizzle" in l)
     f = answers("05_swizzle")["kStoredColumnOfRow5Col3"]["value"]
     premise = banklab_expr.split_access(answers("01_32way_conflict")["kStride16Wavefronts"]["access"])[2]
     return "\n".join([

@@ -47,6 +47,12 @@ def main() -> int:
     for gone in ("solutions", "grader/selftest", "instructor"):
         if (rel / gone).exists():
             failures.append(f"the release holds {gone}/")
+    # The judge's files of each lab leave the student's folder (tools/make-release, banklab_labs.judge_dir).
+    for d in sorted((rel / "labs").iterdir()):
+        if (d / "judge").exists() or any((d / f).exists() for f in ("lab.toml", "probe.cu", "test.cu")):
+            failures.append(f"the release's student folder labs/{d.name}/ holds the judge's files")
+        if (d / "kernel.cu").is_file() and not (rel / "grader" / "labs" / d.name / "lab.toml").is_file():
+            failures.append(f"the release has no grader/labs/{d.name}/lab.toml (the judge's files of labs/{d.name}/)")
     for wf in (".github/workflows/grade.yml", ".github/workflows/pages.yml", "RELEASE"):
         if not (rel / wf).is_file():
             failures.append(f"the release has no {wf}")
@@ -80,6 +86,12 @@ def main() -> int:
             if not cases:
                 failures.append(f"lab {lab}: {junit.name} holds no test case")
         print(f"lab {lab}: ctest exit {r.returncode}, {len(failed)} failed (expected: the stub fails)")
+    # ... nor in what grading the untouched stubs prints (the release's own judge).
+    r = run([sys.executable, ROOT / "tools" / "release" / "check_no_answers.py", rel, "--grade-stubs",
+             rel / "build" / "dev" / "grader" / "banklab-judge"], ROOT, logs / "answers_messages.log", ok=None)
+    if r.returncode != 0:
+        failures.append("grading the release's stubs prints answers (check_no_answers.py --grade-stubs):\n"
+                        + r.stdout[-3000:])
     if not has_gpu:
         r = run(["ctest", "--test-dir", "build/dev", "-L", "gpu"], rel, logs / "gpu.log", ok=None)
         if r.returncode != 0:

@@ -261,6 +261,19 @@ TEST(ExplainCommand, StrideThirtyTwoNamesBankZeroAndThirtyTwoWavefronts) {
   EXPECT_NE(r.out.find("bank 0 serves 32 distinct words"), std::string::npos) << r.out;
 }
 
+// `banklab explain 'ld 4 lane*32*4'`: the three words as one argument, as a message might quote
+// them (issue 32), draw what the three arguments draw.
+TEST(ExplainCommand, TakesOpWidthAndExpressionAsOneArgument) {
+  const Result one = run("explain 'ld 4 lane*32*4'", "explain_one_arg");
+  const Result three = run("explain ld 4 'lane*32*4'", "explain_three_args");
+  EXPECT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out, three.out);
+  const Result tma = run("explain --tma-swizzle 128 'ldsm 16 (lane%16)*128 + (lane/16)*16'", "explain_one_arg_tma");
+  EXPECT_EQ(tma.status, 0) << tma.err;
+  EXPECT_NE(tma.out.find("4 wavefronts (minimum 4)"), std::string::npos) << tma.out;
+  expect_bad_input(run("explain 'ld 4'", "explain_one_arg_short"), "arguments:1: expected 'OP WIDTH EXPRESSION'.*");
+}
+
 TEST(ExplainCommand, DrawsLdmatrixFromARowMajorTileAsEightWayPerMatrix) {
   const Result r = run("explain ldsm 16 '(lane%8)*128+(lane/8)*16'", "ldsm");
   EXPECT_EQ(r.status, 0) << r.err;

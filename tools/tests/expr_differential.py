@@ -161,6 +161,7 @@ def description_lines(root):
     accesses, values = [], []
     files = sorted(glob.glob(os.path.join(root, "grader", "lab*.toml")) +
                    glob.glob(os.path.join(root, "labs", "*", "lab.toml")) +
+                   glob.glob(os.path.join(root, "labs", "*", "judge", "lab.toml")) +
                    glob.glob(os.path.join(root, "solutions", "*", "answers.toml")))
     for path in files:
         with open(path, "rb") as f:
@@ -175,7 +176,7 @@ def description_lines(root):
                 if len(parts) == 3:
                     accesses.append((f"{rel} {q.get('name')}", parts[0], parts[1], q.get("mask", "ffffffff"),
                                      parts[2], xs))
-            if isinstance(q.get("value"), str):
+            if isinstance(q.get("value"), str) and not re.search(r"[A-Za-z_]\w*\s*\(", q["value"]):  # not one reading a table
                 values.append((f"{rel} {q.get('name')} value", q["value"]))
     return accesses, values, len(files)
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,8 @@ class Answers {
   bool loaded() const { return loaded_; }
   long long value(const std::string& name) const;
   long long prediction(const std::string& name) const;
+  /// Whether the probe recorded prediction `name` as not an integer (a float, a double, ...).
+  bool prediction_not_integer(const std::string& name) const { return not_integer_.count(name) != 0; }
   const Table& table(const std::string& name) const;
   const AccessTable& access(const std::string& name) const;
   bool has_value(const std::string& name) const { return values_.count(name) != 0; }
@@ -93,6 +96,7 @@ class Answers {
  private:
   bool loaded_ = false;
   std::map<std::string, long long> values_, predictions_;
+  std::set<std::string> not_integer_;
   std::map<std::string, Table> tables_;
   std::map<std::string, AccessTable> accesses_;
   std::map<std::string, LauncherCall> calls_;

@@ -75,7 +75,7 @@ std::string describe(const banklab::Analysis& r, int max_banks = 2);
 
 /// Passes when a prediction equals the model's wavefronts for `in`. Never gives the number away.
 ::testing::AssertionResult PredictionMatches(const char* name, long long predicted, const Instruction& in,
-                                             const std::string& hint = "");
+                                             const std::string& hint = "", const std::string& tma_swizzle = "");
 
 /// Same, for a prediction that is a plain number (a bank, a word, a byte count).
 ::testing::AssertionResult ValuePredictionMatches(const char* name, long long predicted, long long truth,
@@ -87,6 +87,22 @@ std::string describe(const banklab::Analysis& r, int max_banks = 2);
 ::testing::AssertionResult IsInBoundsAndOneToOne(const std::string& layout, int count, long long capacity,
                                                  const std::function<std::optional<long long>(int)>& index_of,
                                                  const std::string& element_name, const std::string& how_to_fix);
+
+/// A layout function of two arguments (tile_index(row, col), chunk_offset(row, chunk)), checked
+/// in its own terms: every value over the box the probe tabulated inside [0, capacity), no two
+/// arguments at one place (value / unit: 16 for a byte offset of 16-byte chunks). Messages name the
+/// call and its value (`tile_index(31, 1) = 1024, outside [0, 1024)`) and end with a Try line.
+struct LayoutFunction {
+  std::string name;           ///< "tile_index"
+  const Table* table;         ///< its values (answers().table(name))
+  int rows, cols;             ///< the arguments checked: [0, rows) x [0, cols)
+  long long capacity;         ///< values must lie in [0, capacity)
+  std::string capacity_what;  ///< what the bound is, in words ("kTileFloats, the tile's 32 x 32 floats")
+  std::string bounds_try;     ///< the Try line of a value outside
+  std::string collision_try;  ///< the Try line of two arguments at one place
+  long long unit = 1;         ///< one place is `unit` values (16: a 16-byte chunk of byte offsets)
+};
+::testing::AssertionResult FunctionIsInBoundsAndOneToOne(const LayoutFunction& f);
 
 /// Passes when the student's answer to a question of the lab's description (its predict::
 /// constant) is right: the model's wavefronts of the question's access, its value, its

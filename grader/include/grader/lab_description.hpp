@@ -1,5 +1,5 @@
 // The form of a lab's description in C++: what tools/lablib/banklab_gen.py generates from
-// labs/NN_name/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
+// labs/NN_name/judge/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
 // as grader/labNN_description.hpp (namespace labNN_desc). Read by the probe
 // (the constants, tables, instructions, predictions and launcher calls it writes) and by the judge
 // (the questions, the launch sizes). Standard library only: it is part of the header snapshot the
@@ -63,6 +63,13 @@ struct Question {
   long long x_first, x_last, x_step;
   const char* yours;        ///< Smallest: how feedback names the student's answer ("your pad")
   const char* yours_works;  ///< Smallest: said when the student's answer works but is not the smallest
+  long long lowest, highest, step;  ///< the values a prediction may take (banklab_gen.py prediction_range)
+  const char* range_what;           ///< what the number is, in words ("a column of the tile")
+  const char* tma_swizzle;          ///< "32" / "64" / "128": the TMA swizzle the question's access goes through, or ""
+  long long (*value_of)();          ///< Value: the answer read from the student's own tables (nullptr: `value`)
+
+  /// Is `v` a value a prediction of this question may take?
+  bool allows(long long v) const { return v >= lowest && v <= highest && (v - lowest) % step == 0; }
 
   /// Is `x` one of x_range's values?
   bool in_range(long long x) const { return x >= x_first && x <= x_last && (x - x_first) % x_step == 0; }

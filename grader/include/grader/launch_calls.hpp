@@ -1,6 +1,6 @@
 // The name of a launcher call the judge replays: the probe records each call of a student's
 // launcher under this name (probe::Call, grader/probe/probe_runtime.cpp) with the sizes of the lab's
-// description (labs/NN_name/lab.toml, [[launches]]), and the GPU tier looks the launches up by it
+// description (labs/NN_name/judge/lab.toml, [[launches]]), and the GPU tier looks the launches up by it
 // (grader/gpu/replay.cuh). Standard library only, because the probe is compiled with the
 // student's file.
 #pragma once

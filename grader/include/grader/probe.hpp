@@ -4,7 +4,7 @@
 // constants, every access function over its whole domain, every shared-memory instruction of the
 // kernel as the access functions describe it (32 byte offsets per warp instruction), and the
 // launches of the student's launchers. Its main() is generated from the lab's description
-// (labs/NN_name/lab.toml -> grader/labNN_probe.hpp); labs/NN_name/probe.cu defines only the
+// (labs/NN_name/judge/lab.toml -> grader/labNN_probe.hpp); labs/NN_name/judge/probe.cu defines only the
 // functions that call the student's code, one per table, instruction and launcher. The probe runs
 // in a process of its own, started by banklab-judge in its sandbox with a timeout; what it writes
 // to the descriptor the judge gave it (never a file) is data that the judge validates, never a
@@ -41,8 +41,22 @@ class Writer {
 
   /// A constant of the lab (TILE_DIM, kPad, kTileBytes, ...).
   void value(const char* name, long long v);
-  /// A prediction (a predict:: constant).
-  void predict(const char* name, long long v);
+  /// A prediction (a predict:: constant), read as written: an integer type gives its value; any
+  /// other type (float, double, bool, an enum) is recorded as "not an integer", never converted
+  /// (128.5f is not 128), and the judge says so.
+  template <class T>
+  void predict(const char* name, const T& v) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= sizeof(long long)) {
+      if (std::is_unsigned_v<T> && sizeof(T) == sizeof(long long) && v > static_cast<T>(~0ull >> 1))
+        predict_not_integer(name);  // beyond long long: no integer a question allows
+      else
+        predict_integer(name, static_cast<long long>(v));
+    } else {
+      predict_not_integer(name);
+    }
+  }
+  void predict_integer(const char* name, long long v);
+  void predict_not_integer(const char* name);
   /// A function over a box of integer arguments: f(idx) for every idx in [0, dims) (row-major).
   void table(const char* name, std::initializer_list<int> dims, long long (*f)(const int* idx));
   /// Shared-memory instructions: for every idx in [0, dims), one warp instruction of `op`
@@ -113,7 +127,7 @@ class Fakes {
 
 /// One call of a launcher with one of its sizes in the lab's description ([[launches]]), named as
 /// the GPU tier looks it up (grader_calls::name, e.g. "transpose_256x96"). The generated main()
-/// hands it to labs/NN_name/probe.cu's launch_<launcher>(call), which must record it exactly once:
+/// hands it to labs/NN_name/judge/probe.cu's launch_<launcher>(call), which must record it exactly once:
 ///   call({bytes of buffer 0, ...}, [=](const probe::Fakes& f) { launcher(f.ptr<float>(0), ..., call.size(0)); })
 /// The launcher runs in a child process with fake buffers of those sizes; the record says what
 /// it launched, or that it crashed, hung or exited (at most 64 launches, 5 seconds).

@@ -57,9 +57,9 @@
 +// wavefronts of one warp's column read of the UNSWIZZLED float tile (lane i reads
  // row i, column c; tile_index(row, col) = row * 32 + col).
 -constexpr int kUnswizzledColumnReadWavefronts = -1;
--// LAB TODO: wavefronts of the same column read with the swizzle tile_index = row * 32 + (col ^ row).
+-// LAB TODO: wavefronts of the same column read with YOUR swizzled tile_index, once it is conflict-free.
 -constexpr int kSwizzledColumnReadWavefronts = -1;
--// LAB TODO: with that swizzle, in which column of row 5 is element (row 5, col 3) stored?
+-// LAB TODO: with your swizzle, in which column of row 5 is element (row 5, col 3) stored?
 -constexpr int kStoredColumnOfRow5Col3 = -1;
 -// LAB TODO: bytes of shared memory the swizzled float tile saves over the padded tile[32][33].
 -constexpr int kBytesSavedOverPadding = -1;

@@ -9,7 +9,7 @@ tested at all. It judges nothing: what it reports is chosen by a marker line in 
     // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage | killtask
 
 (no marker: the stub's behaviour; killtask: inside a Slurm job, cancels that job, as a node
-that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/test.cu files.
+that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/judge/test.cu files.
 
 FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
 started with (null when unset), its lab, and when it started and ended (time.time()), so that a
@@ -48,7 +48,7 @@ def tests_of(lab):
     for name in lab_.layout_tests:
         if (name, "cpu") not in out:
             out.append((name, "cpu"))
-    # The question tests the judge generates from the description (labs/NN_name/lab.toml [[questions]]).
+    # The question tests the judge generates from the description (labs/NN_name/judge/lab.toml [[questions]]).
     for q in lab_.questions:
         t = f"Lab{lab}Predictions.{q['test']}"
         if (t, "cpu") not in out:

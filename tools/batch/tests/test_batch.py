@@ -36,8 +36,8 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
-    """The CPU tests of lab NN: TEST(...) of labs/NN_name/test.cu, and the prediction tests the judge
-    generates from the description's questions (labs/NN_name/lab.toml; two questions may share one)."""
+    """The CPU tests of lab NN: TEST(...) of labs/NN_name/judge/test.cu, and the prediction tests the judge
+    generates from the description's questions (labs/NN_name/judge/lab.toml; two questions may share one)."""
     src = bg.bl.find_labs(ROOT)[lab].test.read_text()
     tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
     lab_ = bg.bl.find_labs(ROOT)[lab]
@@ -191,7 +191,7 @@ class PointsTables(unittest.TestCase):
                 self.assertEqual(t.groups[0].patterns, desc["points"]["gates"])
                 self.assertEqual(t.groups[0].points, 0)
                 self.assertEqual(t.group("objective").patterns, [f"Lab{lab}OnGpu.Traced*"])
-                self.assertIn(f"labs/{bg.find_labs(ROOT)[lab]}/lab.toml", t.path)
+                self.assertIn(f"labs/{bg.find_labs(ROOT)[lab]}/judge/lab.toml", t.path)
                 self.assertIn("grader/points/weights.toml", t.path)
 
     def test_a_labs_own_test_points_come_from_its_description(self):
@@ -199,7 +199,7 @@ class PointsTables(unittest.TestCase):
             root = Path(d)
             shutil.copytree(ROOT / "grader" / "points", root / "grader" / "points")
             shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
-            desc = root / "labs" / "05_swizzle" / "lab.toml"
+            desc = root / "labs" / "05_swizzle" / "judge" / "lab.toml"
             text = desc.read_text().replace(
                 "# ---- judge ----", 'points.tests."Lab05Layout.A" = 20\n# ---- judge ----')
             desc.write_text(text)
@@ -873,7 +873,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
         self.assertIn("tools/platforms/grade-platform", names)
-        self.assertIn("labs/05_swizzle/lab.toml", names)
+        self.assertIn("grader/labs/05_swizzle/lab.toml", names)   # the release keeps the judge files out of labs/
         self.assertIn("grader/points/weights.toml", names)
         self.assertIn("tools/lablib/banklab_labs.py", names)
         # A grading image: every lab's answers (its judge checks predictions), no solution, no case.

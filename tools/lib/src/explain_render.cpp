@@ -118,8 +118,8 @@ std::string hint_for(const WarpAccess& a, const Analysis& r) {
         h += "A power-of-two stride is the classic conflict: pad each row by one element "
              "(stride " + std::to_string(elems) + " + 1 = " + std::to_string(elems + 1) +
              (elems == 32 && a.width == 4 ? ", e.g. tile[32][33] instead of tile[32][32]" : "") +
-             ") or XOR-swizzle the column with the row (col ^ row), so that consecutive lanes "
-             "land in different banks.";
+             ") or XOR-swizzle the column index, a different permutation of the columns in each row, so that "
+             "consecutive lanes land in different banks.";
       } else {
         h += "Make the stride in 4-byte words odd (pad the row by one element), or XOR-swizzle "
              "the index, so that the lanes spread over all 32 banks.";

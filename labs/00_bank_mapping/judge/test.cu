@@ -1,5 +1,5 @@
 // Judge for lab 00 (bank mapping): the predictions, the tile walk on the CPU, and the GPU tier.
-// Never compiled with a student's file: it reads the answers of labs/00_bank_mapping/probe.cu and
+// Never compiled with a student's file: it reads the answers of labs/00_bank_mapping/judge/probe.cu and
 // launches the student's compiled kernels.
 // The "at the model's minimum" tests of each instruction (Lab00Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the

@@ -1,9 +1,9 @@
 // Judge for lab 05 (swizzle): the transpose through an unpadded tile whose rows are permuted,
 // and a transpose of float4 elements through a 16-byte-chunk swizzle. Never compiled with a
-// student's file: it reads the answers of labs/05_swizzle/probe.cu and launches the student's
+// student's file: it reads the answers of labs/05_swizzle/judge/probe.cu and launches the student's
 // compiled kernels.
 //   Lab05Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/05_swizzle/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/05_swizzle/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab05Layout       tile_index() and chunk_offset(): in bounds, one-to-one, no padding, every
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
@@ -42,11 +42,12 @@ long long constant(const char* name) { return answers().value(name); }
 
 TEST(Lab05Layout, TileIndexIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab05::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
-      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
-      "give each (row, col) its own place: permute the columns within each row (e.g. with a function of the "
-      "column and the row that is one-to-one in the column for every row)."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, constant("kTileFloats"), "kTileFloats, the floats of the tile",
+       "row r of the tile is floats r * 32 to r * 32 + 31: keep every column of a row inside its row (move the "
+       "columns within the row, never into another row).",
+       "give each (row, col) its own place: permute the columns within each row (e.g. with a function of the "
+       "column and the row that is one-to-one in the column for every row)."}));
 }
 
 TEST(Lab05Layout, TheFloatTileHasNoPadding) {
@@ -75,16 +76,13 @@ TEST(Lab05Layout, ChunkOffsetsAreSixteenByteAligned) {
 
 TEST(Lab05Layout, ChunkOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("chunk_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab05::chunk_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 32 * 8,
-      static_cast<long long>(constant("kChunkTileBytes") / 16),
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 8, e % 8});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "chunk", "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
-               "function of the row only."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"chunk_offset", &t, 32, 8, static_cast<long long>(constant("kChunkTileBytes") / 16 * 16),
+       "kChunkTileBytes, the bytes of the float4 tile",
+       "row r of the float4 tile is bytes r * 128 to r * 128 + 127, 8 chunks of 16 bytes: keep every chunk of a row "
+       "inside its row (move the chunks within the row, never into another row).",
+       "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
+       "function of the row only.", 16}));
 }
 
 TEST(Lab05Layout, TheFloat4TileHasNoPadding) {

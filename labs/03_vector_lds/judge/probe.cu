@@ -1,6 +1,6 @@
 // Lab 03's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
 // that includes both, see grader/include/grader/probe.hpp) and run in its own process. Its main()
-// and every name, op, width and size come from the lab's description (labs/03_vector_lds/lab.toml); here is
+// and every name, op, width and size come from the lab's description (labs/03_vector_lds/judge/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 #include "grader/lab03_probe.hpp"
 

@@ -1,6 +1,6 @@
 // Judge for lab 01 (the 32-way conflict): the stride predictions, the row-sum tile on the CPU,
 // and the GPU tier. Never compiled with a student's file: it reads the answers of
-// labs/01_32way_conflict/probe.cu and launches the student's compiled kernel.
+// labs/01_32way_conflict/judge/probe.cu and launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab01Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
 // description: grader/lab01_judge.hpp and lab01_questions_test.cpp (tools/lablib/banklab_gen.py).
@@ -33,9 +33,11 @@ using grader::instruction;
 
 TEST(Lab01Layout, EveryElementOfTheTileHasItsOwnPlace) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "tile_index(row, col)", 32 * 32, answers().value("kTileFloats"), [&](int e) { return t.at({e / 32, e % 32}); },
-      "element", "keep kRowStride at least TILE_DIM, so that the rows do not overlap."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, answers().value("kTileFloats"), "kTileFloats, the floats of the tile",
+       "the tile holds kTileFloats floats: make it at least 32 rows of kRowStride, and keep tile_index(row, col) "
+       "below it.",
+       "keep kRowStride at least TILE_DIM, so that the rows do not overlap."}));
 }
 
 TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {

@@ -1,6 +1,6 @@
 // Lab 02's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
 // that includes both, see grader/include/grader/probe.hpp) and run in its own process. Its main()
-// and every name, op, width and size come from the lab's description (labs/02_broadcast/lab.toml); here is
+// and every name, op, width and size come from the lab's description (labs/02_broadcast/judge/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 // The staging copy's order is written in the kernel body, not in an access function, so only the
 // trace of the real stores judges it.

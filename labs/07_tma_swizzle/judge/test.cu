@@ -1,9 +1,9 @@
 // Judge for lab 07 (a Hopper tile pipeline): C = A * B^T with mma.sync, both tiles copied into
 // shared memory by TMA in the swizzle mode the student chose (kSwizzleBytes), every operand read
 // with ldmatrix.x4 through tile_offset(). Never compiled with a student's file: it reads the
-// answers of labs/07_tma_swizzle/probe.cu and launches the student's compiled kernel.
+// answers of labs/07_tma_swizzle/judge/probe.cu and launches the student's compiled kernel.
 //   Lab07Predictions  the handout's questions (wavefronts per mode, where TMA puts a byte),
-//                     checked against the model (generated from labs/07_tma_swizzle/lab.toml)
+//                     checked against the model (generated from labs/07_tma_swizzle/judge/lab.toml)
 //   Lab07Layout       the tile's shape, the mode (one TMA has, with its box), tile_offset() reading
 //                     every chunk where TMA put it in that mode, and every ldmatrix of the kernel
 //                     at the model's minimum (generated from lab.toml's at_minimum)

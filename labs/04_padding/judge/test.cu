@@ -1,8 +1,8 @@
 // Judge for lab 04 (padding): the tiled transpose through tile[32][32 + kPad]. Never compiled with
-// a student's file: it reads the answers of labs/04_padding/probe.cu and launches the student's
+// a student's file: it reads the answers of labs/04_padding/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab04Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/04_padding/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/04_padding/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
@@ -57,10 +57,11 @@ int smallest_conflict_free_pad_bytes(int elem, int step) {
 
 TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab04::tile_index (element e is tile[e / 32][e % 32])", 32 * 32, constant("kTileFloats"),
-      [&](int e) { return t.at({e / 32, e % 32}); }, "element",
-      "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_index", &t, 32, 32, constant("kTileFloats"), "kTileFloats, the floats of the padded tile",
+       "the padded tile is 32 rows of 32 + kPad floats: kTileFloats must hold all of them, and tile_index(row, col) "
+       "must stay inside row `row`.",
+       "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."}));
 }
 
 TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {

@@ -1,6 +1,6 @@
 // Judge for lab 03 (vector loads and stores): 8- and 16-byte shared accesses, their half- and
 // quarter-warp groups, when loads merge, and a deinterleave kernel staged through shared memory.
-// Never compiled with a student's file: it reads the answers of labs/03_vector_lds/probe.cu and
+// Never compiled with a student's file: it reads the answers of labs/03_vector_lds/judge/probe.cu and
 // launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab03Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
@@ -52,15 +52,10 @@ TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
 
 TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("slot_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab03::slot_offset (slot e is member e % 2 of pair e / 2; index = byte offset / 16)", 512,
-      answers().value("kTileBytes") / 16,
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 2, e % 2});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "slot", "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"slot_offset", &t, 256, 2, answers().value("kTileBytes") / 16 * 16, "kTileBytes, the bytes of the tile",
+       "make kTileBytes large enough for your layout, or keep every slot_offset(pair, member) below it.",
+       "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout.", 16}));
 }
 
 // ---- on the GPU -------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Judge for lab 02 (broadcast): the broadcast and multicast predictions, the coefficient table on
 // the CPU, and the GPU tier. Never compiled with a student's file: it reads the answers of
-// labs/02_broadcast/probe.cu and launches the student's compiled kernel. The expected output comes
+// labs/02_broadcast/judge/probe.cu and launches the student's compiled kernel. The expected output comes
 // from the handout's own channel rule (lanes 8c .. 8c+7 take channel c), never from the
 // student's channel_of(). The staging copy's order lives in the kernel body, so only the trace
 // of the real stores judges it.
@@ -39,11 +39,12 @@ constexpr int kChannels = 4, kTerms = 32, kLanesPerChannel = 8, kBlockThreads = 
 
 TEST(Lab02Layout, EveryCoefficientHasItsOwnPlaceInTheTable) {
   const grader::Table& t = answers().table("coef_index");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "coef_index(channel, term)", kChannels * kTerms, answers().value("kTableFloats"),
-      [&](int e) { return t.at({e / kTerms, e % kTerms}); }, "coefficient",
-      "give each (channel, term) its own word of the table: for example term-major, or channel-major with each "
-      "channel's row rotated."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"coef_index", &t, kChannels, kTerms, answers().value("kTableFloats"), "kTableFloats, the floats of the table",
+       "the table holds kTableFloats floats: keep every coef_index(channel, term) below it (or make the table as "
+       "large as your layout needs).",
+       "give each (channel, term) its own word of the table: for example term-major, or channel-major with each "
+       "channel's row rotated."}));
 }
 
 TEST(Lab02Layout, LanesKeepTheHandoutsChannels) {

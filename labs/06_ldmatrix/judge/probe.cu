@@ -1,6 +1,6 @@
 // Lab 06's probe: compiled after the student's kernel.cu (banklab-judge build writes the wrapper
 // that includes both, see grader/include/grader/probe.hpp) and run in its own process. Its main()
-// and every name, op, width and size come from the lab's description (labs/06_ldmatrix/lab.toml); here is
+// and every name, op, width and size come from the lab's description (labs/06_ldmatrix/judge/lab.toml); here is
 // only the code that calls the student's functions, one function per table, instruction and launcher.
 // The CPU tier and the GPU tier's messages read what it writes.
 #include "grader/lab06_probe.hpp"

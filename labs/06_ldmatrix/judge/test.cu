@@ -1,9 +1,9 @@
 // Judge for lab 06 (ldmatrix and the swizzled tile): C = A * B^T with mma.sync, each operand
 // loaded with ldmatrix.x4 from a 64 x 64 tile of half in shared memory. Never compiled with a
-// student's file: it reads the answers of labs/06_ldmatrix/probe.cu and launches the student's
+// student's file: it reads the answers of labs/06_ldmatrix/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab06Predictions  the handout's questions about ldmatrix wavefronts, checked against the model
-//                     (generated from labs/06_ldmatrix/lab.toml, see tools/lablib/banklab_gen.py)
+//                     (generated from labs/06_ldmatrix/judge/lab.toml, see tools/lablib/banklab_gen.py)
 //   Lab06Layout       tile_offset(): the tile's shape, 16-byte aligned, in bounds, one-to-one, at
 //                     most 16 bytes of padding per row, and every warp instruction of the kernel
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
@@ -89,15 +89,11 @@ TEST(Lab06Layout, TileOffsetsAreSixteenByteAligned) {
 
 TEST(Lab06Layout, TileOffsetIsInBoundsAndOneToOne) {
   const grader::Table& t = answers().table("tile_offset");
-  BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
-      "lab06::tile_offset (chunk e is chunk e % 8 of row e / 8; index = byte offset / 16)", 64 * 8,
-      constant("kTileBytes") / 16,
-      [&](int e) -> std::optional<long long> {
-        const auto v = t.at({e / 8, e % 8});
-        if (!v || *v < 0) return v;
-        return *v / 16;
-      },
-      "chunk", "permute the 8 chunks of each row among themselves: XOR the chunk number with a function of the row."));
+  BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
+      {"tile_offset", &t, 64, 8, constant("kTileBytes") / 16 * 16, "kTileBytes, the bytes of one tile",
+       "a tile is 64 rows of 128 bytes (plus your padding): keep every chunk of a row inside its row, and kTileBytes "
+       "large enough for all 64 rows.",
+       "permute the 8 chunks of each row among themselves: XOR the chunk number with a function of the row.", 16}));
 }
 
 TEST(Lab06Layout, TheTileHasAtMostSixteenBytesOfPaddingPerRow) {
