@@ -16,7 +16,6 @@ Python 3 standard library.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import banklab_grading as bg
@@ -25,11 +24,6 @@ import banklab_grading as bg
 NOT_GRADED_EXIT = 4
 #: The file that names every result that is not a grade (always written, a header alone when none).
 STATUS_FILE = "not-graded.csv"
-
-
-def not_graded(r: bg.LabResult) -> str:
-    """Why `r` is not a grade because of the grading machine or the cluster ("" when judged)."""
-    return r.not_graded
 
 
 def nothing_handed_in(r: bg.LabResult) -> bool:
@@ -64,7 +58,7 @@ def reusable(saved: dict) -> bool:
 def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
     """[student, lab, status, why] of every result that is no number: "not graded" first."""
     rows = []
-    for r in sorted(results, key=lambda r: (r.student, r.lab)):
+    for r in results:
         if r.not_graded:
             rows.append([r.student, r.lab, "not graded", r.not_graded])
         elif not r.source:
@@ -109,8 +103,3 @@ def summary_counts(rs: list[bg.LabResult]) -> dict:
     return {"students": len(rs), "submissions": sum(1 for r in rs if not nothing_handed_in(r)),
             "nothing_handed_in": sum(1 for r in rs if nothing_handed_in(r)),
             "not_graded": sum(1 for r in rs if r.not_graded), "graded": len(numbered)}
-
-
-def read_status_file(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
