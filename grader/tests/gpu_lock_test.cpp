@@ -79,15 +79,41 @@ TEST(GpuLock, PastTheProcesssWaitBudgetTheJudgeRunsWithoutTheLock) {
 }
 
 TEST(GpuLock, WhichTestsHoldTheGpuForTheirWholeRun) {
-  // Off (today): a timed or traced test holds the GPU alone for its whole run, a correctness
-  // check holds the lock shared. On: a traced test alone (while kTracingTakesTheGpuAlone is),
-  // timed tests per timed run, correctness checks no lock.
-  constexpr bool per_run = grader::gpu::kLockEachTimedRunOnly;
-  EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TransposeMeetsTheKernelTimingTarget"), !per_run);
-  EXPECT_FALSE(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TransposeIsCorrectFor1024x1024"));
-  EXPECT_EQ(grader::gpu::gpu_test_holds_the_lock("Lab05OnGpu.TransposeIsCorrectFor1024x1024"), !per_run);
-  EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone("Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree"),
-            !per_run || grader::gpu::kTracingTakesTheGpuAlone);
+  // Scope `test` (kLockEachTimedRunOnly off, today's default): a timed or traced test holds the
+  // GPU alone for its whole run, a correctness check holds the lock shared. `timed-run`: a traced
+  // test alone, timed tests per timed run, correctness checks no lock. `timed-run-traced-unlocked`:
+  // no test holds it for its whole run.
+  using grader::gpu::GpuLockScope;
+  const std::string timed = "Lab05OnGpu.TransposeMeetsTheKernelTimingTarget";
+  const std::string correct = "Lab05OnGpu.TransposeIsCorrectFor1024x1024";
+  const std::string traced = "Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree";
+  for (const GpuLockScope s : {GpuLockScope{false, true}, GpuLockScope{true, true}, GpuLockScope{true, false}}) {
+    const bool per_run = s.each_timed_run_only;
+    EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone(timed, s), !per_run);
+    EXPECT_FALSE(grader::gpu::gpu_test_needs_the_gpu_alone(correct, s));
+    EXPECT_EQ(grader::gpu::gpu_test_holds_the_lock(correct, s), !per_run);
+    EXPECT_EQ(grader::gpu::gpu_test_needs_the_gpu_alone(traced, s), !per_run || s.tracing_alone);
+    EXPECT_EQ(grader::gpu::gpu_test_holds_the_lock(traced, s), !per_run || s.tracing_alone);
+  }
+}
+
+TEST(GpuLock, TheScopeComesFromTheConstantsUnlessTheEnvironmentNamesOne) {
+  const char* old = std::getenv("BANKLAB_GPU_LOCK_SCOPE");
+  const std::string saved = old ? old : "";
+  unsetenv("BANKLAB_GPU_LOCK_SCOPE");
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, grader::gpu::kLockEachTimedRunOnly);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().tracing_alone, grader::gpu::kTracingTakesTheGpuAlone);
+  setenv("BANKLAB_GPU_LOCK_SCOPE", "timed-run", 1);
+  EXPECT_TRUE(grader::gpu::gpu_lock_scope().each_timed_run_only);
+  EXPECT_TRUE(grader::gpu::gpu_lock_scope().tracing_alone);
+  setenv("BANKLAB_GPU_LOCK_SCOPE", "timed-run-traced-unlocked", 1);
+  EXPECT_FALSE(grader::gpu::gpu_lock_scope().tracing_alone);
+  setenv("BANKLAB_GPU_LOCK_SCOPE", "test", 1);
+  EXPECT_FALSE(grader::gpu::gpu_lock_scope().each_timed_run_only);
+  setenv("BANKLAB_GPU_LOCK_SCOPE", "nonsense", 1);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, grader::gpu::kLockEachTimedRunOnly);
+  if (old) setenv("BANKLAB_GPU_LOCK_SCOPE", saved.c_str(), 1);
+  else unsetenv("BANKLAB_GPU_LOCK_SCOPE");
 }
 
 }  // namespace

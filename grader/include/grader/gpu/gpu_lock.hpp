@@ -206,20 +206,40 @@ class TimedRunLock {
   double waited_s_ = 0;
 };
 
+/// The lock's scope in this process: the constants above, unless $BANKLAB_GPU_LOCK_SCOPE names
+/// another for a measurement (bench/gpu_throughput.py compares them on the device): `test` (each
+/// GPU test holds the lock for its whole run), `timed-run` (the lock around each timed run, and a
+/// whole traced test alone) or `timed-run-traced-unlocked` (around each timed run only). The
+/// instructor's environment sets it, never the student's code (which runs in the probe only).
+struct GpuLockScope {
+  bool each_timed_run_only = kLockEachTimedRunOnly;
+  bool tracing_alone = kTracingTakesTheGpuAlone;
+};
+inline GpuLockScope gpu_lock_scope() {
+  GpuLockScope s;
+  const char* e = std::getenv("BANKLAB_GPU_LOCK_SCOPE");
+  if (!e || !*e) return s;
+  const std::string v = e;
+  if (v == "test") s = {false, true};
+  else if (v == "timed-run") s = {true, true};
+  else if (v == "timed-run-traced-unlocked") s = {true, false};
+  return s;  // an unknown value keeps the defaults
+}
+
 /// Whether test `name` (Suite.Test) holds the GPU alone for its whole run. With
 /// kLockEachTimedRunOnly off: every GPU test but a correctness check ("...IsCorrect...",
 /// "...AreCorrect..."), i.e. each test that times or traces. On: a traced test, while
 /// kTracingTakesTheGpuAlone is on; timed tests then hold it only for each timed run (TimedRunLock,
 /// which takes nothing where this process already holds the GPU alone).
-inline bool gpu_test_needs_the_gpu_alone(const std::string& name) {
-  if (!kLockEachTimedRunOnly) return name.find("Correct") == std::string::npos;
-  return kTracingTakesTheGpuAlone && name.find("Traced") != std::string::npos;
+inline bool gpu_test_needs_the_gpu_alone(const std::string& name, const GpuLockScope& s = gpu_lock_scope()) {
+  if (!s.each_timed_run_only) return name.find("Correct") == std::string::npos;
+  return s.tracing_alone && name.find("Traced") != std::string::npos;
 }
 
 /// Whether test `name` takes the GPU's lock for its whole run at all (shared where it need not
 /// hold the GPU alone).
-inline bool gpu_test_holds_the_lock(const std::string& name) {
-  return !kLockEachTimedRunOnly || gpu_test_needs_the_gpu_alone(name);
+inline bool gpu_test_holds_the_lock(const std::string& name, const GpuLockScope& s = gpu_lock_scope()) {
+  return !s.each_timed_run_only || gpu_test_needs_the_gpu_alone(name, s);
 }
 
 }  // namespace grader::gpu
