@@ -207,6 +207,37 @@ class Bench:
             procs.append((self.start_test(lab, work, test, res, lock), res))
         return [self.outcome(p, lab, test, res) for p, res in procs]
 
+    def start_company(self, src: Path, p: int) -> list[tuple[subprocess.Popen, Path]]:
+        """--flip-company C: C whole GPU-tier grades of the same kernel (correctness checks, traced
+        and timed tests of other judges) started beside the K timing tests."""
+        procs = []
+        for i in range(self.a.flip_company):
+            out = self.work / f"company{p}-{i}.json"
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=self.visible(1))
+            cmd = self.judge_cmd() + ["grade", "--lab", "04", "--source", str(src), "--work",
+                                      str(self.work / f"company{p}-{i}"), "--json", str(out), "--tier", "gpu",
+                                      "--graded"]
+            procs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env), out))
+        return procs
+
+    @staticmethod
+    def company_verdicts(procs: list[tuple[subprocess.Popen, Path]]) -> list[tuple]:
+        """The timing test's (status, message, ratio) in each company grade."""
+        got = []
+        for proc, out in procs:
+            proc.wait()
+            try:
+                tests = json.loads(out.read_text())["verdicts"]
+            except (OSError, ValueError, KeyError):
+                got.append(("none", f"no grade in {out}", None))
+                continue
+            for v in tests:
+                if v.get("test") == FLIP_TEST:
+                    m = v.get("message", "")
+                    r = float(m.split("interleaved): ")[1].split("x")[0]) if "interleaved): " in m else None
+                    got.append((v["status"], m, r))
+        return got
+
     def flips_part(self) -> None:
         a = self.a
         self.say(f"== near-line flips: {FLIP_TEST}, {a.flips} at once on one GPU sharing its lock")
@@ -227,7 +258,9 @@ class Bench:
                 continue
             med = ratios[len(ratios) // 2]
             right = "passed" if med <= TARGET else "failed"
+            company = self.start_company(src, p)
             many = self.run_many("04", work, FLIP_TEST, a.flips, f"many{p}", False)
+            many += self.company_verdicts(company)
             flips = sum(1 for s, _, _ in many if s != right)
             rs = sorted(r for _, _, r in many if r is not None)
             counts = {s: sum(1 for x, _, _ in many if x == s) for s in sorted({s for s, _, _ in many})}
@@ -275,6 +308,8 @@ def main() -> int:
     ap.add_argument("--gpus", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--flips", type=int, default=16, help="near-line judges at once (0: no flips part)")
     ap.add_argument("--flip-shares", nargs="+", type=int, default=[25, 40])
+    ap.add_argument("--flip-company", type=int, default=0,
+                    help="whole GPU-tier grades of the same kernel run beside the flips (their timing verdicts count too)")
     ap.add_argument("--trace-proof", action="store_true")
     ap.add_argument("--trace-many", type=int, default=16)
     ap.add_argument("--no-class", action="store_true", help="skip the class part")

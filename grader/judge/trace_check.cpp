@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <string>
 
 #include "grader/context.hpp"
@@ -176,7 +177,11 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     l.minimum += m * n;
     total += n;
     if (w > m) bad += n;
-    if (w - m > l.worst_excess) {
+    // The worst instance, ties broken by the smallest offsets (then mask), so that the message is
+    // the same whatever order the warps ran in (alone or beside other judges).
+    const bool tie = w - m == l.worst_excess && w > m &&
+                     std::tie(in.access.offset, in.access.mask) < std::tie(l.worst.offset, l.worst.mask);
+    if (w - m > l.worst_excess || tie) {
       l.worst_excess = w - m;
       l.worst = in.access;
     }
@@ -186,7 +191,7 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
                                          << "kernel does not stage its data through shared memory as the lab asks.";
   std::vector<TracedLine> sorted;
   for (auto& [k, l] : lines) sorted.push_back(l);
-  std::sort(sorted.begin(), sorted.end(), [](const TracedLine& a, const TracedLine& b) {
+  std::stable_sort(sorted.begin(), sorted.end(), [](const TracedLine& a, const TracedLine& b) {
     return a.wavefronts - a.minimum > b.wavefronts - b.minimum;
   });
   std::ostringstream os;
