@@ -60,7 +60,7 @@ __device__ __forceinline__ uint64_t mix64(uint64_t h) {
 // (the entry it names was written before it was published there).
 __device__ __forceinline__ unsigned load_slot(const unsigned* slot) {
   unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
   return v;
 }
 
