@@ -405,12 +405,13 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
   stats().entries += used;
   stats().merged += merged;
   stats().appended += n;
-  stats().ring += count - n;
+  const std::uint64_t ring = p.ctx->ring ? count - n : 0;  // without a ring they were dropped (above)
+  stats().ring += ring;
   if (banklab::trace::stats_level() >= 2)
     std::fprintf(stderr, "banklab trace launch: %s: sync %.4f s, %llu merged in %llu entries, %llu appended, %llu through the ring\n",
                  s.kernels[p.kernel].name.c_str(), sync, static_cast<unsigned long long>(merged),
                  static_cast<unsigned long long>(used), static_cast<unsigned long long>(n),
-                 static_cast<unsigned long long>(count - n));
+                 static_cast<unsigned long long>(ring));
 }
 
 bool debug() {
