@@ -49,19 +49,26 @@ __device__ __forceinline__ bool merge(DeviceBuffer* buf, unsigned group, unsigne
   const unsigned lanes = group_sum(group, mine);
   const uint64_t h = mix64(mix64(pc ^ head * 0x9e3779b97f4a7c15ull) ^ lanes);
   const unsigned shard = sm_id() % banklab::trace::kMergeShards;
+  // Once every entry is taken, an empty slot only ends the search (nothing can be inserted any
+  // more): the record is appended without claiming the slot. (A stale "not full" is harmless: the
+  // claim below finds no entry left.)
+  constexpr unsigned kAbsent = 0xfffffffdu;  // not in the table, and no room for it
+  const bool full = lane == leader && __ldcg(&buf->merge_used) >= buf->merge_capacity;
   for (int p = 0; p < banklab::trace::kMergeProbes; ++p) {
     unsigned* slot = &slots[(h + static_cast<uint64_t>(p)) & buf->merge_mask];
     unsigned v = 0;
     if (lane == leader) {
       // 0 stays 0 only when this warp claims the empty slot (a slot never empties during a launch).
       v = load_slot(slot);
-      if (v == 0 && atomicCAS(slot, 0u, banklab::trace::kMergeSlotBusy) != 0u) v = load_slot(slot);
+      if (v == 0 && full) v = kAbsent;
+      else if (v == 0 && atomicCAS(slot, 0u, banklab::trace::kMergeSlotBusy) != 0u) v = load_slot(slot);
       while (v == banklab::trace::kMergeSlotBusy) {  // another warp is writing its entry
         __nanosleep(32);
         v = load_slot(slot);
       }
     }
     v = __shfl_sync(group, v, leader);
+    if (v == kAbsent) return false;
     if (v == 0) {  // this warp claimed the slot: a new entry
       unsigned long long idx = 0;
       if (lane == leader) idx = atomicAdd(&buf->merge_used, 1ull);
