@@ -80,13 +80,10 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   if (s.r == nullptr) return;                       // counted, not stored: the host reports it
   DeviceRecord* r = s.r;
   r->offset[lane] = offset;
-  if (lane == leader) {
+  if (lane == leader) {  // two 8-byte stores (mask, kind, width, flags, reserved in one: format.hpp's layout)
     r->pc = pc;
-    r->mask = group;
-    r->kind = kind;
-    r->width = width;
-    r->flags = flags;
-    r->reserved = extra;
+    *reinterpret_cast<uint64_t*>(&r->mask) = uint64_t{group} | uint64_t{kind} << 32 | uint64_t{width} << 40 |
+                                             uint64_t{flags} << 48 | uint64_t{extra} << 56;
   }
   if (s.ring_ticket == 0) return;
   __threadfence_system();  // this lane's writes, before the leader publishes the record

@@ -6,6 +6,7 @@
 /// the same pc with `__match_any_sync`, and the first of them appends the record. Plain C
 /// layout (no padding surprises), shared by the patch (nvcc) and the host (g++).
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 namespace banklab::trace {
@@ -84,6 +85,11 @@ struct DeviceRecord {
   uint32_t offset[kRecordLanes];   ///< per lane, offset in the shared window
 };
 static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host and device");
+// The patch writes mask, kind, width, flags and reserved as one little-endian 8-byte word.
+static_assert(offsetof(DeviceRecord, mask) == 8 && offsetof(DeviceRecord, kind) == 12 &&
+                  offsetof(DeviceRecord, width) == 13 && offsetof(DeviceRecord, flags) == 14 &&
+                  offsetof(DeviceRecord, reserved) == 15 && offsetof(DeviceRecord, offset) == 16,
+              "DeviceRecord's header word");
 
 /// The device-side buffer header the patch receives as its user data.
 ///
