@@ -50,12 +50,10 @@ void Merger::grow() {
   slots_.swap(slots);
 }
 
-void Merger::add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) add(kernel, records[i], 1);
-}
-
-void Merger::add(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t count) {
-  if (slots_.empty()) grow();
+// One record (or `count` alike), inlined into both add()s: the per-record loop is the host's
+// hot path when every warp instruction comes back as a record.
+__attribute__((always_inline)) inline void Merger::add_one(std::uint32_t kernel, const DeviceRecord& record,
+                                                           std::uint64_t count) {
   // Full warps are already canonical: no copy.
   const bool full = record.mask == 0xffffffffu && record.reserved == 0;
   DeviceRecord scratch;
@@ -77,6 +75,16 @@ void Merger::add(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t
   records_.push_back(MergedRecord{kernel, r, count});
   hashes_.push_back(h);
   if (records_.size() * 2 > slots_.size()) grow();
+}
+
+void Merger::add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n) {
+  if (slots_.empty()) grow();
+  for (std::size_t i = 0; i < n; ++i) add_one(kernel, records[i], 1);
+}
+
+void Merger::add(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t count) {
+  if (slots_.empty()) grow();
+  add_one(kernel, record, count);
 }
 
 std::vector<MergedRecord> Merger::take() {

@@ -46,6 +46,7 @@ class Merger {
 
  private:
   void grow();
+  void add_one(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t count);
   std::vector<MergedRecord> records_;
   std::vector<std::uint64_t> hashes_;   // hash of records_[i]
   std::vector<std::uint32_t> slots_;    // open addressing: index + 1 into records_, 0 = empty
