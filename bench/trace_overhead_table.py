@@ -114,6 +114,9 @@ def main():
         if not vals:
             continue
         print(f"{v:12} " + " ".join(f"{med(vals[k]):14.3f}" for k in keys))
+        first = sorted(runs.glob(f"{v}.*.log"))[0].read_text(errors="replace")
+        if (m := re.search(r"banklab trace: (\d+) warp records \((\d+) distinct\)", first)):
+            print(f"    {m.group(1)} warp records, {m.group(2)} distinct (first run)")
         for k, l in launches.items():
             print(f"    {k}: sync {med([x for x, _ in l]):.4f} s; {l[0][1]}")
     # The merged reports must say what the appended ones say, kernel by kernel and line by line.
