@@ -1,7 +1,7 @@
 // The device side of merging identical warp records (format.hpp, MergeEntry): included by
 // patch.cu, and by tests/merge_device_test.cpp, which runs this same code on the CPU with a warp
-// emulated by 32 threads. The includer provides sm_id() and load_slot(const unsigned*) (an
-// acquire load at the GPU's coherence point) and the CUDA intrinsics used below.
+// emulated by 32 threads. The includer provides sm_id() and load_slot(const unsigned*) (a
+// load at the GPU's coherence point) and the CUDA intrinsics used below.
 #pragma once
 
 #include "banklab_trace/format.hpp"

@@ -47,11 +47,15 @@ __device__ __forceinline__ unsigned sm_id() {
   return id;
 }
 
-// A slot's value, read at the GPU's coherence point and ordered before what this thread reads next
-// (the entry it names was written before it was published there).
+// A slot's value, read at the GPU's coherence point (a relaxed load: an acquire load can be
+// compiled with an invalidation of the SM's L1, which the traced kernel's own loads use; not
+// checked in the SASS here, no disassembler on the CPU machine). The entry it names was written
+// and fenced before it was published, and is read through L2 (__ldcg) at an address that depends on
+// this value; were a read of it ever stale, the comparison would fail and the record would take
+// another entry, which the host merges with the first (add_entries): counts stay exact.
 __device__ __forceinline__ unsigned load_slot(const unsigned* slot) {
   unsigned v;
-  asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
+  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
   return v;
 }
 
