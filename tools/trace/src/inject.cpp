@@ -174,8 +174,12 @@ bool patch_module(CUcontext ctx, CUmodule module) {
   }
   // BANKLAB_TRACE_DEVICE=empty|count: the same instructions, with a diagnostic callback (patch.cu).
   const DeviceMode mode = inject_options().mode;
-  auto fn = [mode](const char* name) {
-    return mode == DeviceMode::Empty ? "banklab_empty" : mode == DeviceMode::Count ? "banklab_count" : name;
+  std::vector<std::string> names;  // the diagnostics' names (patch.cu: NAME_empty, NAME_counting)
+  names.reserve(32);
+  auto fn = [mode, &names](const char* name) {
+    if (mode == DeviceMode::Record) return name;
+    names.push_back(std::string(name) + (mode == DeviceMode::Empty ? "_empty" : "_counting"));
+    return names.back().c_str();
   };
   SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, fn("banklab_shared_access"));
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchInstructions(shared access)", r); return false; }

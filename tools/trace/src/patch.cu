@@ -272,20 +272,56 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_memset_shared(
   return SANITIZER_PATCH_SUCCESS;
 }
 
-// Diagnostics (BANKLAB_TRACE_DEVICE, inject.cpp): patched in front of every instruction the tracer
-// patches instead of the callbacks above, to measure what each part of a callback costs. Only
-// userdata and pc are read, the two arguments every patch callback type starts with.
-// "empty": the Compute Sanitizer's call alone.
-extern "C" __device__ __noinline__ SanitizerPatchResult banklab_empty(void*, uint64_t) {
-  return SANITIZER_PATCH_SUCCESS;
-}
-
+// Diagnostics (BANKLAB_TRACE_DEVICE, inject.cpp): patched in front of the same instructions
+// instead of the callbacks above, each with its callback's own signature (NAME_empty, NAME_counting),
+// to measure what each part of a callback costs. "empty": the Compute Sanitizer's call alone;
 // "count": grouping the warp's lanes and one atomic on the launch's counter per warp instruction
-// (what every record costs before it writes anything); the host adds up the counts.
-extern "C" __device__ __noinline__ SanitizerPatchResult banklab_count(void* userdata, uint64_t pc) {
+// (what every appended record costs before it writes anything); the host adds up the counts.
+namespace {
+__device__ __forceinline__ void count_warp(void* userdata, uint64_t pc) {
   auto* buf = static_cast<DeviceBuffer*>(userdata);
-  if (buf == nullptr) return SANITIZER_PATCH_SUCCESS;
+  if (buf == nullptr) return;
   const unsigned group = __match_any_sync(__activemask(), pc);
   if (lane_id() == static_cast<unsigned>(__ffs(group) - 1)) atomicAdd(&buf->count, 1ull);
+}
+}  // namespace
+
+#define BANKLAB_DIAGNOSTICS(name, ...)                                                                     \
+  extern "C" __device__ __noinline__ SanitizerPatchResult name##_empty(void*, uint64_t, __VA_ARGS__) {      \
+    return SANITIZER_PATCH_SUCCESS;                                                                        \
+  }                                                                                                        \
+  extern "C" __device__ __noinline__ SanitizerPatchResult name##_counting(void* userdata, uint64_t pc, __VA_ARGS__) { \
+    count_warp(userdata, pc);                                                                              \
+    return SANITIZER_PATCH_SUCCESS;                                                                        \
+  }
+BANKLAB_DIAGNOSTICS(banklab_shared_access, void*, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_cp_async, void*, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_matrix_access, uint32_t, uint32_t, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_remote_shared, void*, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_bulk_g2s, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_s2g, uint64_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_wgmma, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_async_store, uint32_t, uint32_t, void*, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_async_reduction, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_s2s, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_red_s2g, uint64_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_memset_shared, uint32_t, uint32_t)
+#if BANKLAB_SANITIZER_HAS_TMA
+BANKLAB_DIAGNOSTICS(banklab_tma_load, uint64_t, uint32_t, uint32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                    uint32_t, uint32_t, uint32_t, uint32_t)
+// The TMA callbacks patched with only userdata and pc (as banklab_tma_load_count and banklab_tma_store are).
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count_empty(void*, uint64_t) {
   return SANITIZER_PATCH_SUCCESS;
 }
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count_counting(void* userdata, uint64_t pc) {
+  count_warp(userdata, pc);
+  return SANITIZER_PATCH_SUCCESS;
+}
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store_empty(void*, uint64_t) {
+  return SANITIZER_PATCH_SUCCESS;
+}
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store_counting(void* userdata, uint64_t pc) {
+  count_warp(userdata, pc);
+  return SANITIZER_PATCH_SUCCESS;
+}
+#endif
