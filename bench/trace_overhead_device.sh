@@ -8,7 +8,7 @@
 # .carry/cli11 as CMakeLists.txt looks for it), runs `ctest -L trace` (the two GPU tests of Session
 # again with BANKLAB_TRACE_MERGE=1), then REPS rounds of, one after the other:
 #   plain       the program alone
-#   append      `banklab trace` as it is by default (every warp record appended: device buffer, then ring)
+#   append      BANKLAB_TRACE_MERGE=0 (every warp record appended: device buffer, then ring; the default)
 #   merge       BANKLAB_TRACE_MERGE=1 (identical records merged on the device, format.hpp MergeEntry)
 #   append_big  a 1 GiB device buffer (nothing through the ring: what the ring costs)
 #   count       BANKLAB_TRACE_DEVICE=count (the callback only groups lanes and counts: nothing recorded)
@@ -59,9 +59,9 @@ run plain 0 > /dev/null  # warm-up: caches, the driver's first start; not counte
 for r in $(seq 1 $REPS); do
   echo "round $r"
   run plain $r
-  run append $r
+  run append $r BANKLAB_TRACE_MERGE=0
   run merge $r BANKLAB_TRACE_MERGE=1
-  run append_big $r BANKLAB_TRACE_BUFFER_MB=1024
+  run append_big $r BANKLAB_TRACE_MERGE=0 BANKLAB_TRACE_BUFFER_MB=1024
   run count $r BANKLAB_TRACE_DEVICE=count
   run empty $r BANKLAB_TRACE_DEVICE=empty
   run ncu $r
