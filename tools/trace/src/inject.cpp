@@ -28,11 +28,19 @@
 
 #include "banklab_trace/trace.hpp"
 #include "drain.hpp"
+#include "inject_options.hpp"
+#include "inject_stats.hpp"
+#include "inject_tma.hpp"
 
 namespace {
 
 using banklab::trace::DeviceBuffer;
 using banklab::trace::DeviceRecord;
+using banklab::trace::stats;
+using banklab::trace::Timer;
+using banklab::trace::DeviceMode;
+using banklab::trace::inject_options;
+using banklab::trace::MergeEntry;
 
 struct ContextState {
   DeviceBuffer* dev_header = nullptr;   // device
@@ -44,6 +52,9 @@ struct ContextState {
   DeviceRecord* ring = nullptr;          // pinned host: the overflow ring (format.hpp), ring_capacity records
   unsigned long long *ring_ready = nullptr, *ring_drained = nullptr;
   std::uint64_t ring_capacity = 0;
+  MergeEntry* merge_entries = nullptr;   // device: the table of distinct records (nullptr: not merging)
+  unsigned* merge_slots = nullptr;
+  std::uint64_t merge_capacity = 0, merge_slots_n = 0;
   bool patches_loaded = false;
   bool failed = false;
 };
@@ -67,36 +78,6 @@ struct State {
   // for the TMA records (format.hpp, kFlagTensorMap).
   struct TmaBox { std::uint32_t bytes = 0, swizzle = 0, element = 0, rank = 0; };
   std::map<std::array<std::uint32_t, 32>, TmaBox> tensor_maps;
-};
-
-// Where the tracer's time goes (BANKLAB_TRACE_STATS=1): seconds spent in each part of the
-// host side, and how often. Kernel time under the patch is inside `sync`.
-struct Stats {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double attach = 0, module_loaded = 0, patch_file = 0, patch = 0, context = 0, launch_begin = 0,
-         sync = 0, copy = 0, merge = 0, write = 0;
-  std::uint64_t modules = 0, module_bytes = 0, patched = 0, launches = 0, records = 0,
-                written_modules = 0, written_bytes = 0;
-};
-Stats& stats() {
-  static Stats* s = new Stats;
-  return *s;
-}
-bool stats_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("BANKLAB_TRACE_STATS");
-    return e && *e && std::strcmp(e, "0") != 0;
-  }();
-  return on;
-}
-// Adds the seconds from construction to destruction to `slot`.
-struct Timer {
-  double* slot;
-  std::chrono::steady_clock::time_point t0;
-  explicit Timer(double& s) : slot(stats_on() ? &s : nullptr), t0(std::chrono::steady_clock::now()) {}
-  ~Timer() {
-    if (slot) *slot += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  }
 };
 
 State& state() {
@@ -127,21 +108,12 @@ std::string library_dir() {
   return ".";
 }
 
-std::uint64_t buffer_records() {
-  std::uint64_t mb = 256;
-  if (const char* e = std::getenv("BANKLAB_TRACE_BUFFER_MB")) {
-    const long long v = std::atoll(e);
-    if (v > 0) mb = static_cast<std::uint64_t>(v);
-  }
-  return std::max<std::uint64_t>(1, (mb << 20) / sizeof(DeviceRecord));
-}
-
 ContextState* context_state(CUcontext ctx) {
   State& s = state();
   ContextState& c = s.contexts[ctx];
   if (c.failed) return nullptr;
   if (c.dev_header) return &c;
-  c.capacity = buffer_records();
+  c.capacity = inject_options().buffer_records;
   auto fail = [&](const char* what, SanitizerResult r) { note_error(what, r); c.failed = true; return nullptr; };
   SanitizerResult r;
   if ((r = sanitizerAlloc(ctx, reinterpret_cast<void**>(&c.dev_header), sizeof(DeviceBuffer))) != SANITIZER_SUCCESS)
@@ -158,6 +130,17 @@ ContextState* context_state(CUcontext ctx) {
     c.ring_capacity = ring;
   else
     c.ring = nullptr;  // records past the device buffer are then counted as dropped
+  // The table of distinct records (BANKLAB_TRACE_MERGE); without it every record is appended.
+  if (inject_options().merge) {
+    const std::uint64_t n = inject_options().merge_entries, slots = banklab::trace::merge_slot_count(n);
+    if (sanitizerAlloc(ctx, reinterpret_cast<void**>(&c.merge_entries), n * sizeof(MergeEntry)) == SANITIZER_SUCCESS &&
+        sanitizerAlloc(ctx, reinterpret_cast<void**>(&c.merge_slots), slots * sizeof(unsigned)) == SANITIZER_SUCCESS) {
+      c.merge_capacity = n;
+      c.merge_slots_n = slots;
+    } else {
+      c.merge_slots = nullptr;
+    }
+  }
   return &c;  // the pinned staging buffer is made by staging(), at the first launch that records
 }
 
@@ -189,30 +172,39 @@ bool patch_module(CUcontext ctx, CUmodule module) {
     if (r != SANITIZER_SUCCESS) { note_error("sanitizerAddPatchesFromFile", r); return false; }
     c.patches_loaded = true;
   }
-  SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, "banklab_shared_access");
+  // BANKLAB_TRACE_DEVICE=empty|count: the same instructions, with a diagnostic callback (patch.cu).
+  const DeviceMode mode = inject_options().mode;
+  std::vector<std::string> names;  // the diagnostics' names (patch.cu: NAME_empty, NAME_counting)
+  names.reserve(32);
+  auto fn = [mode, &names](const char* name) {
+    if (mode == DeviceMode::Record) return name;
+    names.push_back(std::string(name) + (mode == DeviceMode::Empty ? "_empty" : "_counting"));
+    return names.back().c_str();
+  };
+  SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, fn("banklab_shared_access"));
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchInstructions(shared access)", r); return false; }
   // Not modelled, but counted so the report can say what it left out.
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, module, "banklab_cp_async");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, module, "banklab_matrix_access");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, module, "banklab_remote_shared");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, "banklab_bulk_g2s");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, "banklab_bulk_s2g");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, "banklab_wgmma");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, module, fn("banklab_cp_async"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, module, fn("banklab_matrix_access"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, module, fn("banklab_remote_shared"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, fn("banklab_bulk_g2s"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, fn("banklab_bulk_s2g"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, fn("banklab_wgmma"));
   // Every other instruction class that touches shared memory: listed with counts.
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_STORE, module, "banklab_async_store");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_REDUCTION, module, "banklab_async_reduction");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, module, "banklab_bulk_s2s");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, module, "banklab_bulk_s2s");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, module, "banklab_bulk_red_s2g");
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMSET_SHARED, module, "banklab_memset_shared");
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_STORE, module, fn("banklab_async_store"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_REDUCTION, module, fn("banklab_async_reduction"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, module, fn("banklab_bulk_s2s"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, module, fn("banklab_bulk_s2s"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, module, fn("banklab_bulk_red_s2g"));
+  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMSET_SHARED, module, fn("banklab_memset_shared"));
 #if BANKLAB_SANITIZER_HAS_TMA
   // TMA (cp.async.bulk.tensor): counted, and a load's box found from its tensor map
   // (BANKLAB_TRACE_TMA_MAP=0: counted only, the patch reads no tensor map).
   {
     const char* e = std::getenv("BANKLAB_TRACE_TMA_MAP");
     const bool map = !(e && std::strcmp(e, "0") == 0);
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_LOAD, module, map ? "banklab_tma_load" : "banklab_tma_load_count");
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_STORE, module, "banklab_tma_store");
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_LOAD, module, fn(map ? "banklab_tma_load" : "banklab_tma_load_count"));
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_STORE, module, fn("banklab_tma_store"));
   }
 #endif
   r = sanitizerPatchModule(module);
@@ -263,43 +255,13 @@ void resolve_tma(DeviceRecord* records, std::uint64_t n) {
 }
 
 #if BANKLAB_SANITIZER_HAS_TMA
-// cuTensorMapEncodeTiled's parameters, in the order of its declaration in cuda.h (the layout of
-// the API callback's functionParams for it).
-struct EncodeTiledParams {
-  CUtensorMap* tensorMap;
-  CUtensorMapDataType tensorDataType;
-  cuuint32_t tensorRank;
-  void* globalAddress;
-  const cuuint64_t* globalDim;
-  const cuuint64_t* globalStrides;
-  const cuuint32_t* boxDim;
-  const cuuint32_t* elementStrides;
-  CUtensorMapInterleave interleave;
-  CUtensorMapSwizzle swizzle;
-  CUtensorMapL2promotion l2Promotion;
-  CUtensorMapFloatOOBfill oobFill;
-};
-
-// Bytes of one element of a tensor map's type (0: a packed type of less than a byte).
-std::uint32_t element_bytes(int type) {
-  switch (type) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT16: case CU_TENSOR_MAP_DATA_TYPE_FLOAT16: case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT32: case CU_TENSOR_MAP_DATA_TYPE_INT32: case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 4;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT64: case CU_TENSOR_MAP_DATA_TYPE_INT64: case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
-    default: return 0;
-  }
-}
-
 // The exit of a successful cuTensorMapEncodeTiled: its output bytes and the box they describe.
 void on_encode_tiled(const Sanitizer_CallbackData* d) {
   if (!d->functionParams || !d->functionReturnValue || *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS) return;
-  const auto* p = static_cast<const EncodeTiledParams*>(d->functionParams);
+  const auto* p = static_cast<const banklab::trace::EncodeTiledParams*>(d->functionParams);
   if (!p->tensorMap || !p->boxDim || p->tensorRank == 0 || p->tensorRank > 5) return;
   State::TmaBox box;
-  box.element = element_bytes(p->tensorDataType);
+  box.element = banklab::trace::element_bytes(p->tensorDataType);
   box.swizzle = static_cast<std::uint32_t>(p->swizzle);
   box.rank = p->tensorRank;
   std::uint64_t elements = 1;
@@ -356,8 +318,15 @@ void on_launch_begin(const Sanitizer_LaunchData* d) {
     s.kernels.push_back(k);
   }
   s.kernels[it->second].launches++;
-  *c->host_header = DeviceBuffer{0, c->capacity, c->dev_records, c->ring, c->ring_ready, c->ring_drained, c->ring_capacity};
-  if (c->ring) {
+  // The diagnostics (BANKLAB_TRACE_DEVICE) record nothing: no ring to drain, no table.
+  const bool recording = inject_options().mode == DeviceMode::Record;
+  DeviceRecord* ring = recording ? c->ring : nullptr;
+  unsigned* slots = recording ? c->merge_slots : nullptr;
+  *c->host_header = DeviceBuffer{0,         c->capacity,         c->dev_records,    ring,
+                                 c->ring_ready, c->ring_drained, c->ring_capacity,  slots,
+                                 c->merge_slots_n - 1, c->merge_entries, c->merge_capacity, 0};
+  if (slots) BL_CHECK(sanitizerMemset(slots, 0, c->merge_slots_n * sizeof(unsigned), d->hStream));
+  if (ring) {
     const std::uint32_t kernel = it->second;
     auto sink = [kernel](DeviceRecord* r, std::uint64_t m) {
       State& st = state();
@@ -373,33 +342,58 @@ void on_launch_begin(const Sanitizer_LaunchData* d) {
   g_pending = Pending{c, it->second};
 }
 
+// The entries of the launch's table of distinct records (format.hpp, MergeEntry), through the
+// staging buffer, into the merger with their counts; the warp instructions they stand for.
+std::uint64_t collect_entries(const Sanitizer_LaunchData* d, ContextState& c, std::uint32_t kernel, std::uint64_t used) {
+  State& s = state();
+  auto* host = reinterpret_cast<MergeEntry*>(staging(d->context, c));
+  const std::uint64_t piece = c.host_capacity * sizeof(DeviceRecord) / sizeof(MergeEntry);
+  if (!host || piece == 0) return 0;
+  std::uint64_t merged = 0;
+  for (std::uint64_t done = 0; done < used;) {
+    const std::uint64_t m = std::min(used - done, piece);
+    {
+      Timer t(stats().copy);
+      const SanitizerResult r = sanitizerMemcpyDeviceToHost(host, c.merge_entries + done, m * sizeof(MergeEntry), d->hStream);
+      if (r != SANITIZER_SUCCESS) { note_error("sanitizerMemcpyDeviceToHost(merged entries)", r); return merged; }
+    }
+    Timer tm(stats().merge);
+    merged += banklab::trace::add_entries(s.merger, kernel, host, m);
+    done += m;
+  }
+  return merged;
+}
+
 void on_launch_end(const Sanitizer_LaunchData* d) {
   State& s = state();
   Pending p = g_pending;
   g_pending = Pending{};
   if (!p.ctx) return;
+  const auto t0 = std::chrono::steady_clock::now();
   {
     Timer t(stats().sync);
     BL_CHECK(sanitizerStreamSynchronize(d->hStream));
   }
-  std::uint64_t n = 0;
-  DeviceRecord* host = nullptr;
+  const double sync = banklab::trace::seconds_since(t0);
+  std::uint64_t n = 0, count = 0, used = 0, merged = 0;
   {
     Timer t(stats().copy);
     BL_CHECK(sanitizerMemcpyDeviceToHost(p.ctx->host_header, p.ctx->dev_header, sizeof(DeviceBuffer), d->hStream));
-    const std::uint64_t count = p.ctx->host_header->count;
+    count = p.ctx->host_header->count;
+    if (inject_options().mode != DeviceMode::Record) {  // a diagnostic: counted only
+      stats().counted += count;
+      return;
+    }
     n = std::min(count, p.ctx->capacity);
     if (p.ctx->ring) banklab::trace::ring_drainer().end(count - n);  // the records past the device buffer went through the ring
     else s.dropped += count - n;
-    if (n == 0) return;
-    host = staging(d->context, *p.ctx);
-    if (!host) {  // no pinned memory for them: counted as dropped, as a full device buffer is
-      s.dropped += n;
-      return;
-    }
+    used = p.ctx->merge_slots ? std::min<std::uint64_t>(p.ctx->host_header->merge_used, p.ctx->merge_capacity) : 0;
   }
+  if (used > 0) merged = collect_entries(d, *p.ctx, p.kernel, used);
+  DeviceRecord* host = n > 0 ? staging(d->context, *p.ctx) : nullptr;
+  if (n > 0 && !host) s.dropped += n;  // no pinned memory for them: counted as dropped, as a full device buffer is
   // Piece by piece, in record order: the merger sees the records in the same order as in one copy.
-  for (std::uint64_t done = 0; done < n;) {
+  for (std::uint64_t done = 0; host && done < n;) {
     const std::uint64_t m = std::min(n - done, p.ctx->host_capacity);
     {
       Timer t(stats().copy);
@@ -408,10 +402,20 @@ void on_launch_end(const Sanitizer_LaunchData* d) {
     Timer tm(stats().merge);
     resolve_tma(host, m);
     s.merger.add(p.kernel, host, m);
-    s.traced += m;
-    stats().records += m;
     done += m;
   }
+  s.traced += n + merged;
+  stats().records += n + merged;
+  stats().entries += used;
+  stats().merged += merged;
+  stats().appended += n;
+  const std::uint64_t ring = p.ctx->ring ? count - n : 0;  // without a ring they were dropped (above)
+  stats().ring += ring;
+  if (banklab::trace::stats_level() >= 2)
+    std::fprintf(stderr, "banklab trace launch: %s: sync %.4f s, %llu merged in %llu entries, %llu appended, %llu through the ring\n",
+                 s.kernels[p.kernel].name.c_str(), sync, static_cast<unsigned long long>(merged),
+                 static_cast<unsigned long long>(used), static_cast<unsigned long long>(n),
+                 static_cast<unsigned long long>(ring));
 }
 
 bool debug() {
@@ -481,23 +485,6 @@ banklab::trace::TraceData snapshot_locked() {
   return d;
 }
 
-void print_stats() {
-  if (!stats_on()) return;
-  const Stats& t = stats();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.start).count();
-  const double ours = t.attach + t.module_loaded + t.patch + t.context + t.launch_begin + t.sync + t.copy + t.merge + t.write;
-  std::fprintf(stderr,
-               "banklab trace stats: %.3f s from attach to exit; attach %.3f; %llu modules loaded (%.1f MB) %.3f; "
-               "%llu patched %.3f (patch file %.3f); context buffers %.3f; %llu launches: begin %.3f, "
-               "sync (kernels under the patch) %.3f, copy %.3f, merge %.3f (%llu records); "
-               "trace file %.3f (%llu modules, %.1f MB); tracer total %.3f\n",
-               wall, t.attach, static_cast<unsigned long long>(t.modules), t.module_bytes / 1e6, t.module_loaded,
-               static_cast<unsigned long long>(t.patched), t.patch, t.patch_file, t.context,
-               static_cast<unsigned long long>(t.launches), t.launch_begin, t.sync, t.copy, t.merge,
-               static_cast<unsigned long long>(t.records), t.write, static_cast<unsigned long long>(t.written_modules),
-               t.written_bytes / 1e6, ours);
-}
-
 void write_at_exit() {
   const char* path = std::getenv("BANKLAB_TRACE_OUT");
   if (!path || !*path) return;
@@ -512,7 +499,7 @@ void write_at_exit() {
     banklab::trace::write_trace(out, d);
     if (!out) std::fprintf(stderr, "banklab trace: cannot write %s\n", path);
   }
-  print_stats();
+  banklab::trace::print_stats();
 }
 
 int attach() {

@@ -41,7 +41,33 @@ __device__ __forceinline__ void publish(DeviceBuffer* buf, const Slot& s) {
   *reinterpret_cast<volatile unsigned long long*>(&buf->ready[(s.ring_ticket - 1) % buf->ring_capacity]) = s.ring_ticket;
 }
 
-// Appends this warp instruction: every lane of the group writes its own offset.
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+// A slot's value, read at the GPU's coherence point (a relaxed load: an acquire load can be
+// compiled with an invalidation of the SM's L1, which the traced kernel's own loads use; not
+// checked in the SASS here, no disassembler on the CPU machine). The entry it names was written
+// and fenced before it was published, and is read through L2 (__ldcg) at an address that depends on
+// this value; were a read of it ever stale, the comparison would fail and the record would take
+// another entry, which the host merges with the first (add_entries): counts stay exact.
+__device__ __forceinline__ unsigned load_slot(const unsigned* slot) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(slot) : "memory");
+  return v;
+}
+
+}  // namespace
+
+// merge(): the device-side table of distinct records (needs sm_id() and load_slot() above).
+#include "merge_device.cuh"
+
+namespace {
+
+// Appends this warp instruction (after merging it, when the launch has a table): every lane of
+// the group writes its own offset.
 __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t offset, uint8_t kind,
                                        uint8_t width, uint8_t flags, uint8_t extra = 0) {
   auto* buf = static_cast<DeviceBuffer*>(userdata);
@@ -50,6 +76,7 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   const unsigned group = __match_any_sync(active, pc);
   const unsigned lane = lane_id();
   const unsigned leader = __ffs(group) - 1;
+  if (banklab::trace::device::merge(buf, group, lane, leader, pc, offset, kind, width, flags, extra)) return;
   Slot s{nullptr, 0};
   if (lane == leader) s = slot_for(buf, atomicAdd(&buf->count, 1ull));
   s.r = reinterpret_cast<DeviceRecord*>(__shfl_sync(group, reinterpret_cast<unsigned long long>(s.r), leader));
@@ -57,13 +84,10 @@ __device__ __forceinline__ void record(void* userdata, uint64_t pc, uint32_t off
   if (s.r == nullptr) return;                       // counted, not stored: the host reports it
   DeviceRecord* r = s.r;
   r->offset[lane] = offset;
-  if (lane == leader) {
+  if (lane == leader) {  // two 8-byte stores (mask, kind, width, flags, reserved in one: format.hpp's layout)
     r->pc = pc;
-    r->mask = group;
-    r->kind = kind;
-    r->width = width;
-    r->flags = flags;
-    r->reserved = extra;
+    *reinterpret_cast<uint64_t*>(&r->mask) = uint64_t{group} | uint64_t{kind} << 32 | uint64_t{width} << 40 |
+                                             uint64_t{flags} << 48 | uint64_t{extra} << 56;
   }
   if (s.ring_ticket == 0) return;
   __threadfence_system();  // this lane's writes, before the leader publishes the record
@@ -247,3 +271,57 @@ extern "C" __device__ __noinline__ SanitizerPatchResult banklab_memset_shared(
   record(userdata, pc, dst, banklab::trace::kKindMemsetShared, 0, 0);
   return SANITIZER_PATCH_SUCCESS;
 }
+
+// Diagnostics (BANKLAB_TRACE_DEVICE, inject.cpp): patched in front of the same instructions
+// instead of the callbacks above, each with its callback's own signature (NAME_empty, NAME_counting),
+// to measure what each part of a callback costs. "empty": the Compute Sanitizer's call alone;
+// "count": grouping the warp's lanes and one atomic on the launch's counter per warp instruction
+// (what every appended record costs before it writes anything); the host adds up the counts.
+namespace {
+__device__ __forceinline__ void count_warp(void* userdata, uint64_t pc) {
+  auto* buf = static_cast<DeviceBuffer*>(userdata);
+  if (buf == nullptr) return;
+  const unsigned group = __match_any_sync(__activemask(), pc);
+  if (lane_id() == static_cast<unsigned>(__ffs(group) - 1)) atomicAdd(&buf->count, 1ull);
+}
+}  // namespace
+
+#define BANKLAB_DIAGNOSTICS(name, ...)                                                                     \
+  extern "C" __device__ __noinline__ SanitizerPatchResult name##_empty(void*, uint64_t, __VA_ARGS__) {      \
+    return SANITIZER_PATCH_SUCCESS;                                                                        \
+  }                                                                                                        \
+  extern "C" __device__ __noinline__ SanitizerPatchResult name##_counting(void* userdata, uint64_t pc, __VA_ARGS__) { \
+    count_warp(userdata, pc);                                                                              \
+    return SANITIZER_PATCH_SUCCESS;                                                                        \
+  }
+BANKLAB_DIAGNOSTICS(banklab_shared_access, void*, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_cp_async, void*, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_matrix_access, uint32_t, uint32_t, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_remote_shared, void*, uint32_t, uint32_t, const void*)
+BANKLAB_DIAGNOSTICS(banklab_bulk_g2s, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_s2g, uint64_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_wgmma, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_async_store, uint32_t, uint32_t, void*, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_async_reduction, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_s2s, uint32_t, uint32_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_bulk_red_s2g, uint64_t, uint32_t, uint32_t)
+BANKLAB_DIAGNOSTICS(banklab_memset_shared, uint32_t, uint32_t)
+#if BANKLAB_SANITIZER_HAS_TMA
+BANKLAB_DIAGNOSTICS(banklab_tma_load, uint64_t, uint32_t, uint32_t, int32_t, int32_t, int32_t, int32_t, int32_t,
+                    uint32_t, uint32_t, uint32_t, uint32_t)
+// The TMA callbacks patched with only userdata and pc (as banklab_tma_load_count and banklab_tma_store are).
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count_empty(void*, uint64_t) {
+  return SANITIZER_PATCH_SUCCESS;
+}
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_load_count_counting(void* userdata, uint64_t pc) {
+  count_warp(userdata, pc);
+  return SANITIZER_PATCH_SUCCESS;
+}
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store_empty(void*, uint64_t) {
+  return SANITIZER_PATCH_SUCCESS;
+}
+extern "C" __device__ __noinline__ SanitizerPatchResult banklab_tma_store_counting(void* userdata, uint64_t pc) {
+  count_warp(userdata, pc);
+  return SANITIZER_PATCH_SUCCESS;
+}
+#endif

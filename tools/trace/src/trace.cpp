@@ -20,36 +20,6 @@
 namespace banklab::trace {
 namespace {
 
-// The record with its inactive lanes zeroed, so equal instructions compare equal.
-DeviceRecord canonical(const DeviceRecord& in) {
-  DeviceRecord r = in;
-  if (r.kind == kKindAccess) r.reserved = 0;
-  // wgmma and TMA records keep one instruction's fields in their first words, not lane offsets.
-  const bool fields = (r.kind == kKindWgmma && (r.flags & kFlagWgmmaOperands)) || r.kind == kKindTmaLoad ||
-                      r.kind == kKindTmaStore;
-  if (r.mask != 0xffffffffu && !fields)
-    for (int i = 0; i < kRecordLanes; ++i)
-      if (!(r.mask >> i & 1u)) r.offset[i] = 0;
-  return r;
-}
-
-std::uint64_t hash_record(std::uint32_t kernel, const DeviceRecord& r) {
-  // Two independent multiply-add chains over the record's 64-bit words, then a final mix:
-  // fast, and spreads well enough for an open-addressing table.
-  std::uint64_t words[sizeof(DeviceRecord) / 8];
-  std::memcpy(words, &r, sizeof r);
-  std::uint64_t a = 0x9e3779b97f4a7c15ull ^ kernel, b = 0xc2b2ae3d27d4eb4full;
-  for (std::size_t i = 0; i < sizeof(DeviceRecord) / 8; i += 2) {
-    a = (a ^ words[i]) * 0xff51afd7ed558ccdull;
-    b = (b ^ words[i + 1]) * 0xc4ceb9fe1a85ec53ull;
-  }
-  std::uint64_t h = a ^ (b >> 29) ^ (b << 35);
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
 constexpr char kMagic[8] = {'B', 'L', 'T', 'R', 'A', 'C', 'E', '1'};
 
 template <class T> void put(std::ostream& out, const T& v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -116,55 +86,6 @@ std::string where(const LineReport& l) {
 }
 
 }  // namespace
-
-void Merger::grow() {
-  std::vector<std::uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
-  const std::size_t mask = slots.size() - 1;
-  for (std::size_t i = 0; i < records_.size(); ++i) {
-    std::size_t at = hashes_[i] & mask;
-    while (slots[at] != 0) at = (at + 1) & mask;
-    slots[at] = static_cast<std::uint32_t>(i + 1);
-  }
-  slots_.swap(slots);
-}
-
-void Merger::add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n) {
-  if (slots_.empty()) grow();
-  DeviceRecord scratch;
-  for (std::size_t i = 0; i < n; ++i) {
-    // Full warps are already canonical: no copy.
-    const bool full = records[i].mask == 0xffffffffu && records[i].reserved == 0;
-    if (!full) scratch = canonical(records[i]);
-    const DeviceRecord& r = full ? records[i] : scratch;
-    const std::uint64_t h = hash_record(kernel, r);
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t at = h & mask;
-    bool found = false;
-    while (slots_[at] != 0) {
-      const std::uint32_t idx = slots_[at] - 1;
-      MergedRecord& m = records_[idx];
-      if (hashes_[idx] == h && m.kernel == kernel && std::memcmp(&m.record, &r, sizeof r) == 0) {
-        ++m.count;
-        found = true;
-        break;
-      }
-      at = (at + 1) & mask;
-    }
-    if (found) continue;
-    slots_[at] = static_cast<std::uint32_t>(records_.size() + 1);
-    records_.push_back(MergedRecord{kernel, r, 1});
-    hashes_.push_back(h);
-    if (records_.size() * 2 > slots_.size()) grow();
-  }
-}
-
-std::vector<MergedRecord> Merger::take() {
-  slots_.clear();
-  hashes_.clear();
-  std::vector<MergedRecord> out = std::move(records_);
-  records_.clear();
-  return out;
-}
 
 void write_trace(std::ostream& out, const TraceData& d) {
   out.write(kMagic, sizeof kMagic);

@@ -6,6 +6,7 @@
 /// the same pc with `__match_any_sync`, and the first of them appends the record. Plain C
 /// layout (no padding surprises), shared by the patch (nvcc) and the host (g++).
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 namespace banklab::trace {
@@ -84,6 +85,11 @@ struct DeviceRecord {
   uint32_t offset[kRecordLanes];   ///< per lane, offset in the shared window
 };
 static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host and device");
+// The patch writes mask, kind, width, flags and reserved as one little-endian 8-byte word.
+static_assert(offsetof(DeviceRecord, mask) == 8 && offsetof(DeviceRecord, kind) == 12 &&
+                  offsetof(DeviceRecord, width) == 13 && offsetof(DeviceRecord, flags) == 14 &&
+                  offsetof(DeviceRecord, reserved) == 15 && offsetof(DeviceRecord, offset) == 16,
+              "DeviceRecord's header word");
 
 /// The device-side buffer header the patch receives as its user data.
 ///
@@ -93,6 +99,7 @@ static_assert(sizeof(DeviceRecord) == 144, "DeviceRecord is 144 bytes on host an
 /// ticket t - ring_capacity (`*drained` > t - ring_capacity; the writer waits until then), and
 /// publishes it by writing ready[t % ring_capacity] = t + 1 last. A host thread drains the ring
 /// while the kernel runs (src/drain.cpp), so no record is lost at any size of program.
+struct MergeEntry;
 struct DeviceBuffer {
   unsigned long long count;        ///< records appended this launch (may exceed capacity)
   unsigned long long capacity;     ///< records that fit in `records`
@@ -101,7 +108,32 @@ struct DeviceBuffer {
   unsigned long long* ready;       ///< pinned host: per ring slot, the ticket + 1 published there
   unsigned long long* drained;     ///< pinned host: tickets below this one are drained (slots free)
   unsigned long long ring_capacity;  ///< records in `ring`
+  // Device-side merging (MergeEntry; nullptr `merge_slots`: off): a warp instruction of the
+  // per-lane callbacks whose canonical record is already in the table adds one to its count;
+  // a new one takes an entry; only when the table is full (or its probes run out) is the record
+  // appended as above. The host copies back the used entries, not one record per warp instruction.
+  unsigned* merge_slots;           ///< device: open addressing, entry index + 1 (0 empty, kMergeSlotBusy / _Full)
+  unsigned long long merge_mask;   ///< slots - 1 (a power of two)
+  MergeEntry* merge_entries;       ///< device: the distinct records of this launch
+  unsigned long long merge_capacity;  ///< entries in `merge_entries`
+  unsigned long long merge_used;   ///< entries taken this launch (may pass capacity: those fell back)
 };
+
+/// One distinct warp record of a launch, merged on the device. `record` is canonical as the
+/// host's Merger makes it (lanes outside `mask` 0, `reserved` 0 for kKindAccess), so that the
+/// host merges entries and appended records of the same instruction into one. The count is split
+/// over kMergeShards counters (by SM) so that the warps of many SMs running the same instruction
+/// do not all add to one word; the host sums them.
+inline constexpr int kMergeShards = 8;
+struct MergeEntry {
+  DeviceRecord record;
+  unsigned long long hash;
+  unsigned long long count[kMergeShards];
+};
+static_assert(sizeof(MergeEntry) == 144 + 8 + 8 * kMergeShards, "MergeEntry has no padding");
+inline constexpr unsigned kMergeSlotBusy = 0xffffffffu;  ///< a warp is writing this slot's entry
+inline constexpr unsigned kMergeSlotFull = 0xfffffffeu;  ///< claimed when no entry was left: never matches
+inline constexpr int kMergeProbes = 16;                  ///< slots a record tries before it is appended
 
 /// On sm_90 the shared window starts with 1 KiB the driver reserves: the first `__shared__`
 /// variable sits at 0x400. Records keep the raw window offset; the host subtracts this before

@@ -38,16 +38,24 @@ class Merger {
  public:
   /// Adds `n` raw records of kernel `kernel` (inactive lanes' offsets may hold anything).
   void add(std::uint32_t kernel, const DeviceRecord* records, std::size_t n);
+  /// Adds `count` occurrences of one record (a record the device already merged: MergeEntry).
+  void add(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t count);
   /// The distinct records so far, in first-seen order; the merger is empty afterwards.
   std::vector<MergedRecord> take();
   std::size_t distinct() const { return records_.size(); }
 
  private:
   void grow();
+  void add_one(std::uint32_t kernel, const DeviceRecord& record, std::uint64_t count);
   std::vector<MergedRecord> records_;
   std::vector<std::uint64_t> hashes_;   // hash of records_[i]
   std::vector<std::uint32_t> slots_;    // open addressing: index + 1 into records_, 0 = empty
 };
+
+/// Adds the device's merged entries (format.hpp, MergeEntry: a canonical record and its count in
+/// shards) of kernel `kernel` to `merger`, entries of count 0 left out; returns the warp
+/// instructions they stand for.
+std::uint64_t add_entries(Merger& merger, std::uint32_t kernel, const MergeEntry* entries, std::size_t n);
 
 /// Everything one traced run produced.
 struct TraceData {
