@@ -31,7 +31,7 @@ namespace {
 
 struct Child {
   pid_t pid = -1;
-  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point start, limit_from, asked;  ///< started; the time limit counts from; progress asked
   ProcessResult result;
   bool done = false;
 };
@@ -96,7 +96,7 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
                                          const std::vector<ProcessOptions>& opts) {
   std::vector<Child> kids(argvs.size());
   for (std::size_t i = 0; i < argvs.size(); ++i) {
-    kids[i].start = std::chrono::steady_clock::now();
+    kids[i].start = kids[i].limit_from = kids[i].asked = std::chrono::steady_clock::now();
     kids[i].pid = spawn(argvs[i], opts[i]);
     if (kids[i].pid > 0) setpgid(kids[i].pid, kids[i].pid);  // also from here: no race with exec
   }
@@ -105,7 +105,13 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
     for (std::size_t i = 0; i < kids.size(); ++i) {
       Child& k = kids[i];
       if (k.done) continue;
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - k.start).count();
+      const auto now = std::chrono::steady_clock::now();
+      if (opts[i].progressed && now - k.asked >= std::chrono::milliseconds(20)) {
+        k.asked = now;
+        if (opts[i].progressed()) k.limit_from = now;
+      }
+      const double elapsed = std::chrono::duration<double>(now - k.start).count();
+      const double limit_elapsed = std::chrono::duration<double>(now - k.limit_from).count();
       if (k.pid < 0) {
         k.done = true;
         --left;
@@ -120,10 +126,10 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
         kill(-k.pid, SIGKILL);  // whatever it left running in its group
         k.done = true;
         --left;
-      } else if (elapsed > opts[i].timeout_s) {
+      } else if (limit_elapsed > opts[i].timeout_s) {
         kill(-k.pid, SIGKILL);
         waitpid(k.pid, &status, 0);
-        k.result.seconds = elapsed;
+        k.result.seconds = limit_elapsed;  // what describe() reports: the limit that ran out
         k.result.timed_out = true;
         k.done = true;
         --left;

@@ -2,6 +2,7 @@
 // one of its own tests, so that nothing they do can hang or outlive the judge.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ struct ProcessOptions {
   /// When the judge runs as root: run the child as user nobody (uid/gid 65534), so that it
   /// cannot write the judge's files; cwd is handed to nobody first.
   bool as_nobody = false;
+  /// Asked while waiting (every 20 ms or so): true restarts the time limit, which then bounds each
+  /// piece of the work (banklab-judge grade: each test of a process that judges several).
+  std::function<bool()> progressed;
 };
 
 /// Runs argv[0] (a path) with arguments, in a new process group, and waits at most timeout_s;

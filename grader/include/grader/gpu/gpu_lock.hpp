@@ -25,8 +25,9 @@
 
 namespace grader::gpu {
 
-/// The most one judge process waits for its GPU's lock, all its waits together: past it the
-/// process runs without the lock and says so (the test's own limit must not run out waiting).
+/// The most one test waits for its GPU's lock, all its waits together (banklab-judge starts each
+/// test of a process with a budget of its own): past it the test runs without the lock and says
+/// so (the test's own limit must not run out waiting).
 inline constexpr double kGpuLockMaxWaitSeconds = 90.0;
 
 /// Whether a traced test holds its GPU's lock, exclusively, for its whole run (with
@@ -54,7 +55,7 @@ inline std::string gpu_lock_dir() {
 }
 
 namespace detail {
-inline double& gpu_lock_waited_s() {  // this process's waits for the lock, in all
+inline double& gpu_lock_waited_s() {  // this test's waits for the lock, in all (reset at each test)
   static double s = 0;
   return s;
 }
@@ -96,7 +97,7 @@ inline int open_gpu_lock_file(std::string& path, std::string& note) {
   return fd;
 }
 
-/// Takes `op` on `fd`, polling every `poll`, within what is left of this process's wait budget.
+/// Takes `op` on `fd`, polling every `poll`, within what is left of this test's wait budget.
 /// Returns the seconds waited; false in `got` when the budget ran out.
 inline double wait_for_lock(int fd, int op, std::chrono::microseconds poll, bool& got) {
   const auto t0 = std::chrono::steady_clock::now();

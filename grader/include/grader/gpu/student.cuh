@@ -31,7 +31,7 @@ struct KernelName {
 
 namespace detail {
 
-/// The student's compiled kernels as this process holds them: the image read once (checked
+/// The student's compiled kernels as this test holds them: the image read once a test (checked
 /// against the hash the build recorded) and the module loaded from it. Every judged call of the
 /// student's launcher runs on a module that no launch has used yet (fresh_student_module()), so
 /// a `__device__` variable starts from the file's initial value in every judged launch: a kernel
@@ -44,7 +44,7 @@ struct StudentModule {
   bool used = false;  ///< a launch ran on `lib`
   std::map<std::string, cudaKernel_t> kernels;  ///< found in `lib` (no lookup inside a timed run)
 
-  // The image, read and checked once per process ("" and `error` set when it cannot be).
+  // The image, read and checked once a test ("" and `error` set when it cannot be).
   bool have_image() {
     if (read) return error.empty();
     read = true;
@@ -90,11 +90,21 @@ struct StudentModule {
 };
 
 inline StudentModule& student_module() {
-  static StudentModule m;  // never unloaded: the process ends after its one test
+  static StudentModule m;  // one test's: forget_student_module() ends it before the next test of the process
   return m;
 }
 
 }  // namespace detail
+
+/// Unloads the student's module and forgets the image read: the next test of this process
+/// (banklab-judge test judges several in one, grader/judge/test_run.cpp) reads, checks and loads
+/// its own, as a process of its own would.
+inline void forget_student_module() {
+  detail::StudentModule& m = detail::student_module();
+  if (m.lib) cudaLibraryUnload(m.lib);
+  cudaGetLastError();
+  m = detail::StudentModule{};
+}
 
 /// Makes sure the next judged launch runs on a module no launch has used: loads the student's
 /// kernels anew if a launch ran on the module in hand. The timing harness calls it before every
