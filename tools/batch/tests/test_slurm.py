@@ -31,6 +31,7 @@ ROOT = HERE.parents[2]
 GRADE_CLASS = HERE.parent / "grade-class"
 sys.path.insert(0, str(HERE.parent))
 import banklab_grading as bg   # noqa: E402
+import banklab_status as bs    # noqa: E402
 FAKE = HERE / "fake_judge.py"
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 LAB, LAB_DIR = "05", "05_swizzle"
@@ -358,8 +359,9 @@ class TheTwoStageFlowShowsTheGpuTierPending(Tmp):
 
     def test_stage_two_queues_and_returns_at_once(self):
         self.assertEqual(self.stage1.returncode, 0, self.stage1.stderr)
-        self.assertEqual(self.queued.returncode, 0, self.queued.stderr)
+        self.assertEqual(self.queued.returncode, bs.PENDING_EXIT, self.queued.stderr)   # queued: not graded yet
         self.assertIn("2 submission(s) pending", self.queued.stdout)
+        self.assertIn("2 submission(s) are PENDING on the Slurm cluster", self.queued.stderr)
 
     def test_while_queued_the_cpu_points_stay_and_the_gpu_tests_are_pending_not_failed(self):
         self.assertEqual(self.pending_book, self.cpu_book)
