@@ -389,6 +389,7 @@ const SandboxInfo& sandbox_info() {
     std::vector<std::string> candidates = bwrap_candidates(env);
     const CgroupPlace& cg = cgroup_place();
     for (std::size_t i = 0; i < cg.parents.size(); ++i) sb.cgroup += (i ? ", " : "v" + std::to_string(cg.version) + " ") + cg.parents[i];
+    if (cg.delegated) sb.cgroup += " (delegated to this user)";
     sb.why_no_cgroup = cg.why_not;
     if (access(kPrlimit, X_OK) != 0) {
       tried.push_back(std::string("no ") + kPrlimit + " (Debian package util-linux): the sandbox sets its limits with it");

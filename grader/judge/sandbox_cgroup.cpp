@@ -20,6 +20,7 @@ namespace judge {
 namespace {
 
 constexpr const char* kCgroupName = "banklab-judge";
+constexpr const char* kLeafName = "banklab-callers";  // where a delegated cgroup's own processes go
 
 bool is_root() { return geteuid() == 0; }
 
@@ -72,15 +73,56 @@ bool has_word(const std::string& text, const std::string& word) {
   return false;
 }
 
+bool enable_memory_and_pids(const std::string& dir) {
+  const std::string now = read_file(dir + "/cgroup.subtree_control", 4096);
+  return (has_word(now, "memory") && has_word(now, "pids")) || write_text(dir + "/cgroup.subtree_control", "+memory +pids");
+}
+
+// The delegated way (cgroup v2): beneath the judge's own cgroup, where its user may write it. A
+// cgroup with processes cannot hand memory to children, so its processes (the judge, and whoever
+// shares the scope) move into a leaf of it first; a judge started later in that leaf uses its
+// parent. Step cgroups go into BASE/banklab-judge. False, with why, where it cannot.
+bool delegated_place(const std::string& point, CgroupPlace& p, std::string& why) {
+  std::string base = point + own_cgroup("");
+  while (base.size() > point.size() && base.back() == '/') base.pop_back();
+  if (base.size() > point.size() && base.substr(base.rfind('/') + 1) == kLeafName) base = base.substr(0, base.rfind('/'));
+  // The machine's root cgroup is the root judge's way (above); a root seen from a cgroup namespace
+  // (a container's own cgroup: it has cgroup.type, the real root has not) is a cgroup like any.
+  if (base.size() <= point.size() && access((point + "/cgroup.type").c_str(), F_OK) != 0)
+    return why = "its cgroup is the root of cgroup v2 at " + point, false;
+  const std::string controllers = read_file(base + "/cgroup.controllers", 4096);
+  if (!has_word(controllers, "memory") || !has_word(controllers, "pids"))
+    return why = "its cgroup " + base + " is given no memory and pids controllers (cgroup.controllers: " +
+                 (controllers.empty() ? std::string("none") : controllers.substr(0, controllers.find('\n'))) + ")", false;
+  for (const char* f : {"", "/cgroup.procs", "/cgroup.subtree_control"})
+    if (access((base + f).c_str(), W_OK) != 0)
+      return why = "its cgroup " + base + " is not delegated to its user (" + base + f + ": " + std::strerror(errno) +
+                   "); start it in a scope of its own: systemd-run --user --scope -p Delegate=yes COMMAND", false;
+  const std::string leaf = base + "/" + kLeafName;
+  mkdir(leaf.c_str(), 0755);
+  bool enabled = false;
+  for (int round = 0; round < 50 && !(enabled = enable_memory_and_pids(base)); ++round) {
+    std::istringstream in(read_file(base + "/cgroup.procs", 1 << 20));
+    for (std::string pid; in >> pid;) write_text(leaf + "/cgroup.procs", pid);
+  }
+  if (!enabled) return why = "cannot give memory and pids to the children of " + base + ": " + std::strerror(errno), false;
+  const std::string dir = base + "/" + kCgroupName;
+  mkdir(dir.c_str(), 0755);
+  if (!enable_memory_and_pids(dir)) return why = "cannot give memory and pids to the children of " + dir + ": " + std::strerror(errno), false;
+  p.version = 2;
+  p.parents = {dir};
+  p.delegated = true;
+  return true;
+}
+
 CgroupPlace find_cgroup_place() {
   CgroupPlace p;
-  if (!is_root()) {
-    p.why_not = "the judge is not root";
-    return p;
-  }
   std::vector<std::string> whys;
-  std::string v1_memory, v1_pids;
-  for (const auto& [fstype, point_opts] : cgroup_mounts()) {
+  std::string v1_memory, v1_pids, v2_point;
+  for (const auto& [fstype, point_opts] : cgroup_mounts())
+    if (fstype == "cgroup2" && v2_point.empty()) v2_point = point_opts.substr(0, point_opts.find(' '));
+  // The machine's own hierarchies: root's alone.
+  for (const auto& [fstype, point_opts] : is_root() ? cgroup_mounts() : decltype(cgroup_mounts())()) {
     const std::string point = point_opts.substr(0, point_opts.find(' '));
     std::string opts = point_opts.substr(point_opts.find(' ') + 1);
     for (char& c : opts) c = c == ',' ? ' ' : c;
@@ -120,8 +162,15 @@ CgroupPlace find_cgroup_place() {
     }
     p.version = 1;
     p.parents = {v1_memory, v1_pids};
-  } else if (p.version == 0) {
+  } else if (p.version == 0 && is_root()) {
     whys.push_back("no cgroup v1 memory and pids hierarchies");
+  }
+  if (p.version == 0) {  // a normal user's judge, or root's where the machine's are not its to share
+    std::string why = "no cgroup v2 is mounted";
+    if (!v2_point.empty() && delegated_place(v2_point, p, why)) whys.clear();
+    else if (is_root()) whys.push_back(why);
+    else if (v2_point.empty() || why.find("systemd-run") != std::string::npos) whys.insert(whys.begin(), "the judge is not root and " + why);
+    else whys.insert(whys.begin(), "the judge is not root and " + why + "; a delegated one: systemd-run --user --scope -p Delegate=yes COMMAND");
   }
   if (p.version != 0) {
     // A trial: make a step cgroup and remove it.
@@ -136,6 +185,7 @@ CgroupPlace find_cgroup_place() {
   }
   if (p.version == 0) {
     p.parents.clear();
+    p.delegated = false;
     p.why_not = whys.empty() ? "no cgroup file system" : whys.front();
   }
   return p;

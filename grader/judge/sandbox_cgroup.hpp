@@ -1,7 +1,12 @@
 // A cgroup per step (sandbox.cpp's): the memory and the processes of the whole step, every
 // process it forks, its memfds and its tmpfs pages included, counted and limited together.
 // cgroup v2 where the machine gives one with the memory and pids controllers, else v1 (a memory
-// and a pids hierarchy). Made by a root judge only.
+// and a pids hierarchy), made by a root judge; else (any judge, root in a container too) beneath
+// the judge's own cgroup v2 where that cgroup is delegated to the judge's user (its directory,
+// cgroup.procs and cgroup.subtree_control writable by it, memory and pids among its controllers:
+// what `systemd-run --user --scope -p Delegate=yes` gives): the processes of that cgroup move
+// into a leaf of it (banklab-callers), as rootless container runtimes do, and each step's cgroup
+// is made beside it. Otherwise no cgroup: the limits are per process (the judge says so).
 #pragma once
 
 #include <sys/types.h>
@@ -15,6 +20,7 @@ namespace judge {
 struct CgroupPlace {
   int version = 0;
   std::vector<std::string> parents;  ///< v2: {dir}; v1: {memory dir, pids dir}
+  bool delegated = false;            ///< v2 beneath the judge's own cgroup, delegated to its user
   std::string why_not;
 };
 const CgroupPlace& cgroup_place();

@@ -37,10 +37,6 @@ def run_on_a_terminal(cmd, env, cwd, owner=None, timeout=600):
     if owner is not None:
         os.fchown(slave, owner, owner)
 
-    def child():
-        os.setsid()
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
     shown = []
 
     def read_master():
@@ -55,14 +51,29 @@ def run_on_a_terminal(cmd, env, cwd, owner=None, timeout=600):
 
     reader = threading.Thread(target=read_master, daemon=True)
     reader.start()
-    p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, preexec_fn=child, env=env, cwd=cwd)
+    p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, preexec_fn=make_controlling_terminal, env=env, cwd=cwd)
     try:
         rc = p.wait(timeout=timeout)
     finally:
         if p.poll() is None:
             p.kill()
-    # What a shell reading this terminal would now get: its input queue, read without waiting
-    # for a line's end.
+    waiting = waiting_input(slave)
+    os.close(slave)
+    reader.join(timeout=5)
+    os.close(master)
+    return rc, b"".join(shown).decode("utf-8", "replace"), waiting
+
+
+def make_controlling_terminal():
+    """preexec_fn for a child whose stdin is a terminal's slave: a session of its own with that
+    terminal as its controlling terminal (as a shell's child has)."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def waiting_input(slave) -> str:
+    """What a shell reading this terminal would now get: its input queue, read without waiting
+    for a line's end (also tools/platforms/tests/test_confinement.py's)."""
     attrs = termios.tcgetattr(slave)
     attrs[3] &= ~termios.ICANON
     attrs[6][termios.VMIN], attrs[6][termios.VTIME] = 0, 0
@@ -74,10 +85,7 @@ def run_on_a_terminal(cmd, env, cwd, owner=None, timeout=600):
             waiting += chunk
     except BlockingIOError:
         pass
-    os.close(slave)
-    reader.join(timeout=5)
-    os.close(master)
-    return rc, b"".join(shown).decode("utf-8", "replace"), waiting.decode("utf-8", "replace")
+    return waiting.decode("utf-8", "replace")
 
 
 class NoStepReachesTheCallersTerminal(unittest.TestCase):

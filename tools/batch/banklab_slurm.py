@@ -19,13 +19,15 @@ While the array runs, squeue is polled and the progress printed. A task that fai
 (its node died, it was cancelled or ran out of time) leaves its submissions without a result: they
 are submitted once more in a new array, and if that fails too they are reported by name, on the
 terminal, in OUT/slurm/status.csv and in the student's feedback: not graded, blank in the
-gradebook and every LMS file (never a silent 0), and grade-class exits 4 (banklab_status.py). A
+gradebook and every LMS file (never a silent 0), and grade-class exits non-zero (banklab_status.py). A
 task whose result is a fault (its node has no usable GPU under --graded, the judge crashed) fails
 too, so that its submissions are submitted again. Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
 are *pending* (an incomplete grade, as a --tier cpu one): their GPU tests are "not judged:
 pending", their CPU tests keep the verdicts of an
 earlier --tier cpu run of the same file with the same judge (the two-stage flow), and a re-run
-waits for the array already queued instead of submitting them again. Results are reused as by
+waits for the array already queued instead of submitting them again; while any is pending,
+grade-class names how many, prints the command that collects them (report_pending) and exits
+non-zero (banklab_status.PENDING_EXIT). Results are reused as by
 the local engine, so a re-run submits only what changed or did not finish.
 
 The environment the tasks give the judge never holds BANKLAB_ALLOW_UNCONFINED. Python 3 standard
@@ -200,13 +202,29 @@ def task_end(a, jobs: list) -> int:
 # --------------------------------------------------------------------------- the submitting side
 
 class Array:
-    """One submitted job array: its id, its folder (manifest, script, task logs) and its items."""
+    """One submitted job array: its id, its folder (manifest, script, task logs), its items and
+    the command that waits for it and collects its results (collect_command)."""
 
-    def __init__(self, job_id: str, run_dir: Path, items: list[dict]):
-        self.job_id, self.run_dir, self.items = job_id, run_dir, items
+    def __init__(self, job_id: str, run_dir: Path, items: list[dict], collect: str = ""):
+        self.job_id, self.run_dir, self.items, self.collect = job_id, run_dir, items, collect
 
     def to_json(self) -> dict:
-        return {"job_id": self.job_id, "run_dir": str(self.run_dir), "items": self.items}
+        return {"job_id": self.job_id, "run_dir": str(self.run_dir), "items": self.items, "collect": self.collect}
+
+
+def collect_command(argv: list[str], cwd: str) -> str:
+    """The command, as it pastes into a shell, that waits for what `argv` (grade-class's own,
+    sys.argv) queued and collects it: the same command without --slurm-no-wait (or any prefix of
+    it argparse took for it), run from the same folder."""
+    keep = [x for x in argv[1:] if not (x.startswith("--slurm-n") and "--slurm-no-wait".startswith(x))]
+    cmd = shlex.join([argv[0]] + keep)
+    return cmd if Path(cwd) == Path.cwd() else f"cd {shlex.quote(cwd)} && {cmd}"
+
+
+def queued_by_file(out: Path) -> dict[str, tuple[str, str]]:
+    """{result file: (job id, the command that collects it)} of every array OUT/slurm/state.json
+    still holds (what banklab_status.report_pending names)."""
+    return {it["rfile"]: (arr.job_id, arr.collect) for arr in _load_state(out.resolve()) for it in arr.items}
 
 
 def _which(cmd: str) -> str:
@@ -286,7 +304,7 @@ def _submit(items: list[dict], a, ctx: dict, attempt: int) -> Array:
         raise SlurmError(f"sbatch refused the job array: {said}\n  the command was: "
                          f"{' '.join(shlex.quote(c) for c in cmd)}\n  check the --slurm-arg flags "
                          "(partition, account, gres) with `sinfo -s` and your site's documentation")
-    return Array(job_id, run_dir, items)
+    return Array(job_id, run_dir, items, collect_command(ctx["command"], ctx["cwd"]))
 
 
 def _queue(job_id: str) -> list[tuple[str, str, str]] | None:
@@ -339,7 +357,7 @@ def _earlier_cpu(item: dict, ctx: dict, a) -> dict[str, bg.Verdict]:
     table = ctx["tables"][item["lab"]]
     sha = item["sha"]
     ok = {bg.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"]) for g in (False, True)}
-    ok |= {f"pending:{item['cache_key']}", f"lost:{item['cache_key']}"}
+    ok |= {f"{bs.PENDING_KEY}{item['cache_key']}", f"lost:{item['cache_key']}"}
     if d.get("cache_key") not in ok or old.source_sha256 != sha:
         return {}
     return {v.test: v for v in old.verdicts if v.tier == "cpu" and v.status in ("passed", "failed")}
@@ -394,7 +412,7 @@ def _submit_pending(items: list[dict], a, ctx: dict, attempt: int) -> Array:
 def _load_state(out: Path) -> list[Array]:
     try:
         d = json.loads((out / "slurm" / "state.json").read_text())
-        return [Array(x["job_id"], Path(x["run_dir"]), x["items"]) for x in d["arrays"]]
+        return [Array(x["job_id"], Path(x["run_dir"]), x["items"], x.get("collect", "")) for x in d["arrays"]]
     except (OSError, ValueError, KeyError, TypeError):
         return []
 
@@ -419,7 +437,8 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     pool (those with nothing handed in: no judge runs for them). The results land in OUT/results/
     as the local engine's do. Raises SlurmError (nothing submitted)."""
     out = out.resolve()
-    ctx = {"out": out, "judge_id": judge_id, "argv": sys.argv[1:], "cwd": os.getcwd(), "tables": tables,
+    ctx = {"out": out, "judge_id": judge_id, "argv": sys.argv[1:], "command": list(sys.argv), "cwd": os.getcwd(),
+           "tables": tables,
            "expected": {lab: [list(t) for t in e] for lab, e in expected.items()}}
     say = (lambda *x: None) if a.quiet else (lambda *x: print(*x, flush=True))
     _sbatch_flags(a, 1)                  # a flag the engine sets itself is refused before anything
@@ -446,7 +465,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         mine = [it for it in arr.items if ident(it) in todo]
         q = _queue(arr.job_id)
         if mine and q != []:
-            active.append(Array(arr.job_id, arr.run_dir, mine))
+            active.append(Array(arr.job_id, arr.run_dir, mine, arr.collect))
         elif q != []:
             others.append(arr)
     queued = {ident(it) for arr in active for it in arr.items}

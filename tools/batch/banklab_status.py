@@ -4,10 +4,14 @@ A grade leaves the tools only when it was judged. A result is one of:
 - graded: the judge judged the submission (a --tier cpu grade too: it is marked incomplete);
 - not graded: the grading machine could not judge it (a `fault` verdict: graded mode without a
   usable GPU, a tracer that cannot start, a judge that crashed, a full disk; or a cluster task
-  that was cancelled, lost or is still pending). Never the student's failure, never a number:
+  that was cancelled or lost). Never the student's failure, never a number:
   blank in the gradebook and every LMS file, named on the terminal and in OUT/not-graded.csv,
   judged again on the next run (a result not graded is never reused), and grade-class exits
   NOT_GRADED_EXIT while any is left;
+- pending: queued on a cluster and not graded yet (`--engine slurm --slurm-no-wait`, or a Ctrl-C
+  while the array runs): an incomplete grade (the CPU verdicts of an earlier run kept, the rest
+  "not judged: pending"), counted and named on the terminal with the command that collects it,
+  and grade-class exits PENDING_EXIT while any is left (NOT_GRADED_EXIT first where both are);
 - not judged: nothing gradable was handed in (no kernel, several candidates, an archive refused,
   an upload the grader does not recognise): blank in every LMS import file, its reason in the
   gradebook; a student who handed in nothing at all is counted apart from the submissions.
@@ -22,6 +26,25 @@ import banklab_grading as bg
 
 #: grade-class's exit status when it finished but left some submission not graded (a fault).
 NOT_GRADED_EXIT = 4
+#: grade-class's exit status when nothing is left not graded but some submission is still pending
+#: on the cluster (queued by --slurm-no-wait, not graded yet).
+PENDING_EXIT = 5
+#: The one table of grade-class's and grade-platform's exit statuses: `grade-class --help` prints
+#: it, README.md's "Exit status" table must say the same (batch.FaultsAreNeverGrades checks).
+EXIT_STATUS = {
+    0: "every submission has its grade (or nothing was handed in)",
+    1: "grade-platform only: the score is below --fail-under",
+    2: "an error: nothing graded (a bad option, a lab description or points table that does not "
+       "parse, no judge, a job the cluster refused)",
+    3: "the judge cannot confine a student's code here (no bubblewrap): nothing graded",
+    NOT_GRADED_EXIT: "some submission is NOT GRADED (a fault of the grading machine or a lost "
+                     "cluster task): fix the cause and run the same command again",
+    PENDING_EXIT: "some submission is still PENDING on the Slurm cluster (--slurm-no-wait): run the "
+                  "command printed to wait for it and collect it",
+    130: "interrupted (Ctrl-C): what was finished is kept; the same command resumes",
+}
+#: A saved result whose cache_key starts so is a placeholder for a submission queued on a cluster.
+PENDING_KEY = "pending:"
 #: The file that names every result that is not a grade (always written, a header alone when none).
 STATUS_FILE = "not-graded.csv"
 
@@ -94,6 +117,44 @@ def report(results: list[bg.LabResult], out: Path, say=print) -> int:
         if len(faults) > 20:
             say(f"  ... and {len(faults) - 20} more in {path}")
     return len(faults)
+
+
+def is_pending(saved: dict) -> bool:
+    """Whether a saved result (OUT/results/STUDENT/labNN.json) is a placeholder for a submission
+    queued on a cluster and not graded yet."""
+    return str(saved.get("cache_key") or "").startswith(PENDING_KEY)
+
+
+def report_pending(pending: list[tuple[str, str, str]], queued: dict[str, tuple[str, str]], say=print) -> int:
+    """What grade-class says at the end about results still pending on the cluster ((student,
+    lab, result file) each): how many, in which job, and the command that collects them (the one
+    that queued them: `queued`, banklab_slurm.queued_by_file). Returns how many are pending."""
+    if not pending:
+        return 0
+    groups: dict[str, list] = {}
+    for student, lab, rfile in pending:
+        job, cmd = queued.get(str(Path(rfile).resolve()), ("", ""))
+        groups.setdefault(cmd, []).append((student, lab, job))
+    say(f"grade-class: {len(pending)} submission(s) are PENDING on the Slurm cluster: queued and not graded yet "
+        "(an incomplete grade: their GPU tests show as pending, no final number). Collect them when you can "
+        "wait (this waits for the job, then writes every report again):")
+    for cmd, rows in groups.items():
+        jobs = sorted({job for _, _, job in rows if job})
+        names = ", ".join(f"{s} lab {l}" for s, l, _ in rows[:6]) + (" ..." if len(rows) > 6 else "")
+        say(f"  {len(rows)} in job(s) {', '.join(jobs) or 'unknown'} ({names}):")
+        say(f"  {cmd}" if cmd else "  run the command that queued them again, without --slurm-no-wait")
+    return len(pending)
+
+
+def exit_status(not_graded: int, pending: int) -> int:
+    """grade-class's exit status once it finished: not graded first (a fault needs fixing), then
+    pending (it needs time and the collecting command), else 0."""
+    return NOT_GRADED_EXIT if not_graded else PENDING_EXIT if pending else 0
+
+
+def exit_status_help() -> str:
+    """EXIT_STATUS as `--help` prints it."""
+    return "exit status:\n" + "\n".join(f"  {code:<4}{why}" for code, why in EXIT_STATUS.items())
 
 
 def summary_counts(rs: list[bg.LabResult]) -> dict:

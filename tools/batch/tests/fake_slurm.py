@@ -4,7 +4,8 @@ linked as): NOT a scheduler. sbatch runs every task of the array at once, one af
 this machine, before it returns; squeue then lists nothing (the array has ended) and sacct gives
 each task's end state. A task whose shard holds a student named in $FAKE_SLURM_CANCEL (comma
 list) is not run and ends CANCELLED, as a task cancelled by an administrator or a node that died.
-State lives in $FAKE_SLURM_DIR. Lets tests/test_faults.py check what grade-class --engine slurm
+`sbatch --hold` queues the array without running it: squeue lists its tasks PENDING (JobHeldUser)
+until `scontrol release JOB` runs them (as sbatch would have). State lives in $FAKE_SLURM_DIR. Lets tests/test_faults.py check what grade-class --engine slurm
 does with a cancelled task without a cluster (tests/test_slurm.py does it on a real one)."""
 
 import json
@@ -17,13 +18,22 @@ STATE = Path(os.environ.get("FAKE_SLURM_DIR", "/tmp/fake-slurm"))
 
 
 def sbatch(args: list[str]) -> int:
-    array = next(a.split("=", 1)[1] for a in args if a.startswith("--array="))
-    output = next(a.split("=", 1)[1] for a in args if a.startswith("--output="))
-    script = args[-1]
     STATE.mkdir(parents=True, exist_ok=True)
     counter = STATE / "next-job"
     job = int(counter.read_text()) if counter.is_file() else 1000
     counter.write_text(str(job + 1))
+    if "--hold" in args:
+        (STATE / f"{job}.held").write_text(json.dumps(args))
+    else:
+        run(job, args)
+    print(job)
+    return 0
+
+
+def run(job: int, args: list[str]) -> None:
+    array = next(a.split("=", 1)[1] for a in args if a.startswith("--array="))
+    output = next(a.split("=", 1)[1] for a in args if a.startswith("--output="))
+    script = args[-1]
     last = int(array.split("-", 1)[1].split("%")[0])
     shards = json.loads((Path(script).parent / "manifest.json").read_text())["shards"]
     cancel = {s for s in os.environ.get("FAKE_SLURM_CANCEL", "").split(",") if s}
@@ -39,7 +49,26 @@ def sbatch(args: list[str]) -> int:
             rc = subprocess.run(["sh", script], stdout=out, stderr=subprocess.STDOUT, env=env).returncode
         states[t] = ("COMPLETED" if rc == 0 else "FAILED", f"{rc}:0")
     (STATE / f"{job}.json").write_text(json.dumps(states))
-    print(job)
+
+
+def squeue(args: list[str]) -> int:
+    """A held array's tasks (PENDING, JobHeldUser) in the format grade-class asks for; nothing
+    for an array that has run."""
+    held = STATE / f"{args[args.index('-j') + 1]}.held"
+    if held.is_file():
+        array = next(a.split("=", 1)[1] for a in json.loads(held.read_text()) if a.startswith("--array="))
+        for t in range(int(array.split("-", 1)[1].split("%")[0]) + 1):
+            print(f"{t}|PENDING|JobHeldUser")
+    return 0
+
+
+def scontrol(args: list[str]) -> int:
+    """`scontrol release JOB` runs a held array; anything else does nothing."""
+    if args[:1] == ["release"]:
+        held = STATE / f"{args[1]}.held"
+        if held.is_file():
+            run(int(args[1]), json.loads(held.read_text()))
+            held.unlink()
     return 0
 
 
@@ -57,7 +86,11 @@ def main() -> int:
         return sbatch(args)
     if name == "sacct":
         return sacct(args)
-    return 0          # squeue: every array has ended (nothing listed); scontrol, scancel: nothing to do
+    if name == "squeue":
+        return squeue(args)
+    if name == "scontrol":
+        return scontrol(args)
+    return 0          # scancel: nothing to do
 
 
 if __name__ == "__main__":

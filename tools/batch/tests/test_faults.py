@@ -3,7 +3,9 @@
 With the judge's test double (fake_judge.py) and a test double of Slurm (fake_slurm.py): a task
 cancelled on the cluster, and a node without a usable GPU under --tier all --graded, leave the
 submission NOT GRADED: blank in every LMS file, named on the terminal and in not-graded.csv, and
-grade-class exits 4; each LMS format writes a blank for each kind of result that is no judged
+grade-class exits 4; submissions queued with --slurm-no-wait are pending: counted, the command
+that collects them printed (it runs as printed), and grade-class exits 5 until they are collected;
+README.md's exit status table is banklab_status.EXIT_STATUS; each LMS format writes a blank for each kind of result that is no judged
 grade; Gradescope shows no failed 0/N line for a test not judged, no score for a fault, and no
 total that tells the hidden instructor checks' points; a re-run after --rescore --points-dir
 says how many it re-scored; the summary counts a student who handed in nothing apart.
@@ -137,6 +139,64 @@ class ANodeWithoutAUsableGpuUnderGradedModeIsNotGraded(Tmp):
         self.assertEqual(status["status"], "not graded")
         self.assertIn("no GPU on this machine", status["why"])
         self.assertEqual(read_csv(self.out / "lms.csv")[1]["banklab lab 05"], "")
+
+
+class SubmissionsPendingOnSlurmAreNoFinishedRun(Tmp):
+    """--slurm-no-wait (issue 31): the array queued (held in the test double), grade-class exits
+    PENDING_EXIT, says how many are pending and prints the command that collects them; that
+    command, pasted into a shell once the job was released, collects them and exits 0."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.subs = cls.students({"alice": "solved", "bob": "stub", "dan": ""})
+        cls.out = cls.tmp / "out"
+        cls.env = fake_slurm_env(cls.tmp)
+        cls.queued = cls.grade(cls.subs, cls.out, *SLURM, "--slurm-no-wait", "--slurm-arg=--hold", env=cls.env)
+        cls.book = {r["student"]: r for r in read_csv(cls.out / "gradebook.csv")}
+
+    def collect_command(self) -> str:
+        lines = self.queued.stderr.splitlines()
+        at = next(i for i, l in enumerate(lines) if re.match(r"  2 in job\(s\) \d+ \(", l))
+        return lines[at + 1].strip()
+
+    def test_pending_is_its_own_non_zero_exit_and_is_counted_on_the_terminal(self):
+        p = self.queued
+        self.assertEqual(p.returncode, bs.PENDING_EXIT, p.stdout + p.stderr)
+        self.assertNotIn(bs.PENDING_EXIT, (0, bs.NOT_GRADED_EXIT))
+        self.assertIn("2 submission(s) are PENDING on the Slurm cluster", p.stderr)
+        self.assertRegex(p.stderr, r"  2 in job\(s\) 1000 \(alice lab 05, bob lab 05\):")
+        self.assertEqual(self.book["alice"]["lab05 complete"], "no")        # an incomplete grade, not a final one
+        self.assertNotIn("NOT GRADED", p.stderr)
+
+    def test_the_printed_command_collects_them_as_printed(self):
+        cmd = self.collect_command()
+        self.assertNotIn("--slurm-no-wait", cmd)
+        self.assertIn("--engine slurm", cmd)
+        subprocess.run(["scontrol", "release", "1000"], env=self.env, check=True, timeout=300)
+        p = subprocess.run(["sh", "-c", cmd], env=self.env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertNotIn("submitted job", p.stdout)           # it collects, it never queues them again
+        self.assertNotIn("PENDING", p.stderr)
+        book = {r["student"]: r for r in read_csv(self.out / "gradebook.csv")}
+        self.assertGreater(float(book["alice"][next(c for c in book["alice"] if c.startswith("lab05 ("))]), 0)
+        self.assertFalse([f for f in self.out.glob("results/*/lab05.json")
+                          if bs.is_pending(json.loads(f.read_text()))])
+
+
+class TheExitStatusTable(unittest.TestCase):
+    def test_not_graded_comes_before_pending(self):
+        self.assertEqual([bs.exit_status(*x) for x in ((0, 0), (0, 3), (2, 0), (1, 1))],
+                         [0, bs.PENDING_EXIT, bs.NOT_GRADED_EXIT, bs.NOT_GRADED_EXIT])
+
+    def test_the_readme_table_is_banklab_status_exit_status(self):
+        text = (ROOT / "README.md").read_text()
+        table = text[text.index("**Exit status** of `grade-class`"):]
+        rows = re.findall(r"(?m)^\| (\d+) \| (.*) \|$", table.split("\n\n", 2)[1])
+        self.assertEqual({int(c): w for c, w in rows}, bs.EXIT_STATUS)
+        help_ = subprocess.run([sys.executable, str(GRADE_CLASS), "--help"], capture_output=True, text=True).stdout
+        for code, why in bs.EXIT_STATUS.items():
+            self.assertIn(f"  {code:<4}{why}", help_)
 
 
 class LocallyWithoutAGpuUnderGradedMode(Tmp):

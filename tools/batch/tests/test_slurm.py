@@ -7,7 +7,9 @@ cluster (sbatch missing, a flag the engine sets itself) run everywhere.
 
 With the real judge ($BANKLAB_JUDGE), a small class of lab 05 (solutions and stubs, a folder, a
 Canvas file, a folder without a kernel) is graded on the CPU tier by both engines, and every file
-the gradebook is made of must be equal. With the test double (tests/fake_judge.py, fast): a task
+the gradebook is made of must be equal. The stub carries issue 30's cheats (a daemon that rewrites
+grades, TIOCSTI into the terminal, reads what its ancestors' command lines name): in each engine's
+probe log (--keep-work) each payload ran and got nothing, and the stub's grade is the stub's. With the test double (tests/fake_judge.py, fast): a task
 that is killed is submitted once more and then reported by name, never a silent 0; a re-run
 submits nothing that is graded; a refused job says sbatch's reason; the two-stage flow shows the
 queued GPU tier as pending and keeps the CPU tier of the earlier run.
@@ -31,9 +33,15 @@ ROOT = HERE.parents[2]
 GRADE_CLASS = HERE.parent / "grade-class"
 sys.path.insert(0, str(HERE.parent))
 import banklab_grading as bg   # noqa: E402
+import banklab_status as bs    # noqa: E402
 FAKE = HERE / "fake_judge.py"
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 LAB, LAB_DIR = "05", "05_swizzle"
+CHEATS = ROOT / "grader" / "selftest" / "cheats"
+#: Issue 30's cheats appended to bob's stub: each payload's line and what it must say it got.
+CHEATED = {"daemon_rewrites_grades_and_classmates": ("BANKLAB-PAYLOAD-RESULTS-DAEMON ran as uid ", r"uid [1-9]\d*$"),
+           "pushes_a_command_into_the_terminal": ("BANKLAB-PAYLOAD-TIOCSTI ran: ", r"TIOCSTI failed"),
+           "reads_what_its_ancestors_name": ("BANKLAB-PAYLOAD-READS-ANCESTORS ran: ", r", 0 files read$")}
 
 
 def slurm_problem() -> str:
@@ -152,12 +160,13 @@ class TheRealJudgeOnSlurmGivesTheLocalGradebook(Tmp):
         subs = cls.tmp / "subs"
         sol = (ROOT / "solutions" / LAB_DIR / "kernel.cu").read_text()
         stub = (ROOT / "labs" / LAB_DIR / "kernel.cu").read_text()
-        files = {"Ada Lovelace/kernel.cu": sol, "bob/labs/05_swizzle/kernel.cu": stub,
+        cheated = stub + "".join("\n" + (CHEATS / f"{c}.cu").read_text() for c in CHEATED)
+        files = {"Ada Lovelace/kernel.cu": sol, "bob/labs/05_swizzle/kernel.cu": cheated,
                  "carol_1234_5678_kernel.cu": sol, "dan/notes.txt": "no kernel"}
         for rel, text in files.items():
             (subs / rel).parent.mkdir(parents=True, exist_ok=True)
             (subs / rel).write_text(text)
-        common = ["--judge", JUDGE, "--tier", "cpu", "--timeout", "600"]
+        common = ["--judge", JUDGE, "--tier", "cpu", "--timeout", "600", "--keep-work"]
         cls.local = grade(subs, cls.tmp / "local", *common, "-j", "2")
         cls.slurm = grade(subs, cls.tmp / "slurm", *common, *slurm())
         cls.again = grade(subs, cls.tmp / "slurm", *common, *slurm())
@@ -186,6 +195,21 @@ class TheRealJudgeOnSlurmGivesTheLocalGradebook(Tmp):
                     a, b = json.loads(a), json.loads(b)
                     a.pop("seconds"), b.pop("seconds")
                 self.assertEqual(a, b, f"{sub}/{rel}")
+
+    def test_issue_30s_cheats_ran_in_each_engine_and_got_nothing(self):
+        for engine in ("local", "slurm"):
+            log = (self.tmp / engine / "work" / "bob" / f"lab{LAB}" / "judge" / "probe.log")
+            text = log.read_text(errors="replace") if log.is_file() else ""
+            for case, (payload, nothing) in CHEATED.items():
+                with self.subTest(engine=engine, case=case):
+                    line = next((l.strip() for l in text.splitlines() if payload in l), "")
+                    self.assertTrue(line, f"{case}: its payload never ran in {log}: the case proves nothing")
+                    self.assertRegex(line, nothing)
+                    print(f"\n    {engine}: {line[:150]}", file=sys.stderr)
+        book = {r[0]: r for r in table(self.tmp / "slurm" / "gradebook.csv")[1:]}
+        stub_only = json.loads((self.tmp / "slurm" / "results" / "bob" / "lab05.json").read_text())
+        self.assertTrue([v for v in stub_only["verdicts"] if v["status"] == "failed"], "the cheated stub passed all")
+        self.assertLess(float(book["bob"][1]), float(book["Ada Lovelace"][1]))
 
     def test_a_rerun_submits_nothing_and_reuses_every_result(self):
         self.assertEqual(self.again.returncode, 0, self.again.stderr[-3000:])
@@ -358,8 +382,9 @@ class TheTwoStageFlowShowsTheGpuTierPending(Tmp):
 
     def test_stage_two_queues_and_returns_at_once(self):
         self.assertEqual(self.stage1.returncode, 0, self.stage1.stderr)
-        self.assertEqual(self.queued.returncode, 0, self.queued.stderr)
+        self.assertEqual(self.queued.returncode, bs.PENDING_EXIT, self.queued.stderr)   # queued: not graded yet
         self.assertIn("2 submission(s) pending", self.queued.stdout)
+        self.assertIn("2 submission(s) are PENDING on the Slurm cluster", self.queued.stderr)
 
     def test_while_queued_the_cpu_points_stay_and_the_gpu_tests_are_pending_not_failed(self):
         self.assertEqual(self.pending_book, self.cpu_book)

@@ -11,6 +11,9 @@ cheapest lab to build):
              through their entry points (gradescope/run_autograder, prairielearn/run) on a fake
              root, with a copy of the course as the platform's course folder
 
+Every runner is started as the session leader of a pseudo-terminal, its controlling terminal
+(a TA's shell), and afterwards nothing waits in that terminal's input.
+
 Cases (grader/selftest/cheats/, each on lab 00's stub; the classmates hand in lab 00's solution):
 
   daemon_rewrites_grades_and_classmates.cu   a daemon that outlives the judge, rewrites every
@@ -18,7 +21,12 @@ Cases (grader/selftest/cheats/, each on lab 00's stub; the classmates hand in la
       kernel.cu into a file that cannot compile. Its payload must have run (its line in the probe's
       log); DELAY_S seconds after the runner returned, no grade and no classmate's file has changed,
       it has no full score, and each classmate (graded after it by `grade-class -j 2`) passes every
-      CPU test.
+      CPU test. Appended to the same file (one build for the three, issue 30's cheats):
+  pushes_a_command_into_the_terminal.cu   TIOCSTI into /dev/tty and every terminal descriptor: its
+      line in the probe's log says every push failed, and nothing waits in the runner's terminal.
+  reads_what_its_ancestors_name.cu   reads every file the command lines of the processes it sees
+      name (the runner's --out, --course, --root, the judge...): its line in the probe's log says it
+      read 0 files.
   incbin_etc_shadow.cu    `.incbin "/etc/shadow"`: the build fails on the assembler's error about
       /etc/shadow (the proof that the directive was reached), and no line of /etc/shadow is in any
       file the runner wrote (results.json, feedback, logs).
@@ -40,6 +48,7 @@ import csv
 import hashlib
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -53,12 +62,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "grader" / "selftest"))
 sys.path.insert(0, str(ROOT / "tools" / "batch"))
+sys.path.insert(0, str(ROOT / "grader" / "tests"))
 import materialize as mz       # noqa: E402
 import banklab_grading as bg   # noqa: E402
+from test_terminal import make_controlling_terminal, waiting_input   # noqa: E402
 
 LAB, FOLDER = "00", "00_bank_mapping"
 CHEATS = ROOT / "grader" / "selftest" / "cheats"
 DAEMON = CHEATS / "daemon_rewrites_grades_and_classmates.cu"
+# Issue 30's cheats, appended to the daemon's file: their payloads and what each must say it got.
+ALSO = {CHEATS / "pushes_a_command_into_the_terminal.cu": ("BANKLAB-PAYLOAD-TIOCSTI ran: ", r"TIOCSTI failed"),
+        CHEATS / "reads_what_its_ancestors_name.cu": ("BANKLAB-PAYLOAD-READS-ANCESTORS ran: ", r", 0 files read$")}
+PUSHED = "tiocsti-ran"       # what the pushed command line holds (the probe never prints it)
 INCBIN = CHEATS / "incbin_etc_shadow.cu"
 PAYLOAD = "BANKLAB-PAYLOAD-RESULTS-DAEMON"
 DELAY_S = 3.0
@@ -101,6 +116,22 @@ def payload_ran(log: Path, where: str) -> bool:
     return bool(line)
 
 
+def also_failed(log: Path, where: str) -> list[str]:
+    """What is wrong with the payload lines of the cheats appended to the daemon's (ALSO): each
+    must be in the probe's log (it ran) and say it got nothing. [] when all hold (printed)."""
+    text = log.read_text(errors="replace") if log.is_file() else ""
+    wrong = []
+    for case, (payload, nothing) in ALSO.items():
+        line = next((l for l in text.splitlines() if payload in l), "")
+        if not line:
+            wrong.append(f"{case.name}: its payload never ran (no {payload!r} in {log})")
+        elif not re.search(nothing, line.strip()):
+            wrong.append(f"{case.name}: {line.strip()}")
+        else:
+            print(f"    {where}: {line.strip()[:160]}", flush=True)
+    return wrong
+
+
 def snapshot(paths) -> dict[str, str]:
     return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
 
@@ -117,6 +148,7 @@ class Cell:
             os.chown(self.dir, NOBODY, NOBODY)
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir), "LANG": "C.UTF-8",
                     "PYTHONDONTWRITEBYTECODE": "1"}
+        self.terminal_input = ""      # what waits in the runners' terminal after each returned
         if not bwrap:
             self.env["BANKLAB_BWRAP"] = "/bin/false"
         # The course the adapters and grade-class read (labs, descriptions, points): a copy of its
@@ -139,8 +171,20 @@ class Cell:
         return []
 
     def run(self, cmd: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
-        return subprocess.run(self.prefix() + [str(c) for c in cmd], env=self.env, cwd=self.dir, text=True,
-                              capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        """cmd as the session leader of a pseudo-terminal (its controlling terminal and stdin, the
+        cell's user's, as a TA's shell gives its commands); what then waits in the terminal's input
+        is added to terminal_input."""
+        master, slave = pty.openpty()
+        try:
+            if self.who == "user" and IS_ROOT:
+                os.fchown(slave, NOBODY, NOBODY)
+            r = subprocess.run(self.prefix() + [str(c) for c in cmd], env=self.env, cwd=self.dir, text=True,
+                               capture_output=True, timeout=timeout, stdin=slave, preexec_fn=make_controlling_terminal)
+            self.terminal_input += waiting_input(slave)
+        finally:
+            os.close(slave)
+            os.close(master)
+        return r
 
     def mkdir(self, *parts) -> Path:
         d = self.dir.joinpath(*parts)
@@ -178,7 +222,8 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         cls.base = Path(tempfile.mkdtemp(prefix="banklab-confinement-"))
         os.chmod(cls.base, 0o755)
         lab_dir = str(ROOT / "labs" / FOLDER)
-        cls.files = {"daemon": mz.materialize(mz.load_case(str(DAEMON)), lab_dir),
+        cls.files = {"daemon": mz.materialize(mz.load_case(str(DAEMON)), lab_dir) + "".join(
+                         "\n" + case.read_text() for case in ALSO),
                      "incbin": mz.materialize(mz.load_case(str(INCBIN)), lab_dir),
                      "solution": (ROOT / "solutions" / FOLDER / "kernel.cu").read_text()}
         tests = bg.list_tests(Path(JUDGE), LAB)
@@ -239,6 +284,8 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             with self.subTest(cell=cell.name, after_delay=what):
                 self.assertEqual(snapshot(paths), snap, f"{what} changed after the runner returned")
         self.assertFalse(leaked(tree_text(cell.dir)), f"{cell.name}: a line of /etc/shadow in a file written")
+        self.assertNotIn(PUSHED, cell.terminal_input, f"{cell.name}: a probe's command line waits in the runner's terminal")
+        self.assertFalse(Path("/tmp/banklab-" + PUSHED).exists(), "a command line pushed by a probe ran")
 
     # ---- runners ------------------------------------------------------------------------------
 
@@ -264,6 +311,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 continue
             self.assertEqual(b.returncode, 0, out[-3000:])
             self.assertTrue(payload_ran(work / "probe.log", f"{cell.name} ctest"), "the payload did not run")
+            self.assertEqual(also_failed(work / "probe.log", f"{cell.name} ctest"), [])
             passed = [t for t in self.cpu_tests
                       if cell.run([JUDGE, "test", "--lab", LAB, "--work", work, "--test", t, "--results", results],
                                   timeout=120).returncode == 0]
@@ -292,6 +340,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         res = {s: json.loads((out / "results" / s / f"lab{LAB}.json").read_text()) for s in who}
         probe_log = out / "work" / "a_cheater" / f"lab{LAB}" / "judge" / "probe.log"
         self.assertTrue(payload_ran(probe_log, f"{cell.name} grade-class"), "the daemon's payload did not run")
+        self.assertEqual(also_failed(probe_log, f"{cell.name} grade-class"), [])
         for s in ("b_classmate", "c_classmate"):
             st = {v["test"]: v["status"] for v in res[s]["verdicts"]}
             self.assertTrue(all(st.get(t) == "passed" for t in self.cpu_tests), f"{s}: {st}")
@@ -356,6 +405,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             log = root / "results" / "work" / f"lab{LAB}" / "judge" / "probe.log"
             self.assertTrue(log.is_file(), f"no probe log: {text[-3000:]}\n{json.dumps(d)[:3000]}")
             self.assertTrue(payload_ran(log, f"{cell.name} {platform}"), "the daemon's payload did not run")
+            self.assertEqual(also_failed(log, f"{cell.name} {platform}"), [])
             if platform == "gradescope":
                 self.assertLess(d["score"], sum(t["max_score"] for t in d["tests"]), d)
             else:

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Issue 30, family 6 on cgroup v2: the limits hold for the whole submission where the machine's
+cgroups are v2, for a root judge (step cgroups beside the machine's top-level ones) and for a
+normal user's judge whose own cgroup is delegated to it (what `systemd-run --user --scope -p
+Delegate=yes` gives; here root delegates one by hand as the kernel's cgroup-v2 documentation
+says, chowning the directory, cgroup.procs, cgroup.subtree_control and cgroup.threads); a normal
+user's judge whose cgroup is not delegated says that its limits are per process.
+
+The cases are judge.Confinement's (test_confinement.py, real cheats appended to lab 05's stub):
+forked children, memfds, /dev/shm and a /tmp flood, each held at the step's memory.max (the peak
+read from memory.peak, in probe.log, within the limit), and the kernel's OOM kill of a forked
+child read from memory.events ("a process of it was ended at the limit").
+
+Where the machine has no cgroup v2 with the memory and pids controllers (a cgroup v1 machine, as
+this project's CI is), every test is skipped with the reason and the run exits 77 (CTest: skipped).
+
+  test_cgroup_v2.py --judge build/selftest/grader/banklab-judge --root .
+  (on the GPU machine: bench/device_cgroup_v2.sh)
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_confinement as tc  # noqa: E402  (the cases, the peak check and the judge runner)
+
+NOBODY = 65534
+LIMIT_TESTS = ("test_the_judge_names_its_mode", "test_dev_shm_holds_no_more_than_the_step_may",
+               "test_memfd_pages_count_against_the_step", "test_tmp_is_sized_and_nothing_written_outlives_the_step",
+               "test_forked_children_are_held_at_the_limit_and_the_oom_kill_is_read")
+
+
+def cgroup2_mount() -> str:
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            if right.split()[:1] == ["cgroup2"]:
+                return left.split()[4]
+    return ""
+
+
+def v2_problem() -> str:
+    """Why this machine gives no cgroup v2 memory controller ("" when it does)."""
+    point = cgroup2_mount()
+    if not point:
+        return "no cgroup v2 is mounted here (a cgroup v1 machine)"
+    try:
+        with open(os.path.join(point, "cgroup.controllers")) as f:
+            ctl = f.read().split()
+    except OSError as e:
+        return f"cgroup v2 at {point} cannot be read ({e})"
+    if "memory" not in ctl or "pids" not in ctl:
+        return f"cgroup v2 at {point} has no memory and pids controllers (cgroup.controllers: {' '.join(ctl) or 'none'})"
+    return ""
+
+
+PROBLEM = v2_problem()
+needs_v2 = unittest.skipIf(bool(PROBLEM), f"no cgroup v2 memory controller: {PROBLEM}")
+
+
+class OnCgroupV2(tc.Confinement):
+    """The limit cases of judge.Confinement, the judge on cgroup v2, and the OOM kill read."""
+    V2_WORDS = "in v2 "
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        print(f"\n    {cls.__name__}: {cls.sandbox}", file=sys.stderr)
+
+    def test_the_judge_names_its_mode(self):
+        super().test_the_judge_names_its_mode()
+        self.assertIn(self.V2_WORDS, self.sandbox, "the judge does not make its step cgroups in cgroup v2")
+
+    def test_forked_children_are_held_at_the_limit_and_the_oom_kill_is_read(self):
+        r, log = self.build("forked-v2", self.cheat("forked_processes_share_the_memory"))
+        self.assert_ran(log, "BANKLAB-PAYLOAD-FORKED-MEMORY")
+        self.assert_peak_within_the_limit(log)
+        # six children of 800 MiB each against the step's 1104 MiB: the kernel ends some of them
+        self.assertIn("a process of it was ended at the limit", log, "memory.events' oom_kill was not read")
+
+
+@needs_v2
+class RootJudge(OnCgroupV2, unittest.TestCase):
+    MODE = "bwrap"
+    ROOT = True
+
+
+@needs_v2
+class NormalUserInADelegatedCgroup(OnCgroupV2, unittest.TestCase):
+    """User nobody's judge started inside a cgroup delegated to nobody (by root, by hand, as
+    systemd's Delegate=yes does): its steps get cgroups of their own beneath it."""
+    MODE = "bwrap"
+    V2_WORDS = "(delegated to this user)"
+
+    @classmethod
+    def setUpClass(cls):
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            raise unittest.SkipTest("needs root (to delegate a cgroup to user nobody) and setpriv")
+        point = cgroup2_mount()
+        with open(os.path.join(point, "cgroup.subtree_control")) as f:
+            top = f.read().split()
+        if "memory" not in top or "pids" not in top:
+            with open(os.path.join(point, "cgroup.subtree_control"), "w") as f:
+                f.write("+memory +pids")
+        cls.delegated = os.path.join(point, f"banklab-test-delegated-{os.getpid()}")
+        os.mkdir(cls.delegated)
+        for name in ("", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"):
+            os.chown(os.path.join(cls.delegated, name), NOBODY, NOBODY)
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        for sub in sorted((os.path.join(d, x) for d, xs, _ in os.walk(cls.delegated) for x in xs),
+                          key=lambda p: -p.count("/")):
+            try:
+                os.rmdir(sub)
+            except OSError:
+                pass
+        try:
+            os.rmdir(cls.delegated)
+        except OSError as e:
+            print(f"\n    could not remove {cls.delegated}: {e}", file=sys.stderr)
+
+    @classmethod
+    def command(cls, *args):
+        # root puts this shell into the delegated cgroup (into the leaf where a judge before it moved
+        # the cgroup's processes: where a shell of the scope then is), then becomes nobody (no PAM
+        # session that could move it elsewhere)
+        return ["sh", "-c", '{ echo $$ > "$0/banklab-callers/cgroup.procs" || echo $$ > "$0/cgroup.procs"; } '
+                '2>/dev/null && exec "$@"', cls.delegated,
+                "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", tc.ARGS.judge, *args]
+
+
+@needs_v2
+class NormalUserWithoutADelegatedCgroup(unittest.TestCase):
+    def test_it_says_its_limits_are_per_process(self):
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root (to run the judge as user nobody in root's own cgroup) and setpriv")
+        r = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
+                            tc.ARGS.judge, "sandbox"], capture_output=True, text=True, timeout=120, cwd="/")
+        text = r.stdout + r.stderr
+        print(f"\n    {text.strip()[:400]}", file=sys.stderr)
+        if text.startswith("no sandbox"):
+            self.skipTest("bubblewrap does not run for user nobody here: " + text.strip()[:300])
+        self.assertIn("limited per process only", text)
+        self.assertNotIn("delegated to this user", text)
+
+
+def load_tests(loader, tests, pattern):
+    suite = unittest.TestSuite()
+    for cls in (RootJudge, NormalUserInADelegatedCgroup):
+        suite.addTests(cls(name) for name in LIMIT_TESTS)
+    suite.addTests(loader.loadTestsFromTestCase(NormalUserWithoutADelegatedCgroup))
+    return suite
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--root", required=True)
+    tc.ARGS, rest = ap.parse_known_args()
+    tc.ARGS.judge, tc.ARGS.root = os.path.abspath(tc.ARGS.judge), os.path.abspath(tc.ARGS.root)
+    prog = unittest.main(argv=[sys.argv[0], "-v", *rest], exit=False)
+    ok = prog.result.wasSuccessful()
+    if ok and PROBLEM:
+        print(f"SKIPPED (exit 77): {PROBLEM}")
+        sys.exit(77)
+    sys.exit(0 if ok else 1)
