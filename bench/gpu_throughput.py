@@ -261,14 +261,17 @@ class Bench:
             company = self.start_company(src, p)
             many = self.run_many("04", work, FLIP_TEST, a.flips, f"many{p}", False)
             many += self.company_verdicts(company)
-            flips = sum(1 for s, _, _ in many if s != right)
+            # A run that gave no verdict (a company grade still running at its limit) is no flip:
+            # it is counted apart.
+            flips = sum(1 for s, _, _ in many if s not in (right, "none"))
+            none = sum(1 for s, _, _ in many if s == "none")
             rs = sorted(r for _, _, r in many if r is not None)
             counts = {s: sum(1 for x, _, _ in many if x == s) for s in sorted({s for s, _, _ in many})}
             self.say(f"  P={p}%: alone {', '.join(f'{r:.2f}x' for r in ratios)} (median {med:.2f}x: {right}); "
                      f"{a.flips} at once: {counts}, ratios {rs[0] if rs else '?'}x-{rs[-1] if rs else '?'}x: "
-                     f"{flips} flip(s)")
+                     f"{flips} flip(s)" + (f", {none} without a verdict" if none else ""))
             self.data["flips"].append({"p": p, "alone": ratios, "right": right, "many": counts, "ratios": rs,
-                                       "flips": flips})
+                                       "flips": flips, "no_verdict": none})
 
     # ------------------------------------------------------------------ trace proof
     def traced_tests(self, lab: str) -> list[str]:
