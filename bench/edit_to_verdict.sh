@@ -35,7 +35,7 @@ for ((i = 0; i < runs; ++i)); do
   [[ -n $b ]] || { echo "edit_to_verdict: no lab$n.build line in ctest's output:"; tail -5 "$log"; exit 1; }
   build+=("$b")
   t0=$(date +%s.%N)
-  CCACHE_DISABLE=1 "$nvcc" -c -arch="sm_${arch:-90}" -std=c++17 -Icommon/include "$src" -o "$obj"
+  CCACHE_DISABLE=1 "$nvcc" -c -arch="sm_${arch:-90}" -std=c++17 -Icommon/include "$src" -o "$obj" 2>/dev/null  # its warnings
   bare+=("$(echo "$(date +%s.%N) - $t0" | bc)")
 done
 med() { sort -n | awk '{a[NR] = $1} END {printf "median %.2f s, min %.2f s, max %.2f s", a[int((NR + 1) / 2)], a[1], a[NR]}'; }
