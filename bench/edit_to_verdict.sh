@@ -2,8 +2,9 @@
 # Edit -> verdict: how long a student waits after editing labs/05_swizzle/kernel.cu until
 # `ctest -L lab05` has judged the CPU tier, in a configured build (the judge is compiled once;
 # only the student's file is recompiled), and how much of it is the lab's build step
-# (labNN.build: the sandboxed compiles and the probe) as ctest timed it. The target is 1.5 s on a
-# quiet 2-core machine (issue 22).
+# (labNN.build: the sandboxed compiles and the probe) as ctest timed it, paired with a bare
+# `nvcc -c` of the same kernel.cu (one after each loop, for the build's first architecture): the
+# target is a verdict no later than that compile, on the same machine (issue 32).
 #   bench/edit_to_verdict.sh [runs] [lab folder]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,11 @@ cmake --build build/dev --target "banklab_judge_lab$n" banklab >/dev/null
 backup=$(mktemp)
 log=$(mktemp)
 cp "$src" "$backup"
-trap 'cp "$backup" "$src"; rm -f "$backup" "$log"' EXIT
-loop=() build=()
+arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:STRING=//p' build/dev/CMakeCache.txt); arch=${arch%%;*}; arch=${arch%%-*}
+nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' build/dev/CMakeCache.txt)
+obj=$(mktemp)
+trap 'cp "$backup" "$src"; rm -f "$backup" "$log" "$obj"' EXIT
+loop=() build=() bare=()
 for ((i = 0; i < runs; ++i)); do
   cp "$backup" "$src"
   echo "// edit $i $RANDOM" >>"$src"  # a real change: the build stamp is the file's content
@@ -30,9 +34,13 @@ for ((i = 0; i < runs; ++i)); do
   b=$(awk -v t="lab$n.build" '$0 ~ "Test +#[0-9]+: " t " " {for (k = 1; k <= NF; ++k) if ($k == "sec") print $(k - 1)}' "$log")
   [[ -n $b ]] || { echo "edit_to_verdict: no lab$n.build line in ctest's output:"; tail -5 "$log"; exit 1; }
   build+=("$b")
+  t0=$(date +%s.%N)
+  CCACHE_DISABLE=1 "$nvcc" -c -arch="sm_${arch:-90}" -std=c++17 -Icommon/include "$src" -o "$obj" 2>/dev/null  # its warnings
+  bare+=("$(echo "$(date +%s.%N) - $t0" | bc)")
 done
 med() { sort -n | awk '{a[NR] = $1} END {printf "median %.2f s, min %.2f s, max %.2f s", a[int((NR + 1) / 2)], a[1], a[NR]}'; }
 echo "edit -> ctest -L lab$n (CPU tier) over $runs runs: $(printf '%s\n' "${loop[@]}" | med)"
 echo "  of it lab$n.build (ctest's time):      $(printf '%s\n' "${build[@]}" | med)"
 echo "  the rest (other tests, ctest itself):  $(paste -d' ' <(printf '%s\n' "${loop[@]}") <(printf '%s\n' "${build[@]}") | awk '{print $1 - $2}' | med)"
+echo "bare nvcc -c -arch=sm_${arch:-90} of $src:   $(printf '%s\n' "${bare[@]}" | med)"
 echo "  load: $(uptime | sed 's/.*load average/load average/')"

@@ -1,21 +1,48 @@
 // banklab: the command-line face of the bank model. One file per subcommand (cmd_*.cpp).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "banklab/pattern_io.hpp"
 #include "banklab_cli/expr.hpp"
 #include "commands.hpp"
-#if defined(BANKLAB_HAVE_CALIBRATE)
-#include "calibrate/calibrate.hpp"
-#endif
 #if defined(BANKLAB_HAVE_TRACE)
 #include "trace_command.hpp"
 #endif
 
+#if defined(BANKLAB_CALIBRATE_PROGRAM)
+namespace {
+// `banklab calibrate ARGS` runs the calibrate program built beside banklab (tools/calibrate):
+// `banklab-calibrate-standalone calibrate ARGS`, in this process (its exit status is the command's).
+int run_calibrate_program(int argc, char** argv) {
+  const char* program = BANKLAB_CALIBRATE_PROGRAM;
+  std::vector<char*> args = {const_cast<char*>(program), const_cast<char*>("calibrate")};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  execv(program, args.data());
+  const std::string prog = program, tools = prog.substr(0, prog.rfind("/calibrate/"));
+  std::fprintf(stderr,
+               "banklab: cannot run %s (%s): `banklab calibrate` is a program of its own; build it with\n"
+               "  cmake --build %s --target banklab-calibrate-standalone\n",
+               program, std::strerror(errno), tools.substr(0, tools.rfind('/')).c_str());
+  return 2;
+}
+}  // namespace
+#endif
+
 int main(int argc, char** argv) {
+#if defined(BANKLAB_CALIBRATE_PROGRAM)
+  if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return run_calibrate_program(argc, argv);
+#endif
   CLI::App app{"banklab: how many wavefronts a warp's shared-memory access takes, and why.\n"
                "Accesses are 'op width mask off0 ... off31': op ld|st, width 1/2/4/8/16 bytes,\n"
                "mask in hex, 32 byte offsets (one per lane)."};
@@ -24,8 +51,10 @@ int main(int argc, char** argv) {
   banklab::cli::add_predict_command(app);
   banklab::cli::add_compare_command(app);
   banklab::cli::add_explain_command(app);
-#if defined(BANKLAB_HAVE_CALIBRATE)
-  banklab::cli::add_calibrate_command(app);
+#if defined(BANKLAB_CALIBRATE_PROGRAM)  // listed in --help; run above, before parsing
+  app.add_subcommand("calibrate",
+                     "Re-measure the model's facts on this GPU with Nsight Compute (ncu); "
+                     "`banklab calibrate --help` for its options.");
 #endif
 #if defined(BANKLAB_HAVE_TRACE)
   banklab::cli::add_trace_command(app);
