@@ -88,7 +88,7 @@ inline Timing interleaved_median_ms(const std::function<void()>& a, const std::f
   // The GPU alone for the whole interleaved series (grader/gpu/gpu_lock.hpp), warm-up, the work
   // around each run and the L2 cleaner's set-up included: a fraction of a second, during which no
   // other judge's timed series or warm-up runs (measured on an H200: with the lock around each run
-  // alone, 16 judges' unlocked warm-ups between the runs moved a 1.11x kernel to 1.09x once in 16).
+  // alone, and 16 judges' unlocked work between the runs, a 1.12x kernel read 1.09x once in 16).
   // Waits do not count as work.
   TimedRunLock gpu_lock([&watchdog](double waited_s) { watchdog.extend(waited_s); });
   const TimedRunLock::Held alone = gpu_lock.hold();
