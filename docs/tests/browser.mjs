@@ -112,9 +112,16 @@ async function search() {
       fail(`searching "${word}" on search_course.html shows no result (expected ${want})`);
       continue;
     }
-    const hrefs = await results.evaluateAll((as) => as.map((a) => a.getAttribute("href")));
-    const titles = await results.allTextContents();
-    const hit = hrefs.some((h) => h && h.split(/[?#]/)[0].endsWith(want));
+    // Pagefind's UI draws each result before it has loaded it (its link is "/" until then): read
+    // the links until the wanted page is among them or 15 s have passed (a loaded machine is slow).
+    let hrefs = [], titles = [], hit = false;
+    for (const t0 = Date.now(); ; ) {
+      hrefs = await results.evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      titles = await results.allTextContents();
+      hit = hrefs.some((h) => h && h.split(/[?#]/)[0].endsWith(want));
+      if (hit || Date.now() - t0 > 15000) break;
+      await page.waitForTimeout(250);
+    }
     if (!hit) fail(`searching "${word}" does not list ${want}; it lists: ${hrefs.join(", ")}`);
     else console.log(`"${word}": ${hrefs.length} result(s) shown, ${want} among them (first: ${titles[0]})`);
   }
