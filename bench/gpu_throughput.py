@@ -59,6 +59,15 @@ FLIP_TEST = "Lab04OnGpu.TransposeMeetsTheKernelTimingTarget"
 TARGET = 1.10           # grader/gpu/kernel_timing.cuh: kKernelTimingTolerance
 
 
+def timing_ratio(text: str) -> float | None:
+    """The ratio of the last timing line in `text` ("... interleaved): 1.09x; target ..."), or None."""
+    ratio = None
+    for line in text.splitlines():
+        if "interleaved): " in line:
+            ratio = float(line.split("interleaved): ")[1].split("x")[0])
+    return ratio
+
+
 class Bench:
     def __init__(self, a):
         self.a = a
@@ -189,10 +198,7 @@ class Bench:
     def outcome(p: subprocess.Popen, lab: str, test: str, results: Path) -> tuple[str, str, float | None]:
         """(status, message, timing ratio or None) of one finished `judge test`."""
         out = p.communicate()[0]
-        ratio = None
-        for line in out.splitlines():
-            if "interleaved): " in line:
-                ratio = float(line.split("interleaved): ")[1].split("x")[0])
+        ratio = timing_ratio(out)
         try:
             v = json.loads((results / f"lab{lab}" / f"{test}.json").read_text())
             return v["status"], v.get("message", ""), ratio
@@ -234,8 +240,7 @@ class Bench:
             for v in tests:
                 if v.get("test") == FLIP_TEST:
                     m = v.get("message", "")
-                    r = float(m.split("interleaved): ")[1].split("x")[0]) if "interleaved): " in m else None
-                    got.append((v["status"], m, r))
+                    got.append((v["status"], m, timing_ratio(m)))
         return got
 
     def flips_part(self) -> None:
