@@ -8,8 +8,8 @@
 # .carry/cli11 as CMakeLists.txt looks for it), runs `ctest -L trace` (the two GPU tests of Session
 # again with BANKLAB_TRACE_MERGE=1), then REPS rounds of, one after the other:
 #   plain       the program alone
-#   append      BANKLAB_TRACE_MERGE=0 (every warp record appended: device buffer, then ring; the default)
-#   merge       BANKLAB_TRACE_MERGE=1 (identical records merged on the device, format.hpp MergeEntry)
+#   append      BANKLAB_TRACE_MERGE=0 (every warp record appended: device buffer, then ring)
+#   merge       BANKLAB_TRACE_MERGE=1 (identical records merged on the device, format.hpp MergeEntry; the default)
 #   append_big  a 1 GiB device buffer (nothing through the ring: what the ring costs)
 #   count       BANKLAB_TRACE_DEVICE=count (the callback only groups lanes and counts: nothing recorded)
 #   empty       BANKLAB_TRACE_DEVICE=empty (the callback returns at once: the Compute Sanitizer's own cost)
