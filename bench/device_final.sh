@@ -44,7 +44,7 @@ PY
   cp solutions/04_padding/kernel.cu "$C/ann lee/kernel.cu"
   python3 grader/selftest/materialize.py --case solutions/04_padding/cases/alternatives/thirty_two_by_sixteen_blocks.patch --lab-dir solutions/04_padding --out "$C/bo/kernel.cu" >/dev/null
   cp labs/04_padding/kernel.cu "$C/cy/kernel.cu"
-  python3 grader/selftest/materialize.py --case solutions/04_padding/cases/cheats/kernel_bypasses_access_functions_04.cu --lab-dir labs/04_padding --out "$C/dee/kernel.cu" >/dev/null
+  python3 grader/selftest/materialize.py --case solutions/04_padding/cases/cheats/kernel_bypasses_access_functions_04.patch --lab-dir labs/04_padding --out "$C/dee/kernel.cu" >/dev/null
   python3 grader/selftest/materialize.py --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --lab-dir labs/04_padding --out "$C/ed/kernel.cu" >/dev/null
   cp $W/conflicted-04.cu "$C/fay/kernel.cu"
   chmod -R a+rwX $C

@@ -193,7 +193,7 @@ class LabsCheck(unittest.TestCase):
     def test_a_stray_folder_in_cases_and_a_labs_cheat_for_another_lab_fail(self):
         root = self.copy()
         (root / "solutions" / "04_padding" / "cases" / "good").mkdir()
-        cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.cu"))[0]
+        cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.patch"))[0]
         cheat.write_text("// APPLIES: 05\n" + cheat.read_text())
         self.fails(root, "solutions/04_padding/cases/good: cases/ holds only the folders",
                    f"{cheat.relative_to(root).as_posix()}: a lab's own cheat applies to its folder's lab")
