@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn what bench/atomics_device.sh measured into rows of common/data/calibration_*.csv.
+"""Turn what bench/experiments/shared_atomics/atomics_device.sh measured into rows of common/data/calibration_*.csv.
 
   atomics_rows.py --ops LISTING CHUNK.txt:RAW.csv [...] > rows.csv
 

@@ -3,7 +3,7 @@
 // the reference, the solution and the alternative (each built into this program from the case's
 // kernel.cu: -DSOL_FILE, -DALT_FILE), each alone and capped to a number of resident blocks per SM
 // with unused dynamic shared memory; prints registers and blocks per SM of each.
-//   nvcc -std=c++17 -O3 -arch=sm_90 -Icommon/include -DSOL_FILE=... -DALT_FILE=... -DREF_FILE=... -DPAD_FILE=... bench/lab06_occupancy.cu
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Icommon/include -DSOL_FILE=... -DALT_FILE=... -DREF_FILE=... -DPAD_FILE=... bench/experiments/lab06_occupancy/lab06_occupancy.cu
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -24,7 +24,7 @@ namespace alt {
 namespace ref {
 #include REF_FILE
 }
-namespace pad {  // the solution with a padded layout (bench/lab06_occupancy.sh) whose every ldmatrix is conflicted
+namespace pad {  // the solution with a padded layout (bench/experiments/lab06_occupancy/lab06_occupancy.sh) whose every ldmatrix is conflicted
 #include PAD_FILE
 }
 

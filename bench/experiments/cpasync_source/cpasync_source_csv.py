@@ -1,5 +1,5 @@
-"""Rows of common/data/probe_h200_cpasync_source.csv from a run of bench/cpasync_source_probe.sh:
-    python3 bench/cpasync_source_csv.py OUT_DIR > rows.csv
+"""Rows of common/data/probe_h200_cpasync_source.csv from a run of bench/experiments/cpasync_source/cpasync_source_probe.sh:
+    python3 bench/experiments/cpasync_source/cpasync_source_csv.py OUT_DIR > rows.csv
 reads OUT_DIR/launches.txt (the probe's list, in launch order) and OUT_DIR/ncu.csv (one ncu
 result per launch, same order). LDGSTS has no wavefront counter of its own: its wavefronts are
 the shared total minus the op_ld/st/atom/misc/gmma/ipa parts; conflicts are the LDGSTS conflict

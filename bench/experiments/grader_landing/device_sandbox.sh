@@ -3,11 +3,11 @@
 # sandbox runs with the carried binary (.carry/bwrap/bwrap) as root and as nobody, grade every
 # lab's solution (all tiers) and stub (CPU tier) as root, every solution (CPU tier) as nobody,
 # and three cheats of issue 16 as nobody. Logs to $OUT (or ./out).
-#   bench/device_sandbox.sh
+#   bench/experiments/grader_landing/device_sandbox.sh
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
 # A world-readable copy: a judge run as nobody reads its own sources (probe files, headers).
-rm -rf /tmp/sbx && mkdir -p /tmp/sbx && cp -r "$(dirname "$0")/.." /tmp/sbx/tree && chmod -R a+rX /tmp/sbx
+rm -rf /tmp/sbx && mkdir -p /tmp/sbx && cp -r "$(dirname "$0")/../../.." /tmp/sbx/tree && chmod -R a+rX /tmp/sbx
 cd /tmp/sbx/tree
 b=build/gpu
 cmake -S . -B $b -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }

@@ -9,7 +9,7 @@
 # Four judges at a time; the per-GPU lock serialises timed and traced tests. Logs to $OUT.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../../.." && pwd)
 T=/tmp/vm/tree; b=$T/build/gpu; J=$b/grader/banklab-judge
 t0=$(date +%s)
 if [[ ! -x $J ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What keeping cp.async's source banks changes on real kernels, and what it costs, on the GPU
-# machine:   bench/cpasync_source_real.sh OUT_DIR OLD_TREE [BUILD_DIR]
+# machine:   bench/experiments/cpasync_source/cpasync_source_real.sh OUT_DIR OLD_TREE [BUILD_DIR]
 # Builds `banklab trace` from this tree (BUILD_DIR, default build/gpu) and from OLD_TREE (a
 # checkout of the tracer before it kept sources, into /tmp/build_old); traces trace_mma 512 and
 # the PyTorch ops that use cp.async (bench/trace_torch_model.py: conv_fp16, sdpa_mem, sdpa) with
@@ -9,7 +9,7 @@
 # Writes OUT_DIR/{compare_new.txt,compare_old.txt,lanes.txt,times.txt}.
 set -u
 O=$(realpath -m "$1"); mkdir -p "$O"; OLD=$(realpath "$2")
-ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd); cd "$ROOT"
 B=$(realpath -m "${3:-build/gpu}"); BN=$B/tools/banklab; BO=/tmp/build_old/tools/banklab
 PY=${PY:-/opt/torch/.venv/bin/python3}
 W=/tmp/cpsrc_real; rm -rf "$W"; mkdir -p "$W/new" "$W/old"

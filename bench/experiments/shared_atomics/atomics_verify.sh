@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Check the shared-atomic model end to end on the GPU machine (after bench/atomics_device.sh):
-#   bench/atomics_verify.sh OUT_DIR
+# Check the shared-atomic model end to end on the GPU machine (after bench/experiments/shared_atomics/atomics_device.sh):
+#   bench/experiments/shared_atomics/atomics_verify.sh OUT_DIR
 # 1. `banklab calibrate --family atomop --random 0` by the C++ path: SASS check with cuobjdump,
 #    ncu, comparison with the model (the summary line and every difference);
 # 2. PyTorch's histc (bench/trace_torch_model.py histc: kernelHistogram1D keeps a float histogram
@@ -8,7 +8,7 @@
 # Everything lands in OUT_DIR/verify.tar.xz.
 set -u
 O=$(realpath -m "$1"); W="$O/v"; mkdir -p "$W"
-ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd); cd "$ROOT"
 PY=${PY:-/opt/torch/.venv/bin/python3}
 pack() { tar cJf "$O/verify.tar.xz" -C "$W" . ; ls -la "$O"; }
 trap pack EXIT

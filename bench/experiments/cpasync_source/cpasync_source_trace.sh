@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `banklab trace` against the H200's measurements of cp.async's global side, on the GPU machine:
-#   bench/cpasync_source_trace.sh OUT_DIR [BUILD_DIR]
+#   bench/experiments/cpasync_source/cpasync_source_trace.sh OUT_DIR [BUILD_DIR]
 # 1. builds banklab, the injection library and the trace tests (BUILD_DIR, default build/gpu)
 #    and runs `ctest -R '^trace\.'`;
-# 2. traces each of bench/cpasync_source_probe.cu's launches ALONE with `banklab trace` and
+# 2. traces each of bench/experiments/cpasync_source/cpasync_source_probe.cu's launches ALONE with `banklab trace` and
 #    compares the traced LDGSTS instructions and wavefronts with
 #    common/data/probe_h200_cpasync_source{,_w16}.csv (or the CSV files named in $ROWS) row by row (and, for each row, what the tracer
 #    before it kept sources said: the model with lane i's source at 16 * i, `banklab predict`);
@@ -13,7 +13,7 @@
 # and cpasync_source.bltrace; the per-launch files stay in $WORK (default /tmp/cpsrc_work).
 set -u
 O=$(realpath -m "$1"); mkdir -p "$O"
-ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd); cd "$ROOT"
 B=$(realpath -m "${2:-build/gpu}"); BL=$B/tools/banklab
 t0=$(date +%s)
 { cmake -S . -B "$B" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 &&
@@ -23,7 +23,7 @@ echo "build: $(( $(date +%s) - t0 )) s"
 
 echo "== the probe, each launch traced alone"
 W=${WORK:-/tmp/cpsrc_work}; rm -rf "$W"; mkdir -p "$W"
-nvcc -arch=sm_90 -O2 -lineinfo -o "$W/probe" bench/cpasync_source_probe.cu || exit 1
+nvcc -arch=sm_90 -O2 -lineinfo -o "$W/probe" bench/experiments/cpasync_source/cpasync_source_probe.cu || exit 1
 N=$("$W/probe" | grep -c '^launch')
 for n in $(seq 0 $((N - 1))); do
   timeout 60 "$BL" trace --format json --out "$W/t_$n.json" -- "$W/probe" "$n" > "$W/launch_$n.txt" 2> "$W/err_$n.txt"
@@ -35,7 +35,7 @@ w, bl, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = {r["id"]: r for data in sys.argv[4:] if os.path.exists(data) for r in csv.DictReader(open(data))}
 mode = {"16i": "16i", "wi": "wi", "16(i^8)": "16xor8", "32i": "32i", "128i": "128i"}
 new_ok = old_ok = shared_ok = 0
-# The probe's launch order (bench/cpasync_source_probe.cu), checked against its own launch line.
+# The probe's launch order (bench/experiments/cpasync_source/cpasync_source_probe.cu), checked against its own launch line.
 pats = ["stride1", "share2", "share4", "lanes0and31", "even", "stride8", "stride1_half0"]
 m3 = ("16i", "wi", "16(i^8)")
 order = [f"cpsrc_{p}_w{wd}_src{mode[s]}" for wd, ms in ((4, m3), (8, m3), (16, ("16i", "32i", "128i", "16(i^8)")))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measure the shared atomics on the GPU machine, in one go:
-#   bench/atomics_device.sh OUT_DIR [SECONDS_FOR_NCU]
+#   bench/experiments/shared_atomics/atomics_device.sh OUT_DIR [SECONDS_FOR_NCU]
 # 1. builds `banklab calibrate` (tools/calibrate alone) and, in the background, banklab and the
 #    tracer (top level);
 # 2. lists the Nsight Compute metrics that count shared-memory work and dumps the worker's SASS
@@ -12,7 +12,7 @@
 set -u
 O=$(realpath -m "$1"); W="$O/w"; mkdir -p "$W"
 BUDGET=${2:-300}
-ROOT=$(cd "$(dirname "$0")/.." && pwd); cd "$ROOT"
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd); cd "$ROOT"
 pack() { tar cJf "$O/atomics.tar.xz" -C "$W" . ; ls -la "$O"; }
 trap pack EXIT
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader; nvcc --version | tail -2 | head -1

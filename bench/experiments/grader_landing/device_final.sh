@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # On the GPU machine, the whole grader as it lands (issues 14, 15, 16), in two parts so each fits
 # one device call (the build stays in /tmp/fin while the machine is warm):
-#   bench/device_final.sh grades   build; every lab's solution, stub and conflicted kernel (all
+#   bench/experiments/grader_landing/device_final.sh grades   build; every lab's solution, stub and conflicted kernel (all
 #                                  tiers, graded) -> points with the GPU tier; the sandbox as
 #                                  root and nobody; grade-class -j 2 and grade-platform on GPU
-#   bench/device_final.sh cases    the selftest cases the GPU tier judges (alternatives, GPU cheats,
+#   bench/experiments/grader_landing/device_final.sh cases    the selftest cases the GPU tier judges (alternatives, GPU cheats,
 #                                  known-bad kernels whose defect only a GPU test sees)
 # Logs go to $OUT (or ./out) as one tarball plus a summary.
 set -uo pipefail
 part=${1:-grades}
 out=${OUT:-$PWD/out}; mkdir -p "$out"
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../../.." && pwd)
 T=/tmp/fin/tree; b=$T/build/gpu; J=$b/grader/banklab-judge
 if [[ ! -x $J ]]; then
   rm -rf /tmp/fin && mkdir -p $T && tar -C "$src" --exclude=./build -cf - . | tar -C $T -xf - && chmod -R a+rX /tmp/fin   # not build/: its CMakeCache names another tree

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Device check after the first runs: `banklab calibrate --family` end to end (C++ counters and
 # SASS check), and the cuBLAS cluster GEMMs traced again against ncu.
-#   bench/trace_model_check.sh BUILD_DIR OUT_DIR
+#   bench/experiments/trace_model_check/trace_model_check.sh BUILD_DIR OUT_DIR
 set -u
-B=$(realpath "$1"); O=$(realpath -m "$2"); mkdir -p "$O"; ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$(realpath "$1"); O=$(realpath -m "$2"); mkdir -p "$O"; ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 BL=$B/tools/banklab; PY=${PY:-/opt/torch/.venv/bin/python3}
 for f in cpasync ldsm; do
   timeout 60 $BL calibrate --family $f --random 0 --out "$O/cal_$f.csv" 2>&1 | grep -v "^DIFFER\|^  " | tail -4

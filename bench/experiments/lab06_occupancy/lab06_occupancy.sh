@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32 item 7 on the GPU machine: builds bench/lab06_occupancy.cu from the solution, the
+# Issue 32 item 7 on the GPU machine: builds bench/experiments/lab06_occupancy/lab06_occupancy.cu from the solution, the
 # alternative launch_bounds_unrolled_shift_mask_swizzle.patch and the judge's reference kernel
 # (cut out of labs/06_ldmatrix/test.cu), runs it, and writes both kernels' SASS (cuobjdump) and
 # their diff under $OUT.
@@ -25,7 +25,7 @@ b = src.index('}  // namespace\n\nTEST(Lab06OnGpu, ProductIsCorrectFor128x192x25
 open(sys.argv[2], 'w').write(src[a:b])
 PY
 nvcc -std=c++17 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -Icommon/include -DSOL_FILE="\"$w/sol.cu\"" -DALT_FILE="\"$w/alt.cu\"" \
-  -DREF_FILE="\"$w/ref.cu\"" -DPAD_FILE="\"$w/pad.cu\"" bench/lab06_occupancy.cu -o $w/occ 2>$w/build.log || { cat $w/build.log; exit 1; }
+  -DREF_FILE="\"$w/ref.cu\"" -DPAD_FILE="\"$w/pad.cu\"" bench/experiments/lab06_occupancy/lab06_occupancy.cu -o $w/occ 2>$w/build.log || { cat $w/build.log; exit 1; }
 for f in sol alt; do  # the student's build: -fatbin -lineinfo for sm_90 (grader/judge/build.cpp)
   nvcc -std=c++17 -Icommon/include -cubin -lineinfo -gencode arch=compute_90,code=sm_90 -Xptxas -v $w/$f.cu -o $w/$f.cubin 2>&1 | grep Used
   cuobjdump -sass $w/$f.cubin | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed -E 's@/\*[0-9a-f]+\*/@@; s@ +@ @g' > "$out/lab06_$f.sass"

@@ -6,10 +6,10 @@
 // 16 * (i ^ 8), one warp and one cp.async per launch, under ncu. Launches 42 on copy 16 bytes a
 // lane (there width * i is 16 * i) with sources 16 * i, 32 * i, 128 * i (every lane's source
 // starts in bank 0) and 16 * (i ^ 8): does the source bank matter for 16-byte copies too?
-//   nvcc -arch=sm_90 -O2 -o probe bench/cpasync_source_probe.cu
-//   ncu --metrics <shared wavefront metrics> --csv ./probe      (bench/cpasync_source_probe.sh)
+//   nvcc -arch=sm_90 -O2 -o probe bench/experiments/cpasync_source/cpasync_source_probe.cu
+//   ncu --metrics <shared wavefront metrics> --csv ./probe      (bench/experiments/cpasync_source/cpasync_source_probe.sh)
 // It prints one line per launch, in launch order: "launch N: cpasync W MASK OFFSETS... src=S".
-// `probe N` makes launch N alone (bench/cpasync_source_trace.sh traces each launch apart).
+// `probe N` makes launch N alone (bench/experiments/cpasync_source/cpasync_source_trace.sh traces each launch apart).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
