@@ -35,12 +35,12 @@ import banklab_labs  # noqa: E402
 
 # Cases whose kernels test what sharing a process could change (solutions/NN_name/cases/...).
 ISOLATION_CASES = [
-    ("07", "cheats/tiles_read_back_from_global_memory_07.cu"),   # __trap(): a sticky error, the context unusable
-    ("03", "cheats/conflicted_on_its_modules_first_launch_03.cu"),  # state in the module's globals
-    ("04", "cheats/conflicted_on_its_modules_first_launch_04.cu"),
-    ("07", "cheats/conflicted_on_its_modules_first_launch_07.cu"),
-    ("00", "cheats/recognises_the_traced_launch_00.cu"),
-    ("01", "cheats/kernel_writes_past_the_end_01.cu"),
+    ("07", "cheats/tiles_read_back_from_global_memory_07.patch"),   # __trap(): a sticky error, the context unusable
+    ("03", "cheats/conflicted_on_its_modules_first_launch_03.patch"),  # state in the module's globals
+    ("04", "cheats/conflicted_on_its_modules_first_launch_04.patch"),
+    ("07", "cheats/conflicted_on_its_modules_first_launch_07.patch"),
+    ("00", "cheats/recognises_the_traced_launch_00.patch"),
+    ("01", "cheats/kernel_writes_past_the_end_01.patch"),
     ("01", "bad/launches_one_block_too_many.patch"),
     ("05", "bad/read_bypasses_swizzle.patch"),
 ]

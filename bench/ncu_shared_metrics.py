@@ -1,6 +1,6 @@
 """Every Nsight Compute metric that counts shared-memory work, from `ncu --query-metrics`:
     python3 bench/ncu_shared_metrics.py METRICS_FILE   ->  "a.sum,b.sum,..." (file order)
-The device scripts that measure instruction families (trace_model_device.sh, atomics_device.sh)
+The device scripts that measure instruction families (trace_model_device.sh, experiments/shared_atomics/atomics_device.sh)
 profile with all of them."""
 import re
 import sys

@@ -1,6 +1,6 @@
 // Kernels whose shared-memory work is the shared atomics beyond atomicAdd (the family atomop of
 // `banklab calibrate`): what `banklab trace` must model, compared with Nsight Compute
-// (bench/atomics_device.sh). Each kernel runs 4 blocks of 64 threads, 3 times its atomic.
+// (bench/experiments/shared_atomics/atomics_device.sh). Each kernel runs 4 blocks of 64 threads, 3 times its atomic.
 #include <cstdio>
 #include <cuda_runtime.h>
 

@@ -82,7 +82,7 @@ TEST(Measurements, EveryNewInstructionFamilyIsCheckedInFull) {
   EXPECT_EQ(load("calibration_h200_stsm.csv").size(), 318u);
 }
 
-// bench/cpasync_source_probe.cu on the H200: the same shared-memory patterns of 4- and 8-byte
+// bench/experiments/cpasync_source/cpasync_source_probe.cu on the H200: the same shared-memory patterns of 4- and 8-byte
 // The global offset lane i reads in a probe row, from the id's last part: "src16i" 16 * i (as the
 // calibration rows), "srcwi" width * i (contiguous), "src16xor8" 16 * (i ^ 8), "src32i" 32 * i,
 // "src128i" 128 * i (every lane's source starts in bank 0).

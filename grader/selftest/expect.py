@@ -7,7 +7,7 @@
 What must hold depends on the case (see grader/selftest/README.md):
 
 - bad/NN_name/*.patch: the lab built, and the test named in `// EXPECT_FAIL: Suite.Test` failed.
-- cheats/*.cu (`// EXPECT: no-full-pass`, the default): a lab that did not build, with no test
+- cheats/*.cu and solutions/NN_name/cases/cheats/*.patch (`// EXPECT: no-full-pass`, the default): a lab that did not build, with no test
   passed, is a correct outcome (said in the OK line: "refused at build") when the cheat's code ran
   (its probe) or its header says why not compiling is the point (`// BUILD: may-fail REASON`); a
   `// PAYLOAD: TEXT` line means the payload prints TEXT when it runs: TEXT must be in the probe log

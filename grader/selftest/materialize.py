@@ -6,8 +6,11 @@
 A case is one file of grader/selftest/ (see its README.md):
 
 - cheats/*.cu (grader/selftest/cheats/, and a lab's own in solutions/NN_name/cases/cheats/): a header of `// KEY: value` lines, then code. `// MODE: append` puts the whole file
-  after the lab's kernel.cu, `// MODE: prepend` before it, `// MODE: replace` is the whole file, `// MODE: patch` applies the unified
+  after the lab's kernel.cu (the stub), `// MODE: prepend` before it, `// MODE: replace` is the whole file, `// MODE: patch` applies the unified
   diff that follows the header. `// APPLIES: all` or `// APPLIES: 00 05` names the labs it is for.
+- solutions/NN_name/cases/cheats/*.patch: a lab's cheat that is its solution plus a payload: header
+  lines, then a unified diff against solutions/NN_name/kernel.cu (no MODE line: it is a patch of the
+  solution, whatever --lab-dir names), so the file shows only what cheats.
 - solutions/NN_name/cases/alternatives/*.patch and solutions/NN_name/cases/bad/*.patch: header
   lines, then a unified diff against solutions/NN_name/kernel.cu (the lab is the folder above cases/).
 
@@ -62,9 +65,15 @@ class Case:
 
     @property
     def mode(self) -> str:
-        if self.kind == "cheat":
+        if self.kind == "cheat" and not self.patches_solution:
             return (self.first("MODE") or "append").lower()
         return "patch"
+
+    @property
+    def patches_solution(self) -> bool:
+        """A diff against solutions/NN_name/kernel.cu: every .patch case (bad, alternative, and a
+        lab's cheat that is its solution plus a payload); a .cu cheat goes with the stub."""
+        return self.path.endswith(".patch")
 
     @property
     def applies(self) -> list[str]:
@@ -198,6 +207,9 @@ def load_case(path: str) -> Case:
     if kind not in ("cheat", "alternative", "bad"):
         raise CaseError(f"{path}: KIND must be cheat, alternative or bad, got {kind!r}")
     case = Case(path=path, kind=kind, headers=headers, body="\n".join(lines[end:]), hunks=[])
+    if case.patches_solution and (lab_of_case_path(path) is None or (case.first("MODE") or "patch") != "patch"):
+        raise CaseError(f"{path}: a .patch case is a diff against its lab's solution: it lives in "
+                        "solutions/NN_name/cases/<kind>/ and has no MODE line (a cheat of the stub is a .cu file)")
     mode = case.mode
     if mode not in MODES:
         raise CaseError(f"{path}: MODE must be one of {', '.join(MODES)}, got {mode!r}")
@@ -258,6 +270,9 @@ def materialize(case: Case, lab_dir: str) -> str:
     if case.kind != "cheat" and case_lab and case_lab != lab:
         raise CaseError(f"{case.path}: is a case of lab {case_lab}, not of {lab}")
     target = os.path.join(lab_dir, "kernel.cu")
+    if case.kind == "cheat" and case.patches_solution:   # the solution beside cases/, not the stub of --lab-dir
+        target = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(case.path)))),
+                              "kernel.cu")
     with open(target, encoding="utf-8") as f:
         original = f.read()
     mode = case.mode
@@ -281,7 +296,7 @@ def _whole(case: Case) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", required=True, help="a file of grader/selftest/{cheats,alternatives,bad}")
+    ap.add_argument("--case", required=True, help="a file of grader/selftest/cheats/ or solutions/NN_name/cases/<kind>/")
     ap.add_argument("--lab-dir", required=True, help="labs/NN_name or solutions/NN_name")
     ap.add_argument("--out", required=True, help="where to write the combined kernel.cu")
     args = ap.parse_args(argv)

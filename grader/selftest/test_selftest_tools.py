@@ -184,6 +184,34 @@ class MaterializeTest(TempTree):
         self.assertEqual(code, 2)
         self.assertIn("not 04", err)
 
+    def test_a_labs_patch_cheat_applies_to_its_solution_not_to_the_stub_it_is_graded_with(self):
+        self.write("solutions/05_swizzle/kernel.cu", STUB.replace("line 2\n", "line SOLVED\n"))
+        cheat = "// Cheat: the solution plus a payload.\n// TIER: gpu\n" + textwrap.dedent("""\
+            --- a/solutions/05_swizzle/kernel.cu
+            +++ b/solutions/05_swizzle/kernel.cu
+            @@ -1,3 +1,4 @@
+             line 1
+             line SOLVED
+            +payload
+             line 3
+            """)
+        code, out, err = self.materialize("solutions/05_swizzle/cases/cheats/c.patch", cheat)   # --lab-dir: the stub
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out, STUB.replace("line 2\n", "line SOLVED\npayload\n"))
+        case = materialize.load_case(os.path.join(self.root, "solutions/05_swizzle/cases/cheats/c.patch"))
+        self.assertEqual((case.kind, case.mode, case.applies), ("cheat", "patch", ["05"]))
+
+    def test_a_patch_cheat_with_a_mode_line_or_outside_a_labs_cases_is_refused(self):
+        self.write("solutions/05_swizzle/kernel.cu", STUB)
+        body = PATCH_2_TO_TWO.split("\n", 1)[1]
+        for rel, text in (("solutions/05_swizzle/cases/cheats/c.patch", "// MODE: append\n" + body),
+                          ("selftest/cheats/c.patch", "// APPLIES: 05\n" + body)):
+            with self.subTest(case=rel):
+                code, out, err = self.materialize(rel, text)
+                self.assertEqual(code, 2)
+                self.assertIsNone(out)
+                self.assertIn("a .patch case is a diff against its lab's solution", err)
+
     def test_missing_newline_markers_are_accepted(self):
         patch = PATCH_2_TO_TWO + "\\ No newline at end of file\n"
         code, out, err = self.materialize("solutions/05_swizzle/cases/bad/a.patch", patch)
@@ -218,7 +246,7 @@ class RepositoryCasesTest(unittest.TestCase):
     def test_every_cheat_applies_to_the_stub_of_every_lab_it_names(self):
         found = materialize.banklab_labs.find_labs(ROOT)
         own = {str(c): lab.number for lab in found.values()
-               for c in sorted((lab.solution_dir / "cases" / "cheats").glob("*.cu"))}
+               for c in lab.cases("cheats")}
         cheats = sorted(glob.glob(os.path.join(HERE, "cheats", "*.cu"))) + list(own)
         self.assertGreaterEqual(len(cheats), 20)
         labs = {n: lab.folder for n, lab in found.items()}   # {"05": "05_swizzle"}
@@ -242,6 +270,10 @@ class RepositoryCasesTest(unittest.TestCase):
                     materialize.materialize(case, os.path.join(ROOT, "labs", lab))
                     applied += 1
             self.assertGreater(applied, 0, case_path)
+            if case.patches_solution:   # a lab's cheat of its solution: it changes the solution
+                lab = found[own[case_path]]
+                text = materialize.materialize(case, os.path.join(ROOT, "labs", lab.folder))
+                self.assertNotEqual(text, lab.solution.read_text(encoding="utf-8"), f"{case_path} changes nothing")
 
 
 def verdict(test, status="failed", tier=None, checks=5, message="msg"):

@@ -206,8 +206,11 @@ class Lab:
         return {k: dict(v) for k, v in data.items() if isinstance(v, dict)}
 
     def cases(self, kind: str) -> list[Path]:
-        """The lab's selftest cases of one kind ("bad", "alternatives"), sorted: solutions/NN_name/cases/<kind>/*.patch."""
-        return sorted((self.solution_dir / "cases" / kind).glob("*.patch"))
+        """The lab's selftest cases of one kind ("bad", "alternatives", "cheats"), sorted:
+        solutions/NN_name/cases/<kind>/*.patch (diffs against the solution), and for "cheats" the
+        *.cu cheats of the stub too (grader/selftest/materialize.py reads both)."""
+        folder = self.solution_dir / "cases" / kind
+        return sorted([*folder.glob("*.patch"), *(folder.glob("*.cu") if kind == "cheats" else [])])
 
 
 def description_path(root: Path, folder: str) -> Path:

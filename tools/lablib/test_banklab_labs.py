@@ -193,7 +193,7 @@ class LabsCheck(unittest.TestCase):
     def test_a_stray_folder_in_cases_and_a_labs_cheat_for_another_lab_fail(self):
         root = self.copy()
         (root / "solutions" / "04_padding" / "cases" / "good").mkdir()
-        cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.cu"))[0]
+        cheat = sorted((root / "solutions" / "04_padding" / "cases" / "cheats").glob("*.patch"))[0]
         cheat.write_text("// APPLIES: 05\n" + cheat.read_text())
         self.fails(root, "solutions/04_padding/cases/good: cases/ holds only the folders",
                    f"{cheat.relative_to(root).as_posix()}: a lab's own cheat applies to its folder's lab")
@@ -257,16 +257,20 @@ class LabsCheck(unittest.TestCase):
         self.assertIn("| NEW: ", (root / "README.md").read_text())
 
     def test_a_new_last_lab_makes_the_generated_lists_stale_and_write_fixes_them(self):
-        # A new lab as the course makes one: both folders copied, the namespace and suites renamed.
-        # Lab 06 copied to the number after the course's last lab.
+        # A new lab as the course makes one: both folders copied, the namespace and suites renamed,
+        # and every other form of its number (lab 06, 06_ldmatrix, --lab 06, its cheats' _06: what
+        # banklab_foreign_refs.py flags when left). Lab 06 copied to the number after the course's last lab.
         root = self.copy()
         last = max(bl.find_labs(root))
         new = f"{int(last) + 1:02d}"
         for side in ("labs", "solutions"):
             shutil.copytree(root / side / "06_ldmatrix", root / side / f"{new}_more")
-            for f in (root / side / f"{new}_more").rglob("*"):
+            for f in sorted((root / side / f"{new}_more").rglob("*")):
                 if f.is_file():
-                    f.write_text(f.read_text().replace("lab06", f"lab{new}").replace("Lab06", f"Lab{new}"))
+                    text = f.read_text().replace("lab06", f"lab{new}").replace("Lab06", f"Lab{new}")
+                    text = re.sub(r"\b([Ll])ab 06\b", rf"\g<1>ab {new}", text).replace("06_ldmatrix", f"{new}_more")
+                    f.unlink()
+                    f.with_name(re.sub(r"_06$", f"_{new}", f.stem) + f.suffix).write_text(text.replace("--lab 06", f"--lab {new}"))
         out = self.fails(root, f"README.md: the first command should say (any lab: lab00 ... lab{new})",
                          f"CMakePresets.json: testPresets lab{new} is missing", "README.md: the lab table differs",
                          "README.md: the points-outcomes table has rows for labs",

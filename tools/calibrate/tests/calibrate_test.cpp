@@ -431,7 +431,7 @@ TEST(CalibrateSass, AcceptsTheNewKernelsAsTheH200BuildListsThem) {
 }
 
 // The shared atomics of the family atomop as the H200 build lists them (cuobjdump -sass of
-// build/cal/banklab-calibrate-standalone, bench/atomics_device.sh, 2026-11-24).
+// build/cal/banklab-calibrate-standalone, bench/experiments/shared_atomics/atomics_device.sh, 2026-11-24).
 TEST(CalibrateSass, AcceptsTheAtomicKernelsAsTheH200BuildListsThemAndNamesAWrongOne) {
   const std::string pre = "\t\tFunction : _ZN7banklab9calibrate41_GLOBAL__N__44f27d7c_9_worker_cu_43ddbdc6";
   auto fn = [&](const std::string& name) { return pre + std::to_string(name.size()) + name + "EPKjjPj\n"; };

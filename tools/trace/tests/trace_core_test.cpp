@@ -596,9 +596,9 @@ TEST(TraceDecode, AZeroFillingCpAsyncReadsNoSourceAndCostsWhatTheH200Measured) {
   }
 }
 
-// Every row of the H200 probe of cp.async's global side (bench/cpasync_source_probe.cu: 4- and
+// Every row of the H200 probe of cp.async's global side (bench/experiments/cpasync_source/cpasync_source_probe.cu: 4- and
 // 8-byte copies, sources 16 * i, width * i and 16 * (i ^ 8)), as the patch records it, costs
-// what ncu measured. (On the GPU, bench/cpasync_source_trace.sh traces the probe itself.)
+// what ncu measured. (On the GPU, bench/experiments/cpasync_source/cpasync_source_trace.sh traces the probe itself.)
 TEST(TraceDecode, CpAsyncRecordsWithSourcesCostWhatTheH200MeasuredForEveryProbeRow) {
   const auto rows = banklab::read_measurements_file(std::string(BANKLAB_DATA_DIR) + "/probe_h200_cpasync_source.csv");
   ASSERT_EQ(rows.size(), 42u);
@@ -617,8 +617,8 @@ TEST(TraceDecode, CpAsyncRecordsWithSourcesCostWhatTheH200MeasuredForEveryProbeR
   EXPECT_LT(old_equal, 42) << "some row must tell the sources from 16 * i";
 }
 
-// bench/cpasync_source_probe.cu's 42 launches traced in one run on the H200 by the tracer that
-// keeps sources (bench/cpasync_source_trace.sh; launches with the same lanes, offsets and source
+// bench/experiments/cpasync_source/cpasync_source_probe.cu's 42 launches traced in one run on the H200 by the tracer that
+// keeps sources (bench/experiments/cpasync_source/cpasync_source_trace.sh; launches with the same lanes, offsets and source
 // banks merge): every recorded instruction is a probe row's shared side with that row's source
 // banks, and costs what ncu measured for it; every row is recorded.
 TEST(TraceReport, RecordedCpAsyncSourceProbeEqualsNsightComputeRowByRow) {
@@ -723,7 +723,7 @@ TEST(TraceImages, KeepsOnlyTheImagesTheRecordedKernelsLinesCanComeFrom) {
 }
 
 namespace {
-// bench/trace_atomics.cu traced on the H200 (bench/atomics_device.sh, 2026-11-24) and, in the same
+// bench/trace_atomics.cu traced on the H200 (bench/experiments/shared_atomics/atomics_device.sh, 2026-11-24) and, in the same
 // call, profiled by ncu (docs/perf/trace_atomics_vs_ncu_h200.csv): shared-atomic instructions and
 // wavefronts per kernel as ncu counted them, and whether two warps of a block run their atomics
 // on the same words (then the passes of a CAS loop depend on how the warps interleave, which
