@@ -43,7 +43,7 @@ case "$mode" in
       > "$out/new/cases.txt" 2>&1; tail -45 "$out/new/cases.txt" ;;
   cheats)
     cd $W/new
-    args=(); for f in $(grep -l "^// TIER: gpu" solutions/*/cases/cheats/*.cu grader/selftest/cheats/*.cu); do args+=(--case "$f"); done
+    args=(); for f in $(grep -l "^// TIER: gpu" solutions/*/cases/cheats/*.cu solutions/*/cases/cheats/*.patch grader/selftest/cheats/*.cu); do args+=(--case "$f"); done
     python3 grader/selftest/run_cases.py --judge b/grader/banklab-judge --kind cheat --tier gpu --gpu --work $W/cheats "${lab_args[@]}" "${args[@]}" \
       > "$out/new/cheats.txt" 2>&1; tail -45 "$out/new/cheats.txt" ;;
   *) sed -n 2,9p "$0"; exit 2 ;;
