@@ -69,6 +69,10 @@ inline int& gpu_gate_fd() {  // the gate of that GpuLock
   static int fd = -1;
   return fd;
 }
+inline bool& gpu_shared_given_up() {  // a TimedRunLock of this process let the shared lock go for a timed pair
+  static bool given = false;
+  return given;
+}
 inline bool& gpu_held_alone() {  // a GpuLock of this process holds the GPU exclusively
   static bool held = false;
   return held;
@@ -124,7 +128,7 @@ inline double wait_for_lock(int fd, int op, std::chrono::microseconds poll, bool
 /// GPU work and lets the taker run first (called where the judge waits for its GPU work anyway,
 /// e.g. FinishesWithin). Nothing where it holds no shared lock.
 inline void yield_to_a_timed_run() {
-  if (gpu_shared_fd() < 0) return;
+  if (gpu_shared_fd() < 0 || gpu_shared_given_up()) return;  // inside its own timed pair: nothing to yield
   bool got = true;
   yield_to_timed_run(gpu_shared_fd(), gpu_gate_fd(), [] { cudaDeviceSynchronize(); }, got);
   if (!got) gpu_shared_fd() = -1;  // the budget ran out: the rest of the test runs without the lock
@@ -219,7 +223,7 @@ class TimedRunLock {
     if (detail::gpu_shared_fd() >= 0) {  // never wait for the exclusive lock holding the shared one
       cudaDeviceSynchronize();
       flock(detail::gpu_shared_fd(), LOCK_UN);
-      gave_up_shared_ = true;
+      gave_up_shared_ = detail::gpu_shared_given_up() = true;
     }
     bool got = false;
     count(detail::take_gated(fd_, gate_, LOCK_EX, std::chrono::microseconds(500), got));
@@ -248,7 +252,7 @@ class TimedRunLock {
   }
   void take_shared_back() {
     if (!gave_up_shared_) return;
-    gave_up_shared_ = false;
+    gave_up_shared_ = detail::gpu_shared_given_up() = false;
     bool got = false;
     count(detail::take_gated(detail::gpu_shared_fd(), detail::gpu_gate_fd(), LOCK_SH, std::chrono::microseconds(500),
                              got));
