@@ -9,7 +9,9 @@
 #            against -j 1.
 #     flips: lab 04's near-line kernels (1.09x, 1.17x) 16 at once beside 4 whole GPU-tier grades,
 #            under timed-kernels (FLIP_SCOPE to change), each verdict against the kernel alone.
-#   Env: BUDGET_S (default 510: no run starts past it; build included), N, LABS, ROUNDS, FLIP_SCOPE.
+#   Env: BUDGET_S (default 510: no run starts past it; build included), N, LABS, ROUNDS, FLIP_SCOPE,
+#   LOCK_WAITS=1 (count the judges' lock waits of a second or more: grade-class --keep-work, whose
+#   copying adds to every scope's wall time alike).
 # Builds the judge in build/lockscope (kept between calls while the machine is warm). Writes
 # $OUT/class/gpu_throughput.txt, $OUT/flips/gpu_throughput.txt (+ .json), $OUT/summary.txt.
 # DRY_RUN=1: no build, no GPU (tools/batch/tests/fake_judge.py): checks the script here.
@@ -39,7 +41,8 @@ unset BANKLAB_GPU_LOCK_SCOPE
 if [[ $part == class || $part == all ]]; then
   reserve=0; [[ $part == all ]] && reserve=200     # the flips' share of the budget
   python3 bench/gpu_throughput.py "${dry[@]}" --judge "$J" --labs ${LABS:-05} -n "${N:-8}" --jobs 1 8 --gpus 1 \
-    --scopes default timed-kernels --rounds "${ROUNDS:-1}" --flips 0 --budget "$(left $reserve)" --out "$out/class"
+    --scopes default timed-kernels --rounds "${ROUNDS:-1}" --flips 0 --budget "$(left $reserve)" --out "$out/class" \
+    ${LOCK_WAITS:+--lock-waits}
   cat "$out/class/gpu_throughput.txt" >> "$S"
 fi
 if [[ $part == flips || $part == all ]]; then

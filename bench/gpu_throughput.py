@@ -110,7 +110,8 @@ class Bench:
         out = self.work / f"lab{lab}" / f"out-g{g}-j{j}-{scope}-{time.monotonic_ns()}"
         cmd = [sys.executable, str(self.course / "tools" / "batch" / "grade-class"), str(subs), "--out", str(out),
                "--lab", lab, "-j", str(j), "--tier", "all", "--quiet", "--judge", str(self.judge),
-               "--course", str(self.course)] + ([] if self.a.dry_run else ["--graded"])
+               "--course", str(self.course)] + ([] if self.a.dry_run else ["--graded"]) + \
+              (["--keep-work"] if self.a.lock_waits else [])
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=self.visible(g))
         env.pop("BANKLAB_GPU_LOCK_SCOPE", None)
         if scope != "default":
@@ -123,8 +124,30 @@ class Bench:
             d = json.loads(f.read_text())
             verdicts[d["student"]] = {v["test"]: v["status"] for v in d["verdicts"]}
         return {"lab": lab, "gpus": g, "jobs": j, "scope": scope, "n": len(verdicts), "wall_s": round(wall, 2),
-                "rc": p.returncode,
+                "rc": p.returncode, "lock_waits": self.counted_waits(out),
                 "verdicts": verdicts, "tail": (p.stdout + p.stderr).strip().splitlines()[-3:]}
+
+    def counted_waits(self, out: Path) -> list[float]:
+        """--lock-waits: the judges' lock waits under `out`/work (then removed: build folders)."""
+        if not self.a.lock_waits:
+            return []
+        waits = self.lock_waits(out / "work")
+        shutil.rmtree(out / "work", ignore_errors=True)
+        return waits
+
+    @staticmethod
+    def lock_waits(out: Path) -> list[float]:
+        """The waits of a second or more for the GPU lock the judges' logs under `out` name
+        ("[ GPU LOCK ] ... (waited 1.2 s)"), in seconds."""
+        waits = []
+        for f in out.rglob("*.log"):
+            for line in f.read_text(errors="replace").splitlines():
+                if "[ GPU LOCK ]" in line and "(waited " in line:
+                    try:
+                        waits.append(float(line.rsplit("(waited ", 1)[1].split()[0]))
+                    except (IndexError, ValueError):
+                        pass
+        return waits
 
     @staticmethod
     def differ(base: dict, run: dict) -> list[str]:
@@ -200,8 +223,10 @@ class Bench:
         n = max(r["n"], 1)
         same = "baseline" if first else ("all equal" if not diff else f"{len(diff)} DIFFER: {diff[0]}")
         bad = "" if r["rc"] == 0 else f"  (grade-class exit {r['rc']}: {' | '.join(r['tail'])[:200]})"
+        w = r["lock_waits"]
+        waits = f"; {len(w)} lock wait(s) >= 1 s, longest {max(w):.1f} s" if w else ""
         self.say(f"{lab:>3} {g:>4} {j:>3} {scope:>13} {r['n']:>3} {r['wall_s']:>7.1f} {r['wall_s'] / n:>6.2f} "
-                 f"{r['wall_s'] * g / n:>9.2f}  {same}{bad}")
+                 f"{r['wall_s'] * g / n:>9.2f}  {same}{waits}{bad}")
         r.pop("verdicts")
         self.data["class"].append(r)
 
@@ -361,6 +386,9 @@ def main() -> int:
     ap.add_argument("--scopes", nargs="+", default=["default"],
                     help="GPU lock scopes compared (BANKLAB_GPU_LOCK_SCOPE; default: unset)")
     ap.add_argument("--rounds", type=int, default=1, help="runs of each scope at each -j (order alternating)")
+    ap.add_argument("--lock-waits", action="store_true",
+                    help="count the judges' GPU lock waits of a second or more (grade-class --keep-work: its "
+                         "copying adds to the wall time, alike for every scope)")
     ap.add_argument("--flips", type=int, default=16, help="near-line judges at once (0: no flips part)")
     ap.add_argument("--flip-shares", nargs="+", type=int, default=[25, 40])
     ap.add_argument("--flip-company", type=int, default=0,
