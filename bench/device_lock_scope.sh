@@ -3,10 +3,11 @@
 # interleaved timed pair, shared for all other GPU work; grader/gpu/gpu_lock.hpp, docs/dev/GRADER.md)
 # against the default, one command:
 #   bash bench/device_lock_scope.sh [all|class|flips]
-#     class: lab 05 classes of N=8 (LABS="05 04" for lab 04 too) graded --tier all --graded at -j 1
-#            (the verdicts' baseline, default scope) and -j 8 with the default scope and
-#            timed-kernels interleaved (ROUNDS=2: A B B A); seconds a submission, every verdict
-#            against -j 1.
+#     class: lab 05 classes of N=8 (LABS="05 04" for lab 04 too) graded --tier all --graded at -j 8
+#            with the default scope and timed-kernels interleaved (ROUNDS=2: A B B A), then at
+#            -j 1 (default scope; last, so that a short budget loses it rather than the pair);
+#            seconds a submission, every verdict against the first run (a -j 1 row that DIFFERs
+#            names a verdict that moved under -j 8).
 #     flips: lab 04's near-line kernels (1.09x, 1.17x) 16 at once beside 4 whole GPU-tier grades,
 #            under timed-kernels (FLIP_SCOPE to change), each verdict against the kernel alone.
 #   Env: BUDGET_S (default 510: no run starts past it; build included), N, LABS, ROUNDS, FLIP_SCOPE,
@@ -40,7 +41,7 @@ left() { echo $(( ${BUDGET_S:-510} - ($(date +%s) - t0) - ${1:-0} )); }
 unset BANKLAB_GPU_LOCK_SCOPE
 if [[ $part == class || $part == all ]]; then
   reserve=0; [[ $part == all ]] && reserve=200     # the flips' share of the budget
-  python3 bench/gpu_throughput.py "${dry[@]}" --judge "$J" --labs ${LABS:-05} -n "${N:-8}" --jobs 1 8 --gpus 1 \
+  python3 bench/gpu_throughput.py "${dry[@]}" --judge "$J" --labs ${LABS:-05} -n "${N:-8}" --jobs 8 1 --gpus 1 \
     --scopes default timed-kernels --rounds "${ROUNDS:-1}" --flips 0 --budget "$(left $reserve)" --out "$out/class" \
     ${LOCK_WAITS:+--lock-waits}
   cat "$out/class/gpu_throughput.txt" >> "$S"
