@@ -4,6 +4,7 @@
 
   bench/device_gpu_integrity.sh build                 # once per machine: the judge in /tmp/gi/tree
   OUT=DIR python3 bench/gpu_throughput.py [--labs 05 ...] [-n 10] [--jobs 1 4 8 16] [--gpus 1 2]
+                                          [--scopes default timed-kernels] [--rounds 1]
                                           [--flips 16] [--trace-proof] [--budget 540] [--dry-run]
 
 Class: for each lab, a class of N (four solutions to one stub, each file unique: batch_throughput's
@@ -12,7 +13,10 @@ G (CUDA_VISIBLE_DEVICES naming the first G GPUs nvidia-smi lists; grade-class sp
 over them; -j 1 only with the first G, as one judge at a time uses one GPU); prints wall seconds, seconds a submission, and seconds a submission per GPU (wall x G /
 N), and compares every verdict of every run with the lab's first run (-j 1 on the first G): a
 timing test whose verdict moves with -j is named. Then the time of a course of 200 students and 8
-labs from the labs measured.
+labs from the labs measured. --scopes: the GPU lock's scopes compared (BANKLAB_GPU_LOCK_SCOPE of
+every judge; `default`: unset, the judge's constants), interleaved at each -j (-j 1 only with the
+first: one judge alone takes no lock from another); --rounds R repeats each -j's runs R times, the
+scopes' order reversed every other round (A B, B A, ...), so that drift hits both alike.
 
 Flips (--flips K, 0 skips): lab 04's near-line kernels (bench/near_line_kernel.py: P = 25 %, 1.09x
 the reference; P = 40 %, 1.17x; docs/perf/gpu_tier_integrity.md), each timing test run three
@@ -102,12 +106,16 @@ class Bench:
         return [sys.executable, str(self.judge)] if self.judge.suffix == ".py" else [str(self.judge)]
 
     # ------------------------------------------------------------------ the class
-    def grade_class(self, subs: Path, lab: str, g: int, j: int) -> dict:
-        out = self.work / f"lab{lab}" / f"out-g{g}-j{j}"
+    def grade_class(self, subs: Path, lab: str, g: int, j: int, scope: str = "default") -> dict:
+        out = self.work / f"lab{lab}" / f"out-g{g}-j{j}-{scope}-{time.monotonic_ns()}"
         cmd = [sys.executable, str(self.course / "tools" / "batch" / "grade-class"), str(subs), "--out", str(out),
                "--lab", lab, "-j", str(j), "--tier", "all", "--quiet", "--judge", str(self.judge),
-               "--course", str(self.course)] + ([] if self.a.dry_run else ["--graded"])
+               "--course", str(self.course)] + ([] if self.a.dry_run else ["--graded"]) + \
+              (["--keep-work"] if self.a.lock_waits else [])
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=self.visible(g))
+        env.pop("BANKLAB_GPU_LOCK_SCOPE", None)
+        if scope != "default":
+            env["BANKLAB_GPU_LOCK_SCOPE"] = scope
         t = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         wall = time.monotonic() - t
@@ -115,8 +123,31 @@ class Bench:
         for f in sorted((out / "results").glob(f"*/lab{lab}.json")):
             d = json.loads(f.read_text())
             verdicts[d["student"]] = {v["test"]: v["status"] for v in d["verdicts"]}
-        return {"lab": lab, "gpus": g, "jobs": j, "n": len(verdicts), "wall_s": round(wall, 2), "rc": p.returncode,
+        return {"lab": lab, "gpus": g, "jobs": j, "scope": scope, "n": len(verdicts), "wall_s": round(wall, 2),
+                "rc": p.returncode, "lock_waits": self.counted_waits(out),
                 "verdicts": verdicts, "tail": (p.stdout + p.stderr).strip().splitlines()[-3:]}
+
+    def counted_waits(self, out: Path) -> list[float]:
+        """--lock-waits: the judges' lock waits under `out`/work (then removed: build folders)."""
+        if not self.a.lock_waits:
+            return []
+        waits = self.lock_waits(out / "work")
+        shutil.rmtree(out / "work", ignore_errors=True)
+        return waits
+
+    @staticmethod
+    def lock_waits(out: Path) -> list[float]:
+        """The waits of a second or more for the GPU lock the judges' logs under `out` name
+        ("[ GPU LOCK ] ... (waited 1.2 s)"), in seconds."""
+        waits = []
+        for f in out.rglob("*.log"):
+            for line in f.read_text(errors="replace").splitlines():
+                if "[ GPU LOCK ]" in line and "(waited " in line:
+                    try:
+                        waits.append(float(line.rsplit("(waited ", 1)[1].split()[0]))
+                    except (IndexError, ValueError):
+                        pass
+        return waits
 
     @staticmethod
     def differ(base: dict, run: dict) -> list[str]:
@@ -132,8 +163,8 @@ class Bench:
         a = self.a
         self.say(f"== class: N = {a.n} per lab (4 solutions : 1 stub), --tier all{'' if a.dry_run else ' --graded'}; "
                  f"GPUs seen: {len(self.gpus)}")
-        self.say(f"{'lab':>3} {'GPUs':>4} {'-j':>3} {'N':>3} {'wall s':>7} {'s/sub':>6} {'s/sub/GPU':>9}  "
-                 "verdicts vs the lab's first run")
+        self.say(f"{'lab':>3} {'GPUs':>4} {'-j':>3} {'scope':>13} {'N':>3} {'wall s':>7} {'s/sub':>6} "
+                 f"{'s/sub/GPU':>9}  verdicts vs the lab's first run")
         for lab in a.labs:
             texts = kernel_texts(lab, bad=False)          # [stub, solution]
             if len(texts) < 2:
@@ -141,7 +172,7 @@ class Bench:
                 continue
             subs = self.work / f"lab{lab}" / "subs"
             write_class(subs, lab, a.n, texts, pick=lambda i: 0 if i % 5 == 4 else 1)
-            base = base_v = None
+            self.base_v = None
             for g in a.gpus:
                 if g > len(self.gpus):
                     self.say(f"{lab:>3} {g:>4}   -  only {len(self.gpus)} GPU(s) here: skipped")
@@ -149,20 +180,55 @@ class Bench:
                 for j in a.jobs:
                     if j == 1 and g != a.gpus[0]:
                         continue       # one judge at a time uses one GPU however many it may use
-                    if self.over_budget(f"lab {lab}, {g} GPU(s), -j {j}"):
-                        continue
-                    r = self.grade_class(subs, lab, g, j)
-                    base, base_v = (base, base_v) if base else (r, r["verdicts"])
-                    diff = self.differ(base_v, r["verdicts"])
-                    r["differ"] = diff
-                    n = max(r["n"], 1)
-                    same = "baseline" if r is base else ("all equal" if not diff else f"{len(diff)} DIFFER: {diff[0]}")
-                    bad = "" if r["rc"] == 0 else f"  (grade-class exit {r['rc']}: {' | '.join(r['tail'])[:200]})"
-                    self.say(f"{lab:>3} {g:>4} {j:>3} {r['n']:>3} {r['wall_s']:>7.1f} {r['wall_s'] / n:>6.2f} "
-                             f"{r['wall_s'] * g / n:>9.2f}  {same}{bad}")
-                    r.pop("verdicts")
-                    self.data["class"].append(r)
+                    for scope in self.scope_order(j):
+                        self.class_row(subs, lab, g, j, scope)
+        self.scopes_paired()
         self.course_projection()
+
+    def scopes_paired(self) -> None:
+        """Each lab, GPU count and -j measured with several scopes: mean seconds a submission per GPU of each."""
+        rows = [r for r in self.data["class"] if r["n"]]
+        keys = sorted({(r["lab"], r["gpus"], r["jobs"]) for r in rows})
+        lines = []
+        for lab, g, j in keys:
+            per = {}
+            for sc in self.a.scopes:
+                v = [r["wall_s"] * g / r["n"] for r in rows
+                     if (r["lab"], r["gpus"], r["jobs"], r["scope"]) == (lab, g, j, sc)]
+                if v:
+                    per[sc] = statistics.mean(v)
+            if len(per) > 1:
+                lines.append(f"  lab {lab}, {g} GPU(s), -j {j}: " + ", ".join(f"{sc} {x:.2f}" for sc, x in per.items()))
+        if lines:
+            self.say("== scopes compared (mean s/sub/GPU over the rounds)")
+            for line in lines:
+                self.say(line)
+
+    def scope_order(self, j: int) -> list[str]:
+        """The scopes' runs at -j `j`: each once per round, reversed every other round; -j 1 the first once."""
+        sc = self.a.scopes
+        if j == 1:
+            return sc[:1]
+        return [x for r in range(self.a.rounds) for x in (sc if r % 2 == 0 else sc[::-1])]
+
+    def class_row(self, subs: Path, lab: str, g: int, j: int, scope: str) -> None:
+        if self.over_budget(f"lab {lab}, {g} GPU(s), -j {j}, scope {scope}"):
+            return
+        r = self.grade_class(subs, lab, g, j, scope)
+        first = self.base_v is None
+        if first:
+            self.base_v = r["verdicts"]
+        diff = self.differ(self.base_v, r["verdicts"])
+        r["differ"] = diff
+        n = max(r["n"], 1)
+        same = "baseline" if first else ("all equal" if not diff else f"{len(diff)} DIFFER: {diff[0]}")
+        bad = "" if r["rc"] == 0 else f"  (grade-class exit {r['rc']}: {' | '.join(r['tail'])[:200]})"
+        w = r["lock_waits"]
+        waits = f"; {len(w)} lock wait(s) >= 1 s, longest {max(w):.1f} s" if w else ""
+        self.say(f"{lab:>3} {g:>4} {j:>3} {scope:>13} {r['n']:>3} {r['wall_s']:>7.1f} {r['wall_s'] / n:>6.2f} "
+                 f"{r['wall_s'] * g / n:>9.2f}  {same}{waits}{bad}")
+        r.pop("verdicts")
+        self.data["class"].append(r)
 
     def course_projection(self) -> None:
         rows = [r for r in self.data["class"] if r["n"]]
@@ -170,12 +236,13 @@ class Bench:
             return
         self.say("== a course of 200 students x 8 labs (from the labs measured; mean over them x 8 where "
                  "not all 8 were)")
-        for g in sorted({r["gpus"] for r in rows}):
-            for j in sorted({r["jobs"] for r in rows if r["gpus"] == g}):
-                per = [r["wall_s"] / r["n"] for r in rows if r["gpus"] == g and r["jobs"] == j]
-                labs = {r["lab"] for r in rows if r["gpus"] == g and r["jobs"] == j}
-                hours = 200 * statistics.mean(per) * 8 / 3600
-                self.say(f"  {g} GPU(s), -j {j}: {hours:.2f} h on one node ({len(labs)} lab(s) measured)")
+        for key in sorted({(r["gpus"], r["jobs"], r.get("scope", "default")) for r in rows}):
+            sel = [r for r in rows if (r["gpus"], r["jobs"], r.get("scope", "default")) == key]
+            per = [r["wall_s"] / r["n"] for r in sel]
+            labs = {r["lab"] for r in sel}
+            hours = 200 * statistics.mean(per) * 8 / 3600
+            self.say(f"  {key[0]} GPU(s), -j {key[1]}, scope {key[2]}: {hours:.2f} h on one node "
+                     f"({len(labs)} lab(s) measured)")
 
     # ------------------------------------------------------------------ near-line flips
     def build(self, lab: str, source: Path, work: Path) -> bool:
@@ -245,7 +312,9 @@ class Bench:
 
     def flips_part(self) -> None:
         a = self.a
-        self.say(f"== near-line flips: {FLIP_TEST}, {a.flips} at once on one GPU sharing its lock")
+        self.say(f"== near-line flips: {FLIP_TEST}, {a.flips} at once on one GPU sharing its lock (+ "
+                 f"{a.flip_company} whole GPU-tier grades), lock scope "
+                 f"{os.environ.get('BANKLAB_GPU_LOCK_SCOPE') or 'default'}")
         for p in a.flip_shares:
             src = self.work / f"near{p}.cu"
             src.write_text(near_line_kernel(p))
@@ -314,6 +383,12 @@ def main() -> int:
     ap.add_argument("-n", type=int, default=10, help="submissions per lab (default 10)")
     ap.add_argument("--jobs", nargs="+", type=int, default=[1, 8])
     ap.add_argument("--gpus", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--scopes", nargs="+", default=["default"],
+                    help="GPU lock scopes compared (BANKLAB_GPU_LOCK_SCOPE; default: unset)")
+    ap.add_argument("--rounds", type=int, default=1, help="runs of each scope at each -j (order alternating)")
+    ap.add_argument("--lock-waits", action="store_true",
+                    help="count the judges' GPU lock waits of a second or more (grade-class --keep-work: its "
+                         "copying adds to the wall time, alike for every scope)")
     ap.add_argument("--flips", type=int, default=16, help="near-line judges at once (0: no flips part)")
     ap.add_argument("--flip-shares", nargs="+", type=int, default=[25, 40])
     ap.add_argument("--flip-company", type=int, default=0,
