@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import runpy
 from pathlib import Path
 
+runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_site as site  # noqa: E402
-import lab_work  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
+from banklab.docs import lab_work as lab_work  # noqa: E402
 
 
 def main() -> int:

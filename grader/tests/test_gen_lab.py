@@ -40,7 +40,7 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
 
 
 def run(gen, files, out):
-    return subprocess.run([sys.executable, gen, files["toml"], out, "--probe", files["probe"],
+    return subprocess.run([sys.executable, "-m", gen, files["toml"], out, "--probe", files["probe"],
                            "--answers", files["answers"]], capture_output=True, text=True)
 
 
@@ -48,9 +48,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     a = ap.parse_args()
-    gen = os.path.join(a.root, "tools", "lablib", "banklab_gen.py")
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_labs   # noqa: E402  (the one reader of what a lab is)
+    gen = "banklab.lab.gen"
+    from banklab.lab import labs as banklab_labs   # noqa: E402  (the one reader of what a lab is)
     lab = banklab_labs.find_labs(a.root)["05"]
     src = {"toml": str(lab.description_path), "probe": str(lab.probe), "answers": str(lab.answers_path)}
     bad = 0

@@ -22,8 +22,7 @@ import subprocess
 import sys
 import tomllib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "lablib"))
-import banklab_gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
+from banklab.lab import gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
 
 
 def offsets(q, x):
@@ -46,8 +45,7 @@ def main():
     a = ap.parse_args()
     bad = 0
     checked = 0
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_labs  # the one rule of what a lab is
+    from banklab.lab import labs as banklab_labs  # the one rule of what a lab is
     for lab_record in banklab_labs.find_labs(Path(a.root)).values():
         lab = lab_record.number
         path = os.path.relpath(lab_record.answers_path, a.root)

@@ -17,8 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_labs  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 TEACHING = re.compile(r"banklab explain|wavefront|prediction|bank", re.I)
 
 

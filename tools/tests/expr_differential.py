@@ -247,8 +247,7 @@ def main():
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--count", type=int, default=3000)
     a = ap.parse_args()
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_expr as be  # noqa: E402
+    from banklab.lab import expr as be  # noqa: E402
 
     exprs = []        # (where, text)
     accesses = []     # (where, op, width, mask, text)

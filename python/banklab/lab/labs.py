@@ -59,7 +59,7 @@ class DescriptionError(ValueError):
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def lab_number(text: str | Path) -> str | None:

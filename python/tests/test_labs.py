@@ -15,8 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-import banklab_labs as bl   # noqa: E402
+from banklab.lab import labs as bl   # noqa: E402
 
 LABS_CHECK = ROOT / "tools" / "labs-check"
 

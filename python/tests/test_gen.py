@@ -10,8 +10,7 @@ import sys
 import tomllib
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import banklab_gen as gen  # noqa: E402
+from banklab.lab import gen as gen  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 

@@ -319,7 +319,7 @@ def evaluate(text: str, **env: int) -> int:
 
 # ---- the op table, read from the model -----------------------------------------------------------
 
-_ROOT = Path(__file__).resolve().parents[2]   # the course: tools/lablib/ is two levels down
+_ROOT = Path(__file__).resolve().parents[3]   # the course: python/banklab/lab/ is three levels down
 
 
 def _read(root: Path, rel: str) -> str:
