@@ -24,7 +24,7 @@ option(BANKLAB_GRADED "Instructor's graded mode: a GPU test that cannot run fail
 
 find_program(BANKLAB_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR})
 find_program(BANKLAB_NCU ncu HINTS ${CUDAToolkit_BIN_DIR})
-include(BanklabPython)   # BANKLAB_PY: how CMake runs the course's Python
+include(${CMAKE_CURRENT_LIST_DIR}/BanklabPython.cmake)   # BANKLAB_PY: how CMake runs the course's Python
 set(BANKLAB_GENERATED_DIR ${CMAKE_BINARY_DIR}/grader/generated)
 
 function(banklab_lab_description num folder out_var)

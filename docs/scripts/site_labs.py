@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The labs the course site has, as JSON, for the site's tests that are not Python
-(docs/tests/browser.mjs): read from the labs' descriptions through tools/lablib (banklab_site.find_labs),
+(docs/tests/browser.mjs): read from the labs' descriptions through python/banklab/lab (banklab_site.find_labs),
 so a new lab joins the browser tests with no list to edit.
 
   site_labs.py --source S      [{"num": "05", "folder": "05_swizzle", "page": "lab05_swizzle.html",

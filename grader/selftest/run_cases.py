@@ -34,7 +34,7 @@ import materialize  # noqa: E402
 
 
 def lab_dirs() -> dict[str, str]:
-    """{"05": "05_swizzle"}: the labs tools/lablib/banklab_labs.py finds."""
+    """{"05": "05_swizzle"}: the labs python/banklab/lab/labs.py finds."""
     return materialize.banklab_labs.lab_folders(ROOT)
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""tools/lablib/banklab_gen.py refuses a broken lab description, naming the file and the key.
+"""python/banklab/lab/gen.py refuses a broken lab description, naming the file and the key.
 
 Each case edits a copy of lab 05's description labs/05_swizzle/judge/lab.toml, of its answers
 solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (found through
-tools/lablib/banklab_labs.py) and expects banklab_gen.py to fail with a message that names the file
+python/banklab/lab/labs.py) and expects banklab_gen.py to fail with a message that names the file
 and says what is wrong; the unedited description must pass.
 
   test_gen_lab.py --root .

@@ -4,7 +4,7 @@
 For each question answered by an `access` line (solutions/NN_name/answers.toml), `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
 line as the description prints it; a question's x is put in as a number) must draw exactly what
 `banklab explain --line` draws for the offsets the description means (the expression evaluated
-here with C's operators, as tools/lablib/banklab_gen.py emits it for the judge). So the expression language
+here with C's operators, as python/banklab/lab/gen.py emits it for the judge). So the expression language
 and the judge's C++ agree on every question, and a student can paste the line as printed.
 
   test_lab_questions.py --banklab build/dev/tools/banklab --root . [--expect DIR]

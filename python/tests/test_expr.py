@@ -1,8 +1,8 @@
-"""Unit tests of tools/lablib/banklab_expr.py, the lane-expression evaluator (one generic check per
+"""Unit tests of python/banklab/lab/expr.py, the lane-expression evaluator (one generic check per
 rule, the cases as data). The C++ evaluator gives the same on many more expressions: CTest
 cli.ExprPythonAgreesWithCpp (tools/tests/expr_differential.py).
 
-  python3 -m unittest discover -s tools/lablib -p 'test_banklab_expr.py' -v
+  python3 -m unittest discover -s python/banklab/lab -p 'test_banklab_expr.py' -v
 """
 import ast
 import shutil

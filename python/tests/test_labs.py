@@ -1,8 +1,8 @@
-"""Tests of what a lab is (tools/lablib/banklab_labs.py) and of tools/labs-check, which must fail
+"""Tests of what a lab is (python/banklab/lab/labs.py) and of tools/labs-check, which must fail
 when a lab's files disagree with its description: each rule is broken in a copy of the course and
 labs-check must name the file; the real tree must pass.
 
-  python3 -m unittest discover -s tools/lablib -p 'test_*.py' -v
+  python3 -m unittest discover -s python/banklab/lab -p 'test_*.py' -v
 """
 
 import re
@@ -96,7 +96,7 @@ class LabsCheck(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-labs-check-"))
         cls.base = cls.tmp / "base"
         cls.base.mkdir()
-        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "tools/lablib", "tools/trace/tests",
+        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "python", "tools/trace/tests",
                   "common/include/banklab", "common/src"):
             if (ROOT / d).is_dir():
                 shutil.copytree(ROOT / d, cls.base / d)

@@ -41,7 +41,7 @@ answer     No answer of solutions/NN_name/answers.toml:
                        `6 & 3 ^ 7` does not hold `3 ^ 7`; as tokens, `132 * 34 * 4` does not
                        hold `32 * 34 * 4` either);
              - number  the value the model grades against (the solution's own constant
-                       `kName = ...`, evaluated with tools/lablib/banklab_expr.py). Small numbers
+                       `kName = ...`, evaluated with python/banklab/lab/expr.py). Small numbers
                        are everywhere, so a number counts only in its question's context: the
                        question's constant assigned (`kName = <expression of that value>`,
                        `kName: ...`), in any file.

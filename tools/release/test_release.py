@@ -64,7 +64,7 @@ def main() -> int:
     if r.returncode != 0:
         failures.append("the release gives answers away (tools/release/check_no_answers.py):\n" + r.stdout[-3000:])
 
-    labs = list(banklab_labs.find_labs(rel))   # the release's labs (tools/lablib/banklab_labs.py)
+    labs = list(banklab_labs.find_labs(rel))   # the release's labs (python/banklab/lab/labs.py)
     run(["cmake", "--preset", "dev"], rel, logs / "configure.log")
     run(["cmake", "--build", "--preset", "dev"], rel, logs / "build.log")
     has_gpu = shutil.which("nvidia-smi") is not None and subprocess.run(

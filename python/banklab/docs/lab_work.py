@@ -157,7 +157,7 @@ def explorer_specs(lab_dir: Path) -> list[ExplorerSpec]:
 def lane_eval(expr: str, **env: int) -> list[int] | None:
     """Each lane's value of a lane expression (HTML entities decoded) as a 32-bit offset, with the
     variables of `env` besides `lane` (x=...); None when it does not parse or fails in some lane.
-    The evaluator is the course's one, tools/lablib/banklab_expr.py: C's operators, as `banklab
+    The evaluator is the course's one, python/banklab/lab/expr.py: C's operators, as `banklab
     explain` (no Python eval: Python's // and % floor where C truncates)."""
     try:
         e = banklab_expr.Expr(html.unescape(expr), ("lane",) + tuple(env))
@@ -173,7 +173,7 @@ def answered_questions(lab) -> list[dict]:
     """The questions of a lab (a banklab_labs.Lab), each with the keys of its answer table in
     solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; a question without an
     answer (and every question where the file does not exist: the student release) as the
-    description has it. Read through tools/lablib (Lab.answers()), as the judge's generator reads them."""
+    description has it. Read through python/banklab/lab (Lab.answers()), as the judge's generator reads them."""
     answers = lab.answers() or {}
     return [{**q, **answers.get(q.get("name", ""), {})} for q in lab.questions]
 
@@ -329,7 +329,7 @@ def _main(argv: list[str]) -> int:
     if not any(lab.info.answers() is not None for lab in site.find_labs(root)):
         print(f"{root}: no solutions/NN_name/answers.toml: run this in the course repository", file=sys.stderr)
         return 1
-    print("# What the student site leaves out (written when the release is made: docs/scripts/lab_work.py hidden).")
+    print("# What the student site leaves out (written when the release is made: python/banklab/docs/lab_work.py hidden).")
     print("# Each line: the lab that asks about it, then a measured row of")
     print("# common/data/h200_wavefronts_named.csv or a figure. Regenerate it; do not edit.")
     for line in hidden_lines(root):

@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from banklab.lab import labs as banklab_labs  # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
+from banklab.lab import labs as banklab_labs  # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
 
 FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
@@ -130,7 +130,7 @@ def read_all_figures(root: Path) -> list[Figure]:
 
 
 # --------------------------------------------------------------------------------------------
-# Labs: what tools/lablib/banklab_labs.py finds (a folder labs/NN_name/ with its description
+# Labs: what python/banklab/lab/labs.py finds (a folder labs/NN_name/ with its description
 # labs/NN_name/judge/lab.toml), in number order.
 # --------------------------------------------------------------------------------------------
 @dataclasses.dataclass

@@ -29,8 +29,8 @@ import time
 import tomllib
 from pathlib import Path
 
-from banklab.lab import labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
-from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: tools/batch/banklab_gpus.py)
+from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
 from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
@@ -74,7 +74,7 @@ def sha256_of(path: Path) -> str:
 # --------------------------------------------------------------------------- labs
 
 def find_labs(root: Path) -> dict[str, str]:
-    """The labs of the course at `root` ({"05": "05_swizzle"}): tools/lablib/banklab_labs.py."""
+    """The labs of the course at `root` ({"05": "05_swizzle"}): python/banklab/lab/labs.py."""
     return bl.lab_folders(root)
 
 
@@ -210,7 +210,7 @@ def find_judge(root: Path, given: str | None = None) -> Path:
 def judge_identity(judge: Path, course: Path) -> str:
     """sha256 of what decides a verdict besides the submission: the judge binary and the course
     files it compiles with a student's file (grader/include, common/include, each lab's probe,
-    judge code, description and answers, and tools/lablib, which generates C++ from the last two).
+    judge code, description and answers, and python/banklab/lab/, which generates C++ from the last two).
     A result is reused only when this is unchanged: a fixed judge regrades the class."""
     h = hashlib.sha256(judge.read_bytes())
     files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]

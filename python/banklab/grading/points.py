@@ -18,8 +18,8 @@ import time
 import tomllib
 from pathlib import Path
 
-from banklab.lab import labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
-from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: tools/batch/banklab_gpus.py)
+from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
 from typing import Iterable
 
 
