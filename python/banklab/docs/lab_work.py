@@ -329,7 +329,7 @@ def _main(argv: list[str]) -> int:
     if not any(lab.info.answers() is not None for lab in site.find_labs(root)):
         print(f"{root}: no solutions/NN_name/answers.toml: run this in the course repository", file=sys.stderr)
         return 1
-    print("# What the student site leaves out (written when the release is made: python/banklab/docs/lab_work.py hidden).")
+    print("# What the student site leaves out (written when the release is made: python3 python/banklab_run.py -m banklab.docs.lab_work hidden).")
     print("# Each line: the lab that asks about it, then a measured row of")
     print("# common/data/h200_wavefronts_named.csv or a figure. Regenerate it; do not edit.")
     for line in hidden_lines(root):
