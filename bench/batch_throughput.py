@@ -19,11 +19,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import runpy
 from pathlib import Path
 
+runpy.run_path(str(Path(__file__).resolve().parents[1] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_labs  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 
 
 def kernel_texts(lab_nr: str, bad: bool = True) -> list[str]:

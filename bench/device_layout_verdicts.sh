@@ -17,7 +17,7 @@ bld() {  # tree, where
     cmake --build "$2/b" --target banklab_judge -j 8 >"$2.log" 2>&1 || { tail -n 30 "$2.cfg" "$2.log"; return 1; }
 }
 mode=${1:-}; shift; only=("$@")   # the labs to grade (all without any)
-labs() { python3 tools/lablib/banklab_labs.py list | while read -r n f; do
+labs() { python3 python/banklab_run.py -m banklab.lab.labs list | while read -r n f; do
   [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $n "* ]] && echo "$n $f"; done; }
 lab_args=(); for n in "${only[@]}"; do lab_args+=(--lab "$n"); done
 case "$mode" in

@@ -18,7 +18,7 @@ cmake --build "$b" --target banklab_judge banklab -j "$(nproc)" >"$logs/build.lo
 judge=$b/grader/banklab-judge
 
 for grade in solutions labs; do
-  # the labs: tools/labs-check --list, one "NN NN_name" line each (tools/lablib/banklab_labs.py)
+  # the labs: tools/labs-check --list, one "NN NN_name" line each (python/banklab/lab/labs.py)
   while read -r n folder <&3; do
     work=$b/perf-$grade-$n
     echo "== $grade lab$n"

@@ -11,7 +11,7 @@ judge=$b/grader/banklab-judge
 tmp=$(mktemp -d)
 for i in $(seq 1 "$n"); do
   for grade in solutions labs; do
-    # the labs: tools/labs-check --list, one "NN NN_name" line each (tools/lablib/banklab_labs.py)
+    # the labs: tools/labs-check --list, one "NN NN_name" line each (python/banklab/lab/labs.py)
     while read -r lab folder <&3; do
       "$judge" grade --lab "$lab" --source "$root/$grade/$folder/kernel.cu" --work "$tmp/w-$grade-$lab" \
         --json "$tmp/g.json" --tier gpu </dev/null >/dev/null 2>&1

@@ -46,14 +46,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import runpy
 from pathlib import Path
 
+runpy.run_path(str(Path(__file__).resolve().parents[1] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tools" / "batch"))
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_gpus                    # noqa: E402
-import banklab_labs                    # noqa: E402
+from banklab.grading import gpus as banklab_gpus                    # noqa: E402
+from banklab.lab import labs as banklab_labs                    # noqa: E402
 from batch_throughput import kernel_texts, write_class   # noqa: E402
 from near_line_kernel import near_line_kernel            # noqa: E402
 

@@ -27,11 +27,13 @@ import re
 import subprocess
 import sys
 import time
+import runpy
 from pathlib import Path
 
+runpy.run_path(str(Path(__file__).resolve().parents[1] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_labs  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 
 # Cases whose kernels test what sharing a process could change (solutions/NN_name/cases/...).
 ISOLATION_CASES = [

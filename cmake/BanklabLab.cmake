@@ -13,7 +13,7 @@
 #
 #   banklab_lab_description(<NN> <folder> <OUT_VAR>)
 #
-# tools/lablib/banklab_gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
+# python/banklab/lab/gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
 # when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
 # probe and the judge) and labNN_questions_test.cpp (the prediction tests; its path goes to
 # OUT_VAR, a source of banklab-judge). It runs at configure time too, so that CTest knows the
@@ -24,20 +24,19 @@ option(BANKLAB_GRADED "Instructor's graded mode: a GPU test that cannot run fail
 
 find_program(BANKLAB_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR})
 find_program(BANKLAB_NCU ncu HINTS ${CUDAToolkit_BIN_DIR})
-find_package(Python3 COMPONENTS Interpreter)
+include(${CMAKE_CURRENT_LIST_DIR}/BanklabPython.cmake)   # BANKLAB_PY: how CMake runs the course's Python
 set(BANKLAB_GENERATED_DIR ${CMAKE_BINARY_DIR}/grader/generated)
 
 function(banklab_lab_description num folder out_var)
   if(NOT Python3_FOUND)
-    message(FATAL_ERROR "Python 3.11 or newer is needed to read the labs' descriptions (tools/lablib)")
+    message(FATAL_ERROR "Python 3.11 or newer is needed to read the labs' descriptions (python/banklab)")
   endif()
   banklab_judge_dir(${num} jdir)
   set(toml ${jdir}/lab.toml)
   set(probe ${jdir}/probe.cu)
   set(answers ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
-  set(gen ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py)
-  set(cmd ${Python3_EXECUTABLE} ${gen} ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
-  file(GLOB lablib ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_*.py)
+  set(cmd ${BANKLAB_PY} -m banklab.lab.gen ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
+  file(GLOB lablib ${PROJECT_SOURCE_DIR}/python/banklab/lab/*.py)
   # banklab_expr.py reads the model's op table and shared-memory size from these.
   set(model ${PROJECT_SOURCE_DIR}/common/include/banklab/model.hpp ${PROJECT_SOURCE_DIR}/common/src/model.cpp
             ${PROJECT_SOURCE_DIR}/common/include/banklab/hardware.hpp)
@@ -83,7 +82,7 @@ function(banklab_generate_descriptions)
   if(NOT args)
     return()
   endif()
-  execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/lablib/banklab_gen.py --batch
+  execute_process(COMMAND ${BANKLAB_PY} -m banklab.lab.gen --batch
                           ${BANKLAB_GENERATED_DIR} ${args}
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(rc EQUAL 0)
@@ -153,7 +152,7 @@ function(banklab_add_lab num folder)
   file(WRITE ${CMAKE_BINARY_DIR}/judge/${label}.tests "${tests_text}\n")
   if(Python3_FOUND)
     add_test(NAME ${label}.summary
-             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/grader/run_summary.py --lab ${num} --results ${results}
+             COMMAND ${BANKLAB_PY} ${PROJECT_SOURCE_DIR}/grader/run_summary.py --lab ${num} --results ${results}
                      --tests ${CMAKE_BINARY_DIR}/judge/${label}.tests --root ${PROJECT_SOURCE_DIR})
     set_tests_properties(${label}.summary PROPERTIES LABELS "${label};cpu" FIXTURES_CLEANUP ${label}_built TIMEOUT 60)
   endif()
@@ -162,7 +161,7 @@ function(banklab_add_lab num folder)
   # Nsight Compute as a cross-check of the model (instruction counts, wavefronts as a lower bound).
   if(gpu_correct AND Python3_FOUND)
     string(REPLACE ";" "," gpu_correct_csv "${gpu_correct}")
-    set(tool_cmd ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/grader/run_gpu_tool.py
+    set(tool_cmd ${BANKLAB_PY} ${PROJECT_SOURCE_DIR}/grader/run_gpu_tool.py
         --judge $<TARGET_FILE:banklab_judge_lab${num}> --lab ${num} --work ${work} --tests ${gpu_correct_csv})
     set(tool_props FIXTURES_REQUIRED ${label}_built RESOURCE_LOCK gpu TIMEOUT 900 SKIP_RETURN_CODE 77)
     if(BANKLAB_COMPUTE_SANITIZER)
@@ -180,7 +179,7 @@ function(banklab_add_lab num folder)
   endif()
 endfunction()
 
-# The labs of the course. What a lab is has one home, tools/lablib/banklab_labs.py (the Python
+# The labs of the course. What a lab is has one home, python/banklab/lab/labs.py (the Python
 # package every tool reads labs with); CMake asks it.
 #
 #   banklab_find_labs(<out-var> [ROOT <dir>])    e.g. sets out-var to "00;00_bank_mapping;01;..."
@@ -199,16 +198,16 @@ function(banklab_find_labs out_var)
   if(NOT python)
     set(python python3)
   endif()
-  execute_process(COMMAND "${python}" "${arg_ROOT}/tools/lablib/banklab_labs.py" cmake "${arg_ROOT}"
+  execute_process(COMMAND "${python}" "${arg_ROOT}/python/banklab_run.py" -m banklab.lab.labs cmake "${arg_ROOT}"
                   OUTPUT_VARIABLE labs ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     if(CMAKE_GENERATOR)
-      message(FATAL_ERROR "The labs' descriptions cannot be read (tools/lablib/banklab_labs.py):\n${err}")
+      message(FATAL_ERROR "The labs' descriptions cannot be read (python/banklab/lab/labs.py):\n${err}")
     endif()
-    message(WARNING "The labs' descriptions cannot be read (tools/lablib/banklab_labs.py):\n${err}")
+    message(WARNING "The labs' descriptions cannot be read (python/banklab/lab/labs.py):\n${err}")
     set(labs)
   endif()
-  execute_process(COMMAND "${python}" "${arg_ROOT}/tools/lablib/banklab_labs.py" judge-dirs "${arg_ROOT}"
+  execute_process(COMMAND "${python}" "${arg_ROOT}/python/banklab_run.py" -m banklab.lab.labs judge-dirs "${arg_ROOT}"
                   OUTPUT_VARIABLE dirs ERROR_QUIET)
   while(dirs)
     list(POP_FRONT dirs n d)
@@ -219,13 +218,13 @@ function(banklab_find_labs out_var)
          "${arg_ROOT}/grader/labs/*/judge/lab.toml")
     file(GLOB folders CONFIGURE_DEPENDS LIST_DIRECTORIES true "${arg_ROOT}/labs/*")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions}
-                 "${arg_ROOT}/tools/lablib/banklab_labs.py")
+                 "${arg_ROOT}/python/banklab/lab/labs.py")
   endif()
   set(${out_var} ${labs} PARENT_SCOPE)
 endfunction()
 
 # The judge folder of lab <num> (labs/NN_name/judge/, or grader/labs/NN_name/ in the student
-# release), as banklab_find_labs() read it from tools/lablib/banklab_labs.py.
+# release), as banklab_find_labs() read it from python/banklab/lab/labs.py.
 function(banklab_judge_dir num out_var)
   get_property(d GLOBAL PROPERTY BANKLAB_JUDGE_DIR_${num})
   if(NOT d)

@@ -9,7 +9,7 @@ lab's build record of this run (labNN.build runs first: the fixture's setup) are
 says which tiers ran and how many tests passed and failed, how many tests and points were not
 judged and why ("no GPU on this machine", "checked by your instructor", "not graded: REASON" for
 a `fault`), and that the CPU tier never runs the kernel. FILE lists the lab's tests (one a line,
-written by CMake), for the points (tools/batch/banklab_grading.py's table, when it can be read).
+written by CMake), for the points (python/banklab/grading/grading.py's table, when it can be read).
 
 As labNN.summary it passes unless evidence is missing (no build record, a record that does not
 read); a test of FILE without a record of this run is counted "not run in this ctest run" (ctest
@@ -24,7 +24,10 @@ import argparse
 import json
 import re
 import sys
+import runpy
 from pathlib import Path
+
+runpy.run_path(str(Path(__file__).resolve().parents[1] / "python" / "banklab_run.py"))  # banklab's path, set in one place
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".ctest-start"   # written by CTEST_CUSTOM_PRE_TEST: the start of this ctest run
@@ -66,11 +69,9 @@ def read_records(lab_dir: Path, since: float) -> tuple[dict[str, dict], list[str
 
 
 def points_of(root: Path, lab: str, tests: list[str]) -> dict[str, float]:
-    """Each test's points (tools/batch/banklab_grading.py); {} when the table cannot be read."""
+    """Each test's points (python/banklab/grading/grading.py); {} when the table cannot be read."""
     try:
-        sys.path.insert(0, str(root / "tools" / "batch"))
-        sys.path.insert(0, str(root / "tools" / "lablib"))
-        import banklab_grading  # noqa: PLC0415
+        from banklab.grading import grading as banklab_grading  # noqa: PLC0415
         return banklab_grading.load_points(root, lab).allocate(tests)
     except Exception:  # noqa: BLE001  (points are a courtesy here: the counts say what was judged)
         return {}

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_site as site  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
 
 
 def main() -> int:

@@ -24,8 +24,7 @@ import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_site as site  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
 
 ACCESS_RE = re.compile(r"BANKLAB_HD\s+constexpr\s+(int|std::uint32_t|unsigned|long)\s+(\w+)\s*\(\s*int\s+\w+\s*,\s*int\s+\w+\s*\)\s*\{(.*?)\n\}",
                        re.S)

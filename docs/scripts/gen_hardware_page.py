@@ -22,9 +22,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_site as site
-import lab_work  # noqa: E402
+from banklab.docs import site as site
+from banklab.docs import lab_work as lab_work  # noqa: E402
 
 ID_RE = re.compile(r"^n_(?P<family>.+)_w(?P<width>\d+)_(?P<op>ld|st)$")
 WAVE_COLS = ["id", "op", "width", "mask", "offsets", "wavefronts", "bank_conflicts", "instructions"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The labs the course site has, as JSON, for the site's tests that are not Python
-(docs/tests/browser.mjs): read from the labs' descriptions through tools/lablib (banklab_site.find_labs),
+(docs/tests/browser.mjs): read from the labs' descriptions through python/banklab/lab (banklab_site.find_labs),
 so a new lab joins the browser tests with no list to edit.
 
   site_labs.py --source S      [{"num": "05", "folder": "05_swizzle", "page": "lab05_swizzle.html",
@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import runpy
 from pathlib import Path
 
+runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_site as site  # noqa: E402
-import lab_work  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
+from banklab.docs import lab_work as lab_work  # noqa: E402
 
 
 def main() -> int:

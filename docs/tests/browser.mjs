@@ -6,7 +6,7 @@
 //
 // The site is served from HTML_DIR by a small HTTP server inside this script (Pagefind loads its
 // index with fetch(), which file:// does not allow). Exit 0 pass, 1 fail, 77 skip (reason printed).
-// The labs are read from their descriptions (docs/scripts/site_labs.py, through tools/lablib), so a
+// The labs are read from their descriptions (docs/scripts/site_labs.py, through python/banklab/lab), so a
 // new lab is searched, explored and photographed with no edit here. BANKLAB_PYTHON: the Python to
 // run it with (CMake passes its own; default python3).
 import { execFileSync } from "node:child_process";

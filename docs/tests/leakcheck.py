@@ -74,13 +74,15 @@ import json
 import re
 import subprocess
 import sys
+import runpy
 from pathlib import Path
+
+runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
 
 HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True
-sys.path.insert(0, str(HERE.parent / "scripts"))
-import banklab_site as site  # noqa: E402
-import lab_work  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
+from banklab.docs import lab_work as lab_work  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # Page text -> units

@@ -32,8 +32,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(HERE.parent / "scripts"))
-import banklab_site as site  # noqa: E402
+from banklab.docs import site as site  # noqa: E402
 
 SKIP = 77
 PROJECT_NAME = "banklab"

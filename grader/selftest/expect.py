@@ -35,7 +35,6 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from materialize import CaseError, banklab_labs, load_case  # noqa: E402
 
 GRADE_SCHEMA = "banklab.grade.v1"

@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import runpy
 import sys
 from dataclasses import dataclass, field
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "tools", "lablib"))
-import banklab_labs  # noqa: E402  (what a lab folder is, and the lab number of a name)
+runpy.run_path(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "python", "banklab_run.py"))  # banklab's path, set in one place
+from banklab.lab import labs as banklab_labs  # noqa: E402  (what a lab folder is, and the lab number of a name)
 
 HEADER_RE = re.compile(r"^\s*//\s*([A-Z_]+):\s*(.*?)\s*$")
 HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -113,7 +113,6 @@ def main():
         argv += ["--stub-verdicts", stub_json]
     if a.graded:
         argv.append("--graded")
-    sys.path.insert(0, HERE)
     import expect  # noqa: E402 (standard library only, beside this file)
     return expect.main(argv)
 

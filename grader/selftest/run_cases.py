@@ -28,14 +28,13 @@ from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import expect  # noqa: E402
 import materialize  # noqa: E402
 
 
 def lab_dirs() -> dict[str, str]:
-    """{"05": "05_swizzle"}: the labs tools/lablib/banklab_labs.py finds."""
+    """{"05": "05_swizzle"}: the labs python/banklab/lab/labs.py finds."""
     return materialize.banklab_labs.lab_folders(ROOT)
 
 

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_confinement as tc  # noqa: E402  (the cases, the peak check and the judge runner)
 
 NOBODY = 65534

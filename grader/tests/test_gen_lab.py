@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""tools/lablib/banklab_gen.py refuses a broken lab description, naming the file and the key.
+"""python/banklab/lab/gen.py refuses a broken lab description, naming the file and the key.
 
 Each case edits a copy of lab 05's description labs/05_swizzle/judge/lab.toml, of its answers
 solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (found through
-tools/lablib/banklab_labs.py) and expects banklab_gen.py to fail with a message that names the file
+python/banklab/lab/labs.py) and expects banklab_gen.py to fail with a message that names the file
 and says what is wrong; the unedited description must pass.
 
   test_gen_lab.py --root .
@@ -40,7 +40,7 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
 
 
 def run(gen, files, out):
-    return subprocess.run([sys.executable, gen, files["toml"], out, "--probe", files["probe"],
+    return subprocess.run([sys.executable, "-m", gen, files["toml"], out, "--probe", files["probe"],
                            "--answers", files["answers"]], capture_output=True, text=True)
 
 
@@ -48,9 +48,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     a = ap.parse_args()
-    gen = os.path.join(a.root, "tools", "lablib", "banklab_gen.py")
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_labs   # noqa: E402  (the one reader of what a lab is)
+    gen = "banklab.lab.gen"
+    from banklab.lab import labs as banklab_labs   # noqa: E402  (the one reader of what a lab is)
     lab = banklab_labs.find_labs(a.root)["05"]
     src = {"toml": str(lab.description_path), "probe": str(lab.probe), "answers": str(lab.answers_path)}
     bad = 0

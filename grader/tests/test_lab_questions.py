@@ -4,7 +4,7 @@
 For each question answered by an `access` line (solutions/NN_name/answers.toml), `banklab explain OP WIDTH "EXPRESSION" [--mask M]` (the
 line as the description prints it; a question's x is put in as a number) must draw exactly what
 `banklab explain --line` draws for the offsets the description means (the expression evaluated
-here with C's operators, as tools/lablib/banklab_gen.py emits it for the judge). So the expression language
+here with C's operators, as python/banklab/lab/gen.py emits it for the judge). So the expression language
 and the judge's C++ agree on every question, and a student can paste the line as printed.
 
   test_lab_questions.py --banklab build/dev/tools/banklab --root . [--expect DIR]
@@ -22,8 +22,7 @@ import subprocess
 import sys
 import tomllib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "lablib"))
-import banklab_gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
+from banklab.lab import gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
 
 
 def offsets(q, x):
@@ -46,8 +45,7 @@ def main():
     a = ap.parse_args()
     bad = 0
     checked = 0
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_labs  # the one rule of what a lab is
+    from banklab.lab import labs as banklab_labs  # the one rule of what a lab is
     for lab_record in banklab_labs.find_labs(Path(a.root)).values():
         lab = lab_record.number
         path = os.path.relpath(lab_record.answers_path, a.root)

@@ -191,8 +191,7 @@ def main():
     p.add_argument("--root", required=True)
     ARGS, rest = p.parse_known_args()
     ARGS.judge = os.path.abspath(ARGS.judge)
-    sys.path.insert(0, os.path.join(ARGS.root, "tools", "lablib"))
-    import banklab_labs   # the one reader of what a lab is
+    from banklab.lab import labs as banklab_labs   # the one reader of what a lab is
     LABS.update((n, lab) for n, lab in banklab_labs.find_labs(ARGS.root).items() if n in CHECKED)
     unittest.main(argv=[sys.argv[0], *rest], verbosity=2)
 

@@ -25,8 +25,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parents[2] / "tools" / "lablib"))
-import banklab_labs  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 
 CLI_CMD = re.compile(r"((?:cmake --build \S+ --target banklab && )?\S*banklab'? "
                      r"(?:explain|compare|predict)\b[^\n]*)")
@@ -140,8 +139,8 @@ def main() -> int:
             fails.append(f"lab 05 stub: a message names part of the lab's answer: {m.group(0)!r}")
         # ... nor any solution line or answer, by the release check's rules (tools/release/check_no_answers.py)
         if (root / "solutions").is_dir():
-            sys.path.insert(0, str(root / "tools" / "release"))
-            import check_no_answers  # noqa: PLC0415
+            from banklab.files import load_file  # noqa: PLC0415
+            check_no_answers = load_file(root / "tools" / "release" / "check_no_answers.py")
             empty = Path(tmp) / "empty"
             empty.mkdir()
             extra = [(f"(messages of {name})", "\n".join(str(v.get("message", "")) for v in vs))

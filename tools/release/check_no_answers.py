@@ -41,7 +41,7 @@ answer     No answer of solutions/NN_name/answers.toml:
                        `6 & 3 ^ 7` does not hold `3 ^ 7`; as tokens, `132 * 34 * 4` does not
                        hold `32 * 34 * 4` either);
              - number  the value the model grades against (the solution's own constant
-                       `kName = ...`, evaluated with tools/lablib/banklab_expr.py). Small numbers
+                       `kName = ...`, evaluated with python/banklab/lab/expr.py). Small numbers
                        are everywhere, so a number counts only in its question's context: the
                        question's constant assigned (`kName = <expression of that value>`,
                        `kName: ...`), in any file.
@@ -58,7 +58,10 @@ import re
 import sys
 import tomllib
 from dataclasses import dataclass
+import runpy
 from pathlib import Path
+
+runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
 
 HERE = Path(__file__).resolve().parent
 COURSE = HERE.parents[1]
@@ -152,8 +155,7 @@ class Answer:
 
 
 def lab_folders(course: Path) -> list[str]:
-    sys.path.insert(0, str(course / "tools" / "lablib"))
-    import banklab_labs  # noqa: E402
+    from banklab.lab import labs as banklab_labs  # noqa: E402
     return [lab.folder for lab in banklab_labs.find_labs(course).values()]
 
 
@@ -174,8 +176,7 @@ def solution_needles(course: Path, folder: str) -> list[Needle]:
 
 def answer_needles(course: Path, folder: str) -> tuple[list[Needle], list[Answer], list[str]]:
     """The access lines, formulas and graded numbers of a lab's answers; and what could not be read."""
-    sys.path.insert(0, str(course / "tools" / "lablib"))
-    import banklab_expr  # noqa: E402
+    from banklab.lab import expr as banklab_expr  # noqa: E402
     path = course / "solutions" / folder / "answers.toml"
     answers = tomllib.loads(path.read_text())
     sol_text = (course / "solutions" / folder / "kernel.cu").read_text()
@@ -225,8 +226,7 @@ def stub_messages(release: Path, judge: str, work: Path) -> list[tuple[str, str]
     (name, text) pairs for the same rules as the release's files."""
     import json
     import subprocess
-    sys.path.insert(0, str(release / "tools" / "lablib"))
-    import banklab_labs  # noqa: PLC0415
+    from banklab.lab import labs as banklab_labs  # noqa: PLC0415
     out = []
     for n, lab in banklab_labs.find_labs(release).items():
         g = work / f"lab{n}"
@@ -263,8 +263,7 @@ def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tup
     assign = {a.name: a for a in answers if a.value is not None}
     assign_re = re.compile(r"\b(%s)\b\s*(?:=|:)\s*([^;,\n]+)" % "|".join(map(re.escape, sorted(assign)))) \
         if assign else None
-    sys.path.insert(0, str(course / "tools" / "lablib"))
-    import banklab_expr  # noqa: E402
+    from banklab.lab import expr as banklab_expr  # noqa: E402
     n_files = 0
     for rel, text in [*release_files(release), *extra]:
         n_files += 1

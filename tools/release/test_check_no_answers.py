@@ -30,8 +30,7 @@ spec = importlib.util.spec_from_file_location("check_no_answers", HERE / "check_
 cna = importlib.util.module_from_spec(spec)
 sys.modules["check_no_answers"] = cna
 spec.loader.exec_module(cna)
-sys.path.insert(0, str(COURSE / "tools" / "lablib"))
-import banklab_expr  # noqa: E402
+from banklab.lab import expr as banklab_expr  # noqa: E402
 
 
 def answers(folder: str) -> dict:

@@ -17,8 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_labs  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 TEACHING = re.compile(r"banklab explain|wavefront|prediction|bank", re.I)
 
 
@@ -65,7 +64,7 @@ def main() -> int:
     if r.returncode != 0:
         failures.append("the release gives answers away (tools/release/check_no_answers.py):\n" + r.stdout[-3000:])
 
-    labs = list(banklab_labs.find_labs(rel))   # the release's labs (tools/lablib/banklab_labs.py)
+    labs = list(banklab_labs.find_labs(rel))   # the release's labs (python/banklab/lab/labs.py)
     run(["cmake", "--preset", "dev"], rel, logs / "configure.log")
     run(["cmake", "--build", "--preset", "dev"], rel, logs / "build.log")
     has_gpu = shutil.which("nvidia-smi") is not None and subprocess.run(

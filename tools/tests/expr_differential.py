@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two lane-expression evaluators agree: tools/lablib/banklab_expr.py (Python) and
+"""The two lane-expression evaluators agree: python/banklab/lab/expr.py (Python) and
 tools/lib/src/expr.cpp (C++, the reference; through tools/tests/expr_driver.cpp).
 
 On the same expressions, for lanes 0..31, both must give the same value or the same error (column
@@ -247,8 +247,7 @@ def main():
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--count", type=int, default=3000)
     a = ap.parse_args()
-    sys.path.insert(0, os.path.join(a.root, "tools", "lablib"))
-    import banklab_expr as be  # noqa: E402
+    from banklab.lab import expr as be  # noqa: E402
 
     exprs = []        # (where, text)
     accesses = []     # (where, op, width, mask, text)
@@ -308,7 +307,7 @@ def main():
         print("FAIL: the op table banklab_expr.py reads from the model's source differs from the compiled model's:")
         print("  C++:    " + "\n          ".join(cpp_ops))
         print("  Python: " + "\n          ".join(py_ops))
-        print("  (tools/lablib/banklab_expr.py, read_model(): update the reading along with the C++)")
+        print("  (python/banklab/lab/expr.py, read_model(): update the reading along with the C++)")
         return 1
 
     def report(kind, where, text, cpp, py):
@@ -357,7 +356,7 @@ def main():
           f"{n_err} with an error in the parse or some lane), {len(accesses)} accesses and "
           f"{len(x_checks)} expressions with x, lanes 0..31; op table of {len(be.OPS)} ops")
     if bad:
-        print(f"FAIL: {bad} difference(s) between tools/lablib/banklab_expr.py and the C++ evaluator "
+        print(f"FAIL: {bad} difference(s) between python/banklab/lab/expr.py and the C++ evaluator "
               "(tools/lib/src/expr.cpp): make the Python evaluator do what the C++ does, then run again:")
         print("  " + " ".join(shlex.quote(x) for x in [sys.executable, *sys.argv]))
         return 1

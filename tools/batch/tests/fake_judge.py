@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tools" / "lablib"))
-import banklab_labs as bl   # noqa: E402
+from banklab.lab import labs as bl   # noqa: E402
 GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
 GPU_FAULT = ("not graded: no GPU on this machine (no NVIDIA device or driver; CUDA: cudaErrorInsufficientDriver). "
              "Graded mode needs this test judged, and this machine cannot run it")

@@ -25,9 +25,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent))
-import banklab_grading as bg   # noqa: E402
-import banklab_reports as br   # noqa: E402
+from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import reports as br   # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
@@ -811,7 +810,6 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
     def test_a_hostile_archive_on_a_platform_is_a_named_refusal_not_a_crash(self):
         # Issue 30 family 2: a 5 GiB pax header in a small .tar.xz, beside nothing else; and a
         # stale stub beside the real file in a zip (issue 31 item 3).
-        sys.path.insert(0, str(HERE))
         from test_uploads import huge_header_tar, make_zip
         (self.tmp / "submission").mkdir()
         huge_header_tar(self.tmp / "submission" / "lab05.tar.xz", b"x", 5, "xz")
@@ -875,7 +873,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("tools/platforms/grade-platform", names)
         self.assertIn("grader/labs/05_swizzle/lab.toml", names)   # the release keeps the judge files out of labs/
         self.assertIn("grader/points/weights.toml", names)
-        self.assertIn("tools/lablib/banklab_labs.py", names)
+        self.assertIn("python/banklab/lab/labs.py", names)
         # A grading image: every lab's answers (its judge checks predictions), no solution, no case.
         self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))
                           and not n.endswith("/answers.toml")])

@@ -22,9 +22,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-import banklab_grading as bg   # noqa: E402
+from banklab.grading import grading as bg   # noqa: E402
 from test_batch import validate_gradescope, validate_junit, validate_prairielearn  # noqa: E402
 
 JUDGE = os.environ.get("BANKLAB_JUDGE")

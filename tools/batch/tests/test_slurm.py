@@ -31,9 +31,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 GRADE_CLASS = HERE.parent / "grade-class"
-sys.path.insert(0, str(HERE.parent))
-import banklab_grading as bg   # noqa: E402
-import banklab_status as bs    # noqa: E402
+from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import status as bs    # noqa: E402
 FAKE = HERE / "fake_judge.py"
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 LAB, LAB_DIR = "05", "05_swizzle"

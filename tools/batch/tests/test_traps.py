@@ -36,9 +36,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent))
-import banklab_grading as bg   # noqa: E402
-import banklab_reports as br   # noqa: E402
+from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import reports as br   # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"

@@ -35,8 +35,7 @@ import lzma
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-import banklab_archives as ba   # noqa: E402
+from banklab.grading import archives as ba   # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
@@ -333,7 +332,7 @@ class ChoosingAnUpload(unittest.TestCase):
                 self.assertIn("more than one upload", self.feedback(st))
 
     def test_any_failure_while_reading_one_students_files_is_that_students_reason(self):
-        import banklab_uploads as bu
+        from banklab.grading import uploads as bu
         def find(lab, lab_dir):
             if lab == "05":
                 raise OSError(5, "Input/output error")

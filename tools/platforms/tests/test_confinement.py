@@ -60,12 +60,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(ROOT / "grader" / "selftest"))
-sys.path.insert(0, str(ROOT / "tools" / "batch"))
-sys.path.insert(0, str(ROOT / "grader" / "tests"))
-import materialize as mz       # noqa: E402
-import banklab_grading as bg   # noqa: E402
-from test_terminal import make_controlling_terminal, waiting_input   # noqa: E402
+from banklab.files import load_file   # noqa: E402
+mz = load_file(ROOT / "grader" / "selftest" / "materialize.py")
+from banklab.grading import grading as bg   # noqa: E402
+_terminal = load_file(ROOT / "grader" / "tests" / "test_terminal.py")
+make_controlling_terminal, waiting_input = _terminal.make_controlling_terminal, _terminal.waiting_input
 
 LAB, FOLDER = "00", "00_bank_mapping"
 CHEATS = ROOT / "grader" / "selftest" / "cheats"
@@ -156,8 +155,8 @@ class Cell:
         self.course = self.dir / "course"
         shutil.copytree(ROOT / "labs" / FOLDER, self.course / "labs" / FOLDER)
         shutil.copytree(ROOT / "grader" / "points", self.course / "grader" / "points")
-        for d in ("platforms", "batch", "lablib"):      # the entry points run the course's own tools
-            shutil.copytree(ROOT / "tools" / d, self.course / "tools" / d,
+        for d in ("tools/platforms", "tools/batch", "python"):   # the entry points run the course's own tools
+            shutil.copytree(ROOT / d, self.course / d,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
         for p in [self.course] + list(self.course.rglob("*")):
             if p.is_dir():

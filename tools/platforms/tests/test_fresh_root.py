@@ -34,8 +34,7 @@ CUDA = Path(os.path.realpath("/usr/local/cuda"))
 TARBALL = CACHE / "debian12-minbase.tar"
 MIRROR = os.environ.get("BANKLAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
-sys.path.insert(0, str(ROOT / "tools" / "batch"))
-import banklab_grading as bg   # noqa: E402
+from banklab.grading import grading as bg   # noqa: E402
 
 
 def why_not() -> str:

@@ -50,12 +50,11 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import banklab_grading as bg   # noqa: E402
-import banklab_gpus            # noqa: E402
-import banklab_reports as br   # noqa: E402
-import banklab_status as bs    # noqa: E402
+HERE = Path(__file__).resolve().parents[3] / "tools" / "batch"   # grade-class
+from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import gpus as banklab_gpus            # noqa: E402
+from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import status as bs    # noqa: E402
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement

@@ -1,8 +1,8 @@
-"""Tests of what a lab is (tools/lablib/banklab_labs.py) and of tools/labs-check, which must fail
+"""Tests of what a lab is (python/banklab/lab/labs.py) and of tools/labs-check, which must fail
 when a lab's files disagree with its description: each rule is broken in a copy of the course and
 labs-check must name the file; the real tree must pass.
 
-  python3 -m unittest discover -s tools/lablib -p 'test_*.py' -v
+  python3 -m unittest discover -s python/banklab/lab -p 'test_*.py' -v
 """
 
 import re
@@ -15,8 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-import banklab_labs as bl   # noqa: E402
+from banklab.lab import labs as bl   # noqa: E402
 
 LABS_CHECK = ROOT / "tools" / "labs-check"
 
@@ -97,7 +96,7 @@ class LabsCheck(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-labs-check-"))
         cls.base = cls.tmp / "base"
         cls.base.mkdir()
-        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "tools/lablib", "tools/trace/tests",
+        for d in ("labs", "solutions", "instructor", "grader/selftest/cheats", "cmake", "python", "tools/trace/tests",
                   "common/include/banklab", "common/src"):
             if (ROOT / d).is_dir():
                 shutil.copytree(ROOT / d, cls.base / d)
@@ -259,7 +258,7 @@ class LabsCheck(unittest.TestCase):
     def test_a_new_last_lab_makes_the_generated_lists_stale_and_write_fixes_them(self):
         # A new lab as the course makes one: both folders copied, the namespace and suites renamed,
         # and every other form of its number (lab 06, 06_ldmatrix, --lab 06, its cheats' _06: what
-        # banklab_foreign_refs.py flags when left). Lab 06 copied to the number after the course's last lab.
+        # foreign_refs.py flags when left). Lab 06 copied to the number after the course's last lab.
         root = self.copy()
         last = max(bl.find_labs(root))
         new = f"{int(last) + 1:02d}"

@@ -1,8 +1,8 @@
-"""Unit tests of tools/lablib/banklab_expr.py, the lane-expression evaluator (one generic check per
+"""Unit tests of python/banklab/lab/expr.py, the lane-expression evaluator (one generic check per
 rule, the cases as data). The C++ evaluator gives the same on many more expressions: CTest
 cli.ExprPythonAgreesWithCpp (tools/tests/expr_differential.py).
 
-  python3 -m unittest discover -s tools/lablib -p 'test_banklab_expr.py' -v
+  python3 -m unittest discover -s python/banklab/lab -p 'test_banklab_expr.py' -v
 """
 import ast
 import shutil
@@ -13,8 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-import banklab_expr as be  # noqa: E402
+from banklab.lab import expr as be  # noqa: E402
 
 # (expression, lane, value): C's semantics on 64-bit integers, C's precedence.
 VALUES = [
@@ -199,7 +198,7 @@ class OpTableFromTheModel(unittest.TestCase):
 
 class OneEvaluator(unittest.TestCase):
     def test_no_python_eval_reads_a_lane_expression(self):
-        files = sorted(ROOT.glob("docs/scripts/*.py")) + sorted(ROOT.glob("tools/lablib/*.py")) + \
+        files = sorted(ROOT.glob("docs/scripts/*.py")) + sorted(ROOT.glob("python/banklab/**/*.py")) + \
             sorted(ROOT.glob("grader/*.py"))
         for f in files:
             for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
@@ -207,7 +206,7 @@ class OneEvaluator(unittest.TestCase):
                     self.fail(f"{f.relative_to(ROOT)}:{node.lineno}: {node.func.id}(): use banklab_expr")
 
     def test_the_generator_accepts_every_op_of_the_model_with_c_semantics(self):
-        gen = next((p for p in (ROOT / "tools/lablib/banklab_gen.py", ROOT / "grader/gen_lab.py") if p.is_file()))
+        gen = next((p for p in (ROOT / "python/banklab/lab/gen.py", ROOT / "grader/gen_lab.py") if p.is_file()))
         import importlib.util
         spec = importlib.util.spec_from_file_location("banklab_gen_under_test", gen)
         mod = importlib.util.module_from_spec(spec)

@@ -13,8 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "lablib"))
-import banklab_labs  # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
+from banklab.lab import labs as banklab_labs  # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
 
 FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
@@ -131,7 +130,7 @@ def read_all_figures(root: Path) -> list[Figure]:
 
 
 # --------------------------------------------------------------------------------------------
-# Labs: what tools/lablib/banklab_labs.py finds (a folder labs/NN_name/ with its description
+# Labs: what python/banklab/lab/labs.py finds (a folder labs/NN_name/ with its description
 # labs/NN_name/judge/lab.toml), in number order.
 # --------------------------------------------------------------------------------------------
 @dataclasses.dataclass
@@ -181,14 +180,14 @@ def find_labs(root: Path, kind: str = "labs") -> list[Lab]:
 
 @functools.lru_cache(maxsize=None)
 def _graded_patterns(root: Path) -> tuple:
-    import lab_work  # noqa: PLC0415  (lab_work imports this module)
+    from banklab.docs import lab_work as lab_work  # noqa: PLC0415  (lab_work imports this module)
     return tuple(lab_work.graded_patterns(root))
 
 
 def graded_figure_lab(fig: Figure, root: Path) -> str | None:
     """The lab one of whose questions asks about the access a figure of no lab draws (a drawing
     states its wavefronts: on the pages that show such a figure every lab's answers count), or None."""
-    import lab_work  # noqa: PLC0415
+    from banklab.docs import lab_work as lab_work  # noqa: PLC0415
     spec = fig.spec.split(None, 2)
     if fig.lab is not None or len(spec) != 3 or not spec[1].isdigit() \
             or (fig.mask or "ffffffff").lower() not in ("ffffffff", "0xffffffff"):

@@ -5,7 +5,7 @@ files: the description lab.toml, probe.cu, test.cu; docs/dev/LAB_CONTRACT.md giv
 description; its number and name are the folder's. The student release moves judge/ out of the
 student's folder, to grader/labs/NN_name/ (tools/make-release): judge_dir() is the one rule. Its solution, answers
 and selftest cases are in solutions/NN_name/. Labs are found by walking labs/ for descriptions:
-CMake asks this module (`python3 tools/lablib/banklab_labs.py cmake`), and so does every other
+CMake asks this module (`python3 python/banklab_run.py -m banklab.lab.labs cmake`), and so does every other
 place that lists labs or reads a lab number from a string (standard library only: it runs in the
 student release, on grading platforms and in the docs build).
 
@@ -59,7 +59,7 @@ class DescriptionError(ValueError):
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def lab_number(text: str | Path) -> str | None:

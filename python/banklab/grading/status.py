@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import banklab_grading as bg
+from banklab.grading import grading as bg
 
 #: grade-class's exit status when it finished but left some submission not graded (a fault).
 NOT_GRADED_EXIT = 4
@@ -92,7 +92,7 @@ def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
 
 def write_status_file(results: list[bg.LabResult], out: Path) -> Path:
     """OUT/not-graded.csv: every (student, lab) whose score is left blank, and why."""
-    import banklab_reports as br     # its one CSV writer (cells a spreadsheet would run are quoted)
+    from banklab.grading import reports as br     # its one CSV writer (cells a spreadsheet would run are quoted)
     path = out / STATUS_FILE
     br.write_csv(path, ["student", "lab", "status", "why"], status_rows(results))
     return path

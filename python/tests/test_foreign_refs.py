@@ -1,7 +1,7 @@
-"""Tests of tools/lablib/banklab_foreign_refs.py: a copy of a lab renamed half-way is flagged, every
+"""Tests of python/banklab/lab/foreign_refs.py: a copy of a lab renamed half-way is flagged, every
 real lab passes, and a mention of another lab where a lab may name it is let through.
 
-  python3 -m unittest tools/lablib/test_banklab_foreign_refs.py -v
+  python3 python/banklab_run.py -m unittest python/tests/test_foreign_refs.py -v
 """
 
 import re
@@ -13,9 +13,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-import banklab_foreign_refs as fr   # noqa: E402
-import banklab_labs as bl   # noqa: E402
+from banklab.lab import foreign_refs as fr   # noqa: E402
+from banklab.lab import labs as bl   # noqa: E402
 
 HAS_SOLUTIONS = (ROOT / "solutions" / "04_padding").is_dir()
 

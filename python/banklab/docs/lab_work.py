@@ -26,8 +26,7 @@ import sys
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "lablib"))
-import banklab_expr  # noqa: E402  (the lane-expression language, as the C++ evaluator reads it)
+from banklab.lab import expr as banklab_expr  # noqa: E402  (the lane-expression language, as the C++ evaluator reads it)
 
 TODO_RE = re.compile(r"^\s*//\s*LAB TODO")
 CONSTEXPR_RE = re.compile(r"^\s*(?:static\s+)?constexpr\s+[\w:<>\s]+?\s(k\w+)\s*=\s*([^;]*);")
@@ -158,7 +157,7 @@ def explorer_specs(lab_dir: Path) -> list[ExplorerSpec]:
 def lane_eval(expr: str, **env: int) -> list[int] | None:
     """Each lane's value of a lane expression (HTML entities decoded) as a 32-bit offset, with the
     variables of `env` besides `lane` (x=...); None when it does not parse or fails in some lane.
-    The evaluator is the course's one, tools/lablib/banklab_expr.py: C's operators, as `banklab
+    The evaluator is the course's one, python/banklab/lab/expr.py: C's operators, as `banklab
     explain` (no Python eval: Python's // and % floor where C truncates)."""
     try:
         e = banklab_expr.Expr(html.unescape(expr), ("lane",) + tuple(env))
@@ -174,7 +173,7 @@ def answered_questions(lab) -> list[dict]:
     """The questions of a lab (a banklab_labs.Lab), each with the keys of its answer table in
     solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; a question without an
     answer (and every question where the file does not exist: the student release) as the
-    description has it. Read through tools/lablib (Lab.answers()), as the judge's generator reads them."""
+    description has it. Read through python/banklab/lab (Lab.answers()), as the judge's generator reads them."""
     answers = lab.answers() or {}
     return [{**q, **answers.get(q.get("name", ""), {})} for q in lab.questions]
 
@@ -257,7 +256,7 @@ def measured_rows(root: Path) -> dict[str, Pattern]:
 
 def hidden_lines(root: Path) -> list[str]:
     """What the student site leaves out, from the answers: `labNN row ID` and `labNN figure NAME`."""
-    import banklab_site as site   # noqa: PLC0415
+    from banklab.docs import site as site   # noqa: PLC0415
     graded = graded_patterns(root)
     out = []
     for mid, pat in measured_rows(root).items():
@@ -276,7 +275,7 @@ def _hidden_patterns(root: Path, labs: set[str]) -> list[tuple[str, str, Pattern
     f = Path(root) / STUDENT_HIDDEN
     if not labs or not f.is_file():
         return []
-    import banklab_site as site   # noqa: PLC0415
+    from banklab.docs import site as site   # noqa: PLC0415
     rows = measured_rows(root)
     figs = {fig.name: fig for fig in site.read_all_figures(root)}
     out = []
@@ -301,7 +300,7 @@ def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
     unknown x, the pattern of every x its x_range allows (without the other answers, any of them
     could be the one asked). For a lab without answers.toml (the student release): the measured
     rows and figures STUDENT_HIDDEN names."""
-    import banklab_site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
+    from banklab.docs import site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
     out = []
     unanswered = set()
     for lab in site.find_labs(root):
@@ -326,11 +325,11 @@ def _main(argv: list[str]) -> int:
     ap.add_argument("--source", type=Path, required=True)
     a = ap.parse_args(argv)
     root = a.source.resolve()
-    import banklab_site as site   # noqa: PLC0415
+    from banklab.docs import site as site   # noqa: PLC0415
     if not any(lab.info.answers() is not None for lab in site.find_labs(root)):
         print(f"{root}: no solutions/NN_name/answers.toml: run this in the course repository", file=sys.stderr)
         return 1
-    print("# What the student site leaves out (written when the release is made: docs/scripts/lab_work.py hidden).")
+    print("# What the student site leaves out (written when the release is made: python3 python/banklab_run.py -m banklab.docs.lab_work hidden).")
     print("# Each line: the lab that asks about it, then a measured row of")
     print("# common/data/h200_wavefronts_named.csv or a figure. Regenerate it; do not edit.")
     for line in hidden_lines(root):

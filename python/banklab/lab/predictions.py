@@ -1,5 +1,5 @@
 """What a lab's prediction may be, and answers that read the student's own layout: the one home of
-both rules (issue 32). tools/lablib/banklab_gen.py checks the descriptions with it and writes its
+both rules (issue 32). python/banklab/lab/gen.py checks the descriptions with it and writes its
 results into the judge's questions (grader/include/grader/lab_description.hpp: lowest, highest,
 step, range_what, tma_swizzle, value_of); grader/judge/checks.cpp refuses any other prediction,
 with or without the answers, and never echoes one outside the range.

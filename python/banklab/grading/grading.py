@@ -29,10 +29,8 @@ import time
 import tomllib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lablib"))
-import banklab_labs as bl   # noqa: E402  (what a lab is: tools/lablib/banklab_labs.py)
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import banklab_gpus         # noqa: E402  (which GPU each judge gets: tools/batch/banklab_gpus.py)
+from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
 from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
@@ -52,7 +50,7 @@ TIMEOUT_NOTE = ("the grading of your file did not finish within {:g} s and was s
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def judge_limits(course: Path | None = None) -> dict[str, float]:
@@ -76,218 +74,27 @@ def sha256_of(path: Path) -> str:
 # --------------------------------------------------------------------------- labs
 
 def find_labs(root: Path) -> dict[str, str]:
-    """The labs of the course at `root` ({"05": "05_swizzle"}): tools/lablib/banklab_labs.py."""
+    """The labs of the course at `root` ({"05": "05_swizzle"}): python/banklab/lab/labs.py."""
     return bl.lab_folders(root)
 
 
 # Uploads (which file is a lab's kernel, archives opened in a process of their own) and identities
 # (who a submission belongs to) have modules of their own; their names are re-exported here for
 # the tools that import this one.
-from banklab_archives import (ARCHIVE_MAX_ENTRIES, ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MAX_TOTAL_BYTES,  # noqa: E402,F401
+from banklab.grading.archives import (ARCHIVE_MAX_ENTRIES, ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MAX_TOTAL_BYTES,  # noqa: E402,F401
                               ARCHIVE_REFUSED, ARCHIVE_SUFFIXES, RENAMED_SUFFIX, UnsafeArchive, is_archive,
                               unpack_upload)
-from banklab_uploads import (IGNORED, ORIGIN, UNRECOGNISED, find_source, find_source_in_files,  # noqa: E402,F401
+from banklab.grading.uploads import (IGNORED, ORIGIN, UNRECOGNISED, find_source, find_source_in_files,  # noqa: E402,F401
                              is_refusal, names_a_problem, source_candidates, sources_guarded, submitted_labs)
-from banklab_identity import (BLACKBOARD_RE, CANVAS_RE, MOODLE_RE, ExportEntry, match_roster,  # noqa: E402,F401
+from banklab.grading.identity import (BLACKBOARD_RE, CANVAS_RE, MOODLE_RE, ExportEntry, match_roster,  # noqa: E402,F401
                               parse_export, read_roster)
 
 
 # --------------------------------------------------------------------------- points
 
-#: The one place where the weight of each role, and the groups every lab shares, are set:
-#: grader/points/weights.toml. A lab's own part (its gates) is in its description labs/NN_name/judge/lab.toml.
-WEIGHTS_FILE = "weights.toml"
-
-
-def _read_weights_file(path: Path) -> tuple[str, dict]:
-    try:
-        text = path.read_text()
-        return text, tomllib.loads(text)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ValueError(f"{path}: {e}") from e
-
-
-def load_weights(points_dir: Path) -> dict[str, float]:
-    """Points of each role ({"objective": 50, ...}) from POINTS_DIR/weights.toml."""
-    path = points_dir / WEIGHTS_FILE
-    _, data = _read_weights_file(path)
-    out = {}
-    for role, pts in (data.get("roles") or {}).items():
-        if not isinstance(pts, (int, float)) or pts < 0:
-            raise ValueError(f"{path}: [roles] {role} must be a number >= 0")
-        out[str(role)] = float(pts)
-    return out
-
-
-@dataclasses.dataclass
-class Group:
-    name: str
-    patterns: list[str]
-    points: float
-    role: str = ""
-    requires: list[str] = dataclasses.field(default_factory=list)
-
-    def matches(self, test: str) -> bool:
-        return any(fnmatch.fnmatchcase(test, p) for p in self.patterns)
-
-
-@dataclasses.dataclass
-class PointsTable:
-    lab: str
-    groups: list[Group]
-    tests: dict[str, float]               # test -> its own points
-    path: str = ""
-    digest: str = ""                      # sha256 of the table and the weights it used
-
-    @staticmethod
-    def load(path: Path, weights: dict[str, float] | None = None) -> "PointsTable":
-        """A whole table in one file (lab, [groups.*], [tests]): an instructor's own table given
-        with --points-dir, or a test's."""
-        try:
-            text = path.read_text()
-            data = tomllib.loads(text)
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ValueError(f"{path}: {e}") from e
-        return PointsTable.from_data(data, text, path, weights)
-
-    @staticmethod
-    def from_data(data: dict, text: str, path: Path | str, weights: dict[str, float] | None = None) -> "PointsTable":
-        """The table `data` (as a table file parses); `text` is what its digest covers."""
-        weights = weights or {}
-        lab = str(data.get("lab", ""))
-        if bl.lab_number(lab) != lab:
-            raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
-        groups = []
-        for name, g in (data.get("groups") or {}).items():
-            if not isinstance(g, dict) or "match" not in g or ("points" not in g and "role" not in g):
-                raise ValueError(f"{path}: [groups.{name}] needs 'match' and 'points' or 'role'")
-            role = str(g.get("role", ""))
-            if "points" in g:
-                pts = g["points"]
-            elif role in weights:
-                pts = weights[role]
-            else:
-                raise ValueError(f"{path}: [groups.{name}] role {role!r} has no weight in {WEIGHTS_FILE}")
-            if not isinstance(pts, (int, float)) or pts < 0:
-                raise ValueError(f"{path}: [groups.{name}] points must be a number >= 0")
-            pats = g["match"] if isinstance(g["match"], list) else [g["match"]]
-            req = g.get("requires", [])
-            req = req if isinstance(req, list) else [req]
-            groups.append(Group(name, [str(x) for x in pats], float(pts), role, [str(x) for x in req]))
-        names = {g.name for g in groups}
-        for g in groups:
-            for r in g.requires:
-                if r not in names:
-                    raise ValueError(f"{path}: [groups.{g.name}] requires unknown group {r!r}")
-        tests = {}
-        for name, pts in (data.get("tests") or {}).items():
-            if not isinstance(pts, (int, float)) or pts < 0:
-                raise ValueError(f"{path}: [tests] \"{name}\" must be a number >= 0")
-            tests[name] = float(pts)
-        digest = hashlib.sha256((text + json.dumps(weights, sort_keys=True)).encode()).hexdigest()
-        return PointsTable(lab, groups, tests, str(path), digest)
-
-    def group_of(self, test: str) -> str | None:
-        for g in self.groups:
-            if g.matches(test):
-                return g.name
-        return None
-
-    def group(self, name: str) -> Group | None:
-        return next((g for g in self.groups if g.name == name), None)
-
-    def allocate(self, tests: Iterable[str]) -> dict[str, float]:
-        """Points of each test among `tests` (every test of the lab the judge lists, whether
-        or not this run judged it: a test left out of the run keeps its points in the maximum).
-
-        A test under [tests] keeps its own points; a group's points are shared
-        equally by its other tests; a test in no group gets 0 (unscored). A group
-        with no test in the list adds nothing to the maximum.
-        """
-        tests = list(dict.fromkeys(tests))
-        out: dict[str, float] = {}
-        members: dict[str, list[str]] = {}
-        for t in tests:
-            if t in self.tests:
-                out[t] = self.tests[t]
-                continue
-            g = self.group_of(t)
-            if g is None:
-                out[t] = 0.0
-            else:
-                members.setdefault(g, []).append(t)
-        for g in self.groups:
-            mem = members.get(g.name, [])
-            if not mem:
-                continue
-            own = sum(self.tests.get(t, 0.0) for t in tests
-                      if t in self.tests and self.group_of(t) == g.name)
-            share = max(g.points - own, 0.0) / len(mem)
-            for t in mem:
-                out[t] = share
-        return out
-
-
-def lab_table_data(description: dict, weights_data: dict, lab: str) -> dict:
-    """Lab `lab`'s points table, as a table file would hold it: the group `gates` (role "gate",
-    the description's [points] gates), then the groups of weights.toml with `NN` replaced by the
-    lab's number, and [tests] from the description's optional [points.tests]."""
-    pts = description.get("points") or {}
-    groups = {"gates": {"role": "gate", "match": list(pts.get("gates", []))}}
-    for name, g in (weights_data.get("groups") or {}).items():
-        if name == "gates":
-            raise ValueError(f"{WEIGHTS_FILE}: the group `gates` is each lab's own ([points] gates "
-                             "of labs/NN_name/judge/lab.toml)")
-        if not isinstance(g, dict):
-            raise ValueError(f"{WEIGHTS_FILE}: [groups.{name}] must be a table")
-        g = dict(g)
-        if "match" in g:
-            m = g["match"]
-            g["match"] = [x.replace("NN", lab) for x in m] if isinstance(m, list) else str(m).replace("NN", lab)
-        groups[name] = g
-    return {"lab": lab, "groups": groups, "tests": dict(pts.get("tests", {}))}
-
-
-def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
-    """Lab `lab`'s points table: its gates (and own test points) from its description
-    labs/NN_name/judge/lab.toml, every other group and the weights from grader/points/weights.toml.
-
-    points_dir (the instructor's --points-dir): a folder whose weights.toml replaces the
-    course's, and whose labNN.toml, when there is one, is lab NN's whole table (the format of
-    grader/points/README.md), used instead of the description's gates."""
-    home = root / "grader" / "points"
-    pdir = points_dir or home
-    weights_path = pdir / WEIGHTS_FILE if (pdir / WEIGHTS_FILE).is_file() else home / WEIGHTS_FILE
-    wtext, wdata = _read_weights_file(weights_path) if weights_path.is_file() else ("", {})
-    weights = load_weights(weights_path.parent) if wtext else {}
-
-    def rel(p: Path) -> str:
-        try:
-            return str(p.resolve().relative_to(root.resolve()))
-        except ValueError:
-            return str(p)
-
-    own = points_dir / f"lab{lab}.toml" if points_dir else None
-    if own is not None and own.is_file():
-        table = PointsTable.load(own, weights)
-        table.path = rel(own)
-    else:
-        try:
-            found = bl.find_labs(root).get(lab)
-        except bl.DescriptionError as e:
-            raise ValueError(str(e)) from e
-        if found is None:
-            raise ValueError(f"no points for lab {lab}: no folder {root / 'labs'}/{lab}_name/ holds its "
-                             f"description {bl.DESCRIPTION}")
-        desc_path, desc = found.description_path, found.description
-        data = lab_table_data(desc, wdata, lab)
-        # The digest covers what decides the points: the lab's [points] and the weights file.
-        text = json.dumps(data, sort_keys=True) + wtext
-        table = PointsTable.from_data(data, text, desc_path, weights)
-        table.path = f"{rel(desc_path)} [points] + {rel(weights_path)}"
-    if table.lab != lab:
-        raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
-    return table
+# Points (the weights and each lab's table): banklab/grading/points.py.
+from banklab.grading.points import (  # noqa: E402,F401
+    _read_weights_file, load_weights, Group, PointsTable, lab_table_data, load_points, WEIGHTS_FILE)
 
 
 # --------------------------------------------------------------------------- judge
@@ -403,7 +210,7 @@ def find_judge(root: Path, given: str | None = None) -> Path:
 def judge_identity(judge: Path, course: Path) -> str:
     """sha256 of what decides a verdict besides the submission: the judge binary and the course
     files it compiles with a student's file (grader/include, common/include, each lab's probe,
-    judge code, description and answers, and tools/lablib, which generates C++ from the last two).
+    judge code, description and answers, and python/banklab/lab/, which generates C++ from the last two).
     A result is reused only when this is unchanged: a fixed judge regrades the class."""
     h = hashlib.sha256(judge.read_bytes())
     files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]
@@ -413,7 +220,7 @@ def judge_identity(judge: Path, course: Path) -> str:
         labs = []             # a broken description: the judge refuses the lab anyway
     for lab in labs:
         files += [lab.probe, lab.test, lab.description_path, lab.answers_path]
-    files += sorted((course / "tools" / "lablib").glob("banklab_*.py"))
+    files += sorted((course / "python" / "banklab" / "lab").glob("*.py"))
     for p in files:
         if p.is_file():
             h.update(str(p.relative_to(course)).encode() + b"\0" + p.read_bytes())
@@ -469,119 +276,11 @@ def rescore_folder(results_dir: Path, table_of) -> int:
     return n
 
 
-def probe_access_problem(work: Path) -> str:
-    """Whether the judge can run the student's probe for this work folder ("" when it can).
-    Run as root, banklab-judge runs each probe as `nobody` from a private folder under /tmp with
-    its own copy of the probe program, so the work folder itself may lie anywhere (under /root
-    too): nothing to refuse. Kept so that callers have one place to ask."""
-    return ""
-
-
-def judge_cmd(judge: Path) -> list[str]:
-    # A script judge (the test double) runs with this Python, so no PATH lookup is involved.
-    if judge.suffix == ".py":
-        return [sys.executable, str(judge)]
-    return [str(judge)]
-
-
-#: Lets the judge build without any confinement on a student's own machine (not root, not
-#: --graded). A tool that grades other people's files never passes it on: grading_others().
-UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
-
-
-def grading_others() -> None:
-    """Called first by every tool that grades someone else's file (grade-class, grade-platform,
-    the Slurm tasks): the judge it starts never sees BANKLAB_ALLOW_UNCONFINED, so it confines the
-    file (bubblewrap) or refuses to build it."""
-    os.environ.pop(UNCONFINED_VAR, None)
-
-
-def env_for_grading() -> dict:
-    """This process's environment as a judge that grades someone else's file must get it: without
-    BANKLAB_ALLOW_UNCONFINED (for a child started before, or without, grading_others())."""
-    return {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
-
-
-@dataclasses.dataclass
-class Confinement:
-    """What `banklab-judge sandbox` says: mode "bwrap" (the judge confines every step in
-    bubblewrap) or "none" (it refuses to build); `line` is its first line, `text` all it printed."""
-    mode: str
-    line: str
-    text: str
-
-    @property
-    def refused(self) -> bool:
-        return self.mode != "bwrap"
-
-
-def parse_sandbox(rc: int, text: str) -> Confinement:
-    """`banklab-judge sandbox` output -> Confinement. Only the first word after `sandbox:` is
-    read; anything else (no such line, an unknown word, a non-zero exit) is "none", and so is an
-    older judge's "uid" (a jail made by hand: issue 30)."""
-    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
-    mode = "none"
-    if rc == 0 and line.startswith("sandbox:"):
-        word = (line.split()[1:] or [""])[0]
-        if word == "bwrap" or os.path.basename(word) == "bwrap":      # the judge before the uid mode: "sandbox: /usr/bin/bwrap (...)"
-            mode = "bwrap"
-    return Confinement(mode, line or f"banklab-judge sandbox printed nothing (exit {rc})", text.strip())
-
-
-def confinement(judge: Path, timeout: float = 120) -> Confinement:
-    """How the judge would confine a student's file on this machine, as grading_others() leaves
-    its environment."""
-    env = env_for_grading()
-    try:
-        r = subprocess.run(judge_cmd(judge) + ["sandbox"], capture_output=True, text=True,
-                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return Confinement("none", f"banklab-judge sandbox did not run ({e})", "")
-    return parse_sandbox(r.returncode, r.stdout + r.stderr)
-
-
-def refusal_text(conf: Confinement) -> str:
-    """What a grading tool says, once, when the judge cannot confine a student's file here."""
-    why = conf.line[len("no sandbox:"):].strip() if conf.line.startswith("no sandbox:") else conf.line
-    return ("the judge cannot confine a student's code on this machine, so nothing was graded "
-            f"({why}). A student's file is only ever built and run in bubblewrap: install it "
-            "(apt-get install bubblewrap) where it may make mount and PID namespaces (as root no user "
-            "namespace is needed; a container that forbids namespaces cannot grade). Check with: "
-            "banklab-judge sandbox")
-
-
-def parse_list(text: str) -> list[tuple[str, str, str]]:
-    """`banklab-judge list` output -> [(lab, test, tier)]. Accepts JSON (a list of objects
-    with lab/test or name/tier) or lines holding a two-digit lab, a Suite.Test name and a tier."""
-    text = text.strip()
-    out = []
-    if text.startswith("[") or text.startswith("{"):
-        data = json.loads(text)
-        if isinstance(data, dict):
-            data = data.get("tests", [])
-        for t in data:
-            out.append((str(t["lab"]), str(t.get("test") or t["name"]), str(t["tier"])))
-        return out
-    for line in text.splitlines():
-        toks = line.replace(",", " ").replace("\t", " ").split()
-        lab = next((t for t in toks if bl.lab_number(t) == t), None)
-        name = next((t for t in toks if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", t)), None)
-        tier = next((t for t in toks if t in ("cpu", "gpu")), None)
-        if lab and name and tier:
-            out.append((lab, name, tier))
-    return out
-
-
-def list_tests(judge: Path, lab: str, timeout: float = 60) -> list[tuple[str, str]]:
-    """[(test, tier)] of one lab, from the judge itself (the grader's own list)."""
-    r = subprocess.run(judge_cmd(judge) + ["list", "--lab", lab], capture_output=True,
-                       text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"banklab-judge list --lab {lab} failed ({r.returncode}): {r.stderr.strip()}")
-    tests = [(name, tier) for l, name, tier in parse_list(r.stdout) if l == lab]
-    if not tests:
-        raise RuntimeError(f"banklab-judge list --lab {lab} named no test of lab {lab}")
-    return tests
+# The judge's command line, environment and confinement: banklab/grading/invocation.py.
+from banklab.grading.invocation import (  # noqa: E402,F401
+    probe_access_problem, judge_cmd, grading_others, env_for_grading, Confinement,
+    parse_sandbox, confinement, refusal_text, parse_list, list_tests,
+    UNCONFINED_VAR)
 
 
 _RUNNING: set[subprocess.Popen] = set()

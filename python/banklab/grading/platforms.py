@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from banklab_grading import LabResult, Verdict, bl, fmt_points
-from banklab_reports import (NOT_BUILT, STATUS_WORD, _lab_points, _names, _total_points, failure_groups,
+from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
+from banklab.grading.reports import (NOT_BUILT, STATUS_WORD, _lab_points, _names, _total_points, failure_groups,
                              student_message)
 
 def junit_xml(results: list[LabResult], student: str = "") -> str:

@@ -16,8 +16,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import banklab_status as bs
-from banklab_grading import LabResult, Verdict, explain_lines, fmt_points
+from banklab.grading import status as bs
+from banklab.grading.grading import LabResult, Verdict, explain_lines, fmt_points
 
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped", "fault": "NOT GRADED"}
 
@@ -154,7 +154,7 @@ def lms_score(r: LabResult, points_possible: float) -> float | str:
 
 
 # Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
-from banklab_identity import identity_of as _identity, login_of as _login   # noqa: E402
+from banklab.grading.identity import identity_of as _identity, login_of as _login   # noqa: E402
 
 
 def _split_name(full: str) -> tuple[str, str]:
@@ -474,7 +474,7 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
 def __getattr__(name: str):
     """The platform files (JUnit, Gradescope, PrairieLearn, GitHub) live in banklab_platforms.py;
     br.gradescope_results() and friends still resolve here."""
-    import banklab_platforms
+    from banklab.grading import platforms as banklab_platforms
     try:
         return getattr(banklab_platforms, name)
     except AttributeError:

@@ -23,7 +23,7 @@ Values are 64-bit signed integers; overflow, division by zero and shifts outside
 The C++ evaluator knows one variable, `lane`; here the caller names the variables (default
 `("lane",)`, the C++ language exactly): a description's question with an unknown also has `x`,
 its `value` key has none. tools/tests/expr_differential.py checks both evaluators on the same
-expressions (CTest cli.ExprPythonAgreesWithCpp); tools/lablib/test_banklab_expr.py is the unit test.
+expressions (CTest cli.ExprPythonAgreesWithCpp); python/tests/test_expr.py is the unit test.
 
 The op table (the model's ops and the widths each allows) is not written here: `OPS` is read at
 import time from the model itself, so it cannot drift from it:
@@ -319,7 +319,7 @@ def evaluate(text: str, **env: int) -> int:
 
 # ---- the op table, read from the model -----------------------------------------------------------
 
-_ROOT = Path(__file__).resolve().parents[2]   # the course: tools/lablib/ is two levels down
+_ROOT = Path(__file__).resolve().parents[3]   # the course: python/banklab/lab is three levels down
 
 
 def _read(root: Path, rel: str) -> str:
@@ -333,7 +333,7 @@ def _read(root: Path, rel: str) -> str:
 def _find(rel: str, text: str, pattern: str, what: str) -> re.Match:
     m = re.search(pattern, text, re.S)
     if not m:
-        raise ModelTableError(f"{rel}: expected {what} (tools/lablib/banklab_expr.py reads the op table from it; "
+        raise ModelTableError(f"{rel}: expected {what} (python/banklab/lab/expr.py reads the op table from it; "
                               "update its reading together with the C++)")
     return m
 

@@ -18,9 +18,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from banklab_archives import (ARCHIVE_MAX_FILE_BYTES, ARCHIVE_REFUSED, RENAMED_SUFFIX, UnsafeArchive,
+from banklab.grading.archives import (ARCHIVE_MAX_FILE_BYTES, ARCHIVE_REFUSED, RENAMED_SUFFIX, UnsafeArchive,
                               ignored, is_archive, unpack_upload)
-from banklab_identity import BLACKBOARD_RECEIPT_RE
+from banklab.grading.identity import BLACKBOARD_RECEIPT_RE
 
 #: What find_source() says of an upload it does not recognise (named in the gradebook).
 UNRECOGNISED = "handed in instead"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of tools/lablib/banklab_gen.py's judge-test generation: the kernel-name mangler against
+"""Tests of python/banklab/lab/gen.py's judge-test generation: the kernel-name mangler against
 symbols a compiler gave, and the teaching errors of index / label / at_minimum / [[kernels]].
 
-    python3 -m unittest tools/lablib/test_banklab_gen.py
+    python3 -m unittest python/tests/test_gen.py
 """
 import copy
 import os
@@ -10,8 +10,7 @@ import sys
 import tomllib
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import banklab_gen as gen  # noqa: E402
+from banklab.lab import gen as gen  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -124,7 +123,7 @@ class InstructionTests(unittest.TestCase):
 class Driver(unittest.TestCase):
     def test_the_table_is_up_to_date(self):
         self.assertEqual(gen.driver_main(["--check"]), 0,
-                         "python3 tools/lablib/banklab_gen.py --driver writes it again")
+                         "python3 python/banklab_run.py -m banklab.lab.gen --driver writes it again")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""The course site's reading of the labs (docs/scripts use it)."""

@@ -1,0 +1,138 @@
+"""The judge's invocation: its command line, the environment and confinement it grades in (a
+refusal where nothing well-kept can confine), and the list of a lab's tests it prints."""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
+from typing import Iterable
+
+
+def probe_access_problem(work: Path) -> str:
+    """Whether the judge can run the student's probe for this work folder ("" when it can).
+    Run as root, banklab-judge runs each probe as `nobody` from a private folder under /tmp with
+    its own copy of the probe program, so the work folder itself may lie anywhere (under /root
+    too): nothing to refuse. Kept so that callers have one place to ask."""
+    return ""
+
+
+def judge_cmd(judge: Path) -> list[str]:
+    # A script judge (the test double) runs with this Python, so no PATH lookup is involved.
+    if judge.suffix == ".py":
+        return [sys.executable, str(judge)]
+    return [str(judge)]
+
+
+#: Lets the judge build without any confinement on a student's own machine (not root, not
+#: --graded). A tool that grades other people's files never passes it on: grading_others().
+UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
+
+
+def grading_others() -> None:
+    """Called first by every tool that grades someone else's file (grade-class, grade-platform,
+    the Slurm tasks): the judge it starts never sees BANKLAB_ALLOW_UNCONFINED, so it confines the
+    file (bubblewrap) or refuses to build it."""
+    os.environ.pop(UNCONFINED_VAR, None)
+
+
+def env_for_grading() -> dict:
+    """This process's environment as a judge that grades someone else's file must get it: without
+    BANKLAB_ALLOW_UNCONFINED (for a child started before, or without, grading_others())."""
+    return {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+
+
+@dataclasses.dataclass
+class Confinement:
+    """What `banklab-judge sandbox` says: mode "bwrap" (the judge confines every step in
+    bubblewrap) or "none" (it refuses to build); `line` is its first line, `text` all it printed."""
+    mode: str
+    line: str
+    text: str
+
+    @property
+    def refused(self) -> bool:
+        return self.mode != "bwrap"
+
+
+def parse_sandbox(rc: int, text: str) -> Confinement:
+    """`banklab-judge sandbox` output -> Confinement. Only the first word after `sandbox:` is
+    read; anything else (no such line, an unknown word, a non-zero exit) is "none", and so is an
+    older judge's "uid" (a jail made by hand: issue 30)."""
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    mode = "none"
+    if rc == 0 and line.startswith("sandbox:"):
+        word = (line.split()[1:] or [""])[0]
+        if word == "bwrap" or os.path.basename(word) == "bwrap":      # the judge before the uid mode: "sandbox: /usr/bin/bwrap (...)"
+            mode = "bwrap"
+    return Confinement(mode, line or f"banklab-judge sandbox printed nothing (exit {rc})", text.strip())
+
+
+def confinement(judge: Path, timeout: float = 120) -> Confinement:
+    """How the judge would confine a student's file on this machine, as grading_others() leaves
+    its environment."""
+    env = env_for_grading()
+    try:
+        r = subprocess.run(judge_cmd(judge) + ["sandbox"], capture_output=True, text=True,
+                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Confinement("none", f"banklab-judge sandbox did not run ({e})", "")
+    return parse_sandbox(r.returncode, r.stdout + r.stderr)
+
+
+def refusal_text(conf: Confinement) -> str:
+    """What a grading tool says, once, when the judge cannot confine a student's file here."""
+    why = conf.line[len("no sandbox:"):].strip() if conf.line.startswith("no sandbox:") else conf.line
+    return ("the judge cannot confine a student's code on this machine, so nothing was graded "
+            f"({why}). A student's file is only ever built and run in bubblewrap: install it "
+            "(apt-get install bubblewrap) where it may make mount and PID namespaces (as root no user "
+            "namespace is needed; a container that forbids namespaces cannot grade). Check with: "
+            "banklab-judge sandbox")
+
+
+def parse_list(text: str) -> list[tuple[str, str, str]]:
+    """`banklab-judge list` output -> [(lab, test, tier)]. Accepts JSON (a list of objects
+    with lab/test or name/tier) or lines holding a two-digit lab, a Suite.Test name and a tier."""
+    text = text.strip()
+    out = []
+    if text.startswith("[") or text.startswith("{"):
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = data.get("tests", [])
+        for t in data:
+            out.append((str(t["lab"]), str(t.get("test") or t["name"]), str(t["tier"])))
+        return out
+    for line in text.splitlines():
+        toks = line.replace(",", " ").replace("\t", " ").split()
+        lab = next((t for t in toks if bl.lab_number(t) == t), None)
+        name = next((t for t in toks if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", t)), None)
+        tier = next((t for t in toks if t in ("cpu", "gpu")), None)
+        if lab and name and tier:
+            out.append((lab, name, tier))
+    return out
+
+
+def list_tests(judge: Path, lab: str, timeout: float = 60) -> list[tuple[str, str]]:
+    """[(test, tier)] of one lab, from the judge itself (the grader's own list)."""
+    r = subprocess.run(judge_cmd(judge) + ["list", "--lab", lab], capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"banklab-judge list --lab {lab} failed ({r.returncode}): {r.stderr.strip()}")
+    tests = [(name, tier) for l, name, tier in parse_list(r.stdout) if l == lab]
+    if not tests:
+        raise RuntimeError(f"banklab-judge list --lab {lab} named no test of lab {lab}")
+    return tests

@@ -1,0 +1,219 @@
+"""Points: the weight of each role (grader/points/weights.toml) and each lab's table of groups and
+gates (its description), read into a PointsTable. banklab.grading.grading applies them to verdicts."""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
+from typing import Iterable
+
+
+#: The one place where the weight of each role, and the groups every lab shares, are set:
+#: grader/points/weights.toml. A lab's own part (its gates) is in its description labs/NN_name/judge/lab.toml.
+WEIGHTS_FILE = "weights.toml"
+
+
+def _read_weights_file(path: Path) -> tuple[str, dict]:
+    try:
+        text = path.read_text()
+        return text, tomllib.loads(text)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: {e}") from e
+
+
+def load_weights(points_dir: Path) -> dict[str, float]:
+    """Points of each role ({"objective": 50, ...}) from POINTS_DIR/weights.toml."""
+    path = points_dir / WEIGHTS_FILE
+    _, data = _read_weights_file(path)
+    out = {}
+    for role, pts in (data.get("roles") or {}).items():
+        if not isinstance(pts, (int, float)) or pts < 0:
+            raise ValueError(f"{path}: [roles] {role} must be a number >= 0")
+        out[str(role)] = float(pts)
+    return out
+
+
+@dataclasses.dataclass
+class Group:
+    name: str
+    patterns: list[str]
+    points: float
+    role: str = ""
+    requires: list[str] = dataclasses.field(default_factory=list)
+
+    def matches(self, test: str) -> bool:
+        return any(fnmatch.fnmatchcase(test, p) for p in self.patterns)
+
+
+@dataclasses.dataclass
+class PointsTable:
+    lab: str
+    groups: list[Group]
+    tests: dict[str, float]               # test -> its own points
+    path: str = ""
+    digest: str = ""                      # sha256 of the table and the weights it used
+
+    @staticmethod
+    def load(path: Path, weights: dict[str, float] | None = None) -> "PointsTable":
+        """A whole table in one file (lab, [groups.*], [tests]): an instructor's own table given
+        with --points-dir, or a test's."""
+        try:
+            text = path.read_text()
+            data = tomllib.loads(text)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise ValueError(f"{path}: {e}") from e
+        return PointsTable.from_data(data, text, path, weights)
+
+    @staticmethod
+    def from_data(data: dict, text: str, path: Path | str, weights: dict[str, float] | None = None) -> "PointsTable":
+        """The table `data` (as a table file parses); `text` is what its digest covers."""
+        weights = weights or {}
+        lab = str(data.get("lab", ""))
+        if bl.lab_number(lab) != lab:
+            raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
+        groups = []
+        for name, g in (data.get("groups") or {}).items():
+            if not isinstance(g, dict) or "match" not in g or ("points" not in g and "role" not in g):
+                raise ValueError(f"{path}: [groups.{name}] needs 'match' and 'points' or 'role'")
+            role = str(g.get("role", ""))
+            if "points" in g:
+                pts = g["points"]
+            elif role in weights:
+                pts = weights[role]
+            else:
+                raise ValueError(f"{path}: [groups.{name}] role {role!r} has no weight in {WEIGHTS_FILE}")
+            if not isinstance(pts, (int, float)) or pts < 0:
+                raise ValueError(f"{path}: [groups.{name}] points must be a number >= 0")
+            pats = g["match"] if isinstance(g["match"], list) else [g["match"]]
+            req = g.get("requires", [])
+            req = req if isinstance(req, list) else [req]
+            groups.append(Group(name, [str(x) for x in pats], float(pts), role, [str(x) for x in req]))
+        names = {g.name for g in groups}
+        for g in groups:
+            for r in g.requires:
+                if r not in names:
+                    raise ValueError(f"{path}: [groups.{g.name}] requires unknown group {r!r}")
+        tests = {}
+        for name, pts in (data.get("tests") or {}).items():
+            if not isinstance(pts, (int, float)) or pts < 0:
+                raise ValueError(f"{path}: [tests] \"{name}\" must be a number >= 0")
+            tests[name] = float(pts)
+        digest = hashlib.sha256((text + json.dumps(weights, sort_keys=True)).encode()).hexdigest()
+        return PointsTable(lab, groups, tests, str(path), digest)
+
+    def group_of(self, test: str) -> str | None:
+        for g in self.groups:
+            if g.matches(test):
+                return g.name
+        return None
+
+    def group(self, name: str) -> Group | None:
+        return next((g for g in self.groups if g.name == name), None)
+
+    def allocate(self, tests: Iterable[str]) -> dict[str, float]:
+        """Points of each test among `tests` (every test of the lab the judge lists, whether
+        or not this run judged it: a test left out of the run keeps its points in the maximum).
+
+        A test under [tests] keeps its own points; a group's points are shared
+        equally by its other tests; a test in no group gets 0 (unscored). A group
+        with no test in the list adds nothing to the maximum.
+        """
+        tests = list(dict.fromkeys(tests))
+        out: dict[str, float] = {}
+        members: dict[str, list[str]] = {}
+        for t in tests:
+            if t in self.tests:
+                out[t] = self.tests[t]
+                continue
+            g = self.group_of(t)
+            if g is None:
+                out[t] = 0.0
+            else:
+                members.setdefault(g, []).append(t)
+        for g in self.groups:
+            mem = members.get(g.name, [])
+            if not mem:
+                continue
+            own = sum(self.tests.get(t, 0.0) for t in tests
+                      if t in self.tests and self.group_of(t) == g.name)
+            share = max(g.points - own, 0.0) / len(mem)
+            for t in mem:
+                out[t] = share
+        return out
+
+
+def lab_table_data(description: dict, weights_data: dict, lab: str) -> dict:
+    """Lab `lab`'s points table, as a table file would hold it: the group `gates` (role "gate",
+    the description's [points] gates), then the groups of weights.toml with `NN` replaced by the
+    lab's number, and [tests] from the description's optional [points.tests]."""
+    pts = description.get("points") or {}
+    groups = {"gates": {"role": "gate", "match": list(pts.get("gates", []))}}
+    for name, g in (weights_data.get("groups") or {}).items():
+        if name == "gates":
+            raise ValueError(f"{WEIGHTS_FILE}: the group `gates` is each lab's own ([points] gates "
+                             "of labs/NN_name/judge/lab.toml)")
+        if not isinstance(g, dict):
+            raise ValueError(f"{WEIGHTS_FILE}: [groups.{name}] must be a table")
+        g = dict(g)
+        if "match" in g:
+            m = g["match"]
+            g["match"] = [x.replace("NN", lab) for x in m] if isinstance(m, list) else str(m).replace("NN", lab)
+        groups[name] = g
+    return {"lab": lab, "groups": groups, "tests": dict(pts.get("tests", {}))}
+
+
+def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsTable:
+    """Lab `lab`'s points table: its gates (and own test points) from its description
+    labs/NN_name/judge/lab.toml, every other group and the weights from grader/points/weights.toml.
+
+    points_dir (the instructor's --points-dir): a folder whose weights.toml replaces the
+    course's, and whose labNN.toml, when there is one, is lab NN's whole table (the format of
+    grader/points/README.md), used instead of the description's gates."""
+    home = root / "grader" / "points"
+    pdir = points_dir or home
+    weights_path = pdir / WEIGHTS_FILE if (pdir / WEIGHTS_FILE).is_file() else home / WEIGHTS_FILE
+    wtext, wdata = _read_weights_file(weights_path) if weights_path.is_file() else ("", {})
+    weights = load_weights(weights_path.parent) if wtext else {}
+
+    def rel(p: Path) -> str:
+        try:
+            return str(p.resolve().relative_to(root.resolve()))
+        except ValueError:
+            return str(p)
+
+    own = points_dir / f"lab{lab}.toml" if points_dir else None
+    if own is not None and own.is_file():
+        table = PointsTable.load(own, weights)
+        table.path = rel(own)
+    else:
+        try:
+            found = bl.find_labs(root).get(lab)
+        except bl.DescriptionError as e:
+            raise ValueError(str(e)) from e
+        if found is None:
+            raise ValueError(f"no points for lab {lab}: no folder {root / 'labs'}/{lab}_name/ holds its "
+                             f"description {bl.DESCRIPTION}")
+        desc_path, desc = found.description_path, found.description
+        data = lab_table_data(desc, wdata, lab)
+        # The digest covers what decides the points: the lab's [points] and the weights file.
+        text = json.dumps(data, sort_keys=True) + wtext
+        table = PointsTable.from_data(data, text, desc_path, weights)
+        table.path = f"{rel(desc_path)} [points] + {rel(weights_path)}"
+    if table.lab != lab:
+        raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
+    return table

@@ -1,0 +1,1 @@
+"""What a lab is: its folder, its description (lab.toml) and the C++ made from it."""
