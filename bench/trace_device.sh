@@ -33,7 +33,7 @@ echo "== demo"
 timeout 60 "$B/tools/banklab" trace --keep "$O/trace_demo.bltrace" -- "$B/tools/trace/tests/trace_demo" 256 2>&1 | tee "$O/demo.txt" | head -40
 
 echo "== host analysis rate"
-"$B/tools/trace/tests/trace_throughput" 50 | tee "$O/throughput.txt"
+"$B/trace/tests/trace_throughput" 50 | tee "$O/throughput.txt"
 
 echo "== lab workload: untraced vs traced (wall seconds, 3 runs each)"
 nvcc -std=c++17 -O3 -lineinfo -arch=sm_90 -I common/include -I solutions tools/trace/tests/lab_driver.cu -o "$O/lab_driver" || exit 1
@@ -50,7 +50,7 @@ cat "$O/lab_traced_1.err" | tee -a "$O/speed.txt"
 
 echo "== unprivileged"
 D=/tmp/bltrace; rm -rf $D; mkdir -p $D
-cp "$B/tools/banklab" "$B/tools/trace/libbanklab_trace_inject.so" "$B/tools/trace/banklab_trace_patch.fatbin" \
+cp "$B/tools/banklab" "$B/trace/libbanklab_trace_inject.so" "$B/trace/banklab_trace_patch.fatbin" \
    "$B/tools/trace/tests/trace_demo" $D/ && chmod -R a+rX $D
 ( cd /tmp && timeout 60 runuser -u nobody -- $D/banklab trace -- $D/trace_demo 256 ) > "$O/nobody.txt" 2>&1
 echo "rc=$?" >> "$O/nobody.txt"; id nobody >> "$O/nobody.txt"; head -12 "$O/nobody.txt"; tail -3 "$O/nobody.txt"

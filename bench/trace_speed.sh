@@ -62,7 +62,10 @@ BL=$B/tools/banklab
 BASELIB=""
 if [ -n "${BASE:-}" ]; then
   if wait $base_pid; then
-    BASELIB=$BASE/build/speed_base/tools/trace/libbanklab_trace_inject.so
+    # The tracer's core is trace/ (tools/trace/ before issue 34): the base commit's place.
+    for d in trace tools/trace; do
+      [ -f "$BASE/build/speed_base/$d/libbanklab_trace_inject.so" ] && BASELIB=$BASE/build/speed_base/$d/libbanklab_trace_inject.so
+    done
   else
     echo "the base tracer did not build:"; grep -B2 -A12 -m3 "error" "$O/logs/base_build.log"
   fi

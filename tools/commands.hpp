@@ -6,12 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
-namespace banklab::cli {
+#include "banklab_cli/run_app.hpp"  // Exit
 
-/// Thrown by a subcommand to end the program with `code` (after printing what it had to).
-struct Exit {
-  int code = 0;
-};
+namespace banklab::cli {
 
 void add_predict_command(CLI::App& app);
 void add_compare_command(CLI::App& app);

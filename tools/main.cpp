@@ -4,8 +4,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 
 #include "banklab/pattern_io.hpp"
 #include "banklab_cli/expr.hpp"
+#include "banklab_cli/run_app.hpp"
 #include "commands.hpp"
 #if defined(BANKLAB_HAVE_TRACE)
 #include "trace_command.hpp"
@@ -59,32 +58,5 @@ int main(int argc, char** argv) {
 #if defined(BANKLAB_HAVE_TRACE)
   banklab::cli::add_trace_command(app);
 #endif
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // Usage errors are bad input too: CLI11's message, then status 2 (0 for --help).
-    const int rc = app.exit(e);
-    std::fflush(stdout);
-    return rc == 0 ? 0 : 2;
-  } catch (const banklab::cli::Exit& e) {
-    std::fflush(stdout);
-    return e.code;
-  } catch (const banklab::ParseError& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "banklab: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "banklab: out of memory\n");
-    return 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "banklab: %s\n", e.what());
-    return 2;
-  }
-  if (std::fflush(stdout) != 0) {
-    std::fprintf(stderr, "banklab: cannot write the output\n");
-    return 2;
-  }
-  return 0;
+  return banklab::cli::run_app(app, argc, argv);
 }

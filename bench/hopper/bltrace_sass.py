@@ -1,5 +1,5 @@
 """Static SASS of the kernels a trace recorded: the module images a `banklab trace --keep FILE`
-trace file holds (format: tools/trace/src/trace.cpp, write_trace), disassembled with cuobjdump,
+trace file holds (format: trace/src/trace.cpp, write_trace), disassembled with cuobjdump,
 and per kernel the count of each shared-memory-related opcode (with its modifiers):
     python3 bench/hopper/bltrace_sass.py FILE.bltrace WORK_DIR
 Used by bench/hopper/trace_cublas.sh to say which cp.async variant (LDGSTS vs LDGSTS.BYPASS), which

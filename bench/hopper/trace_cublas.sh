@@ -33,7 +33,7 @@ BL=$B/tools/banklab
 [ -x "$BL" ] || { tail -30 "$R/configure.log"; grep -B2 -A12 -m3 "error" "$R/build.log"; tar -C "$O" -czf "$O/run.tgz" r; exit 1; }
 ls "$P"; cat "$R/progs.log" | tail -5
 echo "built: $(( $(date +%s) - T0 )) s"
-"$B/tools/trace/tests/trace_core_tests" --gtest_brief=1 2>&1 | tail -3
+"$B/trace/tests/trace_core_tests" --gtest_brief=1 2>&1 | tail -3
 
 W=l1tex__data_pipe_lsu_wavefronts_mem_shared
 M=$W.sum,${W}_op_ld.sum,${W}_op_st.sum,${W}_op_atom.sum,${W}_op_misc.sum,${W}_op_gmma.sum,${W}_op_ipa.sum

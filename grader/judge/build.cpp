@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "grader/answers.hpp"
-#include "grader/context.hpp"
 #include "grader/probe_wraps.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
@@ -467,9 +466,3 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 }
 
 }  // namespace judge
-
-namespace grader {
-
-std::optional<std::string> built_fatbin() { return judge::read_hashed(context().fatbin()); }
-
-}  // namespace grader

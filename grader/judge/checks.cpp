@@ -15,6 +15,9 @@
 #ifndef BANKLAB_CLI_PATH
 #define BANKLAB_CLI_PATH "banklab"
 #endif
+#ifndef BANKLAB_BUILD_DIR
+#define BANKLAB_BUILD_DIR "."
+#endif
 
 namespace grader {
 
@@ -65,15 +68,13 @@ long long total_wavefronts(const std::vector<Instruction>& list, Op op) {
 
 // The banklab CLI as a command that pastes into a shell as printed. A lab's own build (`cmake
 // --workflow --preset labNN`) builds its judge and the CLI; where the CLI is not built (a build
-// of the judge alone), the command builds it first, its progress shown (BANKLAB_CLI_PATH is
-// <build>/tools/banklab).
+// of the judge alone), the command builds it first, its progress shown (CMake gives both the
+// CLI's file and the build folder: nothing here knows where in the build the CLI lies).
 std::string banklab_command() {
   const std::string path = BANKLAB_CLI_PATH;
   const std::string quoted = banklab::shell_quote(path);
   if (path.find('/') == std::string::npos || access(path.c_str(), X_OK) == 0) return quoted;
-  std::string build = path.substr(0, path.rfind('/'));
-  build = build.substr(0, build.rfind('/'));
-  return "cmake --build " + banklab::shell_quote(build) + " --target banklab && " + quoted;
+  return "cmake --build " + banklab::shell_quote(BANKLAB_BUILD_DIR) + " --target banklab && " + quoted;
 }
 
 std::string explain_command(const WarpAccess& a) {

@@ -49,13 +49,6 @@
 #include "test_run.hpp"
 #include "verdict.hpp"
 
-namespace grader {
-Context& context() {
-  static Context c;
-  return c;
-}
-}  // namespace grader
-
 namespace judge {
 namespace {
 

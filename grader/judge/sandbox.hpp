@@ -8,7 +8,8 @@
 // first and bubblewrap makes a user namespace (the way of a non-root judge). A cgroup per step
 // (memory and processes of the whole step) where one can be made, rlimits per process. Output
 // comes back over pipes, with a size limit. Mode `none` (bubblewrap cannot start): the judge
-// refuses (main.cpp), except on a student's own machine that asks for it. See docs/dev/GRADER.md.
+// refuses (main.cpp), except on a student's own machine that asks for it. See docs/dev/GRADER.md;
+// one file a mode: sandbox_modes.hpp.
 #pragma once
 
 #include <string>

@@ -14,9 +14,11 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "banklab/cuda_check.cuh"
+#include "build.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
@@ -235,11 +237,13 @@ int exit_status(const std::vector<int>& codes) {
 }  // namespace
 
 int run_tests(const TestRun& run, const char* argv0) {
-  grader::Context& ctx = grader::context();
+  grader::Context ctx;
   ctx.lab = run.lab;
   ctx.work = run.work;
   ctx.graded = run.graded;
   ctx.source = read_file(run.work + "/source.txt", 4096);
+  ctx.read_fatbin = [fatbin = ctx.fatbin()] { return read_hashed(fatbin); };
+  grader::set_context(std::move(ctx));
 
   const std::vector<std::string> known = registered_tests(run.lab);
   std::vector<std::string> tests;  // known, once each

@@ -43,6 +43,20 @@ std::string trace_unavailable_reason() {
 
 namespace {
 
+// Which of several instances a message quotes: the smallest offsets (then mask), so that the
+// message is the same whatever order the warps ran in (alone or beside other judges). The worst
+// instance of a line and the off-description ldmatrix quoted are both chosen by it.
+bool quoted_before(const banklab::WarpAccess& a, const banklab::WarpAccess& b) {
+  return std::tie(a.offset, a.mask) < std::tie(b.offset, b.mask);
+}
+
+// The same order over traced instructions: by their access, then file and line.
+bool quoted_before(const banklab::trace::Instruction& a, const banklab::trace::Instruction& b) {
+  if (quoted_before(a.access, b.access)) return true;
+  if (quoted_before(b.access, a.access)) return false;
+  return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+}
+
 // The pieces of an access whose addresses the lab describes, each as its lanes' offsets less its
 // first lane's (the same rows wherever the tile starts): for ldmatrix and stmatrix each 8 x 8
 // matrix (lanes 8 m .. 8 m + 7 give its rows; the order of the matrices in one instruction is the
@@ -77,22 +91,23 @@ std::string addresses_not_described(const std::vector<banklab::trace::Instructio
     for (const banklab::WarpAccess& a : k.accesses)
       for (auto& p : relative_pieces(a)) described.insert(std::move(p));
     long long off = 0, of_kind = 0;
-    const banklab::trace::Instruction* first = nullptr;
+    const banklab::trace::Instruction* quoted = nullptr;
     for (const auto& in : ins) {
       if (in.access.op != k.op) continue;
       of_kind += static_cast<long long>(in.count);
       const auto pieces = relative_pieces(in.access);
       if (std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return described.count(p) > 0; })) continue;
       off += static_cast<long long>(in.count);
-      if (!first) first = &in;
+      if (!quoted || quoted_before(in, *quoted)) quoted = &in;
     }
     if (off == 0) continue;
     os << "  " << off << " of the " << of_kind << " traced " << banklab::describe(k.op)
        << " warp instructions read a matrix whose row addresses are none of the description's (" << k.described
-       << ": the rows tile_offset() gives for each lane, wherever the tile starts). The first, at "
-       << (!grader::context().source.empty() ? grader::context().source : first->file.empty() ? std::string("?") : first->file)
-       << ":" << first->line << ", lanes 0-7 at byte offsets";
-    for (int l = 0; l < 8; ++l) os << " " << first->access.offset[static_cast<std::size_t>(l)];
+       << ": the rows tile_offset() gives for each lane, wherever the tile starts). One of them (the smallest "
+          "offsets), at "
+       << (!grader::context().source.empty() ? grader::context().source : quoted->file.empty() ? std::string("?") : quoted->file)
+       << ":" << quoted->line << ", lanes 0-7 at byte offsets";
+    for (int l = 0; l < 8; ++l) os << " " << quoted->access.offset[static_cast<std::size_t>(l)];
     os << ". The lab grades the loads of the operands from the tile: load each fragment from the rows the "
           "description names, not from other addresses. "
        << k.hint << "\n";
@@ -177,10 +192,8 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     l.minimum += m * n;
     total += n;
     if (w > m) bad += n;
-    // The worst instance, ties broken by the smallest offsets (then mask), so that the message is
-    // the same whatever order the warps ran in (alone or beside other judges).
-    const bool tie = w - m == l.worst_excess && w > m &&
-                     std::tie(in.access.offset, in.access.mask) < std::tie(l.worst.offset, l.worst.mask);
+    // The worst instance, ties broken as every quoted instance is (quoted_before).
+    const bool tie = w - m == l.worst_excess && w > m && quoted_before(in.access, l.worst);
     if (w - m > l.worst_excess || tie) {
       l.worst_excess = w - m;
       l.worst = in.access;

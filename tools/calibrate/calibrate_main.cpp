@@ -1,10 +1,9 @@
 // The calibrate program: `banklab-calibrate-standalone calibrate ...`, which `banklab calibrate ...`
-// runs (tools/main.cpp). Its messages and exit statuses are banklab's: a usage error exits 2.
-#include <cstdio>
-#include <exception>
-
+// runs (tools/main.cpp). Its messages and exit statuses are banklab's (one parse-and-exit block for
+// both: banklab_cli/run_app.hpp): a usage error exits 2.
 #include <CLI/CLI.hpp>
 
+#include "banklab_cli/run_app.hpp"
 #include "calibrate.hpp"
 
 int main(int argc, char** argv) {
@@ -12,16 +11,5 @@ int main(int argc, char** argv) {
   app.name("banklab");
   app.require_subcommand(1);
   banklab::cli::add_calibrate_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    std::fflush(stdout);
-    return rc == 0 ? 0 : 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "banklab: %s\n", e.what());
-    return 2;
-  }
-  return std::fflush(stdout) == 0 ? 0 : 2;
+  return banklab::cli::run_app(app, argc, argv);
 }

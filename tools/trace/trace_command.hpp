@@ -1,5 +1,5 @@
 /// @file trace_command.hpp
-/// @brief `banklab trace`, registered by tools/main.cpp when tools/trace/ is built.
+/// @brief `banklab trace`, registered by tools/main.cpp when tools/trace/ is built (over the tracer's core, trace/).
 #pragma once
 #include <CLI/CLI.hpp>
 

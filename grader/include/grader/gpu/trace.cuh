@@ -1,5 +1,5 @@
 // The traced tier: the student's kernels, launched by the judge, run under the Compute
-// Sanitizer tracer (tools/trace, no profiler permission needed); every shared-memory warp
+// Sanitizer tracer (trace/, no profiler permission needed); every shared-memory warp
 // instruction they really executed is explained with the model, and must take the minimum.
 #pragma once
 

@@ -158,6 +158,46 @@ DeviceRecord* staging(CUcontext ctx, ContextState& c) {
 
 bool debug();
 
+// The instruction classes patched, each with its device callback (patch.cu), one row a class. The
+// first must patch (plain shared-memory loads and stores: what the model costs); the others are
+// patched where the GPU has them (a module without the class is no error).
+struct PatchPoint {
+  Sanitizer_InstructionId id;
+  const char* callback;
+  const char* callback_without_tma_map = nullptr;  ///< BANKLAB_TRACE_TMA_MAP=0: count only
+};
+constexpr PatchPoint kPatchPoints[] = {
+    {SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "banklab_shared_access"},
+    // Not modelled, but counted so the report can say what it left out.
+    {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "banklab_cp_async"},
+    {SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "banklab_matrix_access"},
+    {SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, "banklab_remote_shared"},
+    {SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "banklab_bulk_g2s"},
+    {SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "banklab_bulk_s2g"},
+    {SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, "banklab_wgmma"},
+    // Every other instruction class that touches shared memory: listed with counts.
+    {SANITIZER_INSTRUCTION_ASYNC_STORE, "banklab_async_store"},
+    {SANITIZER_INSTRUCTION_ASYNC_REDUCTION, "banklab_async_reduction"},
+    {SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, "banklab_bulk_s2s"},
+    {SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, "banklab_bulk_s2s"},
+    {SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, "banklab_bulk_red_s2g"},
+    {SANITIZER_INSTRUCTION_MEMSET_SHARED, "banklab_memset_shared"},
+#if BANKLAB_SANITIZER_HAS_TMA
+    // TMA (cp.async.bulk.tensor): counted, and a load's box found from its tensor map
+    // (BANKLAB_TRACE_TMA_MAP=0: counted only, the patch reads no tensor map).
+    {SANITIZER_INSTRUCTION_TMA_LOAD, "banklab_tma_load", "banklab_tma_load_count"},
+    {SANITIZER_INSTRUCTION_TMA_STORE, "banklab_tma_store"},
+#endif
+};
+
+// The callback a row patches in: BANKLAB_TRACE_DEVICE=empty|count gives the same instructions a
+// diagnostic callback (patch.cu: NAME_empty, NAME_counting).
+std::string patch_callback(const PatchPoint& p, DeviceMode mode, bool tma_map) {
+  const std::string name = !tma_map && p.callback_without_tma_map ? p.callback_without_tma_map : p.callback;
+  if (mode == DeviceMode::Record) return name;
+  return name + (mode == DeviceMode::Empty ? "_empty" : "_counting");
+}
+
 // Patches `module` for context `ctx` (once per module): our device callbacks in front of every
 // shared-memory instruction. The context's copy of the patches is loaded first.
 bool patch_module(CUcontext ctx, CUmodule module) {
@@ -172,42 +212,17 @@ bool patch_module(CUcontext ctx, CUmodule module) {
     if (r != SANITIZER_SUCCESS) { note_error("sanitizerAddPatchesFromFile", r); return false; }
     c.patches_loaded = true;
   }
-  // BANKLAB_TRACE_DEVICE=empty|count: the same instructions, with a diagnostic callback (patch.cu).
   const DeviceMode mode = inject_options().mode;
-  std::vector<std::string> names;  // the diagnostics' names (patch.cu: NAME_empty, NAME_counting)
-  names.reserve(32);
-  auto fn = [mode, &names](const char* name) {
-    if (mode == DeviceMode::Record) return name;
-    names.push_back(std::string(name) + (mode == DeviceMode::Empty ? "_empty" : "_counting"));
-    return names.back().c_str();
-  };
-  SanitizerResult r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, module, fn("banklab_shared_access"));
-  if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchInstructions(shared access)", r); return false; }
-  // Not modelled, but counted so the report can say what it left out.
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, module, fn("banklab_cp_async"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, module, fn("banklab_matrix_access"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_REMOTE_SHARED_MEMORY_ACCESS, module, fn("banklab_remote_shared"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, module, fn("banklab_bulk_g2s"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, module, fn("banklab_bulk_s2g"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_WARPGROUP_MMA_ASYNC, module, fn("banklab_wgmma"));
-  // Every other instruction class that touches shared memory: listed with counts.
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_STORE, module, fn("banklab_async_store"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_ASYNC_REDUCTION, module, fn("banklab_async_reduction"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_SHARED, module, fn("banklab_bulk_s2s"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_SHARED, module, fn("banklab_bulk_s2s"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, module, fn("banklab_bulk_red_s2g"));
-  sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMSET_SHARED, module, fn("banklab_memset_shared"));
-#if BANKLAB_SANITIZER_HAS_TMA
-  // TMA (cp.async.bulk.tensor): counted, and a load's box found from its tensor map
-  // (BANKLAB_TRACE_TMA_MAP=0: counted only, the patch reads no tensor map).
-  {
-    const char* e = std::getenv("BANKLAB_TRACE_TMA_MAP");
-    const bool map = !(e && std::strcmp(e, "0") == 0);
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_LOAD, module, fn(map ? "banklab_tma_load" : "banklab_tma_load_count"));
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_TMA_STORE, module, fn("banklab_tma_store"));
+  const char* map_env = std::getenv("BANKLAB_TRACE_TMA_MAP");
+  const bool tma_map = !(map_env && std::strcmp(map_env, "0") == 0);
+  for (const PatchPoint& p : kPatchPoints) {
+    const SanitizerResult r = sanitizerPatchInstructions(p.id, module, patch_callback(p, mode, tma_map).c_str());
+    if (p.id == SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS && r != SANITIZER_SUCCESS) {
+      note_error("sanitizerPatchInstructions(shared access)", r);
+      return false;
+    }
   }
-#endif
-  r = sanitizerPatchModule(module);
+  SanitizerResult r = sanitizerPatchModule(module);
   if (r != SANITIZER_SUCCESS) { note_error("sanitizerPatchModule", r); return false; }
   s.patched.insert(module);
   stats().patched++;

@@ -1,4 +1,4 @@
-// The injection library's settings, read once from the environment (tools/trace/README.md):
+// The injection library's settings, read once from the environment (trace/README.md):
 //   BANKLAB_TRACE_BUFFER_MB       device buffer of appended records (default 256)
 //   BANKLAB_TRACE_MERGE           1: merge identical warp records on the device (format.hpp,
 //                                 MergeEntry), 0: append every one; default kMergeByDefault

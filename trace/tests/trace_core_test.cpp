@@ -18,7 +18,7 @@
 namespace bt = banklab::trace;
 
 namespace {
-// A trace recorded on a GPU (tools/trace/tests/data/NAME), read and decoded as `banklab trace`
+// A trace recorded on a GPU (trace/tests/data/NAME), read and decoded as `banklab trace`
 // does; nothing when the file is missing.
 struct Recorded {
   bt::TraceData data;
