@@ -30,7 +30,7 @@ echo "== banklab trace -- trace_demo 256"
 timeout 60 $B/tools/banklab trace -- $B/tools/trace/tests/trace_demo 256 >"$out/demo.txt" 2>&1; echo "rc=$?"; head -20 "$out/demo.txt"
 
 echo "== lab 07 cheats of the GPU tier (each must fail; its evidence line must match)"
-args=(); for f in $(grep -l "^// TIER: gpu" solutions/07_*/cases/cheats/*.cu); do args+=(--case "$f"); done
+args=(); for f in $(grep -l "^// TIER: gpu" solutions/07_*/cases/cheats/*.cu solutions/07_*/cases/cheats/*.patch); do args+=(--case "$f"); done
 timeout 420 python3 grader/selftest/run_cases.py --judge $B/grader/banklab-judge --kind cheat --tier gpu --gpu \
   --work $T/cheats --lab 07 "${args[@]}" >"$out/cheats07.txt" 2>&1; echo "rc=$?"; tail -25 "$out/cheats07.txt" | cut -c1-400
 echo "== the ldmatrix decoys' message"
