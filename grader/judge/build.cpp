@@ -75,7 +75,7 @@ const std::string& snapshot_content(const std::vector<StepInput>& snapshot, cons
 }
 
 // The headers a lab may include, as the judge's own snapshot: every common/include/banklab
-// header, the probe's headers and the lab's description as tools/lablib/banklab_gen.py generated it into the
+// header, the probe's headers and the lab's description as python/banklab/lab/gen.py generated it into the
 // build tree (grader/labNN_description.hpp). Nothing else of the course tree is visible to a compile.
 std::vector<StepInput> header_snapshot(const std::string& lab) {
   std::vector<StepInput> out;

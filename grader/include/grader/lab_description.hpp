@@ -1,4 +1,4 @@
-// The form of a lab's description in C++: what tools/lablib/banklab_gen.py generates from
+// The form of a lab's description in C++: what python/banklab/lab/gen.py generates from
 // labs/NN_name/judge/lab.toml (with solutions/NN_name/answers.toml when it exists) into the build tree
 // as grader/labNN_description.hpp (namespace labNN_desc). Read by the probe
 // (the constants, tables, instructions, predictions and launcher calls it writes) and by the judge

@@ -1,4 +1,4 @@
-// What the generated grader/labNN_judge.hpp (tools/lablib/banklab_gen.py, from a lab's
+// What the generated grader/labNN_judge.hpp (python/banklab/lab/gen.py, from a lab's
 // description) builds on: a kernel's compiled name, an access table's instructions filtered by
 // index, a label's picked word, lists joined. Judge only: never part of the probe's snapshot.
 #pragma once

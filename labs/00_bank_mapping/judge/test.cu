@@ -3,7 +3,7 @@
 // launches the student's compiled kernels.
 // The "at the model's minimum" tests of each instruction (Lab00Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab00_judge.hpp and lab00_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab00_judge.hpp and lab00_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <string>

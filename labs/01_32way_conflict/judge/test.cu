@@ -3,7 +3,7 @@
 // labs/01_32way_conflict/judge/probe.cu and launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab01Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab01_judge.hpp and lab01_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab01_judge.hpp and lab01_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -6,7 +6,7 @@
 // of the real stores judges it.
 // The "at the model's minimum" tests of each instruction (Lab02Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab02_judge.hpp and lab02_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab02_judge.hpp and lab02_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <cmath>

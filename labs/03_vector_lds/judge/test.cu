@@ -4,7 +4,7 @@
 // launches the student's compiled kernel.
 // The "at the model's minimum" tests of each instruction (Lab03Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab03_judge.hpp and lab03_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab03_judge.hpp and lab03_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <cstdio>

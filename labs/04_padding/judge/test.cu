@@ -2,13 +2,13 @@
 // a student's file: it reads the answers of labs/04_padding/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab04Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/04_padding/judge/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/04_padding/judge/lab.toml, see python/banklab/lab/gen.py)
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
 //   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
 // The "at the model's minimum" tests of each instruction (Lab04Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab04_judge.hpp and lab04_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab04_judge.hpp and lab04_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <string>

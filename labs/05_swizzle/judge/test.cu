@@ -3,14 +3,14 @@
 // student's file: it reads the answers of labs/05_swizzle/judge/probe.cu and launches the student's
 // compiled kernels.
 //   Lab05Predictions  the handout's questions, checked against the bank model (generated from
-//                     labs/05_swizzle/judge/lab.toml, see tools/lablib/banklab_gen.py)
+//                     labs/05_swizzle/judge/lab.toml, see python/banklab/lab/gen.py)
 //   Lab05Layout       tile_index() and chunk_offset(): in bounds, one-to-one, no padding, every
 //                     warp instruction of both kernels (as the probe describes them) conflict-free
 //   Lab05OnGpu        the student's kernels on a GPU: correct results against the grader's own
 //                     transposes, the traced real shared-memory traffic, and the timing targets
 // The "at the model's minimum" tests of each instruction (Lab05Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab05_judge.hpp and lab05_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab05_judge.hpp and lab05_questions_test.cpp (python/banklab/lab/gen.py).
 #include <gtest/gtest.h>
 
 #include <string>

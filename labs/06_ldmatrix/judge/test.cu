@@ -3,7 +3,7 @@
 // student's file: it reads the answers of labs/06_ldmatrix/judge/probe.cu and launches the student's
 // compiled kernel.
 //   Lab06Predictions  the handout's questions about ldmatrix wavefronts, checked against the model
-//                     (generated from labs/06_ldmatrix/judge/lab.toml, see tools/lablib/banklab_gen.py)
+//                     (generated from labs/06_ldmatrix/judge/lab.toml, see python/banklab/lab/gen.py)
 //   Lab06Layout       tile_offset(): the tile's shape, 16-byte aligned, in bounds, one-to-one, at
 //                     most 16 bytes of padding per row, and every warp instruction of the kernel
 //                     (the stores that fill the tiles, every ldmatrix) at the model's minimum
@@ -11,7 +11,7 @@
 //                     reference, the traced real shared-memory traffic, and the timing target
 // The "at the model's minimum" tests of each instruction (Lab06Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
-// description: grader/lab06_judge.hpp and lab06_questions_test.cpp (tools/lablib/banklab_gen.py).
+// description: grader/lab06_judge.hpp and lab06_questions_test.cpp (python/banklab/lab/gen.py).
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 

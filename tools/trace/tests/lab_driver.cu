@@ -5,7 +5,7 @@
 //   nvcc -lineinfo -arch=sm_90 -I common/include -I solutions lab_driver.cu -o lab_driver_solutions
 // Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: a lab's number; SCALE multiplies every
 // dimension of the sizes). The labs and their launches: lab_driver_labs.inc, generated from the
-// labs' descriptions (python3 tools/lablib/banklab_gen.py --driver).
+// labs' descriptions (python3 python/banklab/lab/gen.py --driver).
 #include <cuda.h>  // CUtensorMap: a launcher fed by tensor maps (lab 07) is not driven
 #include <cuda_runtime.h>
 
