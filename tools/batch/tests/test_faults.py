@@ -183,6 +183,18 @@ class SubmissionsPendingOnSlurmAreNoFinishedRun(Tmp):
                           if bs.is_pending(json.loads(f.read_text()))])
 
 
+class TheSlurmStatusFileGoesThroughTheOneCsvWriter(Tmp):
+    def test_a_formula_in_a_students_name_is_not_run_by_a_spreadsheet(self):
+        from banklab.grading import slurm as bsl
+        out = self.tmp / "status-out"
+        (out / "slurm").mkdir(parents=True, exist_ok=True)
+        bsl._write_status(out, [["=HYPERLINK(\"http://x\")", "05", "not graded", "12", "3", "cancelled", "log"],
+                                     ["aadams", "05", "graded", "12", "4", "", "log"]])
+        rows = read_csv(out / "slurm" / "status.csv")
+        self.assertEqual([r["student"] for r in rows], ["'=HYPERLINK(\"http://x\")", "aadams"])
+        self.assertEqual(rows[0]["status"], "not graded")
+
+
 class TheExitStatusTable(unittest.TestCase):
     def test_not_graded_comes_before_pending(self):
         self.assertEqual([bs.exit_status(*x) for x in ((0, 0), (0, 3), (2, 0), (1, 1))],
