@@ -56,7 +56,6 @@ import argparse
 import functools
 import re
 import sys
-import tomllib
 from dataclasses import dataclass
 import runpy
 from pathlib import Path
@@ -177,8 +176,8 @@ def solution_needles(course: Path, folder: str) -> list[Needle]:
 def answer_needles(course: Path, folder: str) -> tuple[list[Needle], list[Answer], list[str]]:
     """The access lines, formulas and graded numbers of a lab's answers; and what could not be read."""
     from banklab.lab import expr as banklab_expr  # noqa: E402
-    path = course / "solutions" / folder / "answers.toml"
-    answers = tomllib.loads(path.read_text())
+    from banklab.lab import labs as banklab_labs  # noqa: E402
+    answers = banklab_labs.read_answers(course / "solutions" / folder / banklab_labs.ANSWERS)
     sol_text = (course / "solutions" / folder / "kernel.cu").read_text()
     needles, values, problems = [], [], []
     for name, a in answers.items():

@@ -56,8 +56,9 @@ ANSWER_NEEDS = {"wavefronts": ({"access"}, {"mask"}),
                 "smallest": ({"access"}, {"mask"})}
 
 
-class DescriptionError(Exception):
-    pass
+# One error for a broken description or answers file, wherever it is found (labs.py reads and
+# validates the files; this module checks what they say).
+DescriptionError = banklab_labs.DescriptionError
 
 
 # ---- the lane-expression language: python/banklab/lab/expr.py, the C++ evaluator's twin ---------

@@ -461,11 +461,7 @@ def main(argv):
             raise DescriptionError(f"not valid TOML: {e}") from None
         answers = None
         if answers_path and os.path.exists(answers_path):
-            try:
-                with open(answers_path, "rb") as f:
-                    answers = tomllib.load(f)
-            except tomllib.TOMLDecodeError as e:
-                raise DescriptionError(f"{answers_path}: not valid TOML: {e}") from None
+            answers = banklab_labs.read_answers(answers_path)
         check(d, answers)
         d["lab"], d["folder"], d["judge_dir"] = m.group(1), folder, rel_dir
         if probe:

@@ -199,11 +199,7 @@ class Lab:
         not parse. (The judge's generator, banklab_gen.py, checks each answer against its question.)"""
         if not self.answers_path.is_file():
             return None
-        try:
-            data = tomllib.loads(self.answers_path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise DescriptionError(f"{self.answers_path}: {e}") from e
-        return {k: dict(v) for k, v in data.items() if isinstance(v, dict)}
+        return {k: dict(v) for k, v in read_answers(self.answers_path).items() if isinstance(v, dict)}
 
     def cases(self, kind: str) -> list[Path]:
         """The lab's selftest cases of one kind ("bad", "alternatives", "cheats"), sorted:
@@ -258,6 +254,18 @@ def validate_description(data: dict, path: Path) -> list[str]:
     if not isinstance(st, dict) or any(k != "generic_cheats" or not isinstance(v, bool) for k, v in st.items()):
         problems.append(f"{where}: `selftest` may only hold generic_cheats = true or false")
     return problems
+
+
+def read_answers(path: Path | str) -> dict:
+    """The one reader of an answers file (solutions/NN_name/answers.toml), parsed as written (the
+    generator checks every key against the description; Lab.answers() keeps the question tables);
+    DescriptionError when it cannot be read or is not valid TOML."""
+    try:
+        return tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise DescriptionError(f"{path}: {e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise DescriptionError(f"{path}: not valid TOML: {e}") from None
 
 
 def load_description(path: Path) -> dict:
