@@ -137,10 +137,9 @@ def main() -> int:
         stub05 = "\n".join(str(v.get("message", "")) for v in grades.get("lab 05 stub", []))
         for m in LAB05_ANSWER.finditer(stub05):
             fails.append(f"lab 05 stub: a message names part of the lab's answer: {m.group(0)!r}")
-        # ... nor any solution line or answer, by the release check's rules (tools/release/check_no_answers.py)
+        # ... nor any solution line or answer, by the release check's rules (banklab.release.answers)
         if (root / "solutions").is_dir():
-            from banklab.files import load_file  # noqa: PLC0415
-            check_no_answers = load_file(root / "tools" / "release" / "check_no_answers.py")
+            from banklab.release import answers as check_no_answers  # noqa: PLC0415
             empty = Path(tmp) / "empty"
             empty.mkdir()
             extra = [(f"(messages of {name})", "\n".join(str(v.get("message", "")) for v in vs))
