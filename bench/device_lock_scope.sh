@@ -10,7 +10,7 @@
 #            names a verdict that moved under -j 8).
 #     flips: lab 04's near-line kernels (1.09x, 1.17x) 16 at once beside 4 whole GPU-tier grades,
 #            under timed-kernels (FLIP_SCOPE to change), each verdict against the kernel alone.
-#   Env: BUDGET_S (default 510: no run starts past it; build included), N, LABS, ROUNDS, FLIP_SCOPE,
+#   Env: BUDGET_S (default 510: no run starts past it; build included), N, LABS, ROUNDS, FLIP_SCOPE, FLIP_SHARES,
 #   LOCK_WAITS=1 (count the judges' lock waits of a second or more: grade-class --keep-work, whose
 #   copying adds to every scope's wall time alike).
 # Builds the judge in build/lockscope (kept between calls while the machine is warm). Writes
@@ -21,19 +21,9 @@ set -uo pipefail
 part=${1:-all}
 out=${OUT:-$PWD/out}; mkdir -p "$out"
 t0=$(date +%s)
-if [[ ${DRY_RUN:-} != 1 && -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
-chmod -R a+rX labs solutions grader common instructor tools bench 2>/dev/null   # read by the sandbox's uid
 B=$PWD/build/lockscope
-dry=()
-if [[ ${DRY_RUN:-} == 1 ]]; then   # no GPU: the judge's test double, no build (checks this script and its Python)
-  dry=(--dry-run); J=/nonexistent; nvidia-smi() { echo "no GPU (dry run)"; }
-else
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" > "$out/configure.log" 2>&1 &&
-    cmake --build "$B" --target banklab_judge -j 16 > "$out/build.log" 2>&1 ||
-    { tail -n 30 "$out/configure.log" "$out/build.log"; exit 1; }
-  J=$B/grader/banklab-judge
-fi
+dry=(); [[ ${DRY_RUN:-} == 1 ]] && dry=(--dry-run)   # no GPU: the judge's test double (checks this script)
+source bench/lib/build_judge.sh; build_judge "$B" || exit 1
 S=$out/summary.txt
 { echo "built the judge in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nvidia-smi -L | wc -l) GPU(s), $(nproc) CPUs, tree $(git rev-parse --short HEAD 2>/dev/null)"
   if [[ ${DRY_RUN:-} != 1 ]]; then "$J" sandbox | head -1 | cut -c1-160; fi; } | tee "$S"
@@ -42,13 +32,13 @@ unset BANKLAB_GPU_LOCK_SCOPE
 if [[ $part == class || $part == all ]]; then
   reserve=0; [[ $part == all ]] && reserve=200     # the flips' share of the budget
   python3 bench/gpu_throughput.py "${dry[@]}" --judge "$J" --labs ${LABS:-05} -n "${N:-8}" --jobs 8 1 --gpus 1 \
-    --scopes default timed-kernels --rounds "${ROUNDS:-1}" --flips 0 --budget "$(left $reserve)" --out "$out/class" \
+    --scopes timed-run default --rounds "${ROUNDS:-1}" --flips 0 --budget "$(left $reserve)" --out "$out/class" \
     ${LOCK_WAITS:+--lock-waits}
   cat "$out/class/gpu_throughput.txt" >> "$S"
 fi
 if [[ $part == flips || $part == all ]]; then
   BANKLAB_GPU_LOCK_SCOPE=${FLIP_SCOPE:-timed-kernels} python3 bench/gpu_throughput.py "${dry[@]}" --judge "$J" --no-class \
-    --flips 16 --flip-company 4 --budget "$(left 90)" --out "$out/flips"
+    --flips 16 --flip-company 4 --flip-shares ${FLIP_SHARES:-25 40} --budget "$(left 90)" --out "$out/flips"
   cat "$out/flips/gpu_throughput.txt" >> "$S"
 fi
 echo "all in $(( $(date +%s) - t0 )) s" | tee -a "$S"

@@ -13,19 +13,9 @@
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
 t0=$(date +%s)
-if [[ ${DRY_RUN:-} != 1 && -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
-chmod -R a+rX labs solutions grader common instructor tools bench 2>/dev/null   # read by the sandbox's uid
 B=$PWD/build/lockscope
-dry=()
-if [[ ${DRY_RUN:-} == 1 ]]; then   # no GPU: the judge's test double, no build (checks this script and its Python)
-  dry=(--dry-run); J=/nonexistent; nvidia-smi() { echo "no GPU (dry run)"; }
-else
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" > "$out/configure.log" 2>&1 &&
-    cmake --build "$B" --target banklab_judge -j 16 > "$out/build.log" 2>&1 ||
-    { tail -n 30 "$out/configure.log" "$out/build.log"; exit 1; }
-  J=$B/grader/banklab-judge
-fi
+dry=(); [[ ${DRY_RUN:-} == 1 ]] && dry=(--dry-run)   # no GPU: the judge's test double (checks this script)
+source bench/lib/build_judge.sh; build_judge "$B" || exit 1
 S=$out/summary.txt
 echo "built the judge in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nvidia-smi -L | wc -l) GPU(s), $(nproc) CPUs, tree $(git rev-parse --short HEAD 2>/dev/null)" | tee "$S"
 labs=("$@"); [[ ${#labs[@]} -eq 0 ]] && labs=(00 01 02)

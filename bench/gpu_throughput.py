@@ -290,7 +290,9 @@ class Bench:
             cmd = self.judge_cmd() + ["grade", "--lab", "04", "--source", str(src), "--work",
                                       str(self.work / f"company{p}-{i}"), "--json", str(out), "--tier", "gpu",
                                       "--graded"]
-            procs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=env), out))
+            log = open(self.work / f"company{p}-{i}.log", "w")  # noqa: SIM115 (the child writes it)
+            procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), out))
+            log.close()
         return procs
 
     @staticmethod
@@ -302,7 +304,9 @@ class Bench:
             try:
                 tests = json.loads(out.read_text())["verdicts"]
             except (OSError, ValueError, KeyError):
-                got.append(("none", f"no grade in {out}", None))
+                log = out.with_suffix(".log")
+                tail = log.read_text(errors="replace").strip()[-300:] if log.exists() else ""
+                got.append(("none", f"no grade in {out}: {tail}", None))
                 continue
             for v in tests:
                 if v.get("test") == FLIP_TEST:
@@ -346,6 +350,10 @@ class Bench:
                      f"{flips} flip(s)" + (f", {none} without a verdict" if none else ""))
             self.data["flips"].append({"p": p, "alone": ratios, "right": right, "many": counts, "ratios": rs,
                                        "flips": flips, "no_verdict": none})
+            for s_, m_, _ in many:
+                if s_ == "none":
+                    self.say(f"    without a verdict, the first: {m_[-300:]}")
+                    break
 
     # ------------------------------------------------------------------ trace proof
     def traced_tests(self, lab: str) -> list[str]:

@@ -112,8 +112,12 @@ TEST(GpuLock, TheScopeComesFromTheConstantsUnlessTheEnvironmentNamesOne) {
   const char* old = std::getenv("BANKLAB_GPU_LOCK_SCOPE");
   const std::string saved = old ? old : "";
   unsetenv("BANKLAB_GPU_LOCK_SCOPE");
-  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, grader::gpu::kLockEachTimedRunOnly);
-  EXPECT_EQ(grader::gpu::gpu_lock_scope().tracing_alone, grader::gpu::kTracingTakesTheGpuAlone);
+  grader::gpu::GpuLockScope d;
+  ASSERT_TRUE(grader::gpu::gpu_lock_scope_named(grader::gpu::kDefaultGpuLockScope, d));
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, d.each_timed_run_only);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().tracing_alone, d.tracing_alone);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().timed_kernels, d.timed_kernels);
+  EXPECT_TRUE(grader::gpu::gpu_lock_scope().timed_kernels);  // the measured default
   setenv("BANKLAB_GPU_LOCK_SCOPE", "timed-run", 1);
   EXPECT_TRUE(grader::gpu::gpu_lock_scope().each_timed_run_only);
   EXPECT_TRUE(grader::gpu::gpu_lock_scope().tracing_alone);
@@ -127,8 +131,10 @@ TEST(GpuLock, TheScopeComesFromTheConstantsUnlessTheEnvironmentNamesOne) {
   EXPECT_TRUE(grader::gpu::gpu_lock_scope().each_timed_run_only);
   EXPECT_FALSE(grader::gpu::gpu_lock_scope().tracing_alone);
   setenv("BANKLAB_GPU_LOCK_SCOPE", "nonsense", 1);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().timed_kernels, d.timed_kernels);
+  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, d.each_timed_run_only);
+  setenv("BANKLAB_GPU_LOCK_SCOPE", "timed-run", 1);
   EXPECT_FALSE(grader::gpu::gpu_lock_scope().timed_kernels);
-  EXPECT_EQ(grader::gpu::gpu_lock_scope().each_timed_run_only, grader::gpu::kLockEachTimedRunOnly);
   if (old) setenv("BANKLAB_GPU_LOCK_SCOPE", saved.c_str(), 1);
   else unsetenv("BANKLAB_GPU_LOCK_SCOPE");
 }
