@@ -15,9 +15,10 @@
 #
 # python/banklab/lab/gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
 # when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
-# probe and the judge) and labNN_questions_test.cpp (the prediction tests; its path goes to
-# OUT_VAR, a source of banklab-judge). It runs at configure time too, so that CTest knows the
-# generated tests; a changed description configures again.
+# probe and the judge) and labNN_questions_test.cpp (the generated tests' data; its path goes to
+# OUT_VAR, a source of banklab-judge). It runs at configure time too (a broken description fails
+# the configure, naming the file and the key); CTest's list of the tests is Lab.tests(), not these
+# files; a changed description configures again.
 
 set(BANKLAB_GPU_TEST_TIMEOUT 180 CACHE STRING "Seconds before a GPU test is killed (hangs fail)")
 option(BANKLAB_GRADED "Instructor's graded mode: a GPU test that cannot run fails instead of skipping" OFF)
