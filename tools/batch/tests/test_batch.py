@@ -35,9 +35,10 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
-    """The CPU tests of lab NN (Lab.tests(), the one list: test.cu's and those the judge registers from
-    the description's questions and at_minimum entries)."""
-    return [t.full_name for t in bg.bl.find_labs(ROOT)[lab].tests() if t.tier == "cpu"]
+    """The CPU tests of lab NN as the fake judge lists them (Lab.tests(), the one list: test.cu's and
+    those the judge registers from the description's questions and at_minimum entries; no
+    instructor-only check)."""
+    return [t.full_name for t in bg.bl.find_labs(ROOT)[lab].tests() if t.tier == "cpu" and t.kind != "instructor"]
 
 
 def _weights():
