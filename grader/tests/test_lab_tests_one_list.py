@@ -4,7 +4,7 @@ registrations of every lab (cmake/BanklabLab.cmake asks it) and the tests the bu
 (`banklab-judge list`: test.cu's TEST()s and those registered from the description's data by
 grader/generated_tests.hpp) must equal it: names, order, tiers and CTest labels.
 
-  test_lab_tests_one_list.py --judge build/dev/grader/banklab-judge --build build/dev --root .
+  test_lab_tests_one_list.py --judge build/dev/grader/banklab-judge --build build/dev --root . [--ctest CTEST]
 """
 import argparse
 import json
@@ -18,9 +18,9 @@ from banklab.lab import labs as bl
 NOT_JUDGE_TESTS = ("build", "summary", "ncu", "sanitize.memcheck", "sanitize.racecheck")
 
 
-def ctest_tests(build: Path) -> dict[str, list[tuple[str, list[str]]]]:
+def ctest_tests(ctest: str, build: Path) -> dict[str, list[tuple[str, list[str]]]]:
     """{lab: [(Suite.Name, labels)]} as CTest registered them, in its order."""
-    r = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120)
+    r = subprocess.run([ctest, "--show-only=json-v1"], cwd=build, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         sys.exit(f"ctest --show-only=json-v1 failed in {build}: {r.stderr}")
     out: dict[str, list[tuple[str, list[str]]]] = {}
@@ -68,9 +68,10 @@ def main() -> int:
     ap.add_argument("--judge", type=Path, required=True)
     ap.add_argument("--build", type=Path, required=True)
     ap.add_argument("--root", type=Path, required=True)
+    ap.add_argument("--ctest", default="ctest", help="the ctest of the build (default: ctest on PATH)")
     a = ap.parse_args()
     labs = bl.find_labs(a.root)
-    registered, held = ctest_tests(a.build), judge_tests(a.judge)
+    registered, held = ctest_tests(a.ctest, a.build), judge_tests(a.judge)
     bad = []
     for n, lab in labs.items():
         want = lab.tests()
