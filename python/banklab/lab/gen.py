@@ -305,7 +305,8 @@ def questions_test(d, toml_name):
 
 def check_probe(d, probe_path):
     ns = f"lab{d['lab']}_desc"
-    text = open(probe_path, encoding="utf-8").read()
+    with open(probe_path, encoding="utf-8") as f:
+        text = f.read()
     defined = re.findall(r"\b" + ns + r"::((?:table|access|launch)_[A-Za-z0-9_]+)\s*\(", text)
     want = [f"table_{t['name']}" for t in d["tables"]] + [f"access_{t['name']}" for t in d["instructions"]] + \
            [f"launch_{t['launcher']}" for t in d["launches"]]
