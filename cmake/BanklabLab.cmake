@@ -7,17 +7,18 @@
 #   compile error is that lab's failure alone; every lab builds into its own work folder.
 # labNN.<Suite>.<Test>: one judge process per test. It passes only on the judge's own verdict
 #   record (0 passed, 1 failed, 77 skipped: CTest's SKIP_RETURN_CODE, GPU tests only).
-# Tests are read from the judge's sources (labs/NN_name/judge/test.cu, the prediction tests generated from
-# labs/NN_name/judge/lab.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
-# ending in OnGpu get the label gpu, others cpu.
+# The lab's tests are Lab.tests() (python/banklab/lab/lab_tests.py, the one list: labs/NN_name/judge/test.cu's,
+# those registered from labs/NN_name/judge/lab.toml's data, and solutions/NN_name/instructor_*_test.cu's),
+# each with its tier and labels (gpu for suites ending in OnGpu, else cpu), as banklab_find_labs() read them.
 #
 #   banklab_lab_description(<NN> <folder> <OUT_VAR>)
 #
 # python/banklab/lab/gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
 # when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
-# probe and the judge) and labNN_questions_test.cpp (the prediction tests; its path goes to
-# OUT_VAR, a source of banklab-judge). It runs at configure time too, so that CTest knows the
-# generated tests; a changed description configures again.
+# probe and the judge) and labNN_questions_test.cpp (the generated tests' data; its path goes to
+# OUT_VAR, a source of banklab-judge). It runs at configure time too (a broken description fails
+# the configure, naming the file and the key); CTest's list of the tests is Lab.tests(), not these
+# files; a changed description configures again.
 
 set(BANKLAB_GPU_TEST_TIMEOUT 180 CACHE STRING "Seconds before a GPU test is killed (hangs fail)")
 option(BANKLAB_GRADED "Instructor's graded mode: a GPU test that cannot run fails instead of skipping" OFF)
@@ -90,17 +91,6 @@ function(banklab_generate_descriptions)
   endif()
 endfunction()
 
-# The TEST(...) names of a judge source, as Suite.Name.
-function(_banklab_tests_in file out)
-  file(STRINGS ${file} lines REGEX "^TEST\\( *Lab[0-9][0-9][A-Za-z0-9_]* *, *[A-Za-z0-9_]+ *\\)")
-  set(names)
-  foreach(l IN LISTS lines)
-    string(REGEX REPLACE "^TEST\\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+) *\\).*" "\\1.\\2" n "${l}")
-    list(APPEND names ${n})
-  endforeach()
-  set(${out} ${names} PARENT_SCOPE)
-endfunction()
-
 function(banklab_add_lab num folder)
   set(label lab${num})
   set(work ${CMAKE_BINARY_DIR}/judge/${label})
@@ -116,33 +106,29 @@ function(banklab_add_lab num folder)
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
-  banklab_judge_dir(${num} jdir)
-  set(sources ${jdir}/test.cu ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
-              ${BANKLAB_INSTRUCTOR_SOURCES_${num}})
+  get_property(lab_tests GLOBAL PROPERTY BANKLAB_TESTS_${num})   # name;tier;labels;kind per test
   set(all_tests)
-  foreach(src IN LISTS sources)
-    _banklab_tests_in(${src} names)
-    list(APPEND all_tests ${names})
-  endforeach()
   set(gpu_correct)
-  foreach(t IN LISTS all_tests)
+  while(lab_tests)
+    list(POP_FRONT lab_tests t tier labels kind)
+    list(APPEND all_tests ${t})
+    string(REPLACE "," ";" labels "${labels}")
     add_test(NAME ${label}.${t}
              COMMAND banklab_judge_lab${num} test --lab ${num} --work ${work} --test ${t} --results ${results} ${graded})
-    if(t MATCHES "OnGpu\\.")
-      set_tests_properties(${label}.${t} PROPERTIES LABELS "${label};gpu")
+    set_tests_properties(${label}.${t} PROPERTIES LABELS "${labels}")
+    if(tier STREQUAL "gpu")
       set_tests_properties(${label}.${t} PROPERTIES TIMEOUT ${BANKLAB_GPU_TEST_TIMEOUT}
                            FIXTURES_REQUIRED ${label}_built RESOURCE_LOCK gpu SKIP_RETURN_CODE 77)
       if(t MATCHES "Correct")
         list(APPEND gpu_correct ${t})
       endif()
     else()
-      set_tests_properties(${label}.${t} PROPERTIES LABELS "${label};cpu")
       set_tests_properties(${label}.${t} PROPERTIES TIMEOUT 60 FIXTURES_REQUIRED ${label}_built)
-      if(t MATCHES "Predictions\\.")   # without solutions/ (the student release): graded by the instructor
+      if(kind STREQUAL "question")   # without solutions/ (the student release): graded by the instructor
         set_tests_properties(${label}.${t} PROPERTIES SKIP_RETURN_CODE 77)
       endif()
     endif()
-  endforeach()
+  endwhile()
 
   # The last line of the lab's run (grader/run_summary.py): what was judged, what was not and
   # why, points included; it runs after every test of the lab (the fixture's cleanup) and passes
@@ -213,12 +199,22 @@ function(banklab_find_labs out_var)
     list(POP_FRONT dirs n d)
     set_property(GLOBAL PROPERTY BANKLAB_JUDGE_DIR_${n} "${d}")
   endwhile()
+  # Each lab's tests: Lab.tests(), the one list (python/banklab/lab/lab_tests.py); banklab_add_lab() reads them.
+  execute_process(COMMAND "${python}" "${arg_ROOT}/python/banklab_run.py" -m banklab.lab.labs tests "${arg_ROOT}"
+                  OUTPUT_VARIABLE tests ERROR_QUIET)
+  while(tests)
+    list(POP_FRONT tests n t tier labels kind)
+    set_property(GLOBAL APPEND PROPERTY BANKLAB_TESTS_${n} "${t}" "${tier}" "${labels}" "${kind}")
+  endwhile()
   if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
     file(GLOB descriptions CONFIGURE_DEPENDS LIST_DIRECTORIES false "${arg_ROOT}/labs/*/judge/lab.toml"
          "${arg_ROOT}/grader/labs/*/judge/lab.toml")
     file(GLOB folders CONFIGURE_DEPENDS LIST_DIRECTORIES true "${arg_ROOT}/labs/*")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions}
-                 "${arg_ROOT}/python/banklab/lab/labs.py")
+    # ... and for tests added, renamed or removed (Lab.tests() reads these).
+    file(GLOB test_sources LIST_DIRECTORIES false "${arg_ROOT}/labs/*/judge/test.cu" "${arg_ROOT}/grader/labs/*/test.cu"
+         "${arg_ROOT}/solutions/*/instructor_*_test.cu")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions} ${test_sources}
+                 "${arg_ROOT}/python/banklab/lab/labs.py" "${arg_ROOT}/python/banklab/lab/lab_tests.py")
   endif()
   set(${out_var} ${labs} PARENT_SCOPE)
 endfunction()

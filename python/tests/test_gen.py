@@ -11,6 +11,7 @@ import tomllib
 import unittest
 
 from banklab.lab import gen as gen  # noqa: E402
+from banklab.lab import lab_tests  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -62,7 +63,7 @@ class InstructionTests(unittest.TestCase):
                     d = self.check(description(folder))
                     d["lab"], d["folder"] = folder[:2], folder
                     self.assertIn("namespace lab", gen.judge_header(d, "lab.toml"))
-                    self.assertTrue(any("Layout." in n for n in gen.test_names(d)))
+                    self.assertTrue(any(t.suite.endswith("Layout") for t in lab_tests.generated(d["lab"], d)))
 
     def test_a_label_names_an_index_it_does_not_have(self):
         d = description()

@@ -10,17 +10,18 @@ writes, only when their text changes:
                                  prediction and launcher call, each calling a function that
                                  labs/05_swizzle/judge/probe.cu defines (no #include: the judge compiles
                                  it after the student's file, grader/judge/build.cpp)
-  OUTDIR/lab05_questions_test.cpp one TEST(Lab05Predictions, <test>) per question, each calling
-                                 grader::AnswersQuestion (grader/judge/checks.cpp), and one
-                                 TEST(Lab05Layout, <test>) per `at_minimum` of an instruction, each
-                                 calling grader::AllAtMinimumWavefronts
+  OUTDIR/lab05_questions_test.cpp the questions, and the generated tests as data: one
+                                 Lab05Predictions.<test> per run of questions (grader::AnswersQuestion,
+                                 grader/judge/checks.cpp) and one Lab05Layout.<test> per `at_minimum`
+                                 of an instruction (grader::AllAtMinimumWavefronts), registered by
+                                 grader/generated_tests.hpp's one test of each kind; their names are
+                                 Lab.tests()'s (banklab/lab/lab_tests.py)
   OUTDIR/grader/lab05_judge.hpp  the judge's view of the description (never the probe's): each
                                  instruction's warp instructions as the probe tabulated them, named by
                                  its `label` (lab05_judge::row_write()), each [[kernels]] entry's
                                  compiled name (lab05_judge::kernel_transpose_swizzled), the hints
 
     banklab_gen.py --mangle NAMESPACE KERNEL "PARAMS"   prints the symbol a __global__ function gets
-    banklab_gen.py --list-tests labs/05_swizzle/judge/lab.toml prints the tests generated from the description
     banklab_gen.py --driver [--check]   writes (or checks) tools/trace/tests/lab_driver_labs.inc, the
                                         trace driver's table of every lab's launches
     banklab_gen.py --batch OUTDIR TOML PROBE ANSWERS [TOML PROBE ANSWERS ...]   the first form for
@@ -36,6 +37,7 @@ import re
 import sys
 
 from banklab.lab import expr as banklab_expr  # noqa: F401
+from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 # The description's checks (and its constants, the lane-expression language's use): banklab/lab/description.py.
 from banklab.lab.description import (  # noqa: F401  (gen.check, gen.DescriptionError, ... as before)
@@ -117,28 +119,31 @@ def judge_header(d, toml_name):
     return "\n".join(L) + "\n"
 
 
-def instruction_tests(d):
-    L = []
-    for t in d["instructions"]:
-        for am in at_minimum_tests(t):
-            only = am.get("only", {})
-            arg = ""
-            if only:
-                arg = "{" + ", ".join(str(only.get(v, -1)) for v in t["index"]) + "}"
-            hint = f"lab{d['lab']}_judge::hint_{am.get('hint_of', am['test'])}"
-            L.append(f"TEST(Lab{d['lab']}Layout, {am['test']}) {{")
-            L.append(f"  BANKLAB_EXPECT(grader::AllAtMinimumWavefronts(lab{d['lab']}_judge::{t['name']}({arg}), {hint}));")
-            L.append("}\n")
+def layout_table(d):
+    """The LabNNLayout tests as data (grader::AtMinimum): one per `at_minimum` of an instruction, in
+    the order of banklab.lab.lab_tests (the one list of a lab's tests)."""
+    ns = f"lab{d['lab']}_judge"
+    L = [f"/// The at_minimum tests of the description's instructions ({ns}.hpp names their warp instructions):",
+         "/// each a LabNNLayout test, every warp instruction valid and at the model's minimum.",
+         "const grader::AtMinimum kLayoutTests[] = {"]
+    for test, t, am in lab_tests.at_minimum_tests(d):
+        only = am.get("only", {})
+        arg = "{" + ", ".join(str(only.get(v, -1)) for v in t["index"]) + "}" if only else "{}"
+        L.append(f"    {{{cstr(test)}, {ns}::{t['name']}, {arg}, {ns}::hint_{am.get('hint_of', test)}}},")
+    L.append("    {nullptr, nullptr, {}, nullptr},")
+    L.append("};")
     return L
 
 
-def test_names(d):
-    names = [f"Lab{d['lab']}Layout.{am['test']}" for t in d["instructions"] for am in at_minimum_tests(t)]
-    for q in d["questions"]:
-        n = f"Lab{d['lab']}Predictions.{q['test']}"
-        if n not in names:
-            names.append(n)
-    return names
+def predictions_table(d):
+    """The LabNNPredictions tests as data (grader::QuestionsTest): questions [first, first + count)."""
+    L = ["/// The question tests: each a LabNNPredictions test of the questions [first, first + count).",
+         "const grader::QuestionsTest kPredictionTests[] = {"]
+    for test, idx in lab_tests.question_tests(d):
+        L.append(f"    {{{cstr(test)}, {idx[0]}, {len(idx)}}},")
+    L.append("    {nullptr, 0, 0},")
+    L.append("};")
+    return L
 
 
 # ---- C++ -----------------------------------------------------------------------------------------
@@ -280,34 +285,28 @@ def questions_test(d, toml_name):
          f"// questions of lab {d['lab']}, with {answers}, by grader::AnswersQuestion.",
          "// The questions live here, not in the description's header: the probe's sandbox sees that one.",
          "#include <string>\n",
+         '#include "grader/generated_tests.hpp"',
          '#include "grader/grader.hpp"',
          '#include "grader/lab_description.hpp"',
          f'#include "grader/lab{d["lab"]}_judge.hpp"\n',
          "namespace {\n"]
     L += question_table(d)
-    L.append("\n}  // namespace\n")
-    L.append(f"// The at_minimum tests of the description's instructions (lab{d['lab']}_judge.hpp names their warp")
-    L.append("// instructions): every warp instruction valid and at the model's minimum.\n")
-    L += instruction_tests(d)
-    by_test = []
-    for i, q in enumerate(d["questions"]):
-        if by_test and by_test[-1][0] == q["test"]:
-            by_test[-1][1].append(i)
-        else:
-            by_test.append((q["test"], [i]))
-    for test, idx in by_test:
-        L.append(f"TEST(Lab{d['lab']}Predictions, {test}) {{")
-        for i in idx:
-            L.append(f"  BANKLAB_EXPECT(grader::AnswersQuestion(kQuestions[{i}]));")
-        if not d["answers"]:
-            L.append("  if (!::testing::Test::HasFailure()) GTEST_SKIP() << grader::kGradedByTheInstructor;")
-        L.append("}\n")
-    return "\n".join(L)
+    L.append("")
+    L += layout_table(d)
+    L.append("")
+    L += predictions_table(d)
+    L.append("")
+    L.append("// One test of each kind over these (grader/generated_tests.hpp), named as a TEST() would be.")
+    L.append(f"[[maybe_unused]] const bool kRegistered = grader::register_generated_tests(")
+    L.append(f"    {cstr(d['lab'])}, kLayoutTests, kQuestions, kPredictionTests, {'true' if d['answers'] else 'false'}, __FILE__);")
+    L.append("\n}  // namespace")
+    return "\n".join(L) + "\n"
 
 
 def check_probe(d, probe_path):
     ns = f"lab{d['lab']}_desc"
-    text = open(probe_path, encoding="utf-8").read()
+    with open(probe_path, encoding="utf-8") as f:
+        text = f.read()
     defined = re.findall(r"\b" + ns + r"::((?:table|access|launch)_[A-Za-z0-9_]+)\s*\(", text)
     want = [f"table_{t['name']}" for t in d["tables"]] + [f"access_{t['name']}" for t in d["instructions"]] + \
            [f"launch_{t['launcher']}" for t in d["launches"]]
@@ -419,21 +418,6 @@ def main(argv):
             rc = main([argv[0], args[k], args[1], "--probe", args[k + 1], "--answers", args[k + 2]])
             if rc:
                 return rc
-        return 0
-    if args[:1] == ["--list-tests"]:
-        if len(args) != 2:
-            print(__doc__, file=sys.stderr)
-            return 2
-        folder = banklab_labs.folder_of(args[1])
-        try:
-            with open(args[1], "rb") as f:
-                d = tomllib.load(f)
-            check(d)
-        except (DescriptionError, tomllib.TOMLDecodeError, OSError) as e:
-            print(f"{args[1]}: {e}", file=sys.stderr)
-            return 1
-        d["lab"] = folder[:2]
-        print("\n".join(test_names(d)))
         return 0
     opts = {}
     for flag in ("--probe", "--answers"):

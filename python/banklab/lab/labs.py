@@ -107,18 +107,6 @@ class Lab:
         return list(self.description.get("instructions", []))
 
     @property
-    def layout_tests(self) -> list[str]:
-        """The LabNNLayout tests the judge generates from the instructions' at_minimum entries (one
-        table or a list of them), in the description's order."""
-        out = []
-        for t in self.instructions:
-            am = t.get("at_minimum", []) if isinstance(t, dict) else []
-            for a in ([am] if isinstance(am, dict) else am):
-                if isinstance(a, dict) and "test" in a and f"Lab{self.number}Layout.{a['test']}" not in out:
-                    out.append(f"Lab{self.number}Layout.{a['test']}")
-        return out
-
-    @property
     def launches(self) -> list[dict]:
         return list(self.description.get("launches", []))
 
@@ -200,6 +188,12 @@ class Lab:
         if not self.answers_path.is_file():
             return None
         return {k: dict(v) for k, v in read_answers(self.answers_path).items() if isinstance(v, dict)}
+
+    def tests(self) -> list:
+        """Every test of the lab, in CTest's order: the one list (banklab.lab.lab_tests.LabTest: suite,
+        name, tier, labels, kind). CMake, labs-check and the generator ask it."""
+        from banklab.lab import lab_tests
+        return lab_tests.tests(self)
 
     def cases(self, kind: str) -> list[Path]:
         """The lab's selftest cases of one kind ("bad", "alternatives", "cheats"), sorted:
@@ -354,9 +348,10 @@ def _main(argv: list[str]) -> int:
     """`banklab_labs.py cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
     broken description: its problem on stderr, exit 1). `banklab_labs.py list [ROOT]`: "NN NN_name" lines.
     `banklab_labs.py generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true.
-    `banklab_labs.py judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute)."""
+    `banklab_labs.py judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute).
+    `banklab_labs.py tests [ROOT]`: every lab's tests, "NN;Suite.Name;tier;labels;kind;..." (Lab.tests())."""
     import sys
-    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "judge-dirs"):
+    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "judge-dirs", "tests"):
         print(_main.__doc__, file=sys.stderr)
         return 2
     root = Path(argv[1]) if len(argv) > 1 else repo_root()
@@ -369,6 +364,9 @@ def _main(argv: list[str]) -> int:
         print(";".join(n for n, lab in labs.items() if lab.generic_cheats), end="")
     elif argv[0] == "judge-dirs":
         print(";".join(f"{n};{lab.judge_dir.resolve().as_posix()}" for n, lab in labs.items()), end="")
+    elif argv[0] == "tests":
+        from banklab.lab import lab_tests
+        print(lab_tests.cmake_list(labs), end="")
     elif argv[0] == "cmake":
         print(";".join(f"{n};{lab.folder}" for n, lab in labs.items()), end="")
     else:

@@ -36,23 +36,12 @@ EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i
 
 
 def tests_of(lab):
+    """[(test, tier)] of lab NN: Lab.tests(), the one list, less the instructor-only checks (this
+    double knows none: test_batch.lab_max)."""
     lab_ = bl.find_labs(ROOT).get(lab)
     if lab_ is None or not lab_.test.is_file():
         return []
-    src = lab_.test.read_text()
-    out = []
-    for suite, name in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M):
-        out.append((f"{suite}.{name}", "gpu" if suite.endswith("OnGpu") else "cpu"))
-    # The Layout tests the judge generates from the description's instructions (at_minimum).
-    for name in lab_.layout_tests:
-        if (name, "cpu") not in out:
-            out.append((name, "cpu"))
-    # The question tests the judge generates from the description (labs/NN_name/judge/lab.toml [[questions]]).
-    for q in lab_.questions:
-        t = f"Lab{lab}Predictions.{q['test']}"
-        if (t, "cpu") not in out:
-            out.append((t, "cpu"))
-    return out
+    return [(t.full_name, t.tier) for t in lab_.tests() if t.kind != "instructor"]
 
 
 def record(lab, test, tier, status, checks, message=""):

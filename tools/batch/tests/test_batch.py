@@ -35,14 +35,10 @@ BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
 def cpu_tests(lab):
-    """The CPU tests of lab NN: TEST(...) of labs/NN_name/judge/test.cu, and the prediction tests the judge
-    generates from the description's questions (labs/NN_name/judge/lab.toml; two questions may share one)."""
-    src = bg.bl.find_labs(ROOT)[lab].test.read_text()
-    tests = [f"{s}.{n}" for s, n in re.findall(r"^TEST\((\w+),\s*(\w+)\)", src, re.M) if not s.endswith("OnGpu")]
-    lab_ = bg.bl.find_labs(ROOT)[lab]
-    layout = lab_.layout_tests   # generated from the instructions' at_minimum entries
-    generated = [f"Lab{lab}Predictions.{q['test']}" for q in lab_.questions]
-    return list(dict.fromkeys(tests + layout + generated))
+    """The CPU tests of lab NN as the fake judge lists them (Lab.tests(), the one list: test.cu's and
+    those the judge registers from the description's questions and at_minimum entries; no
+    instructor-only check)."""
+    return [t.full_name for t in bg.bl.find_labs(ROOT)[lab].tests() if t.tier == "cpu" and t.kind != "instructor"]
 
 
 def _weights():

@@ -1,0 +1,127 @@
+"""A lab's tests: the one list (Lab.tests() returns it; docs/dev/GRADER.md, "A lab's tests").
+
+A lab's tests come from three places, in this order (the order CTest registers them in):
+  1. labs/NN_name/judge/test.cu: the lab's own judge code, one TEST(LabNN<Suite>, <Name>) each;
+  2. the description (labs/NN_name/judge/lab.toml), as data the generator (gen.py) writes and one
+     test of each kind, written once in grader/include/grader/generated_tests.hpp, registers:
+     - "at_minimum": one LabNNLayout.<test> per `at_minimum` of an [[instructions]] entry;
+     - "question": one LabNNPredictions.<test> per run of [[questions]] sharing a `test`;
+  3. solutions/NN_name/instructor_*_test.cu (absent in the student release), sorted by name.
+Each is a LabTest: its suite, name, tier ("gpu" for suites ending in OnGpu, else "cpu"), CTest
+labels and kind. CMake asks `python3 python/banklab_run.py -m banklab.lab.labs tests ROOT`;
+gen.py registers exactly generated(); labs-check and the batch tools' tests read tests(). The judge
+C++ names a test's tier by the same rule (grader/judge/test_groups.cpp tier_of_test), and
+judge.LabTestsAreOneList checks CTest's tests and `banklab-judge list` against this list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+#: A TEST(Suite, Name) line of a C++ test source: the only parser of test names in the course.
+TEST_LINE_RE = re.compile(r"^TEST\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+) *\)", re.M)
+#: A suite of a lab's tests: LabNN then its kind ("Lab05Layout", "Lab05OnGpu").
+LAB_SUITE_RE = re.compile(r"Lab\d\d[A-Za-z0-9_]*")
+#: The instructor-only checks of a lab, in solutions/NN_name/.
+INSTRUCTOR_GLOB = "instructor_*_test.cu"
+
+
+@dataclasses.dataclass(frozen=True)
+class LabTest:
+    """One test of a lab, as CTest and the judge name it: "<suite>.<name>"."""
+    suite: str
+    name: str
+    tier: str                 # "cpu" or "gpu"
+    labels: tuple[str, ...]   # CTest's: ("lab05", "cpu")
+    kind: str                 # "written" (test.cu), "at_minimum", "question", "instructor"
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.suite}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.full_name
+
+
+def tier_of(suite: str) -> str:
+    """A suite's tier: "gpu" for LabNN...OnGpu, else "cpu" (as the judge's tier_of_test)."""
+    return "gpu" if suite.endswith("OnGpu") else "cpu"
+
+
+def source_tests(path: Path) -> list[tuple[str, str]]:
+    """Every TEST(Suite, Name) of a C++ source, in its order, whatever the suite (labs-check
+    checks the suites' prefixes with it)."""
+    return TEST_LINE_RE.findall(Path(path).read_text())
+
+
+def _at_minimum(t: dict) -> list:
+    a = t.get("at_minimum", []) if isinstance(t, dict) else []
+    return [a] if isinstance(a, dict) else (a if isinstance(a, list) else [])
+
+
+def at_minimum_tests(description: dict) -> list[tuple[str, dict, dict]]:
+    """[(test, instruction, at_minimum entry)] of the description, in its order: one LabNNLayout
+    test each."""
+    out = []
+    for t in description.get("instructions", []):
+        for am in _at_minimum(t):
+            if isinstance(am, dict) and "test" in am:
+                out.append((am["test"], t, am))
+    return out
+
+
+def question_tests(description: dict) -> list[tuple[str, list[int]]]:
+    """[(test, [question indices])]: one LabNNPredictions test per run of questions sharing a `test`."""
+    out: list[tuple[str, list[int]]] = []
+    for i, q in enumerate(description.get("questions", [])):
+        if not isinstance(q, dict) or "test" not in q:
+            continue
+        if out and out[-1][0] == q["test"]:
+            out[-1][1].append(i)
+        else:
+            out.append((q["test"], [i]))
+    return out
+
+
+def _make(number: str, suite: str, name: str, kind: str) -> LabTest:
+    tier = tier_of(suite)
+    return LabTest(suite, name, tier, (f"lab{number}", tier), kind)
+
+
+def generated(number: str, description: dict) -> list[LabTest]:
+    """The tests the judge registers from the description's data (gen.py writes exactly these)."""
+    out = [_make(number, f"Lab{number}Layout", n, "at_minimum") for n, _, _ in at_minimum_tests(description)]
+    out += [_make(number, f"Lab{number}Predictions", n, "question") for n, _ in question_tests(description)]
+    return out
+
+
+def tests(lab) -> list[LabTest]:
+    """Every test of `lab` (a banklab.lab.labs.Lab), each once, in CTest's order (the module's doc)."""
+    out: list[LabTest] = []
+
+    def add(suite: str, name: str, kind: str) -> None:
+        if LAB_SUITE_RE.fullmatch(suite) and all(t.full_name != f"{suite}.{name}" for t in out):
+            out.append(_make(lab.number, suite, name, kind))
+
+    if lab.test.is_file():
+        for suite, name in source_tests(lab.test):
+            add(suite, name, "written")
+    for t in generated(lab.number, lab.description):
+        add(t.suite, t.name, t.kind)
+    for f in instructor_sources(lab):
+        for suite, name in source_tests(f):
+            add(suite, name, "instructor")
+    return out
+
+
+def instructor_sources(lab) -> list[Path]:
+    """solutions/NN_name/instructor_*_test.cu, sorted (none in the student release)."""
+    return sorted(lab.solution_dir.glob(INSTRUCTOR_GLOB)) if lab.solution_dir.is_dir() else []
+
+
+def cmake_list(labs: dict) -> str:
+    """Every lab's tests as one CMake list: NN;Suite.Name;tier;label,label;kind;... (5 fields a test)."""
+    return ";".join(f"{n};{t.full_name};{t.tier};{','.join(t.labels)};{t.kind}"
+                    for n, lab in labs.items() for t in lab.tests())
