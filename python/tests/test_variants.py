@@ -77,6 +77,18 @@ class VariantsTest(unittest.TestCase):
             seen.add(tuple(truth.values()))
         self.assertEqual(len(seen), self.v.count - 1)
 
+    def test_every_lab_with_variants_gives_12_students_3_variants_and_distinct_answers(self):
+        labs = {n: lab for n, lab in banklab_labs.find_labs().items() if V.read(lab)}
+        self.assertGreaterEqual(set(labs), {"01", "05"})
+        for n, lab in labs.items():
+            v = V.read(lab)
+            chosen = {V.choose(n, f"student{i:02d}", SEED, v.count) for i in range(12)}
+            self.assertGreaterEqual(len(chosen), 3, (n, chosen))
+            self.assertEqual(len({V.stub(lab, k) for k in range(v.count)}), v.count, n)
+            answers = {tuple(sorted((q, tuple(sorted(a.items()))) for q, a in V.answers(lab, k).items()))
+                       for k in range(v.count)}
+            self.assertEqual(len(answers), v.count, n)
+
     def test_a_broken_variants_table_is_named(self):
         lab = copy.deepcopy(self.lab.description)
         lab["variants"]["values"].append(list(lab["variants"]["values"][0]))

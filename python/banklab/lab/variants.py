@@ -204,29 +204,35 @@ def banklab_cli() -> str:
     return found
 
 
-def model_answers(d: dict, answers_k: dict) -> dict[str, int]:
-    """Each question's answer as the model counts it (`banklab predict`), for the solved file."""
-    lines, names, excess = [], [], set()
+def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> dict[str, int]:
+    """The answer of each question of `names` (all: None) as the model counts it (`banklab predict`,
+    the one model) or, for a `value`, as the course's expression language computes it: the solved
+    file's predictions. A value that reads the student's own tables has no answer of its own here."""
+    lines, wanted, result = [], [], {}
     for q in d["questions"]:
+        if names is not None and q["name"] not in names:
+            continue
         a = answers_k[q["name"]]
+        if q["asks"] == "value" and "value" in a and not re.search(r"[A-Za-z_]\w*\s*\(", a["value"]):
+            result[q["name"]] = banklab_expr.evaluate(a["value"])
+            continue
         if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q or "tma_swizzle" in q:
-            raise DescriptionError(f"question {q['name']} ({q['asks']}): a variant's solved file takes only plain "
-                                   "wavefront questions so far (docs/dev/VARIANTS.md, what is left)")
+            raise DescriptionError(f"question {q['name']} ({q['asks']}): a variant's solved file takes plain wavefront "
+                                   "and constant value questions so far (docs/dev/VARIANTS.md, what is left)")
         acc = banklab_expr.parse_access(a["access"], a.get("mask", "0xffffffff"))
         lines.append(f"{acc.op} {acc.width} {acc.mask:08x} " + " ".join(map(str, acc.offsets)))
-        names.append(q["name"])
-        if q["asks"] == "excess_wavefronts":
-            excess.add(q["name"])
+        wanted.append(q)
+    if not lines:
+        return result
     out = subprocess.run([banklab_cli(), "predict", "-"], input="\n".join(lines) + "\n", capture_output=True,
                          text=True, check=False)
     rows = out.stdout.splitlines()
-    if out.returncode or len(rows) != len(names):
+    if out.returncode or len(rows) != len(wanted):
         raise DescriptionError(f"banklab predict failed: {out.stderr.strip()}")
-    result = {}
-    for name, row in zip(names, rows):
+    for q, row in zip(wanted, rows):
         w = int(row.split()[0])
         m = int(re.search(r"\bmin=(\d+)", row).group(1))
-        result[name] = w - m if name in excess else w
+        result[q["name"]] = w - m if q["asks"] == "excess_wavefronts" else w
     return result
 
 
@@ -238,10 +244,11 @@ def solution(lab: banklab_labs.Lab, k: int) -> str:
     if v is None or k == 0:
         return text
     v.check_index(k)
-    truth = model_answers(description(lab, k), answers(lab, k))
+    # The questions a variant changes (templated in variants.toml); the others keep the solution's own.
+    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}))
     text = _replaced(text, v, k, "the solution")
     for name, n in truth.items():
-        text, hits = re.subn(rf"(constexpr int {name} = )-?\d+;[^\n]*", rf"\g<1>{n};", text)
+        text, hits = re.subn(rf"(constexpr int {name} = )[^;\n]*;[^\n]*", rf"\g<1>{n};", text)
         if hits != 1:
             raise DescriptionError(f"solutions/{lab.folder}/kernel.cu: no single `constexpr int {name} = N;`")
     return text
