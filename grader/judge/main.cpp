@@ -193,19 +193,20 @@ int cmd_build(const Args& a) {
 // Per-student variants (docs/dev/VARIANTS.md): the variant graded is --variant K (the student's own,
 // from the course's seed: banklab variant) or, without it, the one the file's `// banklab variant:`
 // line names (0, the lab as written, when none). The test processes get it as BANKLAB_VARIANT. With
-// --variant, a record LabNN.Variant says whether the file was made for that variant: a file of
-// another variant is graded as the student's own and reported, never graded as the one it names.
+// --variant, a file whose line names another variant gets a failed record LabNN.Variant saying so,
+// and is graded as the student's own, never as the one it names (no record when it is the student's).
 std::optional<Verdict> choose_variant(const Args& a, const std::string& source, std::string& error) {
-  const int named = grader::variant_named_in(source, a.lab), count = grader::variant_count(a.lab);
+  const int count = grader::variant_count(a.lab), line = grader::variant_named_in(source, a.lab);
+  const int named = line < count ? line : -1;  // a line naming no variant of the lab counts as none
   int k = std::max(named, 0);
   if (!a.variant.empty()) {
     char* end = nullptr;
     k = static_cast<int>(std::strtol(a.variant.c_str(), &end, 10));
-    if (a.variant.empty() || *end || k < 0) k = -1;
+    if (*end || k < 0) k = -1;
   }
   if (k < 0 || k >= count) {
     error = "lab " + a.lab + (count > 1 ? " has variants 0 to " + std::to_string(count - 1) : " has no variants") +
-            ", not " + (a.variant.empty() ? std::to_string(named) + " (the file's `// banklab variant:` line)" : a.variant);
+            ", not " + a.variant;
     return std::nullopt;
   }
   setenv("BANKLAB_VARIANT", std::to_string(k).c_str(), 1);
@@ -214,17 +215,16 @@ std::optional<Verdict> choose_variant(const Args& a, const std::string& source, 
   v.test = "Lab" + a.lab + ".Variant";
   v.tier = "cpu";
   v.checks = 1;
-  if (a.variant.empty()) {  // no record: graded as the file's own variant
+  if (a.variant.empty() || named < 0 || named == k) {  // no record: the file's own variant, or the student's
     v.test.clear();
     return v;
   }
   const std::string yours = "variant " + std::to_string(k) + (k ? " (" + grader::variant_params(a.lab, k) + ")" : " (the lab as written)");
-  v.status = named < 0 || named == k ? "passed" : "failed";
-  v.message = named < 0 || named == k ? "graded as your " + yours
-              : "this file is lab " + a.lab + "'s variant " + std::to_string(named) +
-                    (named ? " (" + grader::variant_params(a.lab, named) + ")" : " (the lab as written)") +
-                    ", made for another student; yours is " + yours +
-                    ", and this file is graded against yours. Work from your own stub (your release's kernel.cu).";
+  v.status = "failed";
+  v.message = "this file is lab " + a.lab + "'s variant " + std::to_string(named) +
+              (named ? " (" + grader::variant_params(a.lab, named) + ")" : " (the lab as written)") +
+              ", made for another student; yours is " + yours +
+              ", and this file is graded against yours. Work from your own stub (your release's kernel.cu).";
   return v;
 }
 

@@ -464,9 +464,10 @@ def main(argv):
         answers = None
         if answers_path and os.path.exists(answers_path):
             answers = banklab_labs.read_answers(answers_path)
-        # Per-student variants (banklab.lab.variants, docs/dev/VARIANTS.md): their questions, from the raw description.
-        variant_cpp = banklab_variants.judge_source(copy.deepcopy(d), answers_path, m.group(1), folder, name)
+        raw = copy.deepcopy(d)
         check(d, answers)
+        # Per-student variants (banklab.lab.variants, docs/dev/VARIANTS.md): their questions, from the raw description.
+        variant_cpp = banklab_variants.judge_source(raw, answers_path, m.group(1), folder, name)
         d["lab"], d["folder"], d["judge_dir"] = m.group(1), folder, rel_dir
         if probe:
             check_probe(d, probe)

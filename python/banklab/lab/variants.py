@@ -108,7 +108,7 @@ def read(lab: banklab_labs.Lab) -> Variants | None:
     v = d.get("variants")
     if v is None:
         return None
-    where = f"{lab.description_path}: [variants]"
+    where = "[variants]"   # the caller names the file (gen.py, banklab variant)
     problems = _problems(v, {q["name"] for q in d.get("questions", [])}, where)
     if problems:
         raise DescriptionError("; ".join(problems))
@@ -260,6 +260,19 @@ def named_variant(text: str, lab: str) -> int | None:
     return int(m.group(2)) if m and m.group(1) == lab else None
 
 
+def judge_args(lab: banklab_labs.Lab, student: str, seed: str | None = None) -> list[str]:
+    """What a grader that knows the student adds to `banklab-judge grade` for `lab`: --variant K,
+    the student's (the course's seed: `seed` or $BANKLAB_COURSE_SEED), or --variant 0 (the lab as
+    written) where there is no seed or no student, so that a file's own `// banklab variant:` line
+    never decides which variant grades it. Nothing for a lab without variants."""
+    v = read(lab)
+    if v is None:
+        return []
+    seed = seed if seed is not None else os.environ.get(SEED_ENV, "")
+    k = choose(lab.number, student, seed, v.count) if seed and student else 0
+    return ["--variant", str(k)]
+
+
 def judge_source(d_raw: dict, answers_path: str | None, lab: str, folder: str, toml_name: str) -> str:
     """labNN_variants.cpp: the questions of every variant k >= 1 (gen.question_table of the rendered
     description and answers), registered with grader::register_variants (grader/judge/variants.cpp).
@@ -339,7 +352,7 @@ def main(argv: list[str]) -> int:
             Path(a.write_solution).write_text(solution(lab, k))
         return 0
     except (DescriptionError, ValueError) as e:
-        print(f"banklab variant: {e}", file=sys.stderr)
+        print(f"banklab variant: lab {a.lab}: {e}", file=sys.stderr)
         return 1
 
 
