@@ -108,6 +108,14 @@ class VariantsTest(unittest.TestCase):
             V.stub(broken, 1)
         self.assertIn("text that is not in the stub", str(e.exception))
 
+    def test_a_grader_that_knows_the_student_always_names_the_variant(self):
+        self.assertEqual(V.judge_args(self.lab, "ann", SEED), ["--variant", str(V.choose("01", "ann", SEED, self.v.count))])
+        # no seed or no student: the lab as written, never the variant the file's own line names
+        self.assertEqual(V.judge_args(self.lab, "ann", ""), ["--variant", "0"])
+        self.assertEqual(V.judge_args(self.lab, "", SEED), ["--variant", "0"])
+        plain = [lab for lab in banklab_labs.find_labs().values() if V.read(lab) is None][0]
+        self.assertEqual(V.judge_args(plain, "ann", SEED), [])
+
     def test_an_unknown_variant_is_refused(self):
         with self.assertRaises(DescriptionError):
             V.stub(self.lab, self.v.count)
