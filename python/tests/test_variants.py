@@ -36,6 +36,7 @@ class VariantsTest(unittest.TestCase):
                             [V.choose("01", f"s{i}", "b", 5) for i in range(20)])
         with self.assertRaises(ValueError):
             V.choose("01", "ann", "", 5)
+        self.assertEqual(V.choose("01", " Ann ", "k", 7), V.choose("01", "ann", "k", 7))   # one student, however spelt
 
     def test_variant_0_is_the_lab_as_written(self):
         self.assertEqual(V.stub(self.lab, 0), self.lab.stub.read_text())

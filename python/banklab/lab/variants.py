@@ -126,11 +126,12 @@ def render(template: str, params: dict[str, object]) -> str:
 
 
 def choose(lab: str, student: str, seed: str, count: int) -> int:
-    """The variant of `student` in lab `lab`: HMAC-SHA256 keyed by the course seed over "lab NN:id",
-    modulo the lab's count. Without the seed nobody can tell a student's variant from the id."""
+    """The variant of `student` in lab `lab`: HMAC-SHA256 keyed by the course seed over "lab NN:id"
+    (the id stripped and in lower case: LMS exports spell a login in either case), modulo the lab's
+    count. Without the seed nobody can tell a student's variant from the id."""
     if not seed:
         raise ValueError("no course seed: give --course-seed or set " + SEED_ENV + " (the instructor's course configuration)")
-    mac = hmac.new(seed.encode(), f"lab {lab}:{student.strip()}".encode(), hashlib.sha256).digest()
+    mac = hmac.new(seed.encode(), f"lab {lab}:{student.strip().lower()}".encode(), hashlib.sha256).digest()
     return int.from_bytes(mac, "big") % count
 
 
