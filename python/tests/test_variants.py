@@ -117,6 +117,18 @@ class VariantsTest(unittest.TestCase):
         plain = [lab for lab in banklab_labs.find_labs().values() if V.read(lab) is None][0]
         self.assertEqual(V.judge_args(plain, "ann", SEED), [])
 
+    def test_labs_check_passes_the_labs_and_names_a_variant_that_asks_nothing_new(self):
+        for lab in banklab_labs.find_labs().values():
+            self.assertEqual(V.check_lab(lab), [], lab.number)
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["values"] = [["float", 4], ["float32", 4]]   # other words, the same answers
+        same = V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
+        self.assertEqual(len(same), 1)
+        self.assertIn("variant 1 has the same answers as variant 0", same[0])
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["what"]["kStride2Wavefronts"] = "a {elem} load {oops"
+        self.assertEqual(len(V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))), 1)
+
     def test_an_unknown_variant_is_refused(self):
         with self.assertRaises(DescriptionError):
             V.stub(self.lab, self.v.count)

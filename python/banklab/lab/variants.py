@@ -261,6 +261,34 @@ def named_variant(text: str, lab: str) -> int | None:
     return int(m.group(2)) if m and m.group(1) == lab else None
 
 
+def check_lab(lab: banklab_labs.Lab) -> list[str]:
+    """tools/labs-check's part for variants: the [variants] table; for every variant, its
+    description and answers pass the generator's check, its stub and solution take the kernel's
+    replacements, and no two variants have the same answers. (The model's counts of a variant's
+    solved file are the judge tests' part: they need the built banklab.)"""
+    from banklab.lab import gen   # gen imports this module
+    where = f"labs/{lab.folder}/judge/lab.toml [variants]"
+    try:
+        v = read(lab)
+        if v is None:
+            return []
+        seen: dict[str, int] = {}
+        for k in range(1, v.count):
+            a = answers(lab, k)
+            gen.check(description(lab, k), copy.deepcopy(a))
+            stub(lab, k)
+            if lab.solution.is_file():
+                _replaced(lab.solution.read_text(), v, k, "the solution")
+            if a is not None:
+                key = repr(sorted((n, sorted(t.items())) for n, t in a.items()))
+                if key in seen or key == repr(sorted((n, sorted(t.items())) for n, t in (lab.answers() or {}).items())):
+                    return [f"{where}: variant {k} has the same answers as variant {seen.get(key, 0)}"]
+                seen[key] = k
+    except DescriptionError as e:
+        return [f"{where}: {e}"]
+    return []
+
+
 def judge_args(lab: banklab_labs.Lab, student: str, seed: str | None = None) -> list[str]:
     """What a grader that knows the student adds to `banklab-judge grade` for `lab`: --variant K,
     the student's (the course's seed: `seed` or $BANKLAB_COURSE_SEED), or --variant 0 (the lab as
