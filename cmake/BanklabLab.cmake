@@ -55,14 +55,15 @@ function(banklab_lab_description num folder out_var)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
   set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_probe.hpp
            ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
-           ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp)
+           ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
   add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
                      COMMENT "Generating lab ${num}'s description (${toml})" VERBATIM)
   # Its own target, which waits for nothing: a custom command of the target that compiles the
   # generated test (banklab_labNN_tests) would wait for every library that target links, and
   # the lab's compile with it (the first build's longest chain, bench/first_command.sh).
   add_custom_target(banklab_lab${num}_description DEPENDS ${outs})
-  set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp PARENT_SCOPE)
+  # labNN_variants.cpp: the questions of the lab's per-student variants (docs/dev/VARIANTS.md), no TEST of its own.
+  set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp PARENT_SCOPE)
 endfunction()
 
 # Generates every lab's C++ at configure time in one Python process (banklab_gen.py --batch), so

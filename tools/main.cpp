@@ -38,9 +38,30 @@ int run_calibrate_program(int argc, char** argv) {
 }  // namespace
 #endif
 
+#if defined(BANKLAB_PYTHON)
+namespace {
+// `banklab variant ARGS` runs the course's Python module banklab.lab.variants (a lab's per-student
+// variants, docs/dev/VARIANTS.md) in this process: python3 python/banklab_run.py -m banklab.lab.variants ARGS.
+int run_variant_module(int argc, char** argv) {
+  std::vector<char*> args = {const_cast<char*>(BANKLAB_PYTHON), const_cast<char*>(BANKLAB_PYTHON_RUN),
+                             const_cast<char*>("-m"), const_cast<char*>("banklab.lab.variants")};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  execv(BANKLAB_PYTHON, args.data());
+  std::fprintf(stderr, "banklab: cannot run %s (%s): `banklab variant` needs the course's Python 3.11\n", BANKLAB_PYTHON,
+               std::strerror(errno));
+  return 2;
+}
+}  // namespace
+#endif
+
 int main(int argc, char** argv) {
 #if defined(BANKLAB_CALIBRATE_PROGRAM)
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return run_calibrate_program(argc, argv);
+#endif
+#if defined(BANKLAB_PYTHON)
+  if (argc > 1 && std::strcmp(argv[1], "variant") == 0) return run_variant_module(argc, argv);
 #endif
   CLI::App app{"banklab: how many wavefronts a warp's shared-memory access takes, and why.\n"
                "Accesses are 'op width mask off0 ... off31': op ld|st, width 1/2/4/8/16 bytes,\n"
@@ -54,6 +75,11 @@ int main(int argc, char** argv) {
   app.add_subcommand("calibrate",
                      "Re-measure the model's facts on this GPU with Nsight Compute (ncu); "
                      "`banklab calibrate --help` for its options.");
+#endif
+#if defined(BANKLAB_PYTHON)  // listed in --help; run above, before parsing
+  app.add_subcommand("variant",
+                     "A lab's per-student variants: `banklab variant --lab NN --list`, or a student's with "
+                     "--student ID --course-seed S (`banklab variant --help`).");
 #endif
 #if defined(BANKLAB_HAVE_TRACE)
   banklab::cli::add_trace_command(app);

@@ -11,6 +11,7 @@
 #include "banklab/pattern_io.hpp"
 #include "grader/grader.hpp"
 #include "grader/lab_description.hpp"
+#include "grader/variants.hpp"
 
 #ifndef BANKLAB_CLI_PATH
 #define BANKLAB_CLI_PATH "banklab"
@@ -280,7 +281,8 @@ bool conflict_free(const Instruction& in) {
 }
 }  // namespace
 
-::testing::AssertionResult AnswersQuestion(const grader_desc::Question& q) {
+::testing::AssertionResult AnswersQuestion(const grader_desc::Question& asked) {
+  const grader_desc::Question& q = variant_question(asked);  // the graded variant's (grader/variants.hpp)
   if (!q.has_answer) return PredictionHasItsForm(q);
   if (auto bad = PredictionIsUnreadable(q)) return *bad;
   const long long predicted = prediction(q.name);

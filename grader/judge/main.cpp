@@ -42,6 +42,7 @@
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
+#include "grader/variants.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sha256.hpp"
@@ -53,7 +54,7 @@ namespace judge {
 namespace {
 
 struct Args {
-  std::string command, lab, source, work, results, logs, json, tier = "all";
+  std::string command, lab, source, work, results, logs, json, tier = "all", variant;
   std::vector<std::string> tests;
   bool graded = false;
   bool fresh_container = false;
@@ -67,7 +68,7 @@ int usage(const char* why) {
                "       banklab-judge test  --lab NN --work DIR --test Suite.Name [--test ... | --tests A,B,...]\n"
                "                           [--graded] [--results DIR] [--logs DIR]\n"
                "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]\n"
-               "                           [--one-per-process]\n"
+               "                           [--one-per-process] [--variant K]\n"
                "       banklab-judge list  [--lab NN]\n"
                "       banklab-judge sandbox\n"
                "build and grade also take --fresh-container, which changes nothing (accepted for old callers)\n",
@@ -104,6 +105,7 @@ bool parse(int argc, char** argv, Args& a) {
     else if (k == "--logs") { if (!next(a.logs)) return false; }
     else if (k == "--json") { if (!next(a.json)) return false; }
     else if (k == "--tier") { if (!next(a.tier)) return false; }
+    else if (k == "--variant") { if (!next(a.variant)) return false; }
     else return false;
   }
   if (a.lab.size() == 1) a.lab = "0" + a.lab;
@@ -134,6 +136,7 @@ int cmd_test(const Args& a, char** argv) {
   run.logs = a.logs;
   run.tests = a.tests;
   run.graded = a.graded;
+  if (!a.variant.empty()) setenv("BANKLAB_VARIANT", a.variant.c_str(), 1);  // the variant's questions (grader/variants.hpp)
   if (!a.logs.empty()) make_dirs(a.logs);
   return run_tests(run, argv[0]);
 }
@@ -187,9 +190,50 @@ int cmd_build(const Args& a) {
   return finish_verdict(v, a.results);
 }
 
+// Per-student variants (docs/dev/VARIANTS.md): the variant graded is --variant K (the student's own,
+// from the course's seed: banklab variant) or, without it, the one the file's `// banklab variant:`
+// line names (0, the lab as written, when none). The test processes get it as BANKLAB_VARIANT. With
+// --variant, a file whose line names another variant gets a failed record LabNN.Variant saying so,
+// and is graded as the student's own, never as the one it names (no record when it is the student's).
+std::optional<Verdict> choose_variant(const Args& a, const std::string& source, std::string& error) {
+  const int count = grader::variant_count(a.lab), line = grader::variant_named_in(source, a.lab);
+  const int named = line < count ? line : -1;  // a line naming no variant of the lab counts as none
+  int k = std::max(named, 0);
+  if (!a.variant.empty()) {
+    char* end = nullptr;
+    k = static_cast<int>(std::strtol(a.variant.c_str(), &end, 10));
+    if (*end || k < 0) k = -1;
+  }
+  if (k < 0 || k >= count) {
+    error = "lab " + a.lab + (count > 1 ? " has variants 0 to " + std::to_string(count - 1) : " has no variants") +
+            ", not " + a.variant;
+    return std::nullopt;
+  }
+  setenv("BANKLAB_VARIANT", std::to_string(k).c_str(), 1);
+  Verdict v;
+  v.lab = a.lab;
+  v.test = "Lab" + a.lab + ".Variant";
+  v.tier = "cpu";
+  v.checks = 1;
+  if (a.variant.empty() || named < 0 || named == k) {  // no record: the file's own variant, or the student's
+    v.test.clear();
+    return v;
+  }
+  const std::string yours = "variant " + std::to_string(k) + (k ? " (" + grader::variant_params(a.lab, k) + ")" : " (the lab as written)");
+  v.status = "failed";
+  v.message = "this file is lab " + a.lab + "'s variant " + std::to_string(named) +
+              (named ? " (" + grader::variant_params(a.lab, named) + ")" : " (the lab as written)") +
+              ", made for another student; yours is " + yours +
+              ", and this file is graded against yours. Work from your own stub (your release's kernel.cu).";
+  return v;
+}
+
 int cmd_grade(const Args& a) {
   make_dirs(a.work);
   std::vector<Verdict> all;
+  std::string variant_error;
+  const std::optional<Verdict> variant = choose_variant(a, read_file(a.source, 8u << 20), variant_error);
+  if (!variant) return usage(variant_error.c_str());
   Verdict b;
   b.lab = a.lab;
   b.test = "Lab" + a.lab + ".Build";
@@ -213,6 +257,10 @@ int cmd_grade(const Args& a) {
       judged[v.test] = v;
     }
   for (const std::string& t : tests) all.push_back(judged.at(t));
+  if (!variant->test.empty()) {
+    std::printf("%s\n", summary_line(*variant).c_str());
+    all.push_back(*variant);
+  }
   const std::string src = read_file(a.source, 8u << 20);
   const std::string json = grade_json(a.lab, a.source, sha256_hex(src), all);
   if (!a.json.empty() && !write_file(a.json, json)) {

@@ -414,6 +414,8 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     if source is None:
         note = missing_note or f"no kernel.cu for lab {lab} was submitted"
     else:
+        # The student's own variant of a lab that has variants (docs/dev/VARIANTS.md): --variant K.
+        extra_args = [*(extra_args or []), *_variant_args(lab, student)]
         records, note, fault, timed_out, sha = _run_judge(judge, lab, source, work, tier, graded, timeout,
                                                          extra_args)
     # Messages name files by the grader's private paths: show them relative to the work folder
@@ -440,6 +442,12 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     if table is not None:
         apply_points(res, table)
     return res
+
+
+def _variant_args(lab: str, student: str) -> list[str]:
+    from banklab.lab import variants as banklab_variants   # the variants' one reader
+    found = bl.find_labs().get(lab)
+    return banklab_variants.judge_args(found, student) if found else []
 
 
 def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, graded: bool, timeout: float,

@@ -25,7 +25,8 @@ IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 TOP = {"title": (str, True), "summary": (str, True),
        "namespace": (str, True), "points": (dict, True), "selftest": (dict, False), "probe": (dict, True), "tables": ("tables", True),
        "instructions": ("tables", True), "launches": ("tables", True), "questions": ("tables", True),
-       "kernels": ("tables", False)}
+       "kernels": ("tables", False),
+       "variants": (dict, False)}   # variants: per-student variants, checked by banklab.lab.variants (docs/dev/VARIANTS.md)
 PROBE = {"constants": ("strs", True)}
 TABLE = {"name": (str, True), "dims": ("dims", True)}
 INSTRUCTION = {"name": (str, True), "kernel": (str, True), "op": (str, True), "width": (int, True),

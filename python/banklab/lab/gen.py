@@ -32,6 +32,7 @@ expression that does not parse, a duplicate name, a question out of its place: t
 with the file and the key. With --probe, the probe must define exactly the functions the header
 declares (one per table, instruction and launcher).
 """
+import copy
 import os
 import re
 import sys
@@ -39,6 +40,7 @@ import sys
 from banklab.lab import expr as banklab_expr  # noqa: F401
 from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
+from banklab.lab import variants as banklab_variants
 # The description's checks (and its constants, the lane-expression language's use): banklab/lab/description.py.
 from banklab.lab.description import (  # noqa: F401  (gen.check, gen.DescriptionError, ... as before)
     DescriptionError, tokenize, parse_expr, eval_expr, split_access, check_keys, unique, identifier, check,
@@ -446,7 +448,10 @@ def main(argv):
         answers = None
         if answers_path and os.path.exists(answers_path):
             answers = banklab_labs.read_answers(answers_path)
+        raw = copy.deepcopy(d)
         check(d, answers)
+        # Per-student variants (banklab.lab.variants, docs/dev/VARIANTS.md): their questions, from the raw description.
+        variant_cpp = banklab_variants.judge_source(raw, answers_path, m.group(1), folder, name)
         d["lab"], d["folder"], d["judge_dir"] = m.group(1), folder, rel_dir
         if probe:
             check_probe(d, probe)
@@ -458,6 +463,7 @@ def main(argv):
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_probe.hpp"), probe_header(d, name))
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_judge.hpp"), judge_header(d, name))
     write_if_changed(os.path.join(outdir, f"lab{d['lab']}_questions_test.cpp"), questions_test(d, name))
+    write_if_changed(os.path.join(outdir, f"lab{d['lab']}_variants.cpp"), variant_cpp)
     return 0
 
 

@@ -63,6 +63,7 @@ def main():
     g.add_argument("--graded", action="store_true")
     g.add_argument("--fresh-container", action="store_true")
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
+    g.add_argument("--variant")   # a lab's per-student variant (docs/dev/VARIANTS.md)
     a = ap.parse_args()
 
     if os.environ.get("FAKE_JUDGE_FAIL_IF_ALLOWED") and "BANKLAB_ALLOW_UNCONFINED" in os.environ:

@@ -1,0 +1,389 @@
+"""Per-student variants of a lab (issue 35; docs/dev/VARIANTS.md): every student works out their own
+numbers. What a variant changes is data: parameters in the lab's description (`[variants]` of
+labs/NN_name/judge/lab.toml) and templates of the answers' access lines
+(solutions/NN_name/variants.toml, instructor side); a variant's answers are counted by the model,
+never written by hand.
+
+  read(lab)                       the lab's Variants, or None when it declares none
+  choose(lab, student, seed, n)   the student's variant: HMAC-SHA256(seed, "lab NN:" + id) mod n
+  description(lab, k)             the description of variant k (variant 0: the lab as written)
+  answers(lab, k)                 the answers of variant k (variants.toml rendered)
+  stub(lab, k), solution(lab, k)  the stub and the solved kernel.cu of variant k
+  named_variant(text, lab)        the variant a kernel.cu names (its `// banklab variant:` line), or None
+  judge_source(...)               the C++ of every variant's questions, for the judge (gen.py's hook)
+
+    python3 python/banklab_run.py -m banklab.lab.variants --lab 01 --list
+    python3 python/banklab_run.py -m banklab.lab.variants --lab 01 --student s123 --course-seed SEED
+        [--write-stub F] [--write-solution F]
+(`banklab variant ...` runs this module: tools/main.cpp.)
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import hmac
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from banklab.lab import expr as banklab_expr
+from banklab.lab import labs as banklab_labs
+from banklab.lab.description import DescriptionError
+
+#: The answers' templates of a lab's variants: solutions/NN_name/variants.toml (never in a release).
+ANSWERS_FILE = "variants.toml"
+#: The line a variant's kernel.cu carries: the judge reads it (grader/judge/variants.cpp, the same form).
+MARKER = "// banklab variant: lab {lab} variant {k} ({params}). Keep this line: your file is graded as this variant."
+MARKER_RE = re.compile(r"^//\s*banklab variant: lab (\d\d) variant (\d+)\b", re.M)
+#: The course seed's environment variable (the instructor's course configuration, never the release).
+SEED_ENV = "BANKLAB_COURSE_SEED"
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclasses.dataclass
+class Variants:
+    """A lab's variants: `params` names, one row of `values` per variant (row 0: the lab as written),
+    question texts (`what`, `hint`: templates by question name), kernel.cu's replacements
+    [[text of the lab, template], ...] and the answers' templates (None in the student release)."""
+    lab: banklab_labs.Lab
+    params: list[str]
+    values: list[list]
+    what: dict[str, str]
+    hint: dict[str, str]
+    kernel: list[tuple[str, str]]
+    answer_templates: dict[str, dict] | None
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    def params_of(self, k: int) -> dict[str, object]:
+        self.check_index(k)
+        return dict(zip(self.params, self.values[k]))
+
+    def describe(self, k: int) -> str:
+        return ", ".join(f"{p} = {v}" for p, v in self.params_of(k).items())
+
+    def check_index(self, k: int) -> None:
+        if not 0 <= k < self.count:
+            raise DescriptionError(f"lab {self.lab.number} has variants 0 to {self.count - 1}, not {k}")
+
+
+def _problems(v: dict, questions: set[str], where: str) -> list[str]:
+    """What is wrong with a description's [variants] table (the schema's part for variants)."""
+    p = []
+    known = {"params", "values", "what", "hint", "kernel"}
+    p += [f"{where}: unknown key {k!r} (params, values, what, hint, kernel)" for k in v if k not in known]
+    params, values = v.get("params"), v.get("values")
+    if not isinstance(params, list) or not params or not all(isinstance(x, str) and re.fullmatch(r"[A-Za-z_]\w*", x)
+                                                             for x in params):
+        p.append(f"{where}: `params` must be a list of names")
+        return p
+    if not isinstance(values, list) or len(values) < 2 or not all(isinstance(r, list) and len(r) == len(params)
+                                                                  for r in values):
+        p.append(f"{where}: `values` must be a list of at least 2 rows (row 0: the lab as written), "
+                 f"each one value per param ({len(params)})")
+    elif len({tuple(r) for r in values}) != len(values):
+        p.append(f"{where}: two rows of `values` are the same variant")
+    for key in ("what", "hint"):
+        t = v.get(key, {})
+        if not isinstance(t, dict) or not all(isinstance(s, str) for s in t.values()):
+            p.append(f"{where}: `{key}` must map question names to templates")
+            continue
+        p += [f"{where}: `{key}` names {n!r}, which is no question of the lab" for n in t if n not in questions]
+    k = v.get("kernel", [])
+    if not isinstance(k, list) or not all(isinstance(r, list) and len(r) == 2 and all(isinstance(s, str) for s in r)
+                                          for r in k):
+        p.append(f"{where}: `kernel` must be a list of [text of the lab's kernel.cu, template] pairs")
+    return p
+
+
+def read(lab: banklab_labs.Lab) -> Variants | None:
+    """The variants lab.toml declares (and, in the instructor's tree, variants.toml's templates)."""
+    d = lab.description
+    v = d.get("variants")
+    if v is None:
+        return None
+    where = "[variants]"   # the caller names the file (gen.py, banklab variant)
+    problems = _problems(v, {q["name"] for q in d.get("questions", [])}, where)
+    if problems:
+        raise DescriptionError("; ".join(problems))
+    path = lab.solution_dir / ANSWERS_FILE
+    templates = None
+    if path.is_file():
+        templates = {k: dict(t) for k, t in banklab_labs.read_answers(path).items() if isinstance(t, dict)}
+    return Variants(lab, list(v["params"]), [list(r) for r in v["values"]], dict(v.get("what", {})),
+                    dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates)
+
+
+def render(template: str, params: dict[str, object]) -> str:
+    """`{name}` of a param replaced by its value; every other `{...}` (a question's `{x}`) kept."""
+    return _PLACEHOLDER.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), template)
+
+
+def choose(lab: str, student: str, seed: str, count: int) -> int:
+    """The variant of `student` in lab `lab`: HMAC-SHA256 keyed by the course seed over "lab NN:id"
+    (the id stripped and in lower case: LMS exports spell a login in either case), modulo the lab's
+    count. Without the seed nobody can tell a student's variant from the id."""
+    if not seed:
+        raise ValueError("no course seed: give --course-seed or set " + SEED_ENV + " (the instructor's course configuration)")
+    mac = hmac.new(seed.encode(), f"lab {lab}:{student.strip().lower()}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac, "big") % count
+
+
+def description(lab: banklab_labs.Lab, k: int) -> dict:
+    """The description of variant k, as read from lab.toml (raw: gen.py's check runs on it)."""
+    v = read(lab)
+    d = copy.deepcopy(lab.description)
+    if v is None or k == 0:
+        return d
+    params = v.params_of(k)
+    for q in d["questions"]:
+        for key, templates in (("what", v.what), ("hint", v.hint)):
+            if q["name"] in templates:
+                q[key] = render(templates[q["name"]], params)
+    return d
+
+
+def answers(lab: banklab_labs.Lab, k: int) -> dict | None:
+    """The answers of variant k: answers.toml, with variants.toml's templates rendered in."""
+    base = lab.answers()
+    v = read(lab)
+    if base is None or v is None or k == 0:
+        return base
+    v.check_index(k)
+    if v.answer_templates is None:
+        raise DescriptionError(f"lab {lab.number} has variants but no solutions/{lab.folder}/{ANSWERS_FILE}")
+    out = copy.deepcopy(base)
+    params = v.params_of(k)
+    for name, t in v.answer_templates.items():
+        if name not in out:
+            raise DescriptionError(f"{ANSWERS_FILE} [{name}]: no question of lab {lab.number} is named {name!r}")
+        out[name] = {key: render(val, params) if isinstance(val, str) else val for key, val in t.items()}
+    return out
+
+
+def _replaced(text: str, v: Variants, k: int, what: str) -> str:
+    params = v.params_of(k)
+    for old, template in v.kernel:
+        if old not in text:
+            raise DescriptionError(f"labs/{v.lab.folder}/judge/lab.toml [variants] kernel: {what} has no text {old!r}")
+        text = text.replace(old, render(template, params))
+    marker = MARKER.format(lab=v.lab.number, k=k, params=v.describe(k))
+    m = re.search(r"^#include", text, re.M)   # the marker after the file's opening comment
+    at = m.start() if m else 0
+    return text[:at] + marker + "\n" + text[at:]
+
+
+def stub(lab: banklab_labs.Lab, k: int) -> str:
+    """The stub of variant k (variant 0: the lab's kernel.cu as it is)."""
+    text = lab.stub.read_text()
+    v = read(lab)
+    if v is None or k == 0:
+        return text
+    v.check_index(k)
+    return _replaced(text, v, k, "the stub")
+
+
+def banklab_cli() -> str:
+    """The built `banklab` command (the model's one implementation): $BANKLAB_CLI, else a build of the course."""
+    env = os.environ.get("BANKLAB_CLI")
+    if env:
+        return env
+    root = banklab_labs.repo_root()
+    for p in sorted(root.glob("build/*/tools/banklab")):
+        if os.access(p, os.X_OK):
+            return str(p)
+    found = shutil.which("banklab")
+    if not found:
+        raise DescriptionError("the model's `banklab` command is not built (cmake --build build/dev --target banklab), "
+                               "or set BANKLAB_CLI")
+    return found
+
+
+def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> dict[str, int]:
+    """The answer of each question of `names` (all: None) as the model counts it (`banklab predict`,
+    the one model) or, for a `value`, as the course's expression language computes it: the solved
+    file's predictions. A value that reads the student's own tables has no answer of its own here."""
+    lines, wanted, result = [], [], {}
+    for q in d["questions"]:
+        if names is not None and q["name"] not in names:
+            continue
+        a = answers_k[q["name"]]
+        if q["asks"] == "value" and "value" in a and not re.search(r"[A-Za-z_]\w*\s*\(", a["value"]):
+            result[q["name"]] = banklab_expr.evaluate(a["value"])
+            continue
+        if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q or "tma_swizzle" in q:
+            raise DescriptionError(f"question {q['name']} ({q['asks']}): a variant's solved file takes plain wavefront "
+                                   "and constant value questions so far (docs/dev/VARIANTS.md, what is left)")
+        acc = banklab_expr.parse_access(a["access"], a.get("mask", "0xffffffff"))
+        lines.append(f"{acc.op} {acc.width} {acc.mask:08x} " + " ".join(map(str, acc.offsets)))
+        wanted.append(q)
+    if not lines:
+        return result
+    out = subprocess.run([banklab_cli(), "predict", "-"], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=False)
+    rows = out.stdout.splitlines()
+    if out.returncode or len(rows) != len(wanted):
+        raise DescriptionError(f"banklab predict failed: {out.stderr.strip()}")
+    for q, row in zip(wanted, rows):
+        w = int(row.split()[0])
+        m = int(re.search(r"\bmin=(\d+)", row).group(1))
+        result[q["name"]] = w - m if q["asks"] == "excess_wavefronts" else w
+    return result
+
+
+def solution(lab: banklab_labs.Lab, k: int) -> str:
+    """The solved kernel.cu of variant k: the lab's solution with the variant's texts, and each
+    prediction the model's count for the variant (its comment, about the base numbers, dropped)."""
+    text = lab.solution.read_text()
+    v = read(lab)
+    if v is None or k == 0:
+        return text
+    v.check_index(k)
+    # The questions a variant changes (templated in variants.toml); the others keep the solution's own.
+    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}))
+    text = _replaced(text, v, k, "the solution")
+    for name, n in truth.items():
+        text, hits = re.subn(rf"(constexpr int {name} = )[^;\n]*;[^\n]*", rf"\g<1>{n};", text)
+        if hits != 1:
+            raise DescriptionError(f"solutions/{lab.folder}/kernel.cu: no single `constexpr int {name} = N;`")
+    return text
+
+
+def named_variant(text: str, lab: str) -> int | None:
+    """The variant a kernel.cu names on its marker line for lab `lab`, or None."""
+    m = MARKER_RE.search(text)
+    return int(m.group(2)) if m and m.group(1) == lab else None
+
+
+def check_lab(lab: banklab_labs.Lab) -> list[str]:
+    """tools/labs-check's part for variants: the [variants] table; for every variant, its
+    description and answers pass the generator's check, its stub and solution take the kernel's
+    replacements, and no two variants have the same answers. (The model's counts of a variant's
+    solved file are the judge tests' part: they need the built banklab.)"""
+    from banklab.lab import gen   # gen imports this module
+    where = f"labs/{lab.folder}/judge/lab.toml [variants]"
+    try:
+        v = read(lab)
+        if v is None:
+            return []
+        seen: dict[str, int] = {}
+        for k in range(1, v.count):
+            a = answers(lab, k)
+            gen.check(description(lab, k), copy.deepcopy(a))
+            stub(lab, k)
+            if lab.solution.is_file():
+                _replaced(lab.solution.read_text(), v, k, "the solution")
+            if a is not None:
+                key = repr(sorted((n, sorted(t.items())) for n, t in a.items()))
+                if key in seen or key == repr(sorted((n, sorted(t.items())) for n, t in (lab.answers() or {}).items())):
+                    return [f"{where}: variant {k} has the same answers as variant {seen.get(key, 0)}"]
+                seen[key] = k
+    except DescriptionError as e:
+        return [f"{where}: {e}"]
+    return []
+
+
+def judge_args(lab: banklab_labs.Lab, student: str, seed: str | None = None) -> list[str]:
+    """What a grader that knows the student adds to `banklab-judge grade` for `lab`: --variant K,
+    the student's (the course's seed: `seed` or $BANKLAB_COURSE_SEED), or --variant 0 (the lab as
+    written) where there is no seed or no student, so that a file's own `// banklab variant:` line
+    never decides which variant grades it. Nothing for a lab without variants."""
+    v = read(lab)
+    if v is None:
+        return []
+    seed = seed if seed is not None else os.environ.get(SEED_ENV, "")
+    k = choose(lab.number, student, seed, v.count) if seed and student else 0
+    return ["--variant", str(k)]
+
+
+def judge_source(d_raw: dict, answers_path: str | None, lab: str, folder: str, toml_name: str) -> str:
+    """labNN_variants.cpp: the questions of every variant k >= 1 (gen.question_table of the rendered
+    description and answers), registered with grader::register_variants (grader/judge/variants.cpp).
+    Nothing registered where the lab has no variants or the tree no answers (the release: form only)."""
+    from banklab.lab import gen   # gen calls this module: imported here, not at the top
+    head = [f"// Generated by python/banklab/lab/variants.py (through gen.py) from {toml_name}: do not edit.",
+            f"// The questions of lab {lab}'s variants (docs/dev/VARIANTS.md), for banklab-judge --variant."]
+    v_raw = d_raw.get("variants")
+    if v_raw is None:
+        return "\n".join(head + ["// (none: the lab declares no variants)"]) + "\n"
+    inc = ['#include "grader/variants.hpp"\n', f"namespace lab{lab}_variants {{\n"]
+    if not answers_path or not os.path.exists(answers_path):   # the release: the lab's questions, form only
+        return "\n".join(head + inc + [f"const bool kRegistered = grader::register_variants({gen.cstr(lab)}, "
+                                         f"{len(v_raw.get('values', []))}, nullptr, 0);\n",
+                                         f"}}  // namespace lab{lab}_variants"]) + "\n"
+    lab_obj = banklab_labs.Lab(lab, folder, copy.deepcopy(d_raw), Path(answers_path).resolve().parents[2])
+    v = read(lab_obj)
+    L = head + ["#include <iterator>\n", '#include "grader/grader.hpp"', '#include "grader/lab_description.hpp"'] + inc
+    for k in range(1, v.count):
+        d = description(lab_obj, k)
+        a = answers(lab_obj, k)
+        gen.check(d, a)
+        d["lab"], d["folder"] = lab, folder
+        L.append(f"namespace v{k} {{  // {v.describe(k)}")
+        L += gen.question_table(d)
+        L.append(f"}}  // namespace v{k}\n")
+    L.append("const grader::VariantQuestions kVariants[] = {")
+    for k in range(1, v.count):
+        L.append(f"    {{{k}, {gen.cstr(v.describe(k))}, v{k}::kQuestions, std::size(v{k}::kQuestions)}},")
+    L.append("};")
+    L.append(f"const bool kRegistered = grader::register_variants({gen.cstr(lab)}, {v.count}, kVariants, "
+             "std::size(kVariants));\n")
+    L.append(f"}}  // namespace lab{lab}_variants")
+    return "\n".join(L) + "\n"
+
+
+def _lab(number: str) -> banklab_labs.Lab:
+    labs = banklab_labs.find_labs()
+    number = number.zfill(2)
+    if number not in labs:
+        raise DescriptionError(f"no lab {number} (labs: {', '.join(labs)})")
+    return labs[number]
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="banklab variant", description="A lab's per-student variants (docs/dev/VARIANTS.md).")
+    ap.add_argument("--lab", required=True)
+    ap.add_argument("--list", action="store_true", help="the lab's variants and their parameters")
+    ap.add_argument("--student", help="a student's id (the LMS login)")
+    ap.add_argument("--course-seed", default=os.environ.get(SEED_ENV), help=f"the course's seed (default ${SEED_ENV})")
+    ap.add_argument("--variant", type=int, help="a variant by number instead of a student's")
+    ap.add_argument("--write-stub", metavar="FILE")
+    ap.add_argument("--write-solution", metavar="FILE", help="instructor only: the variant's solved kernel.cu")
+    a = ap.parse_args(argv)
+    try:
+        lab = _lab(a.lab)
+        v = read(lab)
+        if v is None:
+            print(f"lab {lab.number} has no variants: every student gets labs/{lab.folder}/kernel.cu")
+            return 0 if a.list else 1
+        if a.list:
+            for k in range(v.count):
+                print(f"lab {lab.number} variant {k}: {v.describe(k)}{' (the lab as written)' if k == 0 else ''}")
+            return 0
+        if a.variant is not None:
+            k = a.variant
+            v.check_index(k)
+        elif a.student:
+            k = choose(lab.number, a.student, a.course_seed or "", v.count)
+        else:
+            ap.error("give --list, --student ID (with --course-seed) or --variant K")
+        print(f"lab {lab.number} variant {k}: {v.describe(k)}")
+        if a.write_stub:
+            Path(a.write_stub).write_text(stub(lab, k))
+        if a.write_solution:
+            Path(a.write_solution).write_text(solution(lab, k))
+        return 0
+    except (DescriptionError, ValueError) as e:
+        print(f"banklab variant: lab {a.lab}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

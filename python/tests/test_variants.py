@@ -1,0 +1,138 @@
+"""banklab.lab.variants: a lab's per-student variants (issue 35, docs/dev/VARIANTS.md)."""
+import copy
+import hashlib
+import hmac
+import re
+import unittest
+
+from banklab.lab import labs as banklab_labs
+from banklab.lab import variants as V
+from banklab.lab.description import DescriptionError
+
+SEED = "unit-test-seed"
+
+
+class VariantsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.lab = banklab_labs.find_labs()["01"]
+        cls.v = V.read(cls.lab)
+
+    def test_lab01_declares_at_least_4_variants_above_the_base(self):
+        self.assertIsNotNone(self.v)
+        self.assertGreaterEqual(self.v.count, 5)
+        self.assertEqual(self.v.params_of(0), {"elem": "float", "bytes": 4})
+
+    def test_twelve_students_get_at_least_3_variants_and_the_same_student_the_same(self):
+        chosen = [V.choose("01", f"student{i:02d}", SEED, self.v.count) for i in range(12)]
+        self.assertGreaterEqual(len(set(chosen)), 3, chosen)
+        self.assertEqual(chosen, [V.choose("01", f"student{i:02d}", SEED, self.v.count) for i in range(12)])
+
+    def test_the_choice_is_the_keyed_hash_of_lab_and_id(self):
+        mac = hmac.new(b"k", b"lab 01:ann", hashlib.sha256).digest()
+        self.assertEqual(V.choose("01", "ann", "k", 7), int.from_bytes(mac, "big") % 7)
+        # another seed, another course: some student's variant moves
+        self.assertNotEqual([V.choose("01", f"s{i}", "a", 5) for i in range(20)],
+                            [V.choose("01", f"s{i}", "b", 5) for i in range(20)])
+        with self.assertRaises(ValueError):
+            V.choose("01", "ann", "", 5)
+        self.assertEqual(V.choose("01", " Ann ", "k", 7), V.choose("01", "ann", "k", 7))   # one student, however spelt
+
+    def test_variant_0_is_the_lab_as_written(self):
+        self.assertEqual(V.stub(self.lab, 0), self.lab.stub.read_text())
+        self.assertEqual(V.solution(self.lab, 0), self.lab.solution.read_text())
+        self.assertEqual(V.answers(self.lab, 0), self.lab.answers())
+        self.assertIsNone(V.named_variant(self.lab.stub.read_text(), "01"))
+
+    def test_every_variant_has_its_own_stub_answers_and_marker(self):
+        stubs = {V.stub(self.lab, k) for k in range(self.v.count)}
+        self.assertEqual(len(stubs), self.v.count)
+        lines = {tuple(a["access"] for a in V.answers(self.lab, k).values()) for k in range(self.v.count)}
+        self.assertEqual(len(lines), self.v.count)
+        for k in range(1, self.v.count):
+            s = V.stub(self.lab, k)
+            self.assertEqual(V.named_variant(s, "01"), k)
+            self.assertIsNone(V.named_variant(s, "05"))
+            self.assertIn(str(self.v.params_of(k)["elem"]), s)
+            self.assertEqual(re.findall(r"constexpr int (k\w+) = -1;", s),
+                             [q["name"] for q in self.lab.questions])   # the stub's predictions stay placeholders
+
+    def test_a_variants_description_passes_the_generators_check(self):
+        from banklab.lab import gen
+        for k in range(1, self.v.count):
+            d = V.description(self.lab, k)
+            gen.check(d, V.answers(self.lab, k))
+            self.assertIn(str(self.v.params_of(k)["elem"]), d["questions"][0]["what"])
+
+    def test_the_solved_file_holds_the_models_counts_and_they_differ_by_variant(self):
+        try:
+            V.banklab_cli()
+        except DescriptionError as e:
+            self.skipTest(str(e))
+        seen = set()
+        for k in range(1, self.v.count):
+            truth = V.model_answers(V.description(self.lab, k), V.answers(self.lab, k))
+            sol = V.solution(self.lab, k)
+            for name, n in truth.items():
+                self.assertIn(f"constexpr int {name} = {n};", sol)
+            seen.add(tuple(truth.values()))
+        self.assertEqual(len(seen), self.v.count - 1)
+
+    def test_every_lab_with_variants_gives_12_students_3_variants_and_distinct_answers(self):
+        labs = {n: lab for n, lab in banklab_labs.find_labs().items() if V.read(lab)}
+        self.assertGreaterEqual(set(labs), {"01", "05"})
+        for n, lab in labs.items():
+            v = V.read(lab)
+            chosen = {V.choose(n, f"student{i:02d}", SEED, v.count) for i in range(12)}
+            self.assertGreaterEqual(len(chosen), 3, (n, chosen))
+            self.assertEqual(len({V.stub(lab, k) for k in range(v.count)}), v.count, n)
+            answers = {tuple(sorted((q, tuple(sorted(a.items()))) for q, a in V.answers(lab, k).items()))
+                       for k in range(v.count)}
+            self.assertEqual(len(answers), v.count, n)
+
+    def test_a_broken_variants_table_is_named(self):
+        lab = copy.deepcopy(self.lab.description)
+        lab["variants"]["values"].append(list(lab["variants"]["values"][0]))
+        lab["variants"]["what"]["kNoSuchQuestion"] = "x"
+        lab["variants"]["colour"] = 1
+        broken = banklab_labs.Lab("01", self.lab.folder, lab, self.lab.root)
+        with self.assertRaises(DescriptionError) as e:
+            V.read(broken)
+        for words in ("two rows of `values` are the same variant", "kNoSuchQuestion", "unknown key 'colour'"):
+            self.assertIn(words, str(e.exception))
+
+    def test_a_kernel_replacement_the_file_lacks_is_named(self):
+        lab = copy.deepcopy(self.lab.description)
+        lab["variants"]["kernel"] = [["text that is not in the stub", "x"]]
+        broken = banklab_labs.Lab("01", self.lab.folder, lab, self.lab.root)
+        with self.assertRaises(DescriptionError) as e:
+            V.stub(broken, 1)
+        self.assertIn("text that is not in the stub", str(e.exception))
+
+    def test_a_grader_that_knows_the_student_always_names_the_variant(self):
+        self.assertEqual(V.judge_args(self.lab, "ann", SEED), ["--variant", str(V.choose("01", "ann", SEED, self.v.count))])
+        # no seed or no student: the lab as written, never the variant the file's own line names
+        self.assertEqual(V.judge_args(self.lab, "ann", ""), ["--variant", "0"])
+        self.assertEqual(V.judge_args(self.lab, "", SEED), ["--variant", "0"])
+        plain = [lab for lab in banklab_labs.find_labs().values() if V.read(lab) is None][0]
+        self.assertEqual(V.judge_args(plain, "ann", SEED), [])
+
+    def test_labs_check_passes_the_labs_and_names_a_variant_that_asks_nothing_new(self):
+        for lab in banklab_labs.find_labs().values():
+            self.assertEqual(V.check_lab(lab), [], lab.number)
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["values"] = [["float", 4], ["float32", 4]]   # other words, the same answers
+        same = V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
+        self.assertEqual(len(same), 1)
+        self.assertIn("variant 1 has the same answers as variant 0", same[0])
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["what"]["kStride2Wavefronts"] = "a {elem} load {oops"
+        self.assertEqual(len(V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))), 1)
+
+    def test_an_unknown_variant_is_refused(self):
+        with self.assertRaises(DescriptionError):
+            V.stub(self.lab, self.v.count)
+
+
+if __name__ == "__main__":
+    unittest.main()
