@@ -235,16 +235,26 @@ def read_answers(path: Path | str) -> dict:
         raise DescriptionError(f"{path}: not valid TOML: {e}") from None
 
 
+#: Descriptions parsed and checked in this process, by their text: the lab list is asked many times
+#: (grade-class, labs-check, the docs build), and a text once checked is not parsed or checked again.
+_CHECKED: dict[str, dict] = {}
+
+
 def load_description(path: Path) -> dict:
-    """The parsed description at `path`; DescriptionError when it does not parse or is invalid."""
+    """The parsed description at `path` (a copy of its own); DescriptionError when it does not
+    parse or is invalid."""
     try:
-        data = tomllib.loads(Path(path).read_text())
+        text = Path(path).read_text()
+        data = _CHECKED.get(text)
+        if data is None:
+            data = tomllib.loads(text)
+            problems = validate_description(data, Path(path))
+            if problems:
+                raise DescriptionError("; ".join(problems))
+            _CHECKED[text] = data
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise DescriptionError(f"{path}: {e}") from e
-    problems = validate_description(data, Path(path))
-    if problems:
-        raise DescriptionError("; ".join(problems))
-    return data
+    return copy.deepcopy(data)
 
 
 def survey(root: Path) -> tuple[dict[str, Lab], list[str]]:
