@@ -34,6 +34,9 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
     ("toml", 'roles = ["traced", "timing"]', 'roles = ["traced"]', ["key 'roles'", "transpose4"]),
     ("toml", 'sizes = [[64, 256], [1024, 4096]]', 'sizes = [[64, 256], [1024]]', ["key 'sizes'", "transpose4"]),
     ("toml", '[probe]\nconstants = ["TILE_DIM",', '[probe]\nconstants = ["TILE_DIM", "TILE_DIM",', ["two constants named 'TILE_DIM'"]),
+    # the keys the lab list reads are the generator's too (one schema, banklab/lab/schema.py)
+    ("toml", "selftest.generic_cheats = true", 'selftest.generic_cheats = "yes"', ["[selftest]", "key 'generic_cheats'"]),
+    ("toml", "points.gates = [", "points.gate = [", ["[points]", "unknown key 'gate'"]),
     ("probe", "long long lab05_desc::access_chunk_column_read", "long long lab05_desc::access_chunk_column_reads",
      ["defines no lab05_desc::access_chunk_column_read", "access_chunk_column_reads"]),
 ]

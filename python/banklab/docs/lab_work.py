@@ -20,12 +20,14 @@ the leak test (docs/tests/leakcheck.py), so both read kernel.cu the same way.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import re
 import sys
 import urllib.parse
 from pathlib import Path
 
+from banklab.docs import sources   # noqa: E402  (the labs and the figure lists, as the site reads them)
 from banklab.lab import expr as banklab_expr  # noqa: E402  (the lane-expression language, as the C++ evaluator reads it)
 
 TODO_RE = re.compile(r"^\s*//\s*LAB TODO")
@@ -256,15 +258,14 @@ def measured_rows(root: Path) -> dict[str, Pattern]:
 
 def hidden_lines(root: Path) -> list[str]:
     """What the student site leaves out, from the answers: `labNN row ID` and `labNN figure NAME`."""
-    from banklab.docs import site as site   # noqa: PLC0415
     graded = graded_patterns(root)
     out = []
     for mid, pat in measured_rows(root).items():
         lab = next((lab for lab, _n, qp in graded if same_pattern(pat, qp)), None)
         if lab:
             out.append(f"lab{lab} row {mid}")
-    for f in site.read_all_figures(root):
-        lab = site.graded_figure_lab(f, root)
+    for f in sources.read_all_figures(root):
+        lab = graded_figure_lab(f, root)
         if lab:
             out.append(f"lab{lab} figure {f.name}")
     return out
@@ -275,9 +276,8 @@ def _hidden_patterns(root: Path, labs: set[str]) -> list[tuple[str, str, Pattern
     f = Path(root) / STUDENT_HIDDEN
     if not labs or not f.is_file():
         return []
-    from banklab.docs import site as site   # noqa: PLC0415
     rows = measured_rows(root)
-    figs = {fig.name: fig for fig in site.read_all_figures(root)}
+    figs = {fig.name: fig for fig in sources.read_all_figures(root)}
     out = []
     for line in f.read_text(encoding="utf-8").splitlines():
         m = re.fullmatch(r"lab(\d\d) (row|figure) (\S+)", line.strip())
@@ -300,10 +300,9 @@ def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
     unknown x, the pattern of every x its x_range allows (without the other answers, any of them
     could be the one asked). For a lab without answers.toml (the student release): the measured
     rows and figures STUDENT_HIDDEN names."""
-    from banklab.docs import site as site   # noqa: PLC0415  (banklab_site imports nothing of this module)
     out = []
     unanswered = set()
-    for lab in site.find_labs(root):
+    for lab in sources.find_labs(root):
         if lab.info.answers() is None:
             unanswered.add(lab.num)
             continue
@@ -316,6 +315,25 @@ def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
     return out + _hidden_patterns(root, unanswered)
 
 
+@functools.lru_cache(maxsize=None)
+def _graded_patterns(root: Path) -> tuple:
+    return tuple(graded_patterns(root))
+
+
+def graded_figure_lab(fig: sources.Figure, root: Path) -> str | None:
+    """The lab one of whose questions asks about the access a figure of no lab draws (a drawing
+    states its wavefronts: on the pages that show such a figure every lab's answers count), or None."""
+    spec = fig.spec.split(None, 2)
+    if fig.lab is not None or len(spec) != 3 or not spec[1].isdigit() \
+            or (fig.mask or "ffffffff").lower() not in ("ffffffff", "0xffffffff"):
+        return None
+    offs = lane_eval(spec[2])
+    if not offs:
+        return None
+    pat = (spec[0], int(spec[1]), offs)
+    return next((lab for lab, _name, qp in _graded_patterns(root) if same_pattern(pat, qp)), None)
+
+
 def _main(argv: list[str]) -> int:
     """`lab_work.py hidden --source COURSE`: what the student site leaves out (hidden_lines), for
     the student release's docs/student_site_hidden.txt."""
@@ -325,8 +343,7 @@ def _main(argv: list[str]) -> int:
     ap.add_argument("--source", type=Path, required=True)
     a = ap.parse_args(argv)
     root = a.source.resolve()
-    from banklab.docs import site as site   # noqa: PLC0415
-    if not any(lab.info.answers() is not None for lab in site.find_labs(root)):
+    if not any(lab.info.answers() is not None for lab in sources.find_labs(root)):
         print(f"{root}: no solutions/NN_name/answers.toml: run this in the course repository", file=sys.stderr)
         return 1
     print("# What the student site leaves out (written when the release is made: python3 python/banklab_run.py -m banklab.docs.lab_work hidden).")

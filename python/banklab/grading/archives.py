@@ -370,17 +370,14 @@ def unpack_upload(archive: Path, dest: Path, *, memory: int = UNPACK_MEMORY_BYTE
     written, each to a new file of `dest`. __MACOSX/ and dot files are skipped."""
     cmd = [sys.executable, "-I", "-S", str(Path(__file__).resolve()), "--unpack", str(archive), str(dest),
            str(memory), str(max(1, int(timeout)))]
+    # Imported here, not above: the unpacking process runs this file alone (python -I -S), with
+    # the standard library only.
+    from banklab.grading.invocation import wait_or_kill_group   # noqa: PLC0415
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          start_new_session=True)
-    try:
-        text, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.communicate()
-        raise UnsafeArchive(f"it was still unpacking after {timeout:g} s and was stopped") from None
+    text, killed = wait_or_kill_group(p, timeout)
+    if killed:
+        raise UnsafeArchive(f"it was still unpacking after {timeout:g} s and was stopped")
     try:
         answer = json.loads(text.decode("utf-8", "replace").strip().splitlines()[-1])
     except (ValueError, IndexError):

@@ -280,7 +280,7 @@ def rescore_folder(results_dir: Path, table_of) -> int:
 from banklab.grading.invocation import (  # noqa: E402,F401
     probe_access_problem, judge_cmd, grading_others, env_for_grading, Confinement,
     parse_sandbox, confinement, refusal_text, parse_list, list_tests,
-    UNCONFINED_VAR)
+    UNCONFINED_VAR, wait_or_kill_group)
 
 
 _RUNNING: set[subprocess.Popen] = set()
@@ -312,14 +312,8 @@ def run_limited(cmd: list[str], timeout: float, log: Path, env: dict | None = No
                                  start_new_session=True, env=env)
             _RUNNING.add(p)
         try:
-            return p.wait(timeout=timeout), ""
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-            return None, TIMEOUT_NOTE.format(timeout)
+            _, killed = wait_or_kill_group(p, timeout)
+            return (None, TIMEOUT_NOTE.format(timeout)) if killed else (p.returncode, "")
         finally:
             with _RUNNING_LOCK:
                 _RUNNING.discard(p)

@@ -38,6 +38,24 @@ def judge_cmd(judge: Path) -> list[str]:
     return [str(judge)]
 
 
+def wait_or_kill_group(p: subprocess.Popen, timeout: float) -> tuple[bytes | str | None, bool]:
+    """Waits at most `timeout` s for `p`, which leads a process group of its own (started with
+    start_new_session=True), reading its stdout where that is a pipe. Past `timeout`, SIGKILL goes
+    to the whole group (its children and grandchildren with it) and `p` is reaped. The one
+    kill-the-group-on-timeout step of the package (the judge's run, the unpacking process).
+    Returns (its stdout, or None where it is not a pipe or `p` was killed; whether it was killed)."""
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return out, False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        return None, True
+
+
 #: Lets the judge build without any confinement on a student's own machine (not root, not
 #: --graded). A tool that grades other people's files never passes it on: grading_others().
 UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"

@@ -5,7 +5,6 @@ summary). Every file shows the points table it was scored with. Standard library
 
 from __future__ import annotations
 
-import csv
 import html
 import json
 import re
@@ -18,8 +17,16 @@ from pathlib import Path
 
 from banklab.grading import status as bs
 from banklab.grading.grading import LabResult, Verdict, explain_lines, fmt_points
-
-STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped", "fault": "NOT GRADED"}
+# The one CSV writer (banklab/grading/csvfile.py) and how a result is worded (banklab/grading/wording.py):
+# below this module, so that the status file and the platform files use them without importing it.
+from banklab.grading.csvfile import FORMULA_STARTS, csv_cell, write_csv  # noqa: F401
+from banklab.grading.wording import (  # noqa: F401
+    NOT_BUILT, STATUS_WORD, STUDENT_BANKLAB, failure_groups, student_message,
+    lab_points as _lab_points, test_names as _names, total_points as _total_points)
+# The platform files (JUnit, Gradescope, PrairieLearn, GitHub): banklab/grading/platforms.py;
+# br.gradescope_results() and friends resolve here too.
+from banklab.grading.platforms import (  # noqa: F401
+    build_failure, github_summary, gradescope_results, junit_xml, not_graded_lines, prairielearn_results)
 
 
 # --------------------------------------------------------------------------- drawings
@@ -54,34 +61,6 @@ def by_student(results: list[LabResult]) -> tuple[list[str], dict[str, dict[str,
     for r in results:
         by.setdefault(r.student, {})[r.lab] = r
     return sorted({r.lab for r in results}), by
-
-
-#: The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
-#: a formula or a command: OWASP's list for CSV injection.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value) -> str:
-    """One cell of every CSV the project writes. A number the grader computed (int or float: points,
-    maxima) is written as a number, negative or not; any text (a student's folder name, an LMS id,
-    a test name, a note) that starts with = + - @ tab or CR gets a leading single quote, so that a
-    spreadsheet shows it as text instead of running it (OWASP, "CSV Injection"). Which rule
-    applies is decided by where the value came from (its type), never by what the text looks like."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        return fmt_points(value)
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-def write_csv(path: Path, header: list, rows, points_row: list | None = None, quote_all: bool = False) -> None:
-    """The one CSV writer: every cell of the header and of each row goes through csv_cell().
-    `points_row`: a row written right after the header (Canvas's "Points Possible")."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
-        for row in [header, *([points_row] if points_row else []), *rows]:
-            w.writerow([csv_cell(c) for c in row])
 
 
 def problems_of(results: list[LabResult]) -> str:
@@ -217,45 +196,11 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
 
 # --------------------------------------------------------------------------- messages the student reads
 
-#: The banklab command as the student runs it, from the top of their own checkout (the dev preset).
-STUDENT_BANKLAB = "build/dev/tools/banklab"
-_CMD_RE = re.compile(r"(?<![\w/.-])(?:/[^\s\"']*/)?banklab(?= (?:explain|predict|compare|trace)\b)")
-
-
-def student_message(msg: str) -> str:
-    """A teaching message with every `banklab <cmd>` command rewritten to run on the student's
-    machine: the judge prints the absolute path of the grader's own build."""
-    return _CMD_RE.sub(STUDENT_BANKLAB, msg)
-
-
-def failure_groups(r: LabResult) -> list[tuple[str, list[Verdict]]]:
-    """The failed and skipped verdicts of one lab grouped by their message, in order: a build
-    failure (or any message many tests share) is shown once, with the tests it stands for."""
-    groups: dict[str, list[Verdict]] = {}
-    build = [v for v in r.verdicts if v.test == f"Lab{r.lab}.Build"]
-    broken = bool(build) and build[0].status == "failed"
-    for v in build + [v for v in r.verdicts if v not in build]:
-        if v.status != "passed" and v.message:
-            msg = v.message
-            if broken and v not in build and v.status == "failed" and msg.startswith("not judged"):
-                msg = NOT_BUILT.format(r.lab)      # the judge repeats the compiler's message here
-            groups.setdefault(msg, []).append(v)
-    return list(groups.items())
-
-
-NOT_BUILT = ("not judged: the lab did not build, and every test needs its build (Lab{}.Build's message "
-             "says why: the compiler's errors, or code of yours that did not finish)")
-
-
 # --------------------------------------------------------------------------- feedback
 
 def _verdict_rows(r: LabResult) -> list[tuple[str, str, str, str]]:
     return [(v.test, v.tier, STATUS_WORD[v.status] + (f" ({v.note})" if v.note else ""),
              f"{fmt_points(v.points)} / {fmt_points(v.max_points)}") for v in r.verdicts]
-
-
-def _names(vs: list[Verdict]) -> str:
-    return vs[0].test if len(vs) == 1 else f"{vs[0].test} and {len(vs) - 1} more test(s)"
 
 
 #: A teaching message longer than this (a compiler's flood) is cut in the feedback, keeping its
@@ -293,20 +238,6 @@ def compact_svg(svg: str, prefix: str) -> str:
     defs = "<defs>" + "".join(f'<rect id="{ref}"{a}/>' for a, ref in common.items()) + "</defs>"
     at = body.find(">", body.find("<svg")) + 1
     return body[:at] + defs + body[at:]
-
-
-def _lab_points(r: LabResult) -> str:
-    """"12 / 100 points", or "not graded (not a zero)" where the result is no grade."""
-    if r.not_graded:
-        return f"not graded (not a zero) of {fmt_points(r.max_points)} points"
-    return f"{fmt_points(r.points)} / {fmt_points(r.max_points)} points"
-
-
-def _total_points(results: list[LabResult]) -> str:
-    maxi = fmt_points(sum(r.max_points for r in results))
-    if any(r.not_graded for r in results):
-        return f"not known yet: a lab is not graded (out of {maxi} points)"
-    return f"{fmt_points(sum(r.points for r in results))} / {maxi} points"
 
 
 def upload_line(r: LabResult) -> str:
@@ -467,18 +398,6 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
     md += ["", "Points tables: " + ", ".join(f"lab {lab} `{t}`" for lab, t in tables), ""]
     data["points_tables"] = {lab: t for lab, t in tables}
     return "\n".join(md), data
-
-
-# --------------------------------------------------------------------------- platforms
-
-def __getattr__(name: str):
-    """The platform files (JUnit, Gradescope, PrairieLearn, GitHub) live in banklab_platforms.py;
-    br.gradescope_results() and friends still resolve here."""
-    from banklab.grading import platforms as banklab_platforms
-    try:
-        return getattr(banklab_platforms, name)
-    except AttributeError:
-        raise AttributeError(f"module 'banklab_reports' has no attribute {name!r}") from None
 
 
 def write_json(path: Path, data) -> None:

@@ -42,8 +42,6 @@ import math
 import os
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -51,9 +49,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[3] / "tools" / "batch"   # grade-class
 from banklab.grading import grading as bg   # noqa: E402
-from banklab.grading import gpus as banklab_gpus            # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
+# What both sides read (a submission's saved result) and what a task does on its node:
+# banklab/grading/slurm_task.py.
+from banklab.grading.slurm_task import (  # noqa: E402,F401  (banklab_slurm.shard_of, task_end as before)
+    _done, _fault_of, _ident, _saved, _tail, shard_of, task_end)
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement
@@ -98,103 +99,6 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                    help="submit and return: the gradebook shows what is queued as pending; run the "
                         "same command again to wait for it and collect the results")
     g.add_argument("--slurm-task", metavar="RUN_DIR", help=argparse.SUPPRESS)   # set by the array's script
-
-
-# --------------------------------------------------------------------------- both sides
-
-def _tail(path: Path, n: int = 1) -> str:
-    try:
-        lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip()]
-    except OSError:
-        return ""
-    return " | ".join(lines[-n:])
-
-
-def _saved(item: dict) -> dict:
-    try:
-        d = json.loads(Path(item["rfile"]).read_text())
-        return d if isinstance(d, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _done(item: dict) -> bool:
-    """Whether the item's result file holds this run's result (the key grade-class asked for) and
-    it is a grade: a result not graded (a fault: no usable GPU on the node, a crashed judge) is
-    not done, so the task fails and Slurm's task is submitted again (--slurm-retries)."""
-    d = _saved(item)
-    return d.get("cache_key") == item["cache_key"] and bs.reusable(d)
-
-
-def _fault_of(item: dict) -> str:
-    """Why this run's result of the item is not graded, when the task judged it so ("" else)."""
-    d = _saved(item)
-    if d.get("cache_key") != item["cache_key"]:
-        return ""
-    try:
-        return bg.LabResult.from_json(d).not_graded
-    except (KeyError, TypeError, ValueError):
-        return ""
-
-
-# --------------------------------------------------------------------------- the task (on a node)
-
-def _ident(rfile, key: str) -> tuple[str, str]:
-    return (str(Path(rfile).resolve()), key)
-
-
-def _task_refuses(why: str) -> None:
-    print(f"banklab slurm task {os.environ.get('SLURM_ARRAY_TASK_ID', '?')} on {socket.gethostname()}: "
-          f"{why}", file=sys.stderr, flush=True)
-    sys.exit(3)
-
-
-def shard_of(a, jobs: list, judge_id: str) -> list:
-    """grade-class's jobs, or in a Slurm task (--slurm-task RUN_DIR) only those of its shard,
-    found by their result file and cache key as the submitting side computed them. A node whose
-    judge or course files hash otherwise grades nothing and exits 3, saying why."""
-    if not getattr(a, "slurm_task", None):
-        return jobs
-    bg.grading_others()
-    index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
-    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
-    if not 0 <= index < len(m["shards"]):
-        _task_refuses(f"no shard {index} in {a.slurm_task}/manifest.json")
-    if judge_id != m["judge_id"]:
-        _task_refuses("the judge or the course files this node sees differ from the ones the submitting "
-                      "machine hashed: the nodes must see one shared course build at the same path")
-    shard = m["shards"][index]
-    wanted = {(it["rfile"], it["cache_key"]) for it in shard}
-    mine = [j for j in jobs if _ident(j[4], j[5]) in wanted]
-    found = {_ident(j[4], j[5]) for j in mine}
-    lost = [it for it in shard if (it["rfile"], it["cache_key"]) not in found and not _done(it)]
-    if lost:
-        _task_refuses(f"{len(lost)} submission(s) of this shard are not found here as on the submitting "
-                      f"machine (first: {lost[0]['student']} lab {lost[0]['lab']}): the nodes must see the "
-                      "submissions and the course at the same paths")
-
-    def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        bg.stop_all()
-        raise KeyboardInterrupt        # grade-class's Ctrl-C path: keep nothing half-judged, clean up
-    signal.signal(signal.SIGTERM, on_term)
-    # The CPUs the task was given (--slurm-arg=--cpus-per-task=N), and for the GPU tiers at least one
-    # judge per GPU it was given, each judge on one of them (banklab_gpus.py; each GPU's lock keeps
-    # its timed runs one at a time).
-    a.jobs = banklab_gpus.slurm_task_jobs(a.tier)
-    print(f"banklab slurm task {index} on {socket.gethostname()}: {len(mine)} submission(s), "
-          f"{a.jobs} at a time", flush=True)
-    return mine
-
-
-def task_end(a, jobs: list) -> int:
-    """A task's exit status: 0 when every submission of its shard has its result."""
-    m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
-    shard = m["shards"][int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))]
-    missing = [it for it in shard if not _done(it)]
-    print(f"banklab slurm task on {socket.gethostname()}: {len(shard) - len(missing)} of {len(shard)} "
-          "graded", flush=True)
-    return 1 if missing else 0
 
 
 # --------------------------------------------------------------------------- the submitting side
@@ -428,6 +332,11 @@ def _write_status(out: Path, rows: list[list[str]]) -> None:
                  sorted(rows))
 
 
+def _key(it: dict) -> tuple:
+    """A submission's identity across runs and retries: its result file and its cache key."""
+    return it["rfile"], it["cache_key"]
+
+
 def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dict,
           out: Path) -> tuple[int, list]:
     """Grade grade-class's `jobs` (student, lab, source, why, result file, cache key, ...) on
@@ -452,21 +361,43 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         return 0, local
     _which("sbatch")
     _which("squeue")
-    ident = lambda it: (it["rfile"], it["cache_key"])     # noqa: E731
-    todo = {ident(it): it for it in items}
+    todo = {_key(it): it for it in items}
+    active, others, tries = _resume_or_submit(out, todo, a, ctx, say)
+    status = {k: [todo[k]["student"], todo[k]["lab"], "pending", arr.job_id, str(todo[k].get("task", "")),
+                  "", str(arr.run_dir / f"task-{todo[k].get('task', '')}.out")]
+              for arr in active for k in map(_key, arr.items)}
+    if a.slurm_no_wait:
+        _write_status(out, list(status.values()))
+        say(f"slurm: {len(status)} submission(s) pending; run the same command again to collect them")
+        return 0, local
+    try:
+        lost = _wait(active, others, todo, tries, status, a, ctx, out, say)
+    except KeyboardInterrupt:
+        ids = " ".join(x.job_id for x in active)
+        print(f"\ngrade-class: the Slurm job(s) {ids} keep running; run the same command again to "
+              f"wait for them and collect their results (their submissions show as pending), or "
+              f"cancel them: scancel {ids}", file=sys.stderr)
+        _write_status(out, list(status.values()))
+        raise
+    _settle(lost, todo, tries, status, a, ctx, out)
+    return sum(_done(it) for it in todo.values()), local
 
-    # An array of an earlier run still queued or running: wait for it, submit only the rest.
-    # Another run's array still queued (another lab into the same OUT) stays in the state too.
+
+def _resume_or_submit(out: Path, todo: dict, a, ctx: dict, say) -> tuple[list, list, dict]:
+    """The arrays to wait for: those of an earlier run still queued or running (their submissions
+    are not submitted again), and one new array for the rest of `todo`. Another run's array still
+    queued (another lab into the same OUT) stays in the state too. Returns (the arrays to wait for,
+    the others, the tries of each submission so far)."""
     active: list[Array] = []
     others: list[Array] = []
     for arr in _load_state(out):
-        mine = [it for it in arr.items if ident(it) in todo]
+        mine = [it for it in arr.items if _key(it) in todo]
         q = _queue(arr.job_id)
         if mine and q != []:
             active.append(Array(arr.job_id, arr.run_dir, mine, arr.collect))
         elif q != []:
             others.append(arr)
-    queued = {ident(it) for arr in active for it in arr.items}
+    queued = {_key(it) for arr in active for it in arr.items}
     if queued:
         say(f"slurm: {len(queued)} submission(s) are already queued in job(s) "
             f"{', '.join(x.job_id for x in active)}: waiting for them instead of submitting them again")
@@ -476,86 +407,97 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         arr = _submit_pending(fresh, a, ctx, 1)
         active.append(arr)
         for it in fresh:
-            tries[ident(it)] = 1
+            tries[_key(it)] = 1
         say(f"slurm: submitted job {arr.job_id}: {len(fresh)} submission(s) in "
             f"{len({it['task'] for it in fresh})} task(s); logs in {arr.run_dir}")
     _save_state(out, active + others)
-    status = {k: [todo[k]["student"], todo[k]["lab"], "pending", arr.job_id, str(todo[k].get("task", "")),
-                  "", str(arr.run_dir / f"task-{todo[k].get('task', '')}.out")]
-              for arr in active for k in map(ident, arr.items)}
-    if a.slurm_no_wait:
-        _write_status(out, list(status.values()))
-        say(f"slurm: {len(status)} submission(s) pending; run the same command again to collect them")
-        return 0, local
+    return active, others, tries
 
+
+def _wait(active: list, others: list, todo: dict, tries: dict, status: dict, a, ctx: dict, out: Path,
+          say) -> list:
+    """Polls the arrays of `active` (kept up to date in place: on ^C the caller names the jobs
+    still running) until none is queued, submitting again each submission whose task ended
+    without its result, up to --slurm-retries times. Returns the submissions lost:
+    (item, its array, the task's state, why, its log)."""
     t0, last, lost = time.monotonic(), "", []
-    try:
-        while active:
-            time.sleep(max(0.5, a.slurm_poll))
-            still, ended = [], []
-            counts: dict[str, int] = {}
-            reasons = set()
-            for arr in active:
-                q = _queue(arr.job_id)
-                if q is None:                          # the controller did not answer: keep waiting
-                    still.append(arr)
-                    counts["squeue did not answer"] = counts.get("squeue did not answer", 0) + 1
-                    continue
-                for _, state, reason in q:
-                    counts[state.lower()] = counts.get(state.lower(), 0) + 1
-                    if state == "PENDING" and reason and reason != "None":
-                        reasons.add(reason)
-                (still if q else ended).append(arr)
-            graded = sum(_done(it) for it in todo.values())
-            line = (f"slurm: {graded}/{len(todo)} graded; "
-                    + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no task queued")
-                    + (f" (waiting: {', '.join(sorted(reasons))})" if reasons else ""))
-            if line != last:
-                say(f"{line}  [{time.monotonic() - t0:.0f} s]")
-                last = line
-            retry = []
-            for arr in ended:
-                missing = [it for it in arr.items if not _done(it)]
-                if not missing:
-                    continue
-                states = _ended_states(arr.job_id)
-                for it in missing:
-                    k = ident(it)
-                    st, where = states.get(str(it["task"]), ("without a result", "state unknown"))
-                    log = arr.run_dir / f"task-{it['task']}.out"
-                    why = _tail(log) or where
-                    if tries[k] <= a.slurm_retries:
-                        tries[k] += 1
-                        retry.append(it)
-                        say(f"slurm: task {it['task']} of job {arr.job_id} ended {st} ({where}) without "
-                            f"grading {it['student']} lab {it['lab']}: submitting it again")
-                    else:
-                        lost.append((it, arr, st, why, log))
-            active = still
-            if retry:
-                arr = _submit_pending(retry, a, ctx, max(tries[ident(it)] for it in retry))
-                active.append(arr)
-                for it in retry:
-                    status[ident(it)][3:5] = [arr.job_id, str(it["task"])]
-                    status[ident(it)][6] = str(arr.run_dir / f"task-{it['task']}.out")
-                say(f"slurm: submitted job {arr.job_id} (retry): {len(retry)} submission(s)")
-            _save_state(out, active + others)
-    except KeyboardInterrupt:
-        ids = " ".join(x.job_id for x in active)
-        print(f"\ngrade-class: the Slurm job(s) {ids} keep running; run the same command again to "
-              f"wait for them and collect their results (their submissions show as pending), or "
-              f"cancel them: scancel {ids}", file=sys.stderr)
-        _write_status(out, list(status.values()))
-        raise
+    while active:
+        time.sleep(max(0.5, a.slurm_poll))
+        still, ended, line = _poll(active, todo)
+        if line != last:
+            say(f"{line}  [{time.monotonic() - t0:.0f} s]")
+            last = line
+        retry = _retry_or_lose(ended, tries, a, say, lost)
+        active[:] = still
+        if retry:
+            arr = _submit_pending(retry, a, ctx, max(tries[_key(it)] for it in retry))
+            active.append(arr)
+            for it in retry:
+                status[_key(it)][3:5] = [arr.job_id, str(it["task"])]
+                status[_key(it)][6] = str(arr.run_dir / f"task-{it['task']}.out")
+            say(f"slurm: submitted job {arr.job_id} (retry): {len(retry)} submission(s)")
+        _save_state(out, active + others)
+    return lost
 
+
+def _poll(active: list, todo: dict) -> tuple[list, list, str]:
+    """One look at the queue: (the arrays still queued, those that ended, the progress line)."""
+    still, ended = [], []
+    counts: dict[str, int] = {}
+    reasons = set()
+    for arr in active:
+        q = _queue(arr.job_id)
+        if q is None:                          # the controller did not answer: keep waiting
+            still.append(arr)
+            counts["squeue did not answer"] = counts.get("squeue did not answer", 0) + 1
+            continue
+        for _, state, reason in q:
+            counts[state.lower()] = counts.get(state.lower(), 0) + 1
+            if state == "PENDING" and reason and reason != "None":
+                reasons.add(reason)
+        (still if q else ended).append(arr)
+    graded = sum(_done(it) for it in todo.values())
+    line = (f"slurm: {graded}/{len(todo)} graded; "
+            + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no task queued")
+            + (f" (waiting: {', '.join(sorted(reasons))})" if reasons else ""))
+    return still, ended, line
+
+
+def _retry_or_lose(ended: list, tries: dict, a, say, lost: list) -> list:
+    """The submissions of the ended arrays that got no result: those to submit again (returned;
+    their tries counted) and those past --slurm-retries (appended to `lost`)."""
+    retry = []
+    for arr in ended:
+        missing = [it for it in arr.items if not _done(it)]
+        if not missing:
+            continue
+        states = _ended_states(arr.job_id)
+        for it in missing:
+            k = _key(it)
+            st, where = states.get(str(it["task"]), ("without a result", "state unknown"))
+            log = arr.run_dir / f"task-{it['task']}.out"
+            why = _tail(log) or where
+            if tries[k] <= a.slurm_retries:
+                tries[k] += 1
+                retry.append(it)
+                say(f"slurm: task {it['task']} of job {arr.job_id} ended {st} ({where}) without "
+                    f"grading {it['student']} lab {it['lab']}: submitting it again")
+            else:
+                lost.append((it, arr, st, why, log))
+    return retry
+
+
+def _settle(lost: list, todo: dict, tries: dict, status: dict, a, ctx: dict, out: Path) -> None:
+    """After the wait: each lost submission not graded (its placeholder result, named, unless its
+    task judged it a fault), OUT/slurm/status.csv written, the lost ones named on stderr."""
     for it, arr, st, why, log in lost:
         fault = _fault_of(it)
         if fault:        # the task judged it a fault (no usable GPU on its node...): kept, named as it is
-            why = f"{fault} ({tries[ident(it)]} task(s), last ended {st})"
+            why = f"{fault} ({tries[_key(it)]} task(s), last ended {st})"
         else:
-            note = LOST_NOTE.format(state=st, tries=tries[ident(it)])
+            note = LOST_NOTE.format(state=st, tries=tries[_key(it)])
             _placeholder(it, ctx, a, "lost", f"not judged: {note}", judge_note=note)
-        status[ident(it)] = [it["student"], it["lab"], "not graded", arr.job_id, str(it["task"]), why, str(log)]
+        status[_key(it)] = [it["student"], it["lab"], "not graded", arr.job_id, str(it["task"]), why, str(log)]
     for k, it in todo.items():
         if _done(it):
             status[k][2] = "graded"
@@ -567,4 +509,3 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         for it, arr, st, why, log in lost:
             print(f"  {it['student']} lab {it['lab']}: task {it['task']} of job {arr.job_id} ended {st}: "
                   f"{why} (log: {log})", file=sys.stderr)
-    return sum(_done(it) for it in todo.values()), local

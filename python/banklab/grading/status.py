@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from banklab.grading import grading as bg
+from banklab.grading.csvfile import write_csv   # the one CSV writer (cells a spreadsheet would run are quoted)
 
 #: grade-class's exit status when it finished but left some submission not graded (a fault).
 NOT_GRADED_EXIT = 4
@@ -92,9 +93,8 @@ def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
 
 def write_status_file(results: list[bg.LabResult], out: Path) -> Path:
     """OUT/not-graded.csv: every (student, lab) whose score is left blank, and why."""
-    from banklab.grading import reports as br     # its one CSV writer (cells a spreadsheet would run are quoted)
     path = out / STATUS_FILE
-    br.write_csv(path, ["student", "lab", "status", "why"], status_rows(results))
+    write_csv(path, ["student", "lab", "status", "why"], status_rows(results))
     return path
 
 

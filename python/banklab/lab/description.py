@@ -13,53 +13,14 @@ except ImportError:  # before Python 3.11
 
 # The lane-expression language and the op table: banklab/lab/expr.py.
 from banklab.lab import expr as banklab_expr  # noqa: E402
-from banklab.lab import labs as banklab_labs  # noqa: E402  (judge_dir()/folder_of(): where a lab's judge files are)
+# The description's keys as data, their one check of shape and the one error class: banklab/lab/schema.py.
+from banklab.lab.schema import (  # noqa: E402,F401  (description.TOP, description.check_keys, ... as before)
+    DescriptionError, Key, IDENT, TYPES, TOP, POINTS, SELFTEST, PROBE, TABLE, INSTRUCTION, AT_MINIMUM, KERNEL,
+    LAUNCH, QUESTION, ANSWER, ASKS, NEEDS, ANSWER_NEEDS, ROLES, check_keys, check_shape, identifier,
+    at_minimum_tests)
 from banklab.lab.predictions import check_question_keys, prediction_range, table_value  # noqa: E402
 
 OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
-ASKS = ("wavefronts", "value", "excess_wavefronts", "smallest")
-ROLES = ("correct", "traced", "timing", "perf")
-IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-# key: (type, required). Types: str, int, list-of-str, ...
-TOP = {"title": (str, True), "summary": (str, True),
-       "namespace": (str, True), "points": (dict, True), "selftest": (dict, False), "probe": (dict, True), "tables": ("tables", True),
-       "instructions": ("tables", True), "launches": ("tables", True), "questions": ("tables", True),
-       "kernels": ("tables", False),
-       "variants": (dict, False)}   # variants: per-student variants, checked by banklab.lab.variants (docs/dev/VARIANTS.md)
-PROBE = {"constants": ("strs", True)}
-TABLE = {"name": (str, True), "dims": ("dims", True)}
-INSTRUCTION = {"name": (str, True), "kernel": (str, True), "op": (str, True), "width": (int, True),
-               "dims": ("dims", True), "what": (str, True), "index": ("strs", False), "label": (str, False),
-               "at_minimum": ("at_minimum", False)}
-# One "at the model's minimum" test of an instruction: TEST(LabNNLayout, <test>), every warp
-# instruction of the table (or those whose indices `only` fixes) valid and at the model's minimum,
-# failing with `hint` (or with the hint of the at_minimum test `hint_of`, above).
-AT_MINIMUM = {"test": (str, True), "hint": (str, False), "hint_of": (str, False), "only": (dict, False)}
-# A kernel the GPU tier finds in the student's compiled code: its parameters as kernel.cu declares
-# them give its symbol (Itanium mangling, mangle() below).
-KERNEL = {"name": (str, True), "params": (str, True)}
-LAUNCH = {"launcher": (str, True), "kernel": (str, True), "sizes": ("sizes", True), "roles": ("strs", False)}
-QUESTION = {"name": (str, True), "test": (str, True), "asks": (str, True), "what": (str, False), "hint": (str, True),
-            "x": (str, False), "x_range": ("ints", False), "yours": (str, False), "yours_works": (str, False),
-            "range": ("ints", False), "range_what": (str, False), "tma_swizzle": (str, False)}
-# A question's answer (solutions/NN_name/answers.toml, a table named by the question).
-ANSWER = {"access": (str, False), "mask": (str, False), "value": (str, False)}
-# What each kind of question needs (besides name, test, asks, hint) and may have: in the
-# description, and in its answer.
-NEEDS = {"wavefronts": ({"what"}, {"x", "x_range", "tma_swizzle"}),
-         "value": ({"range", "range_what"}, set()),
-         "excess_wavefronts": (set(), set()),
-         "smallest": ({"what", "x_range", "yours", "yours_works"}, set())}
-ANSWER_NEEDS = {"wavefronts": ({"access"}, {"mask"}),
-                "value": ({"value"}, set()),
-                "excess_wavefronts": ({"access"}, {"mask"}),
-                "smallest": ({"access"}, {"mask"})}
-
-
-# One error for a broken description or answers file, wherever it is found (labs.py reads and
-# validates the files; this module checks what they say).
-DescriptionError = banklab_labs.DescriptionError
 
 
 # ---- the lane-expression language: python/banklab/lab/expr.py, the C++ evaluator's twin ---------
@@ -98,35 +59,6 @@ def split_access(line):
 
 # ---- checking a description ----------------------------------------------------------------------
 
-def check_keys(where, table, schema):
-    if not isinstance(table, dict):
-        raise DescriptionError(f"{where}: expected a table")
-    for k in table:
-        if k not in schema:
-            raise DescriptionError(f"{where}: unknown key {k!r} (known: {', '.join(schema)})")
-    for k, (typ, required) in schema.items():
-        if k not in table:
-            if required:
-                raise DescriptionError(f"{where}: missing key {k!r}")
-            continue
-        v = table[k]
-        ok = {str: lambda v: isinstance(v, str), int: lambda v: type(v) is int, dict: lambda v: isinstance(v, dict),
-              "strs": lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
-              "ints": lambda v: isinstance(v, list) and all(type(s) is int for s in v),
-              "dims": lambda v: isinstance(v, list) and len(v) >= 1 and all(isinstance(s, (str, int)) for s in v),
-              "sizes": lambda v: isinstance(v, list) and len(v) >= 1 and all(
-                  isinstance(s, list) and len(s) >= 1 and all(type(n) is int and n > 0 for n in s) for s in v),
-              "tables": lambda v: isinstance(v, list),
-              "at_minimum": lambda v: isinstance(v, dict) or (isinstance(v, list) and len(v) >= 1 and all(
-                  isinstance(t, dict) for t in v))}[typ](v)
-        if not ok:
-            what = {str: "a string", int: "an integer", dict: "a table", "strs": "a list of strings",
-                    "ints": "a list of integers", "dims": "a non-empty list of C++ expressions (strings)",
-                    "sizes": "a non-empty list of lists of positive integers", "tables": "an array of tables",
-                    "at_minimum": "a table { test = \"...\", hint = \"...\" } or a list of them"}[typ]
-            raise DescriptionError(f"{where}: key {k!r} must be {what}")
-
-
 def unique(where, names, what):
     seen = set()
     for n in names:
@@ -135,50 +67,42 @@ def unique(where, names, what):
         seen.add(n)
 
 
-def identifier(where, key, v):
-    if not IDENT.match(v):
-        raise DescriptionError(f"{where}: key {key!r} = {v!r} is not a C++ identifier")
-
-
 def check(d, answers=None):
-    """Checks description `d` and, when given (the instructor's tree), its answers {name: {...}},
-    which it merges into the questions (d["answers"] says whether there were any)."""
-    for k in ("lab", "folder"):
-        if k in d:
-            raise DescriptionError(f"key {k!r} is not a key of a description any more: the lab's number and folder "
-                                   "are its folder's name (labs/NN_name/); delete the line")
-    check_keys("top level", d, TOP)
-    identifier("top level", "namespace", d["namespace"])
-    check_keys("[probe]", d["probe"], PROBE)
+    """The one validator of a description: checks description `d` (parsed; its shape against
+    banklab.lab.schema, then what its keys say) and, when given (the instructor's tree), its answers
+    {name: {...}}, which it merges into the questions (d["answers"] says whether there were any).
+    Adds what the generator needs (d["constants"], d["kernels"] with each symbol, d["_hints"], ...)."""
+    check_shape(d)
     d["constants"] = d["probe"]["constants"]
-    for c in d["constants"]:
-        identifier("[probe]", "constants", c)
     unique("[probe] constants", d["constants"], "constants")
-    for n, t in enumerate(d["tables"], 1):
-        w = f"[[tables]] #{n}"
-        check_keys(w, t, TABLE)
-        identifier(w, "name", t["name"])
     unique("[[tables]]", [t["name"] for t in d["tables"]], "tables")
     for n, t in enumerate(d["instructions"], 1):
-        w = f"[[instructions]] #{n} ({t.get('name', '?')})"
-        check_keys(w, t, INSTRUCTION)
-        identifier(w, "name", t["name"])
-        identifier(w, "kernel", t["kernel"])
-        if t["op"] not in OPS:
-            raise DescriptionError(f"{w}: key 'op' = {t['op']!r} is not one of {', '.join(OPS)}")
-        if t["width"] not in OPS[t["op"]]:
-            raise DescriptionError(f"{w}: key 'width' = {t['width']}: {t['op']} takes {', '.join(map(str, OPS[t['op']]))}")
+        check_op(f"[[instructions]] #{n} ({t['name']})", t)
     unique("[[instructions]]", [t["name"] for t in d["instructions"]], "instructions")
     check_instruction_tests(d)
+    check_kernels(d)
+    for n, t in enumerate(d["launches"], 1):
+        check_launch(f"[[launches]] #{n} ({t['launcher']})", t)
+    unique("[[launches]]", [t["launcher"] for t in d["launches"]], "launches of the launcher")
+    check_questions(d, answers)
+
+
+def check_op(w, t):
+    """An instruction's op is the model's, and its width one the op takes."""
+    if t["op"] not in OPS:
+        raise DescriptionError(f"{w}: key 'op' = {t['op']!r} is not one of {', '.join(OPS)}")
+    if t["width"] not in OPS[t["op"]]:
+        raise DescriptionError(f"{w}: key 'width' = {t['width']}: {t['op']} takes {', '.join(map(str, OPS[t['op']]))}")
+
+
+def check_kernels(d):
+    """[[kernels]]: each one's symbol (d["kernels"][i]["symbol"]); every instruction and launch names one of them."""
     d["kernels"] = d.get("kernels", [])
     for n, k in enumerate(d["kernels"], 1):
-        w = f"[[kernels]] #{n} ({k.get('name', '?')})"
-        check_keys(w, k, KERNEL)
-        identifier(w, "name", k["name"])
         try:
             k["symbol"] = mangle(d["namespace"], k["name"], k["params"])
         except DescriptionError as e:
-            raise DescriptionError(f"{w}: key 'params': {e}") from None
+            raise DescriptionError(f"[[kernels]] #{n} ({k['name']}): key 'params': {e}") from None
     unique("[[kernels]]", [k["name"] for k in d["kernels"]], "kernels")
     known = {k["name"] for k in d["kernels"]}
     if known:
@@ -186,97 +110,27 @@ def check(d, answers=None):
             if t["kernel"] not in known:
                 raise DescriptionError(f"kernel {t['kernel']!r} (of {t.get('name', t.get('launcher'))}) has no [[kernels]] "
                                        f"entry: add one with name = {t['kernel']!r} and its params as kernel.cu declares them")
-    for n, t in enumerate(d["launches"], 1):
-        w = f"[[launches]] #{n} ({t.get('launcher', '?')})"
-        check_keys(w, t, LAUNCH)
-        identifier(w, "launcher", t["launcher"])
-        identifier(w, "kernel", t["kernel"])
-        if len({len(s) for s in t["sizes"]}) != 1:
-            raise DescriptionError(f"{w}: key 'sizes': every size must have as many numbers")
-        if "roles" in t:
-            if len(t["roles"]) != len(t["sizes"]):
-                raise DescriptionError(f"{w}: key 'roles' must have one role per size")
-            for r in t["roles"]:
-                if r not in ROLES:
-                    raise DescriptionError(f"{w}: key 'roles': {r!r} is not one of {', '.join(ROLES)}")
-            unique(f"{w} roles", t["roles"], "sizes with the role")
-    unique("[[launches]]", [t["launcher"] for t in d["launches"]], "launches of the launcher")
+
+
+def check_launch(w, t):
+    """A launch's sizes have as many numbers each, and its roles are one per size, each once."""
+    if len({len(s) for s in t["sizes"]}) != 1:
+        raise DescriptionError(f"{w}: key 'sizes': every size must have as many numbers")
+    if "roles" in t:
+        if len(t["roles"]) != len(t["sizes"]):
+            raise DescriptionError(f"{w}: key 'roles' must have one role per size")
+        for r in t["roles"]:
+            if r not in ROLES:
+                raise DescriptionError(f"{w}: key 'roles': {r!r} is not one of {', '.join(ROLES)}")
+        unique(f"{w} roles", t["roles"], "sizes with the role")
+
+
+def check_questions(d, answers):
+    """[[questions]], in order, each with its answer when there are answers; every answer a question's."""
     names, tests = [], []
     for n, q in enumerate(d["questions"], 1):
-        w = f"[[questions]] #{n} ({q.get('name', '?')})"
-        check_keys(w, q, QUESTION)
-        identifier(w, "name", q["name"])
-        identifier(w, "test", q["test"])
-        if q["asks"] not in ASKS:
-            raise DescriptionError(f"{w}: key 'asks' = {q['asks']!r} is not one of {', '.join(ASKS)}")
-        for k in ("access", "mask", "value"):
-            if k in q:
-                raise DescriptionError(f"{w}: key {k!r} is the question's answer: it goes in solutions/<lab>/answers.toml, "
-                                       f"under [{q['name']}], never in the description students get")
-        need, may = NEEDS[q["asks"]]
-        for k in need:
-            if k not in q:
-                raise DescriptionError(f"{w}: missing key {k!r} (asks = {q['asks']!r} needs {', '.join(sorted(need))})")
-        for k in set(q) - need - may - {"name", "test", "asks", "hint"}:
-            raise DescriptionError(f"{w}: key {k!r} does not go with asks = {q['asks']!r}")
-        if answers is not None:
-            a = answers.get(q["name"])
-            aw = f"answers.toml [{q['name']}]"
-            if not isinstance(a, dict):
-                raise DescriptionError(f"{w}: no answer: add a table [{q['name']}] to solutions/<lab>/answers.toml")
-            check_keys(aw, a, ANSWER)
-            need_a, may_a = ANSWER_NEEDS[q["asks"]]
-            for k in need_a:
-                if k not in a:
-                    raise DescriptionError(f"{aw}: missing key {k!r} (asks = {q['asks']!r} needs {', '.join(sorted(need_a))})")
-            for k in set(a) - need_a - may_a:
-                raise DescriptionError(f"{aw}: key {k!r} does not go with asks = {q['asks']!r}")
-            q.update(a)
-        if ("x" in q) != ("x_range" in q) and q["asks"] != "smallest":
-            raise DescriptionError(f"{w}: keys 'x' and 'x_range' go together")
-        has_x = "x_range" in q
-        if has_x:
-            r = q["x_range"]
-            if len(r) != 3 or r[2] <= 0 or r[1] < r[0]:
-                raise DescriptionError(f"{w}: key 'x_range' must be [first, last, step] with step > 0 and last >= first")
-        for problem in check_question_keys(q):
-            raise DescriptionError(f"{w}: {problem}")
-        if "x" in q and q["x"] not in names:
-            raise DescriptionError(f"{w}: key 'x' = {q['x']!r} names no question before this one")
-        variables = ("lane", "x") if has_x else ("lane",)
-        if "access" in q:
-            try:
-                op, width, expr = split_access(q["access"])
-                e = parse_expr(expr, variables)
-                for x in (range(r[0], r[1] + 1, r[2]) if has_x else [0]):
-                    for lane in range(32):
-                        try:
-                            off = e.eval(lane=lane, x=x)
-                        except banklab_expr.ExprError as err:
-                            raise DescriptionError(str(err)) from None
-                        if not 0 <= off <= 0xffffffff:
-                            raise DescriptionError(f"lane {lane}{f', x = {x}' if has_x else ''}: offset {off} is outside shared memory")
-            except DescriptionError as e:
-                raise DescriptionError(f"{w}: key 'access': {e}") from None
-        if "mask" in q:
-            if not re.fullmatch(r"0x[0-9a-fA-F]{1,8}", q["mask"]) or int(q["mask"], 16) == 0:
-                raise DescriptionError(f"{w}: key 'mask' = {q['mask']!r} is not a non-zero hexadecimal mask (\"0x0000ffff\")")
-        if "value" in q:
-            # It may read the student's own layout (banklab_predictions.table_value).
-            plain, value_of = table_value(q["value"], {t["name"] for t in d.get("tables", [])}, cstr)
-            try:
-                q["_value"] = eval_expr(plain)
-            except DescriptionError as e:
-                raise DescriptionError(f"{w}: key 'value': {e}") from None
-            if value_of:
-                q["_value_of"] = value_of
-            elif not q["range"][0] <= q["_value"] <= q["range"][1]:
-                raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
-        if "what" in q:
-            try:
-                what_parts(q["what"], has_x)
-            except DescriptionError as e:
-                raise DescriptionError(f"{w}: key 'what': {e}") from None
+        w = f"[[questions]] #{n} ({q['name']})"
+        check_question(w, q, answers, names, d)
         names.append(q["name"])
         if q["test"] in tests and tests[-1] != q["test"]:
             raise DescriptionError(f"{w}: key 'test' = {q['test']!r}: questions of one test must follow each other")
@@ -287,6 +141,85 @@ def check(d, answers=None):
         for k in answers:
             if k not in names:
                 raise DescriptionError(f"answers.toml [{k}]: no question of the description is named {k!r}")
+
+
+def needed_keys(w, table, asks, need, may, always=()):
+    """The keys a question (or its answer) must and may have for its kind `asks`."""
+    for k in need:
+        if k not in table:
+            raise DescriptionError(f"{w}: missing key {k!r} (asks = {asks!r} needs {', '.join(sorted(need))})")
+    for k in set(table) - need - may - set(always):
+        raise DescriptionError(f"{w}: key {k!r} does not go with asks = {asks!r}")
+
+
+def check_question(w, q, answers, names, d):
+    """One question (`names`: the questions before it), its answer merged in where there are answers."""
+    if q["asks"] not in ASKS:
+        raise DescriptionError(f"{w}: key 'asks' = {q['asks']!r} is not one of {', '.join(ASKS)}")
+    need, may = NEEDS[q["asks"]]
+    needed_keys(w, q, q["asks"], need, may, ("name", "test", "asks", "hint"))
+    if answers is not None:
+        a = answers.get(q["name"])
+        if not isinstance(a, dict):
+            raise DescriptionError(f"{w}: no answer: add a table [{q['name']}] to solutions/<lab>/answers.toml")
+        aw = f"answers.toml [{q['name']}]"
+        check_keys(aw, a, ANSWER)
+        needed_keys(aw, a, q["asks"], *ANSWER_NEEDS[q["asks"]])
+        q.update(a)
+    if ("x" in q) != ("x_range" in q) and q["asks"] != "smallest":
+        raise DescriptionError(f"{w}: keys 'x' and 'x_range' go together")
+    has_x = "x_range" in q
+    if has_x:
+        r = q["x_range"]
+        if len(r) != 3 or r[2] <= 0 or r[1] < r[0]:
+            raise DescriptionError(f"{w}: key 'x_range' must be [first, last, step] with step > 0 and last >= first")
+    for problem in check_question_keys(q):
+        raise DescriptionError(f"{w}: {problem}")
+    if "x" in q and q["x"] not in names:
+        raise DescriptionError(f"{w}: key 'x' = {q['x']!r} names no question before this one")
+    if "access" in q:
+        in_key(w, "access", check_access, q["access"], q.get("x_range"))
+    if "mask" in q:
+        if not re.fullmatch(r"0x[0-9a-fA-F]{1,8}", q["mask"]) or int(q["mask"], 16) == 0:
+            raise DescriptionError(f"{w}: key 'mask' = {q['mask']!r} is not a non-zero hexadecimal mask (\"0x0000ffff\")")
+    if "value" in q:
+        check_value(w, q, d)
+    if "what" in q:
+        in_key(w, "what", what_parts, q["what"], has_x)
+
+
+def in_key(w, key, fn, *args):
+    """fn(*args), its DescriptionError named by the entry `w` and key `key`."""
+    try:
+        return fn(*args)
+    except DescriptionError as e:
+        raise DescriptionError(f"{w}: key {key!r}: {e}") from None
+
+
+def check_access(line, x_range):
+    """An access line parses (over lane, and x where there is an x_range), and gives every lane an
+    offset inside shared memory for every x."""
+    op, width, expr = split_access(line)
+    e = parse_expr(expr, ("lane", "x") if x_range else ("lane",))
+    for x in (range(x_range[0], x_range[1] + 1, x_range[2]) if x_range else [0]):
+        for lane in range(32):
+            try:
+                off = e.eval(lane=lane, x=x)
+            except banklab_expr.ExprError as err:
+                raise DescriptionError(str(err)) from None
+            if not 0 <= off <= 0xffffffff:
+                raise DescriptionError(f"lane {lane}{f', x = {x}' if x_range else ''}: offset {off} is outside shared memory")
+
+
+def check_value(w, q, d):
+    """A value answer: its number (q["_value"]) within the question's range, or the C++ that reads
+    the student's own layout (q["_value_of"]; banklab.lab.predictions.table_value)."""
+    plain, value_of = table_value(q["value"], {t["name"] for t in d.get("tables", [])}, cstr)
+    q["_value"] = in_key(w, "value", eval_expr, plain)
+    if value_of:
+        q["_value_of"] = value_of
+    elif not q["range"][0] <= q["_value"] <= q["range"][1]:
+        raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
 
 
 def what_parts(text, has_x):
@@ -330,64 +263,65 @@ def label_parts(text, variables):
     return [p for p in parts if p != ""]
 
 
-def at_minimum_tests(t):
-    a = t.get("at_minimum", [])
-    return [a] if isinstance(a, dict) else a
-
-
 def check_instruction_tests(d):
-    """index, label and at_minimum of each instruction (see the description's format comment)."""
-    consts = d["constants"]
+    """index, label and at_minimum of each instruction (see the description's format comment);
+    d["_hints"]: each at_minimum test's own hint."""
     tests, hints = {}, {}
     for n, t in enumerate(d["instructions"], 1):
         w = f"[[instructions]] #{n} ({t['name']})"
-        index = t.get("index")
-        if index is not None:
-            if len(index) != len(t["dims"]):
-                raise DescriptionError(f"{w}: key 'index' names {len(index)} indices for {len(t['dims'])} dims: "
-                                       "one name per dimension, in the order of dims")
-            for v in index:
-                identifier(w, "index", v)
-                if v in consts or v in ("lane", "only", "index_"):
-                    raise DescriptionError(f"{w}: key 'index': {v!r} is a constant of the probe or the lane: "
-                                           "give the index another name")
-            unique(f"{w} index", index, "indices")
-        if "label" in t:
-            if index is None:
-                raise DescriptionError(f"{w}: key 'label' needs key 'index' (the names its {{...}} use for "
-                                       "the table's indices, one per dim)")
-            try:
-                t["_label"] = label_parts(t["label"], tuple(index) + tuple(consts))
-            except DescriptionError as e:
-                raise DescriptionError(f"{w}: key 'label': {e} (a label may use the names of key 'index' "
-                                       f"[{', '.join(index)}] and the probe's constants)") from None
+        check_index_and_label(w, t, d["constants"])
         ams = at_minimum_tests(t)
         if ams and "label" not in t:
             raise DescriptionError(f"{w}: key 'at_minimum' needs key 'label': a failure names the worst warp "
                                    "instruction by its label")
         for k, am in enumerate(ams, 1):
-            aw = f"{w} at_minimum #{k}"
-            check_keys(aw, am, AT_MINIMUM)
-            identifier(aw, "test", am["test"])
-            if ("hint" in am) == ("hint_of" in am):
-                raise DescriptionError(f"{aw}: give either 'hint' (what to try, never the answer) or 'hint_of' "
-                                       "(an instruction above whose hint fits this one too)")
-            if "hint_of" in am and am["hint_of"] not in hints:
-                raise DescriptionError(f"{aw}: key 'hint_of' = {am['hint_of']!r} names no at_minimum test above with "
-                                       "a hint of its own")
-            for v, x in am.get("only", {}).items():
-                if v not in (index or []):
-                    raise DescriptionError(f"{aw}: key 'only': {v!r} is not one of key 'index' "
-                                           f"[{', '.join(index or [])}]")
-                if type(x) is not int or x < 0:
-                    raise DescriptionError(f"{aw}: key 'only': {v} = {x!r} must be an index (an integer >= 0)")
-            if am["test"] in tests:
-                raise DescriptionError(f"{aw}: key 'test' = {am['test']!r} is already the test of "
-                                       f"{tests[am['test']]}: one test per at_minimum")
-            tests[am["test"]] = t["name"]
-            if "hint" in am:
-                hints[am["test"]] = am["hint"]
+            check_at_minimum(f"{w} at_minimum #{k}", am, t, tests, hints)
     d["_hints"] = hints
+
+
+def check_index_and_label(w, t, consts):
+    """An instruction's index names (one per dim, none a constant's) and its label (t["_label"])."""
+    index = t.get("index")
+    if index is not None:
+        if len(index) != len(t["dims"]):
+            raise DescriptionError(f"{w}: key 'index' names {len(index)} indices for {len(t['dims'])} dims: "
+                                   "one name per dimension, in the order of dims")
+        for v in index:
+            if v in consts or v in ("lane", "only", "index_"):
+                raise DescriptionError(f"{w}: key 'index': {v!r} is a constant of the probe or the lane: "
+                                       "give the index another name")
+        unique(f"{w} index", index, "indices")
+    if "label" in t:
+        if index is None:
+            raise DescriptionError(f"{w}: key 'label' needs key 'index' (the names its {{...}} use for "
+                                   "the table's indices, one per dim)")
+        try:
+            t["_label"] = label_parts(t["label"], tuple(index) + tuple(consts))
+        except DescriptionError as e:
+            raise DescriptionError(f"{w}: key 'label': {e} (a label may use the names of key 'index' "
+                                   f"[{', '.join(index)}] and the probe's constants)") from None
+
+
+def check_at_minimum(aw, am, t, tests, hints):
+    """One at_minimum test `am` of instruction `t` (`tests`, `hints`: those above, this one added)."""
+    index = t.get("index") or []
+    if ("hint" in am) == ("hint_of" in am):
+        raise DescriptionError(f"{aw}: give either 'hint' (what to try, never the answer) or 'hint_of' "
+                               "(an instruction above whose hint fits this one too)")
+    if "hint_of" in am and am["hint_of"] not in hints:
+        raise DescriptionError(f"{aw}: key 'hint_of' = {am['hint_of']!r} names no at_minimum test above with "
+                               "a hint of its own")
+    for v, x in am.get("only", {}).items():
+        if v not in index:
+            raise DescriptionError(f"{aw}: key 'only': {v!r} is not one of key 'index' [{', '.join(index)}]")
+        if type(x) is not int or x < 0:
+            raise DescriptionError(f"{aw}: key 'only': {v} = {x!r} must be an index (an integer >= 0)")
+    if am["test"] in tests:
+        raise DescriptionError(f"{aw}: key 'test' = {am['test']!r} is already the test of "
+                               f"{tests[am['test']]}: one test per at_minimum")
+    tests[am["test"]] = t["name"]
+    if "hint" in am:
+        hints[am["test"]] = am["hint"]
 
 
 # Itanium C++ ABI mangling of `namespace::kernel(params)`, for the parameter types kernels take.

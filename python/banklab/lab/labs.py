@@ -12,23 +12,26 @@ student release, on grading platforms and in the docs build).
   find_labs(root)        {"05": Lab(...)} in lab order
   lab_number(text)       "05" from "05", "lab05", "Lab05Layout.X", "05_swizzle", ".../05_swizzle/kernel.cu"
   lab_of_path(path)      the Lab a path belongs to (labs/05_swizzle/..., solutions/05_swizzle/cases/...)
-  load_description(p)    the parsed description, its keys above `# ---- judge ----` validated
+  load_description(p)    the parsed description, checked by the one validator (banklab.lab.description.check:
+                         the keys of banklab.lab.schema, then what they say)
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import tomllib
 from pathlib import Path
+
+from banklab.lab import description as _description
+from banklab.lab.schema import DescriptionError  # noqa: F401  (labs.DescriptionError, as before)
 
 #: The name of a lab folder: two digits, an underscore, lower-case words.
 FOLDER_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 #: A lab number at the start of one path component or name: "05", "05_swizzle", "lab05",
 #: "lab05_test.cu", "Lab05Layout.X", "Lab05OnGpu" (never three digits: "050" is no lab).
 _NUMBER_RE = re.compile(r"^(?:lab)?(\d\d)(?!\d)", re.I)
-#: The line of a description below which helper sections (the judge's) begin.
-JUDGE_LINE = "# ---- judge ----"
 #: A lab's description, in its judge folder (the file that makes the folder a lab).
 DESCRIPTION = "lab.toml"
 #: The judge's files of a lab (lab.toml, probe.cu, test.cu) in the course repository: labs/NN_name/judge/.
@@ -52,10 +55,6 @@ def folder_of(judge_file: str | Path) -> str:
     return d.parent.name if d.name == JUDGE else d.name
 #: The answers to a lab's questions, in solutions/NN_name/.
 ANSWERS = "answers.toml"
-
-
-class DescriptionError(ValueError):
-    """A lab description that does not parse or lacks a required key."""
 
 
 def repo_root() -> Path:
@@ -208,46 +207,14 @@ def description_path(root: Path, folder: str) -> Path:
     return judge_dir(root, folder) / DESCRIPTION
 
 
-def _str(d: dict, key: str, where: str, problems: list[str], pattern: str | None = None) -> None:
-    v = d.get(key)
-    if not isinstance(v, str) or not v.strip():
-        problems.append(f"{where}: `{key}` must be a non-empty string")
-    elif "\n" in v:
-        problems.append(f"{where}: `{key}` must be one line")
-    elif pattern and not re.fullmatch(pattern, v):
-        problems.append(f"{where}: `{key}` = {v!r} does not match {pattern}")
-
-
 def validate_description(data: dict, path: Path) -> list[str]:
-    """What is wrong with the keys above the judge line (the judge's generator validates its own
-    sections): lab, folder, title, summary, namespace, [points] gates and optional [points.tests]."""
-    where = str(path)
-    problems: list[str] = []
-    for k in ("lab", "folder"):
-        if k in data:
-            problems.append(f"{where}: `{k}` is not a key of a description any more: the lab's number and folder "
-                            "are the folder's name (labs/NN_name/); delete the line")
-    _str(data, "title", where, problems)
-    _str(data, "summary", where, problems)
-    _str(data, "namespace", where, problems, r"[A-Za-z_][A-Za-z0-9_]*")
-    pts = data.get("points")
-    if not isinstance(pts, dict):
-        problems.append(f"{where}: no [points] table (its `gates`: the tests the untouched stub passes)")
-    else:
-        g = pts.get("gates")
-        if not isinstance(g, list) or not all(isinstance(x, str) and x for x in g):
-            problems.append(f"{where}: [points] gates must be a list of test names or shell patterns")
-        t = pts.get("tests", {})
-        if not isinstance(t, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                              and v >= 0 for v in t.values()):
-            problems.append(f"{where}: [points.tests] must map test names to points >= 0")
-        for k in pts:
-            if k not in ("gates", "tests"):
-                problems.append(f"{where}: [points] has an unknown key `{k}` (gates, tests)")
-    st = data.get("selftest", {})
-    if not isinstance(st, dict) or any(k != "generic_cheats" or not isinstance(v, bool) for k, v in st.items()):
-        problems.append(f"{where}: `selftest` may only hold generic_cheats = true or false")
-    return problems
+    """What is wrong with description `data` (read from `path`): [] or its first problem, naming the
+    file and the key (banklab.lab.description.check, the one validator, on a copy of `data`)."""
+    try:
+        _description.check(copy.deepcopy(data))
+    except DescriptionError as e:
+        return [f"{path}: {e}"]
+    return []
 
 
 def read_answers(path: Path | str) -> dict:
@@ -262,16 +229,26 @@ def read_answers(path: Path | str) -> dict:
         raise DescriptionError(f"{path}: not valid TOML: {e}") from None
 
 
+#: Descriptions parsed and checked in this process, by their text: the lab list is asked many times
+#: (grade-class, labs-check, the docs build), and a text once checked is not parsed or checked again.
+_CHECKED: dict[str, dict] = {}
+
+
 def load_description(path: Path) -> dict:
-    """The parsed description at `path`; DescriptionError when it does not parse or is invalid."""
+    """The parsed description at `path` (a copy of its own); DescriptionError when it does not
+    parse or is invalid."""
     try:
-        data = tomllib.loads(Path(path).read_text())
+        text = Path(path).read_text()
+        data = _CHECKED.get(text)
+        if data is None:
+            data = tomllib.loads(text)
+            problems = validate_description(data, Path(path))
+            if problems:
+                raise DescriptionError("; ".join(problems))
+            _CHECKED[text] = data
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise DescriptionError(f"{path}: {e}") from e
-    problems = validate_description(data, Path(path))
-    if problems:
-        raise DescriptionError("; ".join(problems))
-    return data
+    return copy.deepcopy(data)
 
 
 def survey(root: Path) -> tuple[dict[str, Lab], list[str]]:
