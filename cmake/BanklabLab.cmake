@@ -8,7 +8,7 @@
 # labNN.<Suite>.<Test>: one judge process per test. It passes only on the judge's own verdict
 #   record (0 passed, 1 failed, 77 skipped: CTest's SKIP_RETURN_CODE, GPU tests only).
 # Tests are read from the judge's sources (labs/NN_name/judge/test.cu, the prediction tests generated from
-# labs/NN_name/judge/lab.toml and any instructor/labNN_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
+# labs/NN_name/judge/lab.toml and any solutions/NN_name/instructor_*_test.cu): every TEST(LabNN<Suite>, <Name>); suites
 # ending in OnGpu get the label gpu, others cpu.
 #
 #   banklab_lab_description(<NN> <folder> <OUT_VAR>)

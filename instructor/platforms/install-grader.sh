@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the grader needs on a fresh Debian 12 or Ubuntu 24.04 image and builds the judge,
 # once, as root: the install steps of Gradescope's setup.sh and of PrairieLearn's Dockerfile.
-#   tools/platforms/install-grader.sh COURSE_DIR
-# COURSE_DIR holds the course files (a student release with grader/points/, and instructor/ if
-# you grade instructor-only checks). The judge is built into COURSE_DIR/build/judge; it is
+#   instructor/platforms/install-grader.sh COURSE_DIR
+# COURSE_DIR holds the course files (a grading image, make-release --grading or --with-kit: a
+# student release with grader/points/ and this kit, instructor/; --with-instructor adds the
+# instructor-only checks). The judge is built into COURSE_DIR/build/judge; it is
 # compiled from grader/ alone and never includes a student's file.
 # CUDA: an nvcc already there (PATH, /usr/local/cuda/bin) is used; otherwise cuda-nvcc 13.0 comes
 # from NVIDIA's repository for this distribution (Debian 12: debian12, Ubuntu 24.04: ubuntu2404).

@@ -3,7 +3,7 @@
 The check is banklab.release.answers (python/banklab/release/answers.py: its rules and options);
 this is the command:
 
-  tools/release/check_no_answers.py RELEASE [--course ROOT] [--grade-stubs JUDGE]
+  instructor/release/check_no_answers.py RELEASE [--course ROOT] [--grade-stubs JUDGE]
 """
 import runpy
 import sys

@@ -2,10 +2,10 @@
 """The release's answer check can fail, and does not fail the innocent (CTest:
 release.AnswerCheckCatchesWhatIsPlantedInARelease).
 
-  python3 -m unittest -v tools/release/test_check_no_answers.py
+  python3 -m unittest -v instructor/release/test_check_no_answers.py
 
-One student release is written (tools/make-release); each case copies it, plants text into one
-of its files and runs tools/release/check_no_answers.py on the copy. What is planted is read from
+One student release is written (instructor/make-release); each case copies it, plants text into one
+of its files and runs instructor/release/check_no_answers.py on the copy. What is planted is read from
 the course's solutions/ at run time (a solution line, an answer's formula, access or value), so
 this file holds no answer; the check's messages must name what was planted without repeating it.
 The innocent cases are lines the rules must let through: the stub's own lines, a formula inside
@@ -120,7 +120,7 @@ class AnswerCheck(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="answer-check-"))
         cls.release = cls.tmp / "release"
-        subprocess.run([sys.executable, COURSE / "tools" / "make-release", cls.release], check=True,
+        subprocess.run([sys.executable, COURSE / "instructor" / "make-release", cls.release], check=True,
                        capture_output=True)
 
     @classmethod

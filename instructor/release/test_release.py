@@ -3,7 +3,7 @@
 graded (the stubs fail with teaching messages, GPU tests skip without a GPU, JUnit XML is
 written), and its course site built and checked.
 
-  python3 tools/release/test_release.py WORKDIR      (CTest: release.*, label release)
+  python3 instructor/release/test_release.py WORKDIR      (CTest: release.*, label release)
 
 Takes a while: it builds the whole release on this machine (-j2).
 """
@@ -42,11 +42,11 @@ def main() -> int:
     logs.mkdir()
     failures = []
 
-    run([sys.executable, ROOT / "tools" / "make-release", rel], ROOT, logs / "release.log")
+    run([sys.executable, ROOT / "instructor" / "make-release", rel], ROOT, logs / "release.log")
     for gone in ("solutions", "grader/selftest", "instructor"):
         if (rel / gone).exists():
             failures.append(f"the release holds {gone}/")
-    # The judge's files of each lab leave the student's folder (tools/make-release, banklab_labs.judge_dir).
+    # The judge's files of each lab leave the student's folder (instructor/make-release, banklab_labs.judge_dir).
     for d in sorted((rel / "labs").iterdir()):
         if (d / "judge").exists() or any((d / f).exists() for f in ("lab.toml", "probe.cu", "test.cu")):
             failures.append(f"the release's student folder labs/{d.name}/ holds the judge's files")
@@ -59,10 +59,10 @@ def main() -> int:
         failures.append("the release README still runs the selftest preset")
 
     # No solution line and no answer in any file (release.NoSolutionLineAndNoAnswer... runs it alone).
-    r = run([sys.executable, ROOT / "tools" / "release" / "check_no_answers.py", rel], ROOT,
+    r = run([sys.executable, ROOT / "instructor" / "release" / "check_no_answers.py", rel], ROOT,
             logs / "answers_lines.log", ok=None)
     if r.returncode != 0:
-        failures.append("the release gives answers away (tools/release/check_no_answers.py):\n" + r.stdout[-3000:])
+        failures.append("the release gives answers away (instructor/release/check_no_answers.py):\n" + r.stdout[-3000:])
 
     labs = list(banklab_labs.find_labs(rel))   # the release's labs (python/banklab/lab/labs.py)
     run(["cmake", "--preset", "dev"], rel, logs / "configure.log")
@@ -86,7 +86,7 @@ def main() -> int:
                 failures.append(f"lab {lab}: {junit.name} holds no test case")
         print(f"lab {lab}: ctest exit {r.returncode}, {len(failed)} failed (expected: the stub fails)")
     # ... nor in what grading the untouched stubs prints (the release's own judge).
-    r = run([sys.executable, ROOT / "tools" / "release" / "check_no_answers.py", rel, "--grade-stubs",
+    r = run([sys.executable, ROOT / "instructor" / "release" / "check_no_answers.py", rel, "--grade-stubs",
              rel / "build" / "dev" / "grader" / "banklab-judge"], ROOT, logs / "answers_messages.log", ok=None)
     if r.returncode != 0:
         failures.append("grading the release's stubs prints answers (check_no_answers.py --grade-stubs):\n"

@@ -1,12 +1,12 @@
 """Tests of the batch grader, the points tables, the reports and the platform files.
 
 They run against a judge given by $BANKLAB_TEST_JUDGE, by default the TEST DOUBLE
-tools/batch/tests/fake_judge.py, whose verdicts are chosen by a marker in each source: these
+instructor/batch/tests/fake_judge.py, whose verdicts are chosen by a marker in each source: these
 tests check what the batch grader does with verdicts (points, fail-closed reading, reports,
 platform formats), not what the real judge decides. The end-to-end test with the real judge
-is tools/batch/tests/test_real_judge.py.
+is instructor/batch/tests/test_real_judge.py.
 
-  python3 -m unittest discover -s tools/batch/tests -p 'test_batch.py' -v
+  python3 -m unittest discover -s instructor/batch/tests -p 'test_batch.py' -v
 """
 
 import csv
@@ -30,7 +30,7 @@ from banklab.grading import reports as br   # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
-PLATFORM = ROOT / "tools" / "platforms" / "grade-platform"
+PLATFORM = ROOT / "instructor" / "platforms" / "grade-platform"
 BANKLAB = os.environ.get("BANKLAB_EXE")
 
 
@@ -601,9 +601,9 @@ class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
     numbers, and every outer limit (grade-class, PrairieLearn's run and info.json) leaves room for
     two compiles and the probe."""
     DOCS = ["README.md", "docs/dev/GRADER.md", "grader/points/README.md", "instructor/README.md",
-            "tools/platforms/prairielearn/Dockerfile", "tools/platforms/prairielearn/run",
-            "tools/platforms/prairielearn/README.md",
-            "tools/platforms/gradescope/setup.sh", "tools/batch/grade-class"]
+            "instructor/platforms/prairielearn/Dockerfile", "instructor/platforms/prairielearn/run",
+            "instructor/platforms/prairielearn/README.md",
+            "instructor/platforms/gradescope/setup.sh", "instructor/batch/grade-class"]
     RX = re.compile(r"compiles?\b[^.\n|]{0,60}?\b(\d+) ?s\b|\b(\d+) ?s\b[^.\n|]{0,12}\bcompile", re.I)
 
     def test_every_document_states_the_judges_compile_limit(self):
@@ -622,9 +622,9 @@ class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
     def test_every_outer_limit_leaves_room_for_two_compiles_and_the_probe(self):
         lim = bg.judge_limits()
         need = 2 * lim["compile"] + lim["probe"]
-        run = (ROOT / "tools/platforms/prairielearn/run").read_text()
+        run = (ROOT / "instructor/platforms/prairielearn/run").read_text()
         pl_run = float(re.search(r"BANKLAB_TIMEOUT:-(\d+)", run).group(1))
-        info = json.loads((ROOT / "tools/platforms/prairielearn/question/info.json").read_text())
+        info = json.loads((ROOT / "instructor/platforms/prairielearn/question/info.json").read_text())
         self.assertGreater(pl_run, need)
         self.assertGreater(info["externalGradingOptions"]["timeout"], pl_run)
         self.assertGreater(bg.DEFAULT_GRADE_TIMEOUT_S, need)
@@ -862,7 +862,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
     def test_the_gradescope_zip_has_its_scripts_on_top_and_no_solutions(self):
         import zipfile
         z = self.tmp / "not" / "made" / "yet" / "autograder.zip"     # make-zip makes the folder
-        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
                            capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("Traceback", r.stderr)
@@ -870,13 +870,14 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertIn("BANKLAB_LAB=05", zipfile.ZipFile(z).read("banklab.env").decode())
         self.assertIn("setup.sh", names)
         self.assertIn("run_autograder", names)
-        self.assertIn("tools/platforms/grade-platform", names)
+        self.assertIn("instructor/platforms/grade-platform", names)
         self.assertIn("grader/labs/05_swizzle/lab.toml", names)   # the release keeps the judge files out of labs/
         self.assertIn("grader/points/weights.toml", names)
         self.assertIn("python/banklab/lab/labs.py", names)
-        # A grading image: every lab's answers (its judge checks predictions), no solution, no case.
-        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/", "instructor/"))
-                          and not n.endswith("/answers.toml")])
+        # A grading image: every lab's answers (its judge checks predictions) and the kit (the platform's
+        # scripts run from it), no solution, no case, no instructor-only check (without --with-instructor).
+        self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/"))
+                          and not n.endswith("/answers.toml") or "instructor_" in n])
         self.assertIn("solutions/05_swizzle/answers.toml", names)
         self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
 
@@ -884,7 +885,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.put("submission/05_swizzle.cu", "// FAKE-JUDGE: solved")
         env = dict(os.environ, AUTOGRADER_ROOT=str(self.tmp), BANKLAB_SOURCE=str(ROOT),
                    BANKLAB_GRADE_ARGS=f"--judge {FAKE}")
-        r = subprocess.run(["bash", str(ROOT / "tools/platforms/gradescope/run_autograder")],
+        r = subprocess.run(["bash", str(ROOT / "instructor/platforms/gradescope/run_autograder")],
                            env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], CPU_SOLVED)

@@ -33,7 +33,7 @@ from banklab.grading import status as bs    # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
-PLATFORM = ROOT / "tools" / "platforms" / "grade-platform"
+PLATFORM = ROOT / "instructor" / "platforms" / "grade-platform"
 
 
 def read_csv(path: Path) -> list[dict]:

@@ -1,6 +1,6 @@
 """End to end with the real judge ($BANKLAB_JUDGE, target banklab_judge): a class of 14
 submissions of labs 04 and 05 (solved, stub, wrong, non-compiling, hanging, cheating), graded by
-tools/batch/grade-class, CPU tier; then every output file, and the platforms on fake roots.
+instructor/batch/grade-class, CPU tier; then every output file, and the platforms on fake roots.
 
 The expected points are not copied from a run: a solution earns the maximum, a submission that
 does not build, hangs in its host code or cheats earns nothing, a stub earns exactly what the
@@ -224,7 +224,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
             p.write_text(lab_source(kind, lab))
         (root / "submission" / "03_vector_lds.cu").write_text(
             (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
-        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "gradescope",
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "gradescope",
                             "--root", str(root), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads((root / "results" / "results.json").read_text())
@@ -240,7 +240,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
             p.write_text(lab_source(kind, lab))
         (pl / "student" / "03_vector_lds.cu").write_text(
             (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
-        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "prairielearn",
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "prairielearn",
                             "--root", str(pl), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads((pl / "results" / "results.json").read_text())
@@ -256,7 +256,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         p.parent.mkdir(parents=True)
         p.write_text(lab_source("solved", "05"))
         summary = gh / "summary.md"
-        r = subprocess.run([sys.executable, str(ROOT / "tools/platforms/grade-platform"), "github", "--root", str(gh),
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "github", "--root", str(gh),
                             "--lab", "05", "--summary", str(summary), "--judge", JUDGE],
                            capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)

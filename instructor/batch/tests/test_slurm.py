@@ -1,6 +1,6 @@
 """grade-class --engine slurm on a real Slurm cluster (test batch.GradingAClassOnSlurm).
 
-CI starts a single-node cluster from Debian's packages first (tools/batch/tests/slurm-single-node,
+CI starts a single-node cluster from Debian's packages first (instructor/batch/tests/slurm-single-node,
 called by .ci/run). Where no Slurm controller answers, the tests that need one are skipped and
 the run exits 77 (CTest: skipped, with the reason printed), never red; the tests that need no
 cluster (sbatch missing, a flag the engine sets itself) run everywhere.
@@ -14,7 +14,7 @@ that is killed is submitted once more and then reported by name, never a silent 
 submits nothing that is graded; a refused job says sbatch's reason; the two-stage flow shows the
 queued GPU tier as pending and keeps the CPU tier of the earlier run.
 
-  python3 tools/batch/tests/test_slurm.py
+  python3 instructor/batch/tests/test_slurm.py
 """
 
 import csv
@@ -48,7 +48,7 @@ def slurm_problem() -> str:
     for cmd in ("sbatch", "squeue", "sinfo", "scontrol", "scancel"):
         if not shutil.which(cmd):
             return f"`{cmd}` is not installed (Debian: apt-get install slurm-client; CI starts a " \
-                   "cluster with tools/batch/tests/slurm-single-node)"
+                   "cluster with instructor/batch/tests/slurm-single-node)"
     try:
         r = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=20)
     except subprocess.TimeoutExpired:

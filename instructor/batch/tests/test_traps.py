@@ -1,5 +1,5 @@
 """The traps an instructor falls into (issue 23 item 5, issue 21 family 4), each with the export
-shape that sets it off, graded by tools/batch/grade-class with the TEST DOUBLE judge
+shape that sets it off, graded by instructor/batch/grade-class with the TEST DOUBLE judge
 (tests/fake_judge.py: these check what the batch grader does with uploads, names and verdicts):
 
 - CsvInjection: every CSV the batch grader writes quotes a cell a spreadsheet would run;
@@ -12,10 +12,10 @@ shape that sets it off, graded by tools/batch/grade-class with the TEST DOUBLE j
   LMS column's points possible does not move;
 - Feedback: a hang's message leads with its cause; a stub's HTML keeps one picture per lab and
   every drawing as text (it was 930 KB for labs 04 and 05), a compiler's flood is cut;
-- Packaging: the PrairieLearn image commands of tools/platforms/prairielearn/README.md run as
+- Packaging: the PrairieLearn image commands of instructor/platforms/prairielearn/README.md run as
   written (docker itself is a stand-in that checks the build context).
 
-  python3 -m unittest discover -s tools/batch/tests -p 'test_traps.py' -v
+  python3 -m unittest discover -s instructor/batch/tests -p 'test_traps.py' -v
 """
 
 import csv
@@ -609,7 +609,7 @@ class Packaging(unittest.TestCase):
     @unittest.skipUnless((ROOT / ".git").exists() and (ROOT / "solutions").is_dir(),
                          "not a git checkout of the course repository")
     def test_the_prairielearn_image_commands_work_as_written(self):
-        readme = (ROOT / "tools/platforms/prairielearn/README.md").read_text()
+        readme = (ROOT / "instructor/platforms/prairielearn/README.md").read_text()
         block = re.search(r"```sh\n(.*?)```", readme, re.S).group(1)
         bindir = self.tmp / "bin"
         put(bindir / "docker", FAKE_DOCKER).chmod(0o755)
@@ -625,23 +625,23 @@ class Packaging(unittest.TestCase):
         self.assertTrue(dockerfile.is_file())
         self.assertIn("COPY . /banklab", dockerfile.read_text())
         image = set(Path(str(log) + ".context").read_text().split())
-        entry = json.loads((ROOT / "tools/platforms/prairielearn/question/info.json").read_text())
-        for path in ("/banklab/grader/points/weights.toml", "/banklab/tools/platforms/install-grader.sh",
-                     entry["externalGradingOptions"]["entrypoint"], "/banklab/tools/platforms/grade-platform",
-                     "/banklab/instructor/README.md"):
+        entry = json.loads((ROOT / "instructor/platforms/prairielearn/question/info.json").read_text())
+        for path in ("/banklab/grader/points/weights.toml", "/banklab/instructor/platforms/install-grader.sh",
+                     entry["externalGradingOptions"]["entrypoint"], "/banklab/instructor/platforms/grade-platform",
+                     "/banklab/solutions/04_padding/instructor_edge_tiles_test.cu", "/banklab/solutions/edge_tiles.hpp"):
             self.assertIn(path, image)
         self.assertFalse([p for p in image if p.startswith("/banklab/points/")])
         # The answers (and the instructor-only checks) are in the grading image; no solution is.
         self.assertIn("/banklab/solutions/05_swizzle/answers.toml", image)
         self.assertFalse([p for p in image if p.startswith("/banklab/solutions/")
-                          and not p.endswith(("/answers.toml", "_test.cu"))])
+                          and not p.endswith(("/answers.toml", "_test.cu", "/solutions/edge_tiles.hpp"))])
         # The run script reads the points where the image has them.
-        run = (ROOT / "tools/platforms/prairielearn/run").read_text()
+        run = (ROOT / "instructor/platforms/prairielearn/run").read_text()
         self.assertIn('SRC=${BANKLAB_SOURCE:-/banklab}', run)
         self.assertIn("docker push", calls[-1])
 
     def test_the_dockerfile_no_longer_copies_the_points_beside_the_release(self):
-        text = (ROOT / "tools/platforms/prairielearn/Dockerfile").read_text()
+        text = (ROOT / "instructor/platforms/prairielearn/Dockerfile").read_text()
         self.assertNotIn("cp -r grader/points", text)
         self.assertIn("prairielearn/README.md", text)
 

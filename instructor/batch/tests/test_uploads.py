@@ -1,6 +1,6 @@
 """Uploads that must cost nobody but their author, uploads chosen or refused openly, and identities
 as each LMS defines them (issue 30 families 2 and 5, issue 31 items 3 to 5), graded by
-tools/batch/grade-class with the TEST DOUBLE judge (tests/fake_judge.py):
+instructor/batch/grade-class with the TEST DOUBLE judge (tests/fake_judge.py):
 
 - HostileArchives: a 1 MB-class .tar.gz whose GNU long-name header is 2 GiB, a .tar.xz whose pax
   header is 5 GiB, a zip whose central directory holds 300,000 entries (each made in the test,
@@ -16,7 +16,7 @@ tools/batch/grade-class with the TEST DOUBLE judge (tests/fake_judge.py):
   prefix is never a login; Moodle's flat download is read; every import file with a row no LMS can
   match is named with its fix; two students resolving to one identity are both refused.
 
-  python3 -m unittest discover -s tools/batch/tests -p 'test_uploads.py' -v
+  python3 -m unittest discover -s instructor/batch/tests -p 'test_uploads.py' -v
 """
 
 import csv

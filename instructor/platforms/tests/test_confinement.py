@@ -40,7 +40,7 @@ before grading anything, and each adapter's results.json says that grading canno
 `ctest -R NoWayOfGrading`.
 
 WhereTheJudgeConfinesNothingNoGraderGrades checks the callers' side alone with the test double
-of the judge (tools/batch/tests/fake_judge.py): the refusals, and that no grader hands
+of the judge (instructor/batch/tests/fake_judge.py): the refusals, and that no grader hands
 BANKLAB_ALLOW_UNCONFINED to the judge.
 """
 
@@ -155,7 +155,7 @@ class Cell:
         self.course = self.dir / "course"
         shutil.copytree(ROOT / "labs" / FOLDER, self.course / "labs" / FOLDER)
         shutil.copytree(ROOT / "grader" / "points", self.course / "grader" / "points")
-        for d in ("tools/platforms", "tools/batch", "python"):   # the entry points run the course's own tools
+        for d in ("instructor/platforms", "instructor/batch", "python"):   # the entry points run the course's own tools
             shutil.copytree(ROOT / d, self.course / d,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
         for p in [self.course] + list(self.course.rglob("*")):
@@ -240,7 +240,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
     @classmethod
     def _user_cannot_read(cls) -> str:
         """`nobody` must reach the judge, the course it was built from and these tools."""
-        need = [JUDGE, ROOT / "common" / "include", ROOT / "tools" / "batch" / "grade-class"]
+        need = [JUDGE, ROOT / "common" / "include", ROOT / "instructor" / "batch" / "grade-class"]
         r = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", "sh", "-c",
                             " && ".join(f"test -r '{p}'" for p in need)], capture_output=True)
         return "" if r.returncode == 0 else f"user nobody cannot read the judge or the course here ({', '.join(map(str, need))})"
@@ -325,7 +325,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             cell.write(subs / student / "kernel.cu", self.files[f])
         out = cell.dir / "class" / "out"
         before = snapshot(subs.rglob("kernel.cu"))
-        cmd = [sys.executable, ROOT / "tools" / "batch" / "grade-class", subs, "--out", out, "--lab", LAB,
+        cmd = [sys.executable, ROOT / "instructor" / "batch" / "grade-class", subs, "--out", out, "--lab", LAB,
                "-j", "2", "--tier", "cpu", "--keep-work", "--judge", JUDGE, "--course", cell.course]
         r = cell.run(cmd)
         text = r.stdout + r.stderr
@@ -368,12 +368,12 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                     for p in [course] + list(course.rglob("*")):
                         os.chown(p, NOBODY, NOBODY)
                 env = [f"AUTOGRADER_ROOT={root}"]
-                entry = course / "tools" / "platforms" / "gradescope" / "run_autograder"
+                entry = course / "instructor" / "platforms" / "gradescope" / "run_autograder"
             else:
                 cell.write(root / "data" / "data.json", json.dumps({"params": {"banklab_lab": LAB}}))
                 course = cell.course
                 env = [f"PL_GRADE_ROOT={root}", f"BANKLAB_SOURCE={course}"]
-                entry = course / "tools" / "platforms" / "prairielearn" / "run"
+                entry = course / "instructor" / "platforms" / "prairielearn" / "run"
             r = cell.run(["env"] + env + [f"BANKLAB_JUDGE={JUDGE}", f"BANKLAB_LAB={LAB}", "BANKLAB_GRADE_ARGS=--tier cpu",
                           "bash", entry])
             text = r.stdout + r.stderr
@@ -420,7 +420,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         self._platform(cell, refused, later, "prairielearn", "student")
 
 
-FAKE = ROOT / "tools" / "batch" / "tests" / "fake_judge.py"
+FAKE = ROOT / "instructor" / "batch" / "tests" / "fake_judge.py"
 
 
 class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
@@ -452,7 +452,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
         (self.tmp / "subs" / "alice").mkdir(parents=True)
         (self.tmp / "subs" / "alice" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
         out = self.tmp / "out"
-        r = subprocess.run([sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(self.tmp / "subs"),
+        r = subprocess.run([sys.executable, str(ROOT / "instructor" / "batch" / "grade-class"), str(self.tmp / "subs"),
                             "--out", str(out), "--lab", "05", "--judge", str(FAKE)],
                            env=self.env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
@@ -465,7 +465,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
         del env["FAKE_JUDGE_SANDBOX"]
         (self.tmp / "subs" / "alice").mkdir(parents=True)
         (self.tmp / "subs" / "alice" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
-        r = subprocess.run([sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(self.tmp / "subs"),
+        r = subprocess.run([sys.executable, str(ROOT / "instructor" / "batch" / "grade-class"), str(self.tmp / "subs"),
                             "--out", str(self.tmp / "out"), "--lab", "05", "--judge", str(FAKE)],
                            env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -475,7 +475,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
         root = self.tmp / "gs"
         (root / "submission").mkdir(parents=True)
         (root / "submission" / "kernel.cu").write_text("// FAKE-JUDGE: solved")
-        r = subprocess.run([sys.executable, str(ROOT / "tools" / "platforms" / "grade-platform"), "gradescope",
+        r = subprocess.run([sys.executable, str(ROOT / "instructor" / "platforms" / "grade-platform"), "gradescope",
                             "--root", str(root), "--lab", "05", "--judge", str(FAKE)],
                            env=env, capture_output=True, text=True, timeout=300)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -488,7 +488,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
                 root = self.tmp / platform
                 (root / sub).mkdir(parents=True)
                 (root / sub / "kernel.cu").write_text("// FAKE-JUDGE: solved")
-                r = subprocess.run([sys.executable, str(ROOT / "tools" / "platforms" / "grade-platform"), platform,
+                r = subprocess.run([sys.executable, str(ROOT / "instructor" / "platforms" / "grade-platform"), platform,
                                     "--root", str(root), "--lab", "05", "--judge", str(FAKE)],
                                    env=self.env, capture_output=True, text=True, timeout=300)
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)

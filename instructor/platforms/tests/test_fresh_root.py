@@ -9,7 +9,7 @@ fresh copy and enters it with bubblewrap (the host's CUDA toolkit bound read-onl
   installs, the judge is built), puts a bare kernel.cu (the lab 05 solution) in
   /autograder/submission and runs run_autograder: results.json must give the solution's CPU-tier
   points, say the grade is incomplete, and show no instructor check;
-- PrairieLearn: runs the Dockerfile's install step (tools/platforms/install-grader.sh) on a
+- PrairieLearn: runs the Dockerfile's install step (instructor/platforms/install-grader.sh) on a
   student release copied to /banklab, the one course path, then `run` on /grade: a compile error
   is `gradable: false` with the compiler's message in `format_errors`, the solution is graded.
 
@@ -108,7 +108,7 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
 
     def test_1_the_gradescope_zip_for_one_lab_grades_a_bare_upload(self):
         z = self.tmp / "autograder.zip"
-        subprocess.run([sys.executable, str(ROOT / "tools/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
+        subprocess.run([sys.executable, str(ROOT / "instructor/platforms/gradescope/make-zip"), str(z), "--lab", "05"],
                        check=True, capture_output=True, timeout=600)
         src = self.root / "autograder" / "source"
         with zipfile.ZipFile(z) as zf:
@@ -140,13 +140,13 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
 
     def test_2_the_prairielearn_install_steps_run_and_a_compile_error_is_not_gradable(self):
         rel = self.root / "banklab"
-        subprocess.run([sys.executable, str(ROOT / "tools" / "make-release"), "--grading", str(self.tmp / "release")],
+        subprocess.run([sys.executable, str(ROOT / "instructor" / "make-release"), "--grading", str(self.tmp / "release")],
                        check=True, capture_output=True, timeout=600)
         shutil.copytree(self.tmp / "release", rel)
-        docker = (ROOT / "tools/platforms/prairielearn/Dockerfile").read_text()
+        docker = (ROOT / "instructor/platforms/prairielearn/Dockerfile").read_text()
         self.assertIn("FROM debian:12", docker)
-        self.assertIn("RUN bash /banklab/tools/platforms/install-grader.sh /banklab", docker)
-        r = in_root(self.root, "bash /banklab/tools/platforms/install-grader.sh /banklab", self.env)
+        self.assertIn("RUN bash /banklab/instructor/platforms/install-grader.sh /banklab", docker)
+        r = in_root(self.root, "bash /banklab/instructor/platforms/install-grader.sh /banklab", self.env)
         self.assertEqual(r.returncode, 0, (r.stdout + r.stderr)[-4000:])
         for name, text in (("broken", self.solution.replace("namespace predict {", "namespace predict {\nint x = ;", 1)),
                            ("solved", self.solution)):
@@ -156,7 +156,7 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
             (g / "data").mkdir()
             (g / "student" / "kernel.cu").write_text(text)
             (g / "data" / "data.json").write_text('{"params": {"banklab_lab": "05"}}')
-            r = in_root(self.root, "bash /banklab/tools/platforms/prairielearn/run", self.env)
+            r = in_root(self.root, "bash /banklab/instructor/platforms/prairielearn/run", self.env)
             self.assertEqual(r.returncode, 0, (r.stdout + r.stderr)[-4000:])
             d = json.loads((g / "results" / "results.json").read_text())
             with self.subTest(name):
@@ -169,7 +169,7 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
                     self.assertGreater(d["score"], 0)
                     self.assertLess(d["score"], 1)          # CPU tier: incomplete, never full marks
                     self.assertIn("incomplete", d["message"])
-        info = json.loads((ROOT / "tools/platforms/prairielearn/question/info.json").read_text())
+        info = json.loads((ROOT / "instructor/platforms/prairielearn/question/info.json").read_text())
         opts = info["externalGradingOptions"]
         self.assertTrue(opts["entrypoint"].startswith("/banklab/"))
         self.assertGreater(opts["timeout"], 280)       # run's outer limit, itself above the judge's
