@@ -6,7 +6,7 @@
 A benchmark, not a test: it makes N student folders (the stub, the solution when the course
 repository has one, and the known-bad kernels, in turn; each file gets a unique comment so no
 two hashes are equal and nothing is reused), grades them once from an empty output folder with
-tools/batch/grade-class, and prints submissions per minute and seconds per submission. It then
+instructor/batch/grade-class, and prints submissions per minute and seconds per submission. It then
 runs again on the same folder to time a resumed run (everything reused). Say what else the
 machine was doing when you quote the figure.
 """
@@ -74,7 +74,7 @@ def main() -> int:
     work.chmod(0o755)   # run as root, the judge runs each probe as nobody, which must reach it
     subs = work / "submissions"
     write_class(subs, a.lab, a.n, texts)
-    cmd = [sys.executable, str(ROOT / "tools" / "batch" / "grade-class"), str(subs), "--out", str(work / "out"),
+    cmd = [sys.executable, str(ROOT / "instructor" / "batch" / "grade-class"), str(subs), "--out", str(work / "out"),
            "--lab", a.lab, "-j", str(a.jobs), "--tier", a.tier, "--quiet"]
     if a.judge:
         cmd += ["--judge", a.judge]

@@ -11,9 +11,9 @@ cmake --build "$b" --target banklab_judge banklab -j 16 >"$out/build.log" 2>&1 |
 J=$b/grader/banklab-judge
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for dir in solutions labs; do
-  while read -r n l <&3; do   # the labs, "NN NN_name" a line (tools/labs-check --list)
+  while read -r n l <&3; do   # the labs, "NN NN_name" a line (python/banklab/lab/labs.py list)
     $J grade --lab "$n" --source "$dir/$l/kernel.cu" --work "/tmp/judge-$dir-$n" --json "$out/$dir-$n.json" >"$out/$dir-$n.log" 2>&1
     echo "== $dir $l: $(tail -1 "$out/$dir-$n.log")"
     grep -E "FAILED|SKIPPED" "$out/$dir-$n.log" | sed 's/^/   /'
-  done 3< <(python3 tools/labs-check --list)
+  done 3< <(python3 python/banklab_run.py -m banklab.lab.labs list)
 done

@@ -15,7 +15,7 @@
 #   copying adds to every scope's wall time alike).
 # Builds the judge in build/lockscope (kept between calls while the machine is warm). Writes
 # $OUT/class/gpu_throughput.txt, $OUT/flips/gpu_throughput.txt (+ .json), $OUT/summary.txt.
-# DRY_RUN=1: no build, no GPU (tools/batch/tests/fake_judge.py): checks the script here.
+# DRY_RUN=1: no build, no GPU (instructor/batch/tests/fake_judge.py): checks the script here.
 # Needs: nvcc, cmake, Ninja, GoogleTest, CLI11 (.carry/cli11), bubblewrap (.carry/bwrap/bwrap).
 set -uo pipefail
 part=${1:-all}

@@ -9,7 +9,7 @@
 #   (default 510: no run starts past it, the build included).
 # Builds the judge in build/lockscope (shared with bench/device_lock_scope.sh, kept while the machine
 # is warm). Writes $OUT/table/gpu_throughput.txt (+ .json) and $OUT/summary.txt.
-# DRY_RUN=1: no build, no GPU (tools/batch/tests/fake_judge.py): checks the script here.
+# DRY_RUN=1: no build, no GPU (instructor/batch/tests/fake_judge.py): checks the script here.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
 t0=$(date +%s)

@@ -18,7 +18,7 @@ cmake --build "$b" --target banklab_judge banklab -j "$(nproc)" >"$logs/build.lo
 judge=$b/grader/banklab-judge
 
 for grade in solutions labs; do
-  # the labs: tools/labs-check --list, one "NN NN_name" line each (python/banklab/lab/labs.py)
+  # the labs: banklab.lab.labs list, one "NN NN_name" line each (python/banklab/lab/labs.py)
   while read -r n folder <&3; do
     work=$b/perf-$grade-$n
     echo "== $grade lab$n"
@@ -33,7 +33,7 @@ for v in json.load(open(sys.argv[1]))["verdicts"]:
     print(f"[ {tag[v['status']]:>8} ] {v['test']} (judge)")
 PY
     grep -E '^\[ (TIMING|CYCLES|BANDWIDTH)|^\[ +(OK|FAILED|SKIPPED) +\] Lab' "$logs/$grade-grade_lab$n.log" | head -40
-  done 3< <(python3 "$root/tools/labs-check" --list --root "$root")
+  done 3< <(python3 "$root/python/banklab_run.py" -m banklab.lab.labs list "$root")
 done
 
 python3 "$root/bench/perf_table.py" "$logs" >"$out"

@@ -11,12 +11,12 @@ judge=$b/grader/banklab-judge
 tmp=$(mktemp -d)
 for i in $(seq 1 "$n"); do
   for grade in solutions labs; do
-    # the labs: tools/labs-check --list, one "NN NN_name" line each (python/banklab/lab/labs.py)
+    # the labs: banklab.lab.labs list, one "NN NN_name" line each (python/banklab/lab/labs.py)
     while read -r lab folder <&3; do
       "$judge" grade --lab "$lab" --source "$root/$grade/$folder/kernel.cu" --work "$tmp/w-$grade-$lab" \
         --json "$tmp/g.json" --tier gpu </dev/null >/dev/null 2>&1
       python3 -c "import json,sys; [print('$grade', v['test'], v['status']) for v in json.load(open('$tmp/g.json'))['verdicts'] if v['tier']=='gpu']" >>"$tmp/run$i"
-    done 3< <(python3 "$root/tools/labs-check" --list --root "$root")
+    done 3< <(python3 "$root/python/banklab_run.py" -m banklab.lab.labs list "$root")
   done
   sort -o "$tmp/run$i" "$tmp/run$i"
 done

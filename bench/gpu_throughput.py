@@ -8,7 +8,7 @@
                                           [--flips 16] [--trace-proof] [--budget 540] [--dry-run]
 
 Class: for each lab, a class of N (four solutions to one stub, each file unique: batch_throughput's
-write_class) graded with tools/batch/grade-class --tier all --graded at each -j and each GPU count
+write_class) graded with instructor/batch/grade-class --tier all --graded at each -j and each GPU count
 G (CUDA_VISIBLE_DEVICES naming the first G GPUs nvidia-smi lists; grade-class spreads its judges
 over them; -j 1 only with the first G, as one judge at a time uses one GPU); prints wall seconds, seconds a submission, and seconds a submission per GPU (wall x G /
 N), and compares every verdict of every run with the lab's first run (-j 1 on the first G): a
@@ -31,7 +31,7 @@ prints no counts: for those only the verdict is compared.
 
 Every part stops starting runs past --budget seconds (one device call is at most 10 minutes) and
 says what it skipped. Writes OUT/gpu_throughput.txt (the table) and OUT/gpu_throughput.json.
---dry-run: the judge's test double (tools/batch/tests/fake_judge.py), no GPU, not --graded; the
+--dry-run: the judge's test double (instructor/batch/tests/fake_judge.py), no GPU, not --graded; the
 flips and the trace proof only make their kernels and print their commands. Python 3 stdlib.
 """
 
@@ -58,7 +58,7 @@ from batch_throughput import kernel_texts, write_class   # noqa: E402
 from near_line_kernel import near_line_kernel            # noqa: E402
 
 DEFAULT_JUDGE = Path("/tmp/gi/tree/build/gpu/grader/banklab-judge")
-FAKE_JUDGE = ROOT / "tools" / "batch" / "tests" / "fake_judge.py"
+FAKE_JUDGE = ROOT / "instructor" / "batch" / "tests" / "fake_judge.py"
 FLIP_TEST = "Lab04OnGpu.TransposeMeetsTheKernelTimingTarget"
 TARGET = 1.10           # grader/gpu/kernel_timing.cuh: kKernelTimingTolerance
 
@@ -83,7 +83,7 @@ class Bench:
         self.judge = FAKE_JUDGE if a.dry_run else Path(a.judge)
         # The judge's own tree (the course it was built from), where it has one.
         tree = self.judge.parents[3] if len(self.judge.parents) > 3 else ROOT
-        self.course = tree if (tree / "tools" / "batch" / "grade-class").is_file() else ROOT
+        self.course = tree if (tree / "instructor" / "batch" / "grade-class").is_file() else ROOT
         self.gpus = banklab_gpus.discover({k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"})
         if a.dry_run and not self.gpus:
             self.gpus = ["0", "1"]   # names only: the test double uses no GPU
@@ -108,7 +108,7 @@ class Bench:
     # ------------------------------------------------------------------ the class
     def grade_class(self, subs: Path, lab: str, g: int, j: int, scope: str = "default") -> dict:
         out = self.work / f"lab{lab}" / f"out-g{g}-j{j}-{scope}-{time.monotonic_ns()}"
-        cmd = [sys.executable, str(self.course / "tools" / "batch" / "grade-class"), str(subs), "--out", str(out),
+        cmd = [sys.executable, str(self.course / "instructor" / "batch" / "grade-class"), str(subs), "--out", str(out),
                "--lab", lab, "-j", str(j), "--tier", "all", "--quiet", "--judge", str(self.judge),
                "--course", str(self.course)] + ([] if self.a.dry_run else ["--graded"]) + \
               (["--keep-work"] if self.a.lock_waits else [])

@@ -25,7 +25,7 @@ done
 # solution kernel.cu, written out by grader/selftest/materialize.py): the solutions with that
 # one lab's file replaced, driven for that lab alone. Built in parallel.
 bad=()
-labs=$(python3 "$ROOT/tools/labs-check" --list --root "$ROOT")   # "NN NN_name" a line
+labs=$(python3 "$ROOT/python/banklab_run.py" -m banklab.lab.labs list "$ROOT")   # "NN NN_name" a line
 for f in "$ROOT"/solutions/*/cases/bad/*.patch; do
   lab=$(basename "$(dirname "$f")"); n=$(basename "$f" .patch); tree="$O/bad/$lab-$n"
   num=$(awk -v f="$lab" '$2 == f {print $1}' <<<"$labs")   # its lab number

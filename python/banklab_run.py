@@ -5,7 +5,7 @@
   python3 python/banklab_run.py docs/scripts/prepare_pages.py ...  # a script that imports banklab
 
 CMake runs every Python program of the course this way (BANKLAB_PYTHON, cmake/BanklabPython.cmake).
-A command a person types (tools/batch/grade-class, tools/labs-check, bench/*.py, ...) runs this
+A command a person types (the instructor's grade-class and labs-check, bench/*.py, ...) runs this
 file first, in one line: runpy.run_path(<this file>), which only sets the path. The path is also
 put in PYTHONPATH, so that the Python programs those start (the tests' subprocesses) find it.
 docs/dev/CONVENTIONS.md ("Python: one package") says why it is one file.

@@ -52,7 +52,7 @@ def generate(root: Path) -> str:
         if stub.is_file():
             out += [f"namespace banklab_answers_stub{lab.num} {{", f'#include "{stub.resolve()}"', "}"]
         ns = f"banklab_answers_sol{lab.num}::{lab.info.namespace}"
-        for q in lab.info.questions:   # the description's questions (tools/labs-check: = predict::)
+        for q in lab.info.questions:   # the description's questions (the course's labs-check: = predict::)
             body.append(f'  std::printf("{{\\"lab\\":\\"{lab.num}\\",\\"kind\\":\\"predict\\",\\"name\\":\\"{q["name"]}\\",'
                         f'\\"value\\":%lld}}\\n", static_cast<long long>({ns}::predict::{q["name"]}));')
         if not stub.is_file():

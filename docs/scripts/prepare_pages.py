@@ -282,7 +282,7 @@ def pages(args) -> None:
         raise site.SiteError(f"{index_src}: the marker <!-- banklab:lab-table --> is missing")
     index = index.replace("<!-- banklab:lab-table -->", lab_table(labs))
     index = fill_defined_in(index, labs, index_src)
-    # "What tutorials get wrong": one source, docs/claims.md, also copied into the README (tools/labs-check).
+    # "What tutorials get wrong": one source, docs/claims.md, also copied into the README (the course's labs-check).
     claims_src = args.source / "docs" / "claims.md"
     if "<!-- banklab:claims -->" not in index:
         raise site.SiteError(f"{index_src}: the marker <!-- banklab:claims --> is missing")

@@ -697,7 +697,7 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
             continue
         if f.name == site.banklab_labs.DESCRIPTION:
             # A lab's description is the grader's data, as its code is: the questions' premises,
-            # which the stub's own comments state too. tools/release/check_no_answers.py checks it
+            # which the stub's own comments state too. The release check (banklab.release.answers) checks it
             # for answers (it holds none: they are in solutions/NN_name/answers.toml).
             continue
         try:

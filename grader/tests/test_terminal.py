@@ -73,7 +73,7 @@ def make_controlling_terminal():
 
 def waiting_input(slave) -> str:
     """What a shell reading this terminal would now get: its input queue, read without waiting
-    for a line's end (also tools/platforms/tests/test_confinement.py's)."""
+    for a line's end (also the platforms' confinement test's, in the instructor's kit)."""
     attrs = termios.tcgetattr(slave)
     attrs[3] &= ~termios.ICANON
     attrs[6][termios.VMIN], attrs[6][termios.VTIME] = 0, 0

@@ -1,4 +1,4 @@
-"""Tests of what a lab is (python/banklab/lab/labs.py) and of tools/labs-check, which must fail
+"""Tests of what a lab is (python/banklab/lab/labs.py) and of instructor/labs-check, which must fail
 when a lab's files disagree with its description: each rule is broken in a copy of the course and
 labs-check must name the file; the real tree must pass.
 
@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 from banklab.lab import labs as bl   # noqa: E402
 
-LABS_CHECK = ROOT / "tools" / "labs-check"
+LABS_CHECK = ROOT / "instructor" / "labs-check"
 
 
 def labs_check(root: Path, *args: str) -> subprocess.CompletedProcess:

@@ -24,10 +24,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 if [[ $part == grades ]]; then
   echo "root:   $($J sandbox)"; echo "nobody: $(runuser -u nobody -- $J sandbox)"
   G=$W/gpu-verdicts; mkdir -p $G
-  while read -r n l <&3; do   # the labs, "NN NN_name" a line (tools/labs-check --list)
+  while read -r n l <&3; do   # the labs, "NN NN_name" a line (python/banklab/lab/labs.py list)
     python3 - "$l" > $W/conflicted-$n.cu <<'PY'
 import importlib.util, importlib.machinery, sys
-loader = importlib.machinery.SourceFileLoader("po", "tools/batch/points-outcomes")
+loader = importlib.machinery.SourceFileLoader("po", "instructor/batch/points-outcomes")
 spec = importlib.util.spec_from_loader("po", loader); m = importlib.util.module_from_spec(spec); loader.exec_module(m)
 sys.stdout.write(m.conflicted_source(sys.argv[1]))
 PY
@@ -37,8 +37,8 @@ PY
       echo "$k $l: $(tail -1 $W/$k-$n.log)"
       [[ $k == solution ]] && grep -E "FAILED|SKIPPED" $W/$k-$n.log | head -5 | sed 's/^/   /'
     done
-  done 3< <(python3 tools/labs-check --list)
-  python3 tools/batch/points-outcomes --judge $J --gpu-verdicts $G 2>&1 | tee $W/points.txt | tail -40
+  done 3< <(python3 python/banklab_run.py -m banklab.lab.labs list)
+  python3 instructor/batch/points-outcomes --judge $J --gpu-verdicts $G 2>&1 | tee $W/points.txt | tail -40
   # grade-class -j 2 on the GPU: a class of six, as root, then the same class as nobody
   C=$W/class; mkdir -p "$C/ann lee" "$C/bo" "$C/cy" "$C/dee" "$C/ed" "$C/fay"
   cp solutions/04_padding/kernel.cu "$C/ann lee/kernel.cu"
@@ -48,15 +48,15 @@ PY
   python3 grader/selftest/materialize.py --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --lab-dir labs/04_padding --out "$C/ed/kernel.cu" >/dev/null
   cp $W/conflicted-04.cu "$C/fay/kernel.cu"
   chmod -R a+rwX $C
-  python3 tools/batch/grade-class "$C" --out $W/gc-root --lab 04 -j 2 --tier all --graded --judge $J --quiet >$W/gc-root.log 2>&1; echo "grade-class root rc=$?"
-  runuser -u nobody -- python3 tools/batch/grade-class "$C" --out $W/gc-nobody --lab 04 -j 2 --tier all --graded --judge $J --quiet >$W/gc-nobody.log 2>&1; echo "grade-class nobody rc=$?"
+  python3 instructor/batch/grade-class "$C" --out $W/gc-root --lab 04 -j 2 --tier all --graded --judge $J --quiet >$W/gc-root.log 2>&1; echo "grade-class root rc=$?"
+  runuser -u nobody -- python3 instructor/batch/grade-class "$C" --out $W/gc-nobody --lab 04 -j 2 --tier all --graded --judge $J --quiet >$W/gc-nobody.log 2>&1; echo "grade-class nobody rc=$?"
   for g in $W/gc-root $W/gc-nobody; do echo "== $g"; cat $g/gradebook.csv 2>/dev/null | cut -c1-200; done
   ps -eo user,pid,comm | grep -i surviv && echo "SURVIVOR FOUND" || echo "no survivor"
   # grade-platform (Gradescope layout) with the GPU tier, root and nobody
   for who in root nobody; do
     R=$W/gs-$who; mkdir -p $R/submission; cp labs/06_ldmatrix/kernel.cu $R/submission/kernel.cu; chmod -R a+rwX $R
     run=(); [[ $who == nobody ]] && run=(runuser -u nobody --)
-    BANKLAB_JUDGE=$J "${run[@]}" python3 tools/platforms/grade-platform gradescope --root $R --lab 06 --tier all --graded >$R.log 2>&1
+    BANKLAB_JUDGE=$J "${run[@]}" python3 instructor/platforms/grade-platform gradescope --root $R --lab 06 --tier all --graded >$R.log 2>&1
     echo "grade-platform gradescope $who rc=$? score: $(python3 -c "import json,sys;d=json.load(open('$R/results/results.json'));print(d.get('score'),'/',sum(t.get('max_score',0) for t in d['tests']))" 2>&1)"
   done
 else

@@ -17,14 +17,14 @@ J=$PWD/$b/grader/banklab-judge
 echo "root:   $($J sandbox)"
 echo "nobody: $(runuser -u nobody -- $J sandbox)"
 mkdir -p /tmp/sbx/w && chmod 777 /tmp/sbx/w
-while read -r n l <&3; do   # the labs, "NN NN_name" a line (tools/labs-check --list)
+while read -r n l <&3; do   # the labs, "NN NN_name" a line (python/banklab/lab/labs.py list)
   $J grade --lab $n --source solutions/$l/kernel.cu --work /tmp/sbx/w/sol-$n --json "$out/sol-$n.json" >"$out/sol-$n.log" 2>&1
   echo "root   solution $l: $(tail -1 "$out/sol-$n.log")"; grep -E "FAILED|SKIPPED" "$out/sol-$n.log" | head -5 | sed 's/^/   /'
   $J grade --lab $n --source labs/$l/kernel.cu --work /tmp/sbx/w/stub-$n --json /tmp/sbx/w/stub-$n.json --tier cpu >/tmp/sbx/w/stub-$n.log 2>&1
   echo "root   stub     $l: $(tail -1 /tmp/sbx/w/stub-$n.log)"
   runuser -u nobody -- $J grade --lab $n --source solutions/$l/kernel.cu --work /tmp/sbx/w/nsol-$n --json /tmp/sbx/w/nsol-$n.json --tier cpu >/tmp/sbx/w/nsol-$n.log 2>&1
   echo "nobody solution $l: $(tail -1 /tmp/sbx/w/nsol-$n.log)"
-done 3< <(python3 tools/labs-check --list)
+done 3< <(python3 python/banklab_run.py -m banklab.lab.labs list)
 runuser -u nobody -- python3 grader/selftest/run_cases.py --judge $J --kind cheat --lab 05 --tier cpu --work /tmp/sbx/w/cases \
   --case grader/selftest/cheats/deep_process_chain_outlives_probe.cu --case solutions/05_swizzle/cases/cheats/probe_copies_course_answers_05.cu \
   --case grader/selftest/cheats/fork_bomb.cu 2>&1 | cut -c1-300

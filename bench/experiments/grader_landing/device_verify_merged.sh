@@ -40,7 +40,7 @@ group() {  # name, then case files
 }
 C=grader/selftest/cheats; A=grader/selftest/alternatives; B=grader/selftest/bad
 ( while read -r n l; do grade sol-$n $n solutions/$l/kernel.cu; grade stub-$n $n labs/$l/kernel.cu; done \
-    < <(python3 tools/labs-check --list)
+    < <(python3 python/banklab_run.py -m banklab.lab.labs list)
   grade uid-sol-04 04 solutions/04_padding/kernel.cu BANKLAB_BWRAP=/bin/false ) &
 group host $C/cuda_arch_host_differs_01.cu $C/cuda_arch_host_differs_05.cu $C/cuda_arch_host_differs_06.cu \
   $C/probe_swaps_the_device_code_05.cu $C/setenv_hides_gpu.cu $A/01_32way_conflict/*.patch &

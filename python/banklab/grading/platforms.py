@@ -42,7 +42,7 @@ def build_failure(r: LabResult) -> str:
 
 
 def _is_instructor(test: str) -> bool:
-    """LabNNInstructor*.*: an instructor-only check (instructor/labNN_*_test.cu)."""
+    """LabNNInstructor*.*: an instructor-only check (solutions/NN_name/instructor_*_test.cu)."""
     return bl.lab_number(test) is not None and test[len("LabNN"):].startswith("Instructor")
 
 

@@ -47,7 +47,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[3] / "tools" / "batch"   # grade-class
+HERE = Path(__file__).resolve().parents[3] / "instructor" / "batch"   # grade-class
 from banklab.grading import grading as bg   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402

@@ -20,7 +20,7 @@ stands, never by a list of allowed sentences:
 4. cheat name: a lab's cheat is named `..._NN.patch` or `..._NN.cu` with its own number.
 
 `check(number, folder, dirs, root)` returns one message per file and rule (its lines, the first one
-quoted, and what to do); tools/labs-check prints them. Python 3 standard library only.
+quoted, and what to do); the course's labs-check prints them. Python 3 standard library only.
 """
 
 from __future__ import annotations

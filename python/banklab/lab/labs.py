@@ -3,7 +3,7 @@
 A lab is a folder labs/NN_name/ holding its stub kernel.cu and, in its judge/ folder (the judge's
 files: the description lab.toml, probe.cu, test.cu; docs/dev/LAB_CONTRACT.md gives the format), its
 description; its number and name are the folder's. The student release moves judge/ out of the
-student's folder, to grader/labs/NN_name/ (tools/make-release): judge_dir() is the one rule. Its solution, answers
+student's folder, to grader/labs/NN_name/ (the course's make-release): judge_dir() is the one rule. Its solution, answers
 and selftest cases are in solutions/NN_name/. Labs are found by walking labs/ for descriptions:
 CMake asks this module (`python3 python/banklab_run.py -m banklab.lab.labs cmake`), and so does every other
 place that lists labs or reads a lab number from a string (standard library only: it runs in the
@@ -302,7 +302,7 @@ def find_labs(root: Path | None = None) -> dict[str, Lab]:
 
     A broken description (a TOML error or a missing key) raises DescriptionError: a lab must not
     silently vanish from grading. A folder without a description, or a description naming no
-    folder, is simply not a lab (tools/labs-check reports both)."""
+    folder, is simply not a lab (the course's labs-check reports both)."""
     labs, _, broken = _survey(root or repo_root())
     if broken:
         raise DescriptionError("\n".join(broken))

@@ -1,13 +1,13 @@
 """No answer in what students get: the line-by-line check of a student release against the
 course's solutions (issue 22, item 4).
 
-  tools/release/check_no_answers.py RELEASE [--course ROOT]
+  instructor/release/check_no_answers.py RELEASE [--course ROOT]
         exit 0: no hit; 1: hits (one line each); 2: the check could not read what it needs
 
-  tools/release/check_no_answers.py RELEASE --grade-stubs JUDGE
+  instructor/release/check_no_answers.py RELEASE --grade-stubs JUDGE
         ... and what grading each untouched stub of the release prints (the same rules)
 
-RELEASE is a folder written by tools/make-release; ROOT (default: this course) holds solutions/.
+RELEASE is a folder written by instructor/make-release; ROOT (default: this course) holds solutions/.
 Every file of the release that reads as UTF-8 text is checked, line by line. Three rules:
 
 solutions  The release holds no solutions/ folder and no answers file (any file named
@@ -242,7 +242,7 @@ def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tup
     solutions of `course`."""
     hits, problems = [], []
     if (release / "solutions").exists():
-        hits.append("solutions/: the release holds the solutions folder (tools/release/instructor-only.txt must list it)")
+        hits.append("solutions/: the release holds the solutions folder (instructor/release/instructor-only.txt must list it)")
     needles: list[Needle] = []
     answers: list[Answer] = []
     n_lines = 0
@@ -303,7 +303,7 @@ def main() -> int:
         print(f"check_no_answers: {a.course} has no solutions/: run it in the course repository", file=sys.stderr)
         return 2
     if not a.release.is_dir():
-        print(f"check_no_answers: no release at {a.release}: make one with tools/make-release OUT", file=sys.stderr)
+        print(f"check_no_answers: no release at {a.release}: make one with instructor/make-release OUT", file=sys.stderr)
         return 2
     extra = []
     if a.grade_stubs:
@@ -318,8 +318,8 @@ def main() -> int:
           f"solution lines and {c['answers']} answers ({c['answer_needles']} access expressions and formulas)")
     if hits:
         print(f"{len(hits)} hit(s): the release gives answers away. Fix the course file the release copies "
-              "(reformulate it, or leave it out in tools/release/instructor-only.txt), then run "
-              "tools/make-release again:\n  " + "\n  ".join(hits))
+              "(reformulate it, or leave it out in instructor/release/instructor-only.txt), then run "
+              "instructor/make-release again:\n  " + "\n  ".join(hits))
         return 1
     print("check_no_answers: no hit")
     return 0

@@ -1,3 +1,0 @@
-# The lab this question grades: tools/platforms/prairielearn/run reads it from /grade/data/data.json.
-def generate(data):
-    data["params"]["banklab_lab"] = "05"
