@@ -262,7 +262,7 @@ def named_variant(text: str, lab: str) -> int | None:
 
 
 def check_lab(lab: banklab_labs.Lab) -> list[str]:
-    """instructor/labs-check's part for variants: the [variants] table; for every variant, its
+    """The course's labs-check's part for variants: the [variants] table; for every variant, its
     description and answers pass the generator's check, its stub and solution take the kernel's
     replacements, and no two variants have the same answers. (The model's counts of a variant's
     solved file are the judge tests' part: they need the built banklab.)"""
