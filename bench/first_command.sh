@@ -44,7 +44,7 @@ printf 'total: %.1f s (tools/setup-debian %.1f s, cmake --workflow --preset lab%
   "$(echo "$t2 - $t0" | bc)" "$(echo "$t1 - $t0" | bc)" "$lab" "$(echo "$t2 - $t1" | bc)" "$rc"
 echo "  of the workflow: build ${span} s for $steps ninja steps, tests ${ctest_s:-?} s, the rest is configuring"
 # CPU seconds (user + sys of every process it waited for): what a loaded machine changes least.
-echo "  CPU time of the workflow: $(awk '{printf "%.1f", $1 + $2}' "$tmp/cpu") s (user + sys of all its processes; on a quiet 2-core machine the wall time is at least half of it)"
+echo "  CPU time of the workflow: $(tail -1 "$tmp/cpu" | awk '{printf "%.1f", $1 + $2}') s (user + sys of all its processes; on a quiet 2-core machine the wall time is at least half of it)"
 echo "the 10 slowest build steps (s):"
 awk '!/^#/ {k = $1 " " $2 " " $5; if (!(k in seen)) {seen[k] = 1; printf "%8.1f  %s\n", ($2 - $1) / 1000, $4}}' "$log" |
   sort -rn | head -10
