@@ -56,12 +56,20 @@ function(banklab_lab_description num folder out_var)
   set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_probe.hpp
            ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
            ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
-  add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
-                     COMMENT "Generating lab ${num}'s description (${toml})" VERBATIM)
-  # Its own target, which waits for nothing: a custom command of the target that compiles the
-  # generated test (banklab_labNN_tests) would wait for every library that target links, and
-  # the lab's compile with it (the first build's longest chain, bench/first_command.sh).
-  add_custom_target(banklab_lab${num}_description DEPENDS ${outs})
+  # Generated at configure time (above), and again by the configure step that any change of
+  # ${deps} starts (CMAKE_CONFIGURE_DEPENDS; the generator writes only files that changed). A build
+  # step as well would run in every first build (ninja has no record of it), and ninja 1.11 starts
+  # it after every other ready step of the build file before it: the lab's test.cu, the first
+  # build's longest compile, waited for it until the judge's own files were all compiled
+  # (bench/first_command.sh). Still a target of its own, which the lab's tests depend on.
+  if(batched AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
+     AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
+    add_custom_target(banklab_lab${num}_description)
+  else()
+    add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
+                       COMMENT "Generating lab ${num}'s description (${toml})" VERBATIM)
+    add_custom_target(banklab_lab${num}_description DEPENDS ${outs})
+  endif()
   # labNN_variants.cpp: the questions of the lab's per-student variants (docs/dev/VARIANTS.md), no TEST of its own.
   set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp PARENT_SCOPE)
 endfunction()
@@ -181,6 +189,13 @@ function(banklab_find_labs out_var)
   if(NOT arg_ROOT)
     get_filename_component(arg_ROOT "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.." ABSOLUTE)
   endif()
+  # Asked once a configure step (grader/ and docs/ both ask; each answer costs two Python starts).
+  get_property(known GLOBAL PROPERTY "BANKLAB_FOUND_LABS ${arg_ROOT}" SET)
+  if(known)
+    get_property(labs GLOBAL PROPERTY "BANKLAB_FOUND_LABS ${arg_ROOT}")
+    set(${out_var} ${labs} PARENT_SCOPE)
+    return()
+  endif()
   set(python "${Python3_EXECUTABLE}")
   if(NOT python)
     set(python python3)
@@ -216,6 +231,9 @@ function(banklab_find_labs out_var)
          "${arg_ROOT}/solutions/*/instructor_*_test.cu")
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${descriptions} ${test_sources}
                  "${arg_ROOT}/python/banklab/lab/labs.py" "${arg_ROOT}/python/banklab/lab/lab_tests.py")
+  endif()
+  if(CMAKE_GENERATOR)
+    set_property(GLOBAL PROPERTY "BANKLAB_FOUND_LABS ${arg_ROOT}" "${labs}")
   endif()
   set(${out_var} ${labs} PARENT_SCOPE)
 endfunction()
