@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
-                                    lab_points as _lab_points, test_names as _names, total_points as _total_points)
+                                    lab_points as _lab_points, tests_named as _names, total_points as _total_points)
 
 
 def junit_xml(results: list[LabResult], student: str = "") -> str:

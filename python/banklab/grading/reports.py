@@ -22,7 +22,7 @@ from banklab.grading.grading import LabResult, Verdict, explain_lines, fmt_point
 from banklab.grading.csvfile import FORMULA_STARTS, csv_cell, write_csv  # noqa: F401
 from banklab.grading.wording import (  # noqa: F401
     NOT_BUILT, STATUS_WORD, STUDENT_BANKLAB, failure_groups, student_message,
-    lab_points as _lab_points, test_names as _names, total_points as _total_points)
+    lab_points as _lab_points, tests_named as _names, total_points as _total_points)
 # The platform files (JUnit, Gradescope, PrairieLearn, GitHub): banklab/grading/platforms.py;
 # br.gradescope_results() and friends resolve here too.
 from banklab.grading.platforms import (  # noqa: F401

@@ -41,7 +41,7 @@ NOT_BUILT = ("not judged: the lab did not build, and every test needs its build 
              "says why: the compiler's errors, or code of yours that did not finish)")
 
 
-def test_names(vs: list[Verdict]) -> str:
+def tests_named(vs: list[Verdict]) -> str:
     return vs[0].test if len(vs) == 1 else f"{vs[0].test} and {len(vs) - 1} more test(s)"
 
 
