@@ -4,10 +4,11 @@
   test_variants.py --judge BANKLAB_JUDGE --banklab BANKLAB --root ROOT [--lab 01]   (CTest: judge.VariantsAreGradedAsTheStudents)
 
 For a lab that declares variants: 12 student ids give at least 3 distinct variants (course seed
-fixed here); every variant k >= 1 (variant 0, the lab as written, is the selftest's) has a stub of
-its own, which compiles and fails the CPU tier's Layout and Predictions tests as a stub should, and
-a solved file that gets every CPU test graded with no --variant: the judge reads its
-`// banklab variant:` line (the base lab's answers differ from k's: it passes only so). For two
+fixed here); no two variants' answers (the model's counts) are the same; every variant k >= 1
+(variant 0, the lab as written, is the selftest's) has a stub of its own, which compiles and fails
+the CPU tier's Layout and Predictions tests as a stub should, and a solved file that gets every
+CPU test graded with no --variant: the judge reads its `// banklab variant:` line (the base lab's
+answers differ from k's: it passes only so). For two
 students of different variants (k, j): j's solved file graded as k's (a classmate's copy) is
 reported in record LabNN.Variant as "this file is lab NN's variant j ... made for another student"
 and loses the predictions. The grades run a few at a time (each is mostly one compile).
@@ -92,6 +93,11 @@ def main() -> int:
     stubs = {x: V.stub(lab, x) for x in every}
     check(len(set(stubs.values())) == len(stubs), f"variants {list(every)} have {len(set(stubs.values()))} "
           "different stubs (one each)", failures)
+    # labs-check compares the answers' texts; the counts themselves must differ too (the model's, here built).
+    counts = {x: V.model_answers(V.description(lab, x), V.answers(lab, x), set(v.answer_templates or {}))
+              for x in range(v.count)}
+    same = [(x, y) for x in counts for y in counts if x < y and counts[x] == counts[y]]
+    check(not same, f"the {v.count} variants' answers (the model's counts) differ pairwise: same {same}", failures)
     jobs = [(f"stub{x}", stubs[x], x) for x in every] + [(f"mine{x}", V.solution(lab, x), None) for x in every]
     jobs.append(("classmate", V.solution(lab, j), k))
     pre = f"Lab{lab.number}"
