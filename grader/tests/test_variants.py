@@ -4,16 +4,19 @@
   test_variants.py --judge BANKLAB_JUDGE --banklab BANKLAB --root ROOT [--lab 01]   (CTest: judge.VariantsAreGradedAsTheStudents)
 
 For a lab that declares variants: 12 student ids give at least 3 distinct variants (course seed
-fixed here); for two students of different variants (k, j): k's stub and solved file differ from
-j's; k's stub compiles and fails the CPU tier's Layout and Predictions tests as a stub should; k's
-solved file gets every CPU test; j's solved file graded as k's (a
-classmate's copy) is reported in record LabNN.Variant as "this file is lab NN's variant j ... made
-for another student" and loses the predictions. k's solved file is graded with no --variant: the
-judge reads its `// banklab variant:` line (the base lab's answers differ from k's: it passes only so).
+fixed here); no two variants' answers (the model's counts) are the same; every variant k >= 1
+(variant 0, the lab as written, is the selftest's) has a stub of its own, which compiles and fails
+the CPU tier's Layout and Predictions tests as a stub should, and a solved file that gets every
+CPU test graded with no --variant: the judge reads its `// banklab variant:` line (the base lab's
+answers differ from k's: it passes only so). For two
+students of different variants (k, j): j's solved file graded as k's (a classmate's copy) is
+reported in record LabNN.Variant as "this file is lab NN's variant j ... made for another student"
+and loses the predictions. The grades run a few at a time (each is mostly one compile).
 """
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -45,6 +48,32 @@ def check(ok: bool, what: str, failures: list[str]) -> None:
         failures.append(what)
 
 
+def grade_all(judge: str, lab: str, jobs: list[tuple[str, str, int | None]], tmp: Path) -> dict[str, dict]:
+    """Grade each (name, kernel.cu text, --variant or None) in its own folder, a few at a time (each
+    grade is mostly one compile of the file: one core)."""
+    def one(job: tuple[str, str, int | None]) -> tuple[str, dict]:
+        name, text, variant = job
+        (tmp / name).mkdir()
+        (tmp / name / "kernel.cu").write_text(text)
+        return name, grade(judge, lab, tmp / name / "kernel.cu", tmp / name, variant)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        return dict(pool.map(one, jobs))
+
+
+def check_stub(pre: str, k: int, stub: dict, failures: list[str]) -> None:
+    check(stub[f"{pre}.Build"]["status"] == "passed", f"variant {k}'s stub builds", failures)
+    for suite in ("Layout", "Predictions"):
+        bad = [n for n, r in stub.items() if n.startswith(f"{pre}{suite}.") and r["status"] == "failed"]
+        check(bool(bad), f"variant {k}'s stub fails {pre}{suite} tests ({len(bad)} failed)", failures)
+
+
+def check_solved(pre: str, k: int, mine: dict, failures: list[str]) -> None:
+    not_passed = [f"{n}: {r['status']}" for n, r in mine.items() if r["status"] != "passed"]
+    check(bool(mine) and not not_passed, f"variant {k}'s solved file, no --variant given (its `// banklab variant:` "
+          f"line read), passes every CPU test ({len(mine)}): {not_passed}", failures)
+    check(f"{pre}.Variant" not in mine, f"variant {k}'s solved file, no --variant given: no variant record", failures)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
@@ -60,32 +89,31 @@ def main() -> int:
     check(len(set(chosen.values())) >= 3, f"12 students get {len(set(chosen.values()))} distinct variants of lab "
           f"{lab.number} (at least 3): {sorted(set(chosen.values()))}", failures)
     k, j = sorted({x for x in chosen.values() if x})[:2]   # two students' variants, neither the base
-    check(V.stub(lab, k) != V.stub(lab, j), f"variants {k} and {j} have different stubs", failures)
+    every = range(1, v.count)   # variant 0 is the lab as written: the selftest grades its stub and solution
+    stubs = {x: V.stub(lab, x) for x in every}
+    check(len(set(stubs.values())) == len(stubs), f"variants {list(every)} have {len(set(stubs.values()))} "
+          "different stubs (one each)", failures)
+    # labs-check compares the answers' texts; the counts themselves must differ too (the model's, here built).
+    counts = {x: V.model_answers(V.description(lab, x), V.answers(lab, x), set(v.answer_templates or {}))
+              for x in range(v.count)}
+    same = [(x, y) for x in counts for y in counts if x < y and counts[x] == counts[y]]
+    check(not same, f"the {v.count} variants' answers (the model's counts) differ pairwise: same {same}", failures)
+    jobs = [(f"stub{x}", stubs[x], x) for x in every] + [(f"mine{x}", V.solution(lab, x), None) for x in every]
+    jobs.append(("classmate", V.solution(lab, j), k))
+    pre = f"Lab{lab.number}"
     with tempfile.TemporaryDirectory() as tmp:
-        t = Path(tmp)
-        files = {"stub": V.stub(lab, k), "mine": V.solution(lab, k), "classmate": V.solution(lab, j)}
-        for name, text in files.items():
-            (t / name).mkdir()
-            (t / name / "kernel.cu").write_text(text)
-        stub = grade(a.judge, lab.number, t / "stub" / "kernel.cu", t / "stub", k)
-        pre = f"Lab{lab.number}"
-        check(stub[f"{pre}.Build"]["status"] == "passed", f"variant {k}'s stub builds", failures)
-        for suite in ("Layout", "Predictions"):
-            bad = [n for n, r in stub.items() if n.startswith(f"{pre}{suite}.") and r["status"] == "failed"]
-            check(bool(bad), f"variant {k}'s stub fails {pre}{suite} tests ({len(bad)} failed)", failures)
-        mine = grade(a.judge, lab.number, t / "mine" / "kernel.cu", t / "mine", None)   # the file names its variant
-        not_passed = [f"{n}: {r['status']}" for n, r in mine.items() if r["status"] != "passed"]
-        check(not not_passed, f"variant {k}'s solved file, no --variant given (its `// banklab variant:` line read), "
-              f"passes every CPU test ({len(mine)}): {not_passed}", failures)
-        check(f"{pre}.Variant" not in mine, "no --variant given: no variant record", failures)
-        theirs = grade(a.judge, lab.number, t / "classmate" / "kernel.cu", t / "classmate", k)
-        rec = theirs.get(f"{pre}.Variant", {})
-        msg = rec.get("message", "")
-        check(rec.get("status") == "failed" and f"this file is lab {lab.number}'s variant {j}" in msg
-              and "another student" in msg, f"a classmate's (variant {j}) solved file graded as variant {k} is "
-              f"reported: {msg!r}", failures)
-        lost = [n for n, r in theirs.items() if n.startswith(f"{pre}Predictions.") and r["status"] == "failed"]
-        check(bool(lost), f"the classmate's copy loses predictions ({len(lost)} failed)", failures)
+        graded = grade_all(a.judge, lab.number, jobs, Path(tmp))
+    for x in every:
+        check_stub(pre, x, graded[f"stub{x}"], failures)
+        check_solved(pre, x, graded[f"mine{x}"], failures)
+    theirs = graded["classmate"]
+    rec = theirs.get(f"{pre}.Variant", {})
+    msg = rec.get("message", "")
+    check(rec.get("status") == "failed" and f"this file is lab {lab.number}'s variant {j}" in msg
+          and "another student" in msg, f"a classmate's (variant {j}) solved file graded as variant {k} is "
+          f"reported: {msg!r}", failures)
+    lost = [n for n, r in theirs.items() if n.startswith(f"{pre}Predictions.") and r["status"] == "failed"]
+    check(bool(lost), f"the classmate's copy loses predictions ({len(lost)} failed)", failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 
