@@ -30,9 +30,9 @@ def ncu_total(path):
     return sum(float(r["Metric Value"].replace(",", "")) for r in csv.DictReader(rows))
 
 
-def main():
-    out = Path(sys.argv[1])
-    runs = out / "runs"
+def read_times(out):
+    """{variant: [wall seconds per round]} from OUT/times.csv (round 0, the warm-up, left out), and
+    the rounds that exited non-zero."""
     times = defaultdict(list)
     bad_rc = []
     for row in csv.DictReader(open(out / "times.csv")):
@@ -41,16 +41,43 @@ def main():
         times[row["variant"]].append(float(row["seconds"]))
         if row["rc"] != "0":
             bad_rc.append(f"{row['variant']} round {row['round']}: rc {row['rc']}")
-    ncus = [ncu_total(p) for p in sorted(runs.glob("ncu.*.csv"))]
-    ncu = ncus[0] if ncus else None
-    print(open(out / "gpu.txt").read().strip())
-    print(f"ncu instruction-level shared wavefronts: {', '.join(f'{n:.0f}' for n in ncus)} ({len(ncus)} runs)")
-    plain, ncu_t = med(times["plain"]), med(times["ncu"])
-    ncu_over = ncu_t - plain
-    print(f"\nmedians of {len(times['plain'])} interleaved rounds; overhead = variant - plain; ratio = overhead / ncu's overhead "
-          f"(ncu {ncu_t:.3f} - plain {plain:.3f} = {ncu_over:.3f} s); target: ratio <= 0.10\n")
+    return times, bad_rc
+
+
+def report_counts(runs, v, ncu, failures):
+    """A recording variant's reports against ncu's wavefronts: one note per distinct outcome."""
+    notes = []
+    for p in sorted(runs.glob(f"{v}.*.json")):
+        try:
+            j = json.load(open(p))
+        except (OSError, ValueError) as e:
+            notes.append(f"{p.name}: unreadable ({e})")
+            failures.append(f"{v}: {p.name} unreadable")
+            continue
+        w = sum(k.get("wavefronts", 0) for k in j["kernels"])
+        ok = ncu is not None and w == ncu and j["dropped"] == 0
+        notes.append(f"{w} wavefronts, dropped {j['dropped']}: {'equal to ncu' if ok else 'NOT equal to ncu'}")
+        if not ok:
+            failures.append(f"{v} {p.name}: {w} wavefronts, dropped {j['dropped']}, ncu {ncu}")
+    return "; ".join(sorted(set(notes)))
+
+
+def warp_instructions(runs, v):
+    """The warp instructions each run of variant v says it recorded (or counted), as a set."""
+    got = set()
+    for p in sorted(runs.glob(f"{v}.*.log")):
+        t = p.read_text(errors="replace")
+        s = re.search(r"banklab trace stats: .*", t)
+        if not s:
+            continue
+        c = {k: int(re.search(rx, s.group(0)).group(1)) for k, rx in COUNTS if re.search(rx, s.group(0))}
+        got.add(c.get("counted", 0) if v == "count" else c.get("merged", 0) + c.get("appended", 0) + c.get("ring", 0))
+    return got
+
+
+def overhead_table(runs, times, ncu, plain, ncu_over, failures):
+    """The first table: per variant its median, runs, overhead, ratio and counts."""
     print(f"{'variant':12} {'median s':>9} {'runs':>22} {'overhead':>9} {'ratio':>6}  counts")
-    failures = list(bad_rc)
     records = {}
     for v in ORDER:
         if v not in times:
@@ -58,29 +85,9 @@ def main():
         m = med(times[v])
         counts = ""
         if v in RECORDING:
-            notes = []
-            for p in sorted(runs.glob(f"{v}.*.json")):
-                try:
-                    j = json.load(open(p))
-                except (OSError, ValueError) as e:
-                    notes.append(f"{p.name}: unreadable ({e})")
-                    failures.append(f"{v}: {p.name} unreadable")
-                    continue
-                w = sum(k.get("wavefronts", 0) for k in j["kernels"])
-                ok = ncu is not None and w == ncu and j["dropped"] == 0
-                notes.append(f"{w} wavefronts, dropped {j['dropped']}: {'equal to ncu' if ok else 'NOT equal to ncu'}")
-                if not ok:
-                    failures.append(f"{v} {p.name}: {w} wavefronts, dropped {j['dropped']}, ncu {ncu}")
-            counts = "; ".join(sorted(set(notes)))
+            counts = report_counts(runs, v, ncu, failures)
         if v in RECORDING or v == "count":
-            got = set()
-            for p in sorted(runs.glob(f"{v}.*.log")):
-                t = p.read_text(errors="replace")
-                s = re.search(r"banklab trace stats: .*", t)
-                if not s:
-                    continue
-                c = {k: int(re.search(rx, s.group(0)).group(1)) for k, rx in COUNTS if re.search(rx, s.group(0))}
-                got.add(c.get("counted", 0) if v == "count" else c.get("merged", 0) + c.get("appended", 0) + c.get("ring", 0))
+            got = warp_instructions(runs, v)
             records[v] = got
             counts += f"{'; ' if counts else ''}warp instructions {sorted(got)}"
         ratio = (m - plain) / ncu_over if v not in ("plain", "ncu") and ncu_over > 0 else float("nan")
@@ -90,6 +97,9 @@ def main():
     if len(all_counts) > 1:
         failures.append(f"warp instructions differ between variants: {records}")
 
+
+def time_split(runs):
+    """The second table: where the tracer's time went, per traced variant."""
     # Where the time went: medians of the stats fields per traced variant.
     print("\nwhere the tracer's time went (medians, s): BANKLAB_TRACE_STATS; program/analysis: banklab's own split")
     keys = [k for k, _ in STATS] + ["program", "analysis"]
@@ -119,7 +129,10 @@ def main():
             print(f"    {m.group(1)} warp records, {m.group(2)} distinct (first run)")
         for k, l in launches.items():
             print(f"    {k}: sync {med([x for x, _ in l]):.4f} s; {l[0][1]}")
-    # The merged reports must say what the appended ones say, kernel by kernel and line by line.
+
+
+def same_reports(runs, failures):
+    """The merged reports must say what the appended ones say, kernel by kernel and line by line."""
     a, m, a2 = runs / "append.1.json", runs / "merge.1.json", runs / "append.2.json"
     if a.exists() and a2.exists():  # how far two runs of the same tracer differ, for comparison
         print(f"\nappend.2.json {'is the same report as' if json.load(open(a)) == json.load(open(a2)) else 'differs from'} append.1.json")
@@ -128,13 +141,30 @@ def main():
         print(f"merge.1.json {'is the same report as' if same else 'DIFFERS from'} append.1.json")
         if not same:
             failures.append("merge report differs from the append report")
+
+
+def main():
+    out = Path(sys.argv[1])
+    runs = out / "runs"
+    times, bad_rc = read_times(out)
+    ncus = [ncu_total(p) for p in sorted(runs.glob("ncu.*.csv"))]
+    ncu = ncus[0] if ncus else None
+    print(open(out / "gpu.txt").read().strip())
+    print(f"ncu instruction-level shared wavefronts: {', '.join(f'{n:.0f}' for n in ncus)} ({len(ncus)} runs)")
+    plain, ncu_t = med(times["plain"]), med(times["ncu"])
+    ncu_over = ncu_t - plain
+    print(f"\nmedians of {len(times['plain'])} interleaved rounds; overhead = variant - plain; ratio = overhead / ncu's overhead "
+          f"(ncu {ncu_t:.3f} - plain {plain:.3f} = {ncu_over:.3f} s); target: ratio <= 0.10\n")
+    failures = list(bad_rc)
+    overhead_table(runs, times, ncu, plain, ncu_over, failures)
+    time_split(runs)
+    same_reports(runs, failures)
     for v in RECORDING[:3]:
         if v in times and ncu_over > 0:
             r = (med(times[v]) - plain) / ncu_over
             print(f"{v}: overhead ratio {r:.2f} against ncu's: target 0.10 {'met' if r <= 0.10 else 'missed'}")
     print("\n" + ("every check passed" if not failures else "FAILED:\n  " + "\n  ".join(failures)))
     return 1 if failures else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -213,82 +213,75 @@ def payload_problems(case, by_test: dict[str, dict], probe_log: str | None) -> l
     return problems
 
 
-def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool,
-                 probe_log: str | None = None) -> list[str]:
+def build_fails_problems(case, by_test: dict[str, dict], reason: str, b: dict | None) -> list[str]:
+    """EXPECT: build-fails REASON: the lab must fail its build and nothing of the case reach a verdict."""
     problems: list[str] = []
-    expect_line = (case.first("EXPECT") or "no-full-pass").strip()
-    words = expect_line.split(None, 1)
-    expect = words[0].lower().rstrip(":") if words else "no-full-pass"
-    reason = words[1].strip(" :-(),") if len(words) > 1 else ""
-    build_line = (case.first("BUILD") or "").strip()
-    may_fail = build_line.lower().startswith("may-fail")
-    may_fail_reason = build_line[len("may-fail"):].strip(" :-(),") if may_fail else ""
-    tier = (case.first("TIER") or "cpu").lower()
-    b = build_failed(by_test)
-    if expect == "build-fails":
-        if not reason:
-            problems.append("EXPECT: build-fails needs its reason on the same line (why not compiling is the point)")
-        for test, v in by_test.items():
-            for text in case.headers.get("PAYLOAD", []) + case.headers.get("MARKER", []):
-                if text and text in v.get("message", ""):
-                    problems.append(f"{test}: its message contains {text!r}: the student's material reached a verdict")
-        if b is None:
-            problems.append("the case must fail its build (LabNN.Build failed), but no build failure was "
-                            "recorded")
-        if any(v["status"] == "passed" for t, v in by_test.items() if not is_build(t)):
-            problems.append("a test passed although the lab did not build")
+    if not reason:
+        problems.append("EXPECT: build-fails needs its reason on the same line (why not compiling is the point)")
+    for test, v in by_test.items():
+        for text in case.headers.get("PAYLOAD", []) + case.headers.get("MARKER", []):
+            if text and text in v.get("message", ""):
+                problems.append(f"{test}: its message contains {text!r}: the student's material reached a verdict")
+    if b is None:
+        problems.append("the case must fail its build (LabNN.Build failed), but no build failure was "
+                        "recorded")
+    if any(v["status"] == "passed" for t, v in by_test.items() if not is_build(t)):
+        problems.append("a test passed although the lab did not build")
+    return problems
+
+
+def refused_at_build(case, by_test: dict[str, dict], b: dict, problems: list[str], may_fail: bool,
+                     may_fail_reason: str) -> list[str]:
+    """A cheat whose lab did not build (b: the build's verdict)."""
+    # Refusing to build fails the lab: a correct outcome for a cheat, reported as such so a stale
+    # case stays visible. But a cheat that did not compile never ran: it proves nothing unless
+    # its header says why not compiling is the point (BUILD: may-fail REASON).
+    passed = sorted(t for t, v in by_test.items() if v["status"] == "passed" and not is_build(t))
+    if passed:
+        return problems + [f"the lab did not build, yet these passed: {', '.join(passed)}"]
+    if did_not_compile(b) and not (may_fail and may_fail_reason) and not case.headers.get("PAYLOAD"):
+        problems.append("the cheat did not compile, so its payload never ran and the case proves nothing: make it "
+                        "compile, or say why not compiling is the point (// BUILD: may-fail REASON): "
+                        + " ".join(b.get("message", "").split())[:300])
+    if problems:
         return problems
-    if expect != "no-full-pass":
-        return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
-    problems += payload_problems(case, by_test, probe_log)
-    if b is not None and tier == "gpu" and not may_fail:
-        # A gpu-tier cheat's payload is its kernel: if the lab did not build, it never ran.
-        return ["a gpu-tier cheat that did not build proves nothing (its kernel never ran on the GPU): "
-                + " ".join(b.get("message", "").split())[:200]]
-    if b is not None:
-        # Refusing to build fails the lab: a correct outcome for a cheat, reported as such so a stale
-        # case stays visible. But a cheat that did not compile never ran: it proves nothing unless
-        # its header says why not compiling is the point (BUILD: may-fail REASON).
-        passed = sorted(t for t, v in by_test.items() if v["status"] == "passed" and not is_build(t))
-        if passed:
-            return problems + [f"the lab did not build, yet these passed: {', '.join(passed)}"]
-        if did_not_compile(b) and not (may_fail and may_fail_reason) and not case.headers.get("PAYLOAD"):
-            problems.append("the cheat did not compile, so its payload never ran and the case proves nothing: make it "
-                            "compile, or say why not compiling is the point (// BUILD: may-fail REASON): "
-                            + " ".join(b.get("message", "").split())[:300])
-        if problems:
-            return problems
-        NOTES.append("refused at build: " + " ".join(b.get("message", "").split())[:160])
-        return []
-    for marker in case.headers.get("MARKER", []):
-        for test, v in by_test.items():
-            if marker and marker in v.get("message", ""):
-                problems.append(f"{test}: its message contains the cheat's output {marker!r}: the student's "
-                                f"output reached a verdict")
-    if stub is not None:
-        missing = sorted(set(stub) - set(by_test))
-        extra = sorted(set(by_test) - set(stub))
-        if missing:
-            problems.append(f"tests the stub's grade has but this grade lacks: {', '.join(missing)}")
-        if extra:
-            problems.append(f"tests this grade has but the stub's lacks (registered by the student?): "
-                            f"{', '.join(extra)}")
-    non_build = {t: v for t, v in by_test.items() if not is_build(t)}
-    if non_build and all(v["status"] == "passed" for v in non_build.values()):
-        problems.append(f"every test passed ({len(non_build)}): the cheat got a full pass")
-    if tier == "gpu":
-        gpu = {t: v for t, v in non_build.items() if v.get("tier") == "gpu"}
-        if not gpu:
-            problems.append("a gpu-tier cheat, but the grade has no gpu test")
-        elif not any(v["status"] == "failed" for v in gpu.values()):
-            if all(v["status"] == "skipped" for v in gpu.values()) and not graded and not problems:
-                raise Unjudgeable("every gpu test skipped: this cheat can be judged only on a GPU")
-            if graded and any(v["status"] in ("skipped", "fault") for v in gpu.values()):
-                problems.append("graded mode, yet gpu tests were not judged (a gpu test that cannot run is a "
-                                "fault: this machine cannot grade the GPU tier)")
-            problems.append(f"no gpu test failed ({summary(gpu)}): the kernel that really runs was not caught")
-        problems += gpu_evidence(case, gpu)
-        return problems
+    NOTES.append("refused at build: " + " ".join(b.get("message", "").split())[:160])
+    return []
+
+
+def same_tests_as_stub(by_test: dict[str, dict], stub: dict[str, dict]) -> list[str]:
+    """The grade with the cheat has the stub's tests, no fewer and no more."""
+    problems: list[str] = []
+    missing = sorted(set(stub) - set(by_test))
+    extra = sorted(set(by_test) - set(stub))
+    if missing:
+        problems.append(f"tests the stub's grade has but this grade lacks: {', '.join(missing)}")
+    if extra:
+        problems.append(f"tests this grade has but the stub's lacks (registered by the student?): "
+                        f"{', '.join(extra)}")
+    return problems
+
+
+def gpu_tier_problems(case, non_build: dict[str, dict], graded: bool, problems: list[str]) -> list[str]:
+    """A gpu-tier cheat: a gpu test must fail (problems: those found so far, returned with these)."""
+    gpu = {t: v for t, v in non_build.items() if v.get("tier") == "gpu"}
+    if not gpu:
+        problems.append("a gpu-tier cheat, but the grade has no gpu test")
+    elif not any(v["status"] == "failed" for v in gpu.values()):
+        if all(v["status"] == "skipped" for v in gpu.values()) and not graded and not problems:
+            raise Unjudgeable("every gpu test skipped: this cheat can be judged only on a GPU")
+        if graded and any(v["status"] in ("skipped", "fault") for v in gpu.values()):
+            problems.append("graded mode, yet gpu tests were not judged (a gpu test that cannot run is a "
+                            "fault: this machine cannot grade the GPU tier)")
+        problems.append(f"no gpu test failed ({summary(gpu)}): the kernel that really runs was not caught")
+    problems += gpu_evidence(case, gpu)
+    return problems
+
+
+def cpu_tier_problems(by_test: dict[str, dict], stub: dict[str, dict] | None,
+                      non_build: dict[str, dict]) -> list[str]:
+    """A cpu-tier cheat: every test the stub fails still fails, and nothing the stub skipped passes."""
+    problems: list[str] = []
     if stub is not None:
         for test, sv in sorted(stub.items()):
             if sv.get("status") != "failed" or is_build(test):
@@ -305,6 +298,43 @@ def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, g
         problems.append(f"no test failed ({summary(non_build)})")
     return problems
 
+
+def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool,
+                 probe_log: str | None = None) -> list[str]:
+    problems: list[str] = []
+    expect_line = (case.first("EXPECT") or "no-full-pass").strip()
+    words = expect_line.split(None, 1)
+    expect = words[0].lower().rstrip(":") if words else "no-full-pass"
+    reason = words[1].strip(" :-(),") if len(words) > 1 else ""
+    build_line = (case.first("BUILD") or "").strip()
+    may_fail = build_line.lower().startswith("may-fail")
+    may_fail_reason = build_line[len("may-fail"):].strip(" :-(),") if may_fail else ""
+    tier = (case.first("TIER") or "cpu").lower()
+    b = build_failed(by_test)
+    if expect == "build-fails":
+        return build_fails_problems(case, by_test, reason, b)
+    if expect != "no-full-pass":
+        return [f"{case.path}: EXPECT must be no-full-pass or build-fails, got {expect!r}"]
+    problems += payload_problems(case, by_test, probe_log)
+    if b is not None and tier == "gpu" and not may_fail:
+        # A gpu-tier cheat's payload is its kernel: if the lab did not build, it never ran.
+        return ["a gpu-tier cheat that did not build proves nothing (its kernel never ran on the GPU): "
+                + " ".join(b.get("message", "").split())[:200]]
+    if b is not None:
+        return refused_at_build(case, by_test, b, problems, may_fail, may_fail_reason)
+    for marker in case.headers.get("MARKER", []):
+        for test, v in by_test.items():
+            if marker and marker in v.get("message", ""):
+                problems.append(f"{test}: its message contains the cheat's output {marker!r}: the student's "
+                                f"output reached a verdict")
+    if stub is not None:
+        problems += same_tests_as_stub(by_test, stub)
+    non_build = {t: v for t, v in by_test.items() if not is_build(t)}
+    if non_build and all(v["status"] == "passed" for v in non_build.values()):
+        problems.append(f"every test passed ({len(non_build)}): the cheat got a full pass")
+    if tier == "gpu":
+        return gpu_tier_problems(case, non_build, graded, problems)
+    return problems + cpu_tier_problems(by_test, stub, non_build)
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

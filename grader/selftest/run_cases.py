@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stdout
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -81,7 +82,7 @@ def run_expect(argv: list[str]) -> tuple[int, str]:
     return code, buf.getvalue()
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", required=True, help="the banklab-judge executable")
     ap.add_argument("--kind", action="append", choices=["cheat", "alternative", "bad"])
@@ -94,6 +95,106 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", help="where the case folders go (default: a new temporary folder)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per banklab-judge grade")
     ap.add_argument("--stub-verdicts", help="the plain stub's grade.json (with one --lab): not graded again")
+    return ap
+
+
+def plan(cases: list[str], labs: dict[str, str], wanted: set[str], skip_slow: bool) -> list[tuple[bool, str, str]]:
+    """(slow, case, lab) for each case and each wanted lab it applies to, slow ones last."""
+    jobs = []  # (slow, case, lab)
+    for c in cases:
+        case = materialize.load_case(c)
+        slow = (case.first("SLOW") or "").lower() == "yes"
+        if slow and skip_slow:
+            print(f"NOT RUN {os.path.relpath(c, ROOT)}: SLOW (--skip-slow)")
+            continue
+        for lab in sorted(wanted):
+            if lab in labs and case.applies_to(lab):
+                jobs.append((slow, c, lab))
+    jobs.sort(key=lambda j: j[0])  # slow ones last
+    return jobs
+
+
+@dataclass
+class Run:
+    args: argparse.Namespace
+    judge: str
+    judge_sha: str
+    labs: dict[str, str]
+    work: str
+    stub_grades: dict[str, str]
+
+
+def stub_grade(run: Run, lab: str) -> str:
+    """The plain stub's grade.json for lab, graded once (the cheats of that lab are judged against it)."""
+    args = run.args
+    if lab not in run.stub_grades:
+        sd = os.path.join(run.work, f"stub-{lab}")
+        os.makedirs(sd, exist_ok=True)
+        ssrc = os.path.join(sd, "kernel.cu")
+        with open(os.path.join(ROOT, "labs", run.labs[lab], "kernel.cu"), encoding="utf-8") as f_in, \
+                open(ssrc, "w", encoding="utf-8") as f_out:
+            f_out.write(f_in.read())
+        sj = os.path.join(sd, "grade.json")
+        grade(run.judge, lab, ssrc, os.path.join(sd, "work"), sj, args.tier, args.graded, args.timeout)
+        run.stub_grades[lab] = sj
+    return run.stub_grades[lab]
+
+
+def run_case(run: Run, n: int, c: str, lab: str) -> str:
+    """Case file c on lab: materialize, grade, check with expect.py and print its line. Returns the
+    count it adds to (OK, FAILED, SKIPPED, ERROR), or STOP when the case replaced the judge."""
+    args, judge = run.args, run.judge
+    case = materialize.load_case(c)
+    rel = os.path.relpath(c, ROOT)
+    base = "solutions" if case.kind in ("bad", "alternative") else "labs"
+    d = os.path.join(run.work, f"{n:03d}-{lab}-{os.path.splitext(os.path.basename(c))[0]}")
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "kernel.cu")
+    try:
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(materialize.materialize(case, os.path.join(ROOT, base, run.labs[lab])))
+    except materialize.CaseError as e:
+        print(f"ERROR {rel} lab {lab}: {e}")
+        return "ERROR"
+    expect_argv = ["--case", c, "--source", src]
+    if args.graded:
+        expect_argv.append("--graded")
+    if args.gpu:
+        expect_argv.append("--gpu")
+    if case.kind == "cheat":
+        expect_argv += ["--stub-verdicts", stub_grade(run, lab)]
+    out_json = os.path.join(d, "grade.json")
+    rc, output = grade(judge, lab, src, os.path.join(d, "work"), out_json, args.tier, args.graded, args.timeout)
+    if not os.path.exists(judge) or sha256_of(judge) != run.judge_sha:
+        print(f"FAILED {rel} lab {lab}: the case replaced or removed the judge ({judge}); every later grade "
+              f"would be the student's. Stopping: rebuild the judge.")
+        return "STOP"
+    if rc is None or not os.path.exists(out_json):
+        why = "timed out" if rc is None else f"exit {rc}, no {out_json}"
+        if case.kind == "cheat":
+            print(f"FAILED {rel} lab {lab}: banklab-judge grade {why}: a cheat must get verdicts, not stop the "
+                  f"grader\n  {output[-600:]}")
+        else:
+            print(f"FAILED {rel} lab {lab}: banklab-judge grade {why}\n  {output[-600:]}")
+        return "FAILED"
+    if rc not in (0, 1):
+        print(f"NOTE {rel} lab {lab}: banklab-judge grade exited {rc} (killed? signal {-rc if rc < 0 else '-'}); "
+              f"its grade.json may not be its own")
+    code, text = run_expect(expect_argv + ["--verdicts", out_json, "--probe-log",
+                                           os.path.join(d, "work", "probe.log")])
+    text = text.strip().replace(c, rel)
+    if code == 0:
+        print(f"{text} [lab {lab}]")
+        return "OK"
+    if code == expect.SKIP:
+        print(f"{text} [lab {lab}]")
+        return "SKIPPED"
+    print(f"{text} [lab {lab}]\n  verdicts: {out_json}")
+    return "FAILED" if code == 1 else "ERROR"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = arguments()
     args = ap.parse_args(argv)
 
     judge = os.path.abspath(args.judge)
@@ -103,18 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = set(args.lab or labs)
     work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="banklab-selftest-"))
     os.makedirs(work, exist_ok=True)
-
-    jobs = []  # (slow, case, lab)
-    for c in cases:
-        case = materialize.load_case(c)
-        slow = (case.first("SLOW") or "").lower() == "yes"
-        if slow and args.skip_slow:
-            print(f"NOT RUN {os.path.relpath(c, ROOT)}: SLOW (--skip-slow)")
-            continue
-        for lab in sorted(wanted):
-            if lab in labs and case.applies_to(lab):
-                jobs.append((slow, c, lab))
-    jobs.sort(key=lambda j: j[0])  # slow ones last
+    jobs = plan(cases, labs, wanted, args.skip_slow)
 
     judge_sha = sha256_of(judge)  # a case that rewrites the judge poisons every later grade
     stub_grades: dict[str, str] = {}
@@ -122,69 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         if not args.lab or len(args.lab) != 1:
             ap.error("--stub-verdicts needs exactly one --lab")
         stub_grades[args.lab[0]] = os.path.abspath(args.stub_verdicts)
+    run = Run(args, judge, judge_sha, labs, work, stub_grades)
     counts = {"OK": 0, "FAILED": 0, "SKIPPED": 0, "ERROR": 0}
     for n, (_, c, lab) in enumerate(jobs):
-        case = materialize.load_case(c)
-        rel = os.path.relpath(c, ROOT)
-        base = "solutions" if case.kind in ("bad", "alternative") else "labs"
-        d = os.path.join(work, f"{n:03d}-{lab}-{os.path.splitext(os.path.basename(c))[0]}")
-        os.makedirs(d, exist_ok=True)
-        src = os.path.join(d, "kernel.cu")
-        try:
-            with open(src, "w", encoding="utf-8") as f:
-                f.write(materialize.materialize(case, os.path.join(ROOT, base, labs[lab])))
-        except materialize.CaseError as e:
-            print(f"ERROR {rel} lab {lab}: {e}")
-            counts["ERROR"] += 1
-            continue
-        expect_argv = ["--case", c, "--source", src]
-        if args.graded:
-            expect_argv.append("--graded")
-        if args.gpu:
-            expect_argv.append("--gpu")
-        if case.kind == "cheat":
-            if lab not in stub_grades:
-                sd = os.path.join(work, f"stub-{lab}")
-                os.makedirs(sd, exist_ok=True)
-                ssrc = os.path.join(sd, "kernel.cu")
-                with open(os.path.join(ROOT, "labs", labs[lab], "kernel.cu"), encoding="utf-8") as f_in, \
-                        open(ssrc, "w", encoding="utf-8") as f_out:
-                    f_out.write(f_in.read())
-                sj = os.path.join(sd, "grade.json")
-                grade(judge, lab, ssrc, os.path.join(sd, "work"), sj, args.tier, args.graded, args.timeout)
-                stub_grades[lab] = sj
-            expect_argv += ["--stub-verdicts", stub_grades[lab]]
-        out_json = os.path.join(d, "grade.json")
-        rc, output = grade(judge, lab, src, os.path.join(d, "work"), out_json, args.tier, args.graded, args.timeout)
-        if not os.path.exists(judge) or sha256_of(judge) != judge_sha:
-            print(f"FAILED {rel} lab {lab}: the case replaced or removed the judge ({judge}); every later grade "
-                  f"would be the student's. Stopping: rebuild the judge.")
-            counts["FAILED"] += 1
+        got = run_case(run, n, c, lab)
+        counts["FAILED" if got == "STOP" else got] += 1
+        if got == "STOP":
             break
-        if rc is None or not os.path.exists(out_json):
-            why = "timed out" if rc is None else f"exit {rc}, no {out_json}"
-            if case.kind == "cheat":
-                print(f"FAILED {rel} lab {lab}: banklab-judge grade {why}: a cheat must get verdicts, not stop the "
-                      f"grader\n  {output[-600:]}")
-            else:
-                print(f"FAILED {rel} lab {lab}: banklab-judge grade {why}\n  {output[-600:]}")
-            counts["FAILED"] += 1
-            continue
-        if rc not in (0, 1):
-            print(f"NOTE {rel} lab {lab}: banklab-judge grade exited {rc} (killed? signal {-rc if rc < 0 else '-'}); "
-                  f"its grade.json may not be its own")
-        code, text = run_expect(expect_argv + ["--verdicts", out_json, "--probe-log",
-                                               os.path.join(d, "work", "probe.log")])
-        text = text.strip().replace(c, rel)
-        if code == 0:
-            counts["OK"] += 1
-            print(f"{text} [lab {lab}]")
-        elif code == expect.SKIP:
-            counts["SKIPPED"] += 1
-            print(f"{text} [lab {lab}]")
-        else:
-            counts["FAILED" if code == 1 else "ERROR"] += 1
-            print(f"{text} [lab {lab}]\n  verdicts: {out_json}")
     print(f"selftest cases: {counts['OK']} ok, {counts['FAILED']} failed, {counts['SKIPPED']} skipped, "
           f"{counts['ERROR']} errors (work in {work})")
     if counts["FAILED"] or counts["ERROR"]:
@@ -192,7 +226,6 @@ def main(argv: list[str] | None = None) -> int:
     if counts["SKIPPED"] and not counts["OK"]:
         return expect.SKIP  # nothing could be judged here (no GPU): CTest's SKIP_RETURN_CODE
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
