@@ -30,6 +30,8 @@ def ctest_tests(ctest: str, build: Path) -> dict[str, list[tuple[str, list[str]]
         if not (label == f"lab{n}" and rest and rest not in NOT_JUDGE_TESTS):
             continue
         labels = next((p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"), [])
+        if "selftest" in labels:   # the course's own suites (labNN.stub_fails, .bad.*, .alt.*, .cheat.*:
+            continue               # grader/selftest/CMakeLists.txt), not the lab's tests
         out.setdefault(n, []).append((rest, sorted(labels)))   # CTest prints them sorted
     return out
 
