@@ -158,6 +158,10 @@ class Cell:
         for d in ("instructor/platforms", "instructor/batch", "python"):   # the entry points run the course's own tools
             shutil.copytree(ROOT / d, self.course / d,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
+        # The model's op table, which the description's one validator reads (banklab.lab.expr).
+        for f in ("common/include/banklab/model.hpp", "common/include/banklab/hardware.hpp", "common/src/model.cpp"):
+            (self.course / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / f, self.course / f)
         for p in [self.course] + list(self.course.rglob("*")):
             if p.is_dir():
                 os.chmod(p, 0o755)
@@ -378,6 +382,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                           "bash", entry])
             text = r.stdout + r.stderr
             rj = root / "results" / "results.json"
+            self.assertTrue(rj.is_file(), f"{platform} wrote no results.json (exit {r.returncode}):\n{text[-3000:]}")
             d = json.loads(rj.read_text())
             if refused:
                 self.assertEqual(r.returncode, 3, text)
