@@ -873,8 +873,9 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         # A grading image: every lab's answers (its judge checks predictions) and the kit (the platform's
         # scripts run from it), no solution, no case, no instructor-only check (without --with-instructor).
         self.assertFalse([n for n in names if n.startswith(("solutions/", "grader/selftest/"))
-                          and not n.endswith("/answers.toml") or "instructor_" in n])
+                          and not n.endswith(("/answers.toml", "/variants.toml")) or "instructor_" in n])
         self.assertIn("solutions/05_swizzle/answers.toml", names)
+        self.assertIn("solutions/05_swizzle/variants.toml", names)   # the variants' answer templates
         self.assertEqual(zipfile.ZipFile(z).getinfo("run_autograder").external_attr >> 16 & 0o111, 0o111)
 
     def test_the_platform_entry_scripts_pass_the_root_through(self):

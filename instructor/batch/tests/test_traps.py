@@ -633,8 +633,9 @@ class Packaging(unittest.TestCase):
         self.assertFalse([p for p in image if p.startswith("/banklab/points/")])
         # The answers (and the instructor-only checks) are in the grading image; no solution is.
         self.assertIn("/banklab/solutions/05_swizzle/answers.toml", image)
+        self.assertIn("/banklab/solutions/05_swizzle/variants.toml", image)   # the variants' answer templates
         self.assertFalse([p for p in image if p.startswith("/banklab/solutions/")
-                          and not p.endswith(("/answers.toml", "_test.cu", "/solutions/edge_tiles.hpp"))])
+                          and not p.endswith(("/answers.toml", "/variants.toml", "_test.cu", "/solutions/edge_tiles.hpp"))])
         # The run script reads the points where the image has them.
         run = (ROOT / "instructor/platforms/prairielearn/run").read_text()
         self.assertIn('SRC=${BANKLAB_SOURCE:-/banklab}', run)
