@@ -1,7 +1,8 @@
-"""The one kill-the-process-group-on-timeout step (banklab.grading.invocation.wait_or_kill_group),
+"""The one kill-the-process-group step (banklab.grading.invocation.wait_or_kill_group),
 which the judge's run (banklab.grading.grading.run_limited) and the unpacking process
 (banklab.grading.archives.unpack_upload) both use: past the timeout no process of the group is
-left, grandchildren included; before it, the child's output and status come back.
+left, grandchildren included; before it, the child's output and status come back, and nothing
+it left in its group runs on.
 
   cd python && python3 -m unittest tests.test_invocation -v
 """
@@ -66,6 +67,25 @@ class WaitOrKillGroup(unittest.TestCase):
             out, killed = wait_or_kill_group(p, 30)
             self.assertFalse(killed)
             self.assertEqual((out, p.returncode), (b"done\n", 3))
+
+    def test_a_child_that_ends_in_time_leaves_nothing_of_its_group_running(self):
+        with tempfile.TemporaryDirectory() as d:
+            # The grandchildren are sent to the background with their output away from the pipe,
+            # so that the child's end is the end of the pipe: the helper returns in time.
+            script = ('for n in 1 2; do (echo $BASHPID > "$0/grandchild$n"; sleep 3; touch "$0/late$n") '
+                      '>/dev/null 2>&1 & done; while [ ! -s "$0/grandchild1" ] || [ ! -s "$0/grandchild2" ]; '
+                      'do sleep 0.05; done; echo done')
+            p = self.start(script, d, stdout=subprocess.PIPE)
+            out, killed = wait_or_kill_group(p, 30)
+            self.assertFalse(killed)
+            self.assertEqual((out, p.returncode), (b"done\n", 0))
+            pids = self.grandchildren(Path(d))           # they really ran
+            deadline = time.monotonic() + 5
+            while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual([pid for pid in pids if alive(pid)], [])
+            time.sleep(3.5)
+            self.assertEqual(sorted(f.name for f in Path(d).glob("late*")), [])
 
     def test_the_judges_run_kills_the_group_at_its_limit(self):
         with tempfile.TemporaryDirectory() as d:

@@ -41,19 +41,26 @@ def judge_cmd(judge: Path) -> list[str]:
 def wait_or_kill_group(p: subprocess.Popen, timeout: float) -> tuple[bytes | str | None, bool]:
     """Waits at most `timeout` s for `p`, which leads a process group of its own (started with
     start_new_session=True), reading its stdout where that is a pipe. Past `timeout`, SIGKILL goes
-    to the whole group (its children and grandchildren with it) and `p` is reaped. The one
-    kill-the-group-on-timeout step of the package (the judge's run, the unpacking process).
+    to the whole group (its children and grandchildren with it) and `p` is reaped. When `p` ends in
+    time, what it left running in its group (a grandchild sent to the background) is killed too:
+    a step ends with all its processes before anything reads its results. The one
+    kill-the-group step of the package (the judge's run, the unpacking process).
     Returns (its stdout, or None where it is not a pipe or `p` was killed; whether it was killed)."""
     try:
         out, _ = p.communicate(timeout=timeout)
-        return out, False
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(p.pid)
         p.communicate()
         return None, True
+    _kill_group(p.pid)       # p is reaped; its group id stays taken while any member is left
+    return out, False
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass                 # nothing of the group is left
 
 
 #: Lets the judge build without any confinement on a student's own machine (not root, not
