@@ -205,6 +205,31 @@ def answer_needles(course: Path, folder: str) -> tuple[list[Needle], list[Answer
     return needles, values, problems
 
 
+def variant_needles(course: Path, release: Path, folder: str) -> list[Needle]:
+    """A per-student release (make-release --student/--variant/--roster): the access lines and formulas
+    of the variant its stub names (banklab.lab.variants.answers renders them), checked like the lab's."""
+    from banklab.lab import labs as banklab_labs  # noqa: E402
+    from banklab.lab import expr as banklab_expr  # noqa: E402
+    from banklab.lab import variants as banklab_variants  # noqa: E402
+    stub = release / "labs" / folder / "kernel.cu"
+    lab = banklab_labs.find_labs(course).get(folder[:2])
+    k = banklab_variants.named_variant(stub.read_text(), folder[:2]) if stub.is_file() else None
+    if lab is None or not k:
+        return []
+    out = []
+    for name, a in (banklab_variants.answers(lab, k) or {}).items():
+        if not isinstance(a, dict):
+            continue
+        where = f"lab {folder} variant {k}, {name}"
+        accesses = a.get("access", [])
+        for line in [accesses] if isinstance(accesses, str) else accesses:
+            expr = tokens(banklab_expr.split_access(line)[2])   # the course's own template: it parses
+            out.append(Needle(expr, f"{where} (its access expression)", key=None if "^" in expr else name))
+        if "value" in a:
+            out.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
+    return out
+
+
 def release_files(release: Path):
     for f in sorted(release.rglob("*")):
         rel = f.relative_to(release)
@@ -250,7 +275,7 @@ def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tup
         sol = solution_needles(course, folder)
         n_lines += len(sol)
         a_needles, vals, probs = answer_needles(course, folder)
-        needles += sol + a_needles
+        needles += sol + a_needles + variant_needles(course, release, folder)
         answers += vals
         problems += probs
     by_first: dict[str, list[Needle]] = {}

@@ -131,13 +131,13 @@ def roster_logins(path: Path) -> tuple[list[str], list[str]]:
     as banklab.lab.variants.choose does) and what is wrong with it (unsafe, missing or repeated logins)."""
     from banklab.grading.identity import read_roster
     logins, problems = [], []
-    for n, row in enumerate(read_roster(path), 2):
+    for n, row in enumerate(read_roster(path), 1):
         login = row.get("login", "").strip().lower()
-        why = unsafe_login(login) if login else f"row {n} has no login (SIS Login ID or Username)"
+        why = unsafe_login(login) if login else "no login (SIS Login ID or Username)"
         if why:
-            problems.append(f"{path}: row {n}: {why}")
+            problems.append(f"{path}: student {n}: {why}")
         elif login in logins:
-            problems.append(f"{path}: row {n}: the login {login!r} is on the roster twice")
+            problems.append(f"{path}: student {n}: the login {login!r} is on the roster twice")
         else:
             logins.append(login)
     return logins, problems
