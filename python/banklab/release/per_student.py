@@ -68,7 +68,8 @@ def your_numbers(lab: banklab_labs.Lab, k: int) -> str:
              f"Your release is lab {lab.number}'s **variant {k}**: {v.describe(k)}"
              + (" (the lab as written)." if k == 0 else "."),
              "Where this page works an example with the lab as written (variant 0: "
-             f"{v.describe(0)}), the questions of your `kernel.cu` ask about your numbers instead; "
+             f"{v.describe(0)}), the questions of your `kernel.cu` ask about your numbers instead (the comment above "
+             "each constant names them); "
              "`ctest` and `banklab-judge` grade them (keep the `// banklab variant:` line of your kernel.cu).", ""]
     for q in d.get("questions", []):
         if q["name"] in changed:
