@@ -151,6 +151,9 @@ class PerStudent(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--with-solutions (instructor only) needs --student ID or --variant K", r.stderr)
         self.assertFalse((self.tmp / "nosol").exists())
+        r = make(self.tmp / "grading", "--grading", "--variant", "1")   # a grading image grades every variant
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give it no --student, --variant or --roster", r.stderr)
         r = make(self.tmp / "sol", "--variant", "1", "--with-solutions")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual((self.tmp / "sol/solutions/05_swizzle/kernel.cu").read_text(), banklab_variants.solution(LAB, 1))
