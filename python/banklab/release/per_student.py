@@ -9,8 +9,8 @@ Everything in a release that states a variant's numbers is that variant's:
                                     numbers (it grades the variant the file's marker line names)
   - labs/NN_name/README.md          a "Your numbers" section (the variant's parameters and its
                                     questions as the judge asks them; never an answer)
-Figures are not rendered: each draws an access of the lab's stub or the base lab's (variant 0)
-worked example, never one that only a variant asks about (what_figures_show()).
+Figures are not rendered: each draws an access of the lab's stub or an example of the handout,
+variant 0's where it depends on a parameter (docs/dev/VARIANTS.md, "What is rendered").
 `with_solutions` (instructor only) adds solutions/NN_name/kernel.cu, the variant's solved file.
 """
 from __future__ import annotations
@@ -84,13 +84,6 @@ def readme_with_numbers(text: str, lab: banklab_labs.Lab, k: int) -> str:
     section = your_numbers(lab, k)
     m = re.search(r"(?m)^## Your task\s*$", text)
     return text[:m.start()] + section + text[m.start():] if m else text.rstrip("\n") + "\n\n" + section
-
-
-def what_figures_show(lab: banklab_labs.Lab) -> str:
-    """Which figures of the lab name a variant's parameter (for make-release's log and the docs):
-    none is rendered per variant; they draw the stub's accesses and the base lab's worked example."""
-    return (f"lab {lab.number}: figures are the lab's (they draw the stub's accesses and the lab-as-written "
-            "example the handout works; a variant's own access is the student's to draw)")
 
 
 def write_variant(out: Path, lab: banklab_labs.Lab, k: int, released_path, with_solution: bool = False) -> str:
