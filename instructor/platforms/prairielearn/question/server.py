@@ -35,3 +35,4 @@ def generate(data):
     data["params"]["banklab_variant"] = k
     data["params"]["banklab_params"] = VARIANTS[k]["params"]
     data["params"]["banklab_questions"] = VARIANTS[k]["questions"]
+    data["params"]["banklab_has_questions"] = bool(VARIANTS[k]["questions"])
