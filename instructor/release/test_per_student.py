@@ -25,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 COURSE = HERE.parents[1]
 runpy.run_path(str(COURSE / "python" / "banklab_run.py"))
+from banklab.lab import expr as banklab_expr  # noqa: E402
 from banklab.lab import labs as banklab_labs  # noqa: E402
 from banklab.lab import variants as banklab_variants  # noqa: E402
 from banklab.release import per_student, prairielearn  # noqa: E402
@@ -145,6 +146,16 @@ class PerStudent(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn(f"variant {k}, kBytesSavedOverPadding (its value formula)", r.stdout)
         self.assertNotIn(formula, r.stdout)
+        # ... and its graded number, assigned to its constant (the base lab's differs).
+        value = banklab_expr.evaluate(formula)
+        self.assertNotEqual(value, banklab_expr.evaluate(LAB.answers()["kBytesSavedOverPadding"]["value"]))
+        shutil.rmtree(bad)
+        shutil.copytree(rel, bad)
+        with open(bad / "labs/05_swizzle/README.md", "a") as f:
+            f.write(f"\nkBytesSavedOverPadding = {value}\n")
+        r = subprocess.run([sys.executable, check, bad], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("assigns lab 05_swizzle, kBytesSavedOverPadding its graded value", r.stdout)
 
     def test_with_solutions_is_refused_without_a_student_and_marks_the_release(self):
         r = make(self.tmp / "nosol", "--with-solutions")
