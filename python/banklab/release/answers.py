@@ -45,6 +45,10 @@ answer     No answer of solutions/NN_name/answers.toml:
                        question's constant assigned (`kName = <expression of that value>`,
                        `kName: ...`), in any file.
 
+A per-student release (make-release --student, --variant, --roster: its stubs name a variant) is
+checked against that variant's answers too: access lines, formulas and graded numbers (the model's
+counts: the built `banklab` or $BANKLAB_CLI; without it the check cannot run: exit 2).
+
 Messages name the release's file and line and the solution line or the question whose answer it
 holds, never the text or the value itself (the output may land in logs students read).
 """
@@ -205,6 +209,40 @@ def answer_needles(course: Path, folder: str) -> tuple[list[Needle], list[Answer
     return needles, values, problems
 
 
+def variant_needles(course: Path, release: Path, folder: str) -> tuple[list[Needle], list[Answer], list[str]]:
+    """A per-student release (make-release --student/--variant/--roster): the access lines, formulas
+    and graded numbers (the model's counts: banklab.lab.variants.model_answers, the built `banklab`)
+    of the variant its stub names, checked like the lab's."""
+    from banklab.lab import labs as banklab_labs  # noqa: E402
+    from banklab.lab import expr as banklab_expr  # noqa: E402
+    from banklab.lab import variants as banklab_variants  # noqa: E402
+    from banklab.lab.description import DescriptionError  # noqa: E402
+    stub = release / "labs" / folder / "kernel.cu"
+    lab = banklab_labs.find_labs(course).get(folder[:2])
+    k = banklab_variants.named_variant(stub.read_text(), folder[:2]) if stub.is_file() else None
+    if lab is None or not k:
+        return [], [], []
+    v = banklab_variants.read(lab)
+    answers_k = banklab_variants.answers(lab, k) or {}
+    out = []
+    for name, a in answers_k.items():
+        if not isinstance(a, dict):
+            continue
+        where = f"lab {folder} variant {k}, {name}"
+        accesses = a.get("access", [])
+        for line in [accesses] if isinstance(accesses, str) else accesses:
+            expr = tokens(banklab_expr.split_access(line)[2])   # the course's own template: it parses
+            out.append(Needle(expr, f"{where} (its access expression)", key=None if "^" in expr else name))
+        if "value" in a:
+            out.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
+    try:   # the numbers the judge grades this variant against (the questions the variant changes)
+        values = banklab_variants.model_answers(banklab_variants.description(lab, k), answers_k,
+                                                set(v.answer_templates or {}) if v else set())
+    except (DescriptionError, OSError) as e:
+        return out, [], [f"lab {folder} variant {k}: its graded numbers cannot be counted ({e})"]
+    return out, [Answer(folder, n, val) for n, val in values.items()], []
+
+
 def release_files(release: Path):
     for f in sorted(release.rglob("*")):
         rel = f.relative_to(release)
@@ -250,13 +288,17 @@ def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tup
         sol = solution_needles(course, folder)
         n_lines += len(sol)
         a_needles, vals, probs = answer_needles(course, folder)
-        needles += sol + a_needles
-        answers += vals
-        problems += probs
+        v_needles, v_vals, v_probs = variant_needles(course, release, folder)
+        needles += sol + a_needles + v_needles
+        answers += vals + v_vals
+        problems += probs + v_probs
     by_first: dict[str, list[Needle]] = {}
     for nd in needles:
         by_first.setdefault(nd.toks[0], []).append(nd)
-    assign = {a.name: a for a in answers if a.value is not None}
+    assign: dict[str, list[Answer]] = {}   # a name's graded values: the lab's and its variant's
+    for a in answers:
+        if a.value is not None:
+            assign.setdefault(a.name, []).append(a)
     assign_re = re.compile(r"\b(%s)\b\s*(?:=|:)\s*([^;,\n]+)" % "|".join(map(re.escape, sorted(assign)))) \
         if assign else None
     from banklab.lab import expr as banklab_expr  # noqa: E402
@@ -283,9 +325,9 @@ def check(release: Path, course: Path, extra: list[tuple[str, str]] = ()) -> tup
                         v = banklab_expr.evaluate(rhs)
                     except Exception:   # noqa: BLE001 (not a number: a name, prose)
                         continue
-                    a = assign[m.group(1)]
-                    if v == a.value:
-                        hits.append(f"{rel}:{n}: assigns lab {a.lab}, {a.name} its graded value")
+                    for a in assign[m.group(1)]:
+                        if v == a.value:
+                            hits.append(f"{rel}:{n}: assigns lab {a.lab}, {a.name} its graded value")
     counts = {"files": n_files, "solution_lines": n_lines, "answers": len(answers),
               "answer_needles": len(needles) - n_lines}
     return sorted(set(hits)), problems, counts
