@@ -12,7 +12,8 @@ tested at all. It judges nothing: what it reports is chosen by a marker line in 
 that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/judge/test.cu files.
 
 FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
-started with (null when unset), its lab, and when it started and ended (time.time()), so that a
+started with (null when unset), its lab, the --variant it was given (null when none), the sha256 of
+the source it graded, and when it started and ended (time.time()), so that a
 test can see which GPU each judge got and how many ran on each at once; FAKE_JUDGE_SECONDS=S makes
 each grade last S seconds.
 """
@@ -87,6 +88,7 @@ def main():
         time.sleep(float(os.environ["FAKE_JUDGE_SECONDS"]))
     if os.environ.get("FAKE_JUDGE_ENV_LOG"):
         line = json.dumps({"cuda": os.environ.get("CUDA_VISIBLE_DEVICES"), "lab": a.lab, "tier": a.tier,
+                           "variant": a.variant, "source_sha256": hashlib.sha256(Path(a.source).read_bytes()).hexdigest(),
                            "start": t_start, "end": time.time()})
         with open(os.environ["FAKE_JUDGE_ENV_LOG"], "a") as f:
             f.write(line + "\n")

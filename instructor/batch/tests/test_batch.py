@@ -713,8 +713,10 @@ class GradingAnLmsExport(unittest.TestCase):
         names = set(export_expected(EXPORT04, "04")) | set(export_expected(EXPORT05, "05"))
         self.assertEqual(sorted(r["student"] for r in self.book), sorted(names))
         m = lab_max("04")
-        self.assertEqual(list(self.book[0].keys()), ["student", f"lab04 ({m})", "lab04 complete",
-                                                     f"lab05 ({m})", "lab05 complete", "total", "incomplete labs", "not judged"])
+        # Labs 04 and 05 have variants: each has the column of the variant graded (0: no course seed).
+        self.assertEqual(list(self.book[0].keys()), ["student", f"lab04 ({m})", "lab04 complete", "lab04 variant",
+                                                     f"lab05 ({m})", "lab05 complete", "lab05 variant", "total",
+                                                     "incomplete labs", "not judged"])
 
     def test_every_student_has_the_points_of_each_lab_they_were_graded_for_and_blanks_elsewhere(self):
         m = lab_max("04")
@@ -827,6 +829,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.put("student/05_swizzle.cu", "// FAKE-JUDGE: solved")
         self.put("student/04_padding.cu", "// FAKE-JUDGE: stub")
         self.put("student/03_vector_lds.cu", "// FAKE-JUDGE: forge")
+        self.put("data/data.json", '{"params": {"banklab_variant": 0}}')    # the labs have variants
         self.run_platform("prairielearn", "--root", str(self.tmp))
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_prairielearn(self, d)
@@ -835,7 +838,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
 
     def test_prairielearn_takes_the_lab_from_the_questions_data(self):
         self.put("student/kernel.cu", "// FAKE-JUDGE: solved")
-        self.put("data/data.json", '{"params": {"banklab_lab": "05"}}')
+        self.put("data/data.json", '{"params": {"banklab_lab": "05", "banklab_variant": 0}}')
         self.run_platform("prairielearn", "--root", str(self.tmp))
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         self.assertAlmostEqual(d["score"], CPU_SOLVED / lab_max("05"), places=5)

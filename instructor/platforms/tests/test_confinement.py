@@ -374,7 +374,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 env = [f"AUTOGRADER_ROOT={root}"]
                 entry = course / "instructor" / "platforms" / "gradescope" / "run_autograder"
             else:
-                cell.write(root / "data" / "data.json", json.dumps({"params": {"banklab_lab": LAB}}))
+                cell.write(root / "data" / "data.json", json.dumps({"params": {"banklab_lab": LAB, "banklab_variant": 0}}))
                 course = cell.course
                 env = [f"PL_GRADE_ROOT={root}", f"BANKLAB_SOURCE={course}"]
                 entry = course / "instructor" / "platforms" / "prairielearn" / "run"

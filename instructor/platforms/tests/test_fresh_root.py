@@ -155,7 +155,7 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
             (g / "student").mkdir(parents=True)
             (g / "data").mkdir()
             (g / "student" / "kernel.cu").write_text(text)
-            (g / "data" / "data.json").write_text('{"params": {"banklab_lab": "05"}}')
+            (g / "data" / "data.json").write_text('{"params": {"banklab_lab": "05", "banklab_variant": 0}}')
             r = in_root(self.root, "bash /banklab/instructor/platforms/prairielearn/run", self.env)
             self.assertEqual(r.returncode, 0, (r.stdout + r.stderr)[-4000:])
             d = json.loads((g / "results" / "results.json").read_text())

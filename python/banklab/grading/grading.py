@@ -125,6 +125,7 @@ class LabResult:
     timed_out: bool = False    # the outer timeout stopped the judge: never reused on a resume
     ungraded: str = ""         # why this is no grade though no verdict says fault (a lost or pending task)
     ignored: list[str] = dataclasses.field(default_factory=list)   # files handed in, not graded
+    variant: int | None = None  # the variant graded, for a lab with variants (banklab/grading/assigned.py)
 
     @property
     def points(self) -> float:
@@ -227,19 +228,21 @@ def judge_identity(judge: Path, course: Path) -> str:
     return h.hexdigest()
 
 
-def cache_key(judge_id: str, table: PointsTable, sha: str, tier: str, graded: bool, note: str) -> str:
+def cache_key(judge_id: str, table: PointsTable, sha: str, tier: str, graded: bool, note: str,
+              variant: str = "") -> str:
     """What a saved result must match to be reused: the judge, the points table (and weights),
-    the submission, the tier and graded mode (and, with no submission, why there was none)."""
-    return hashlib.sha256(json.dumps([judge_id, table.digest, sha, tier, graded, "" if sha else note])
-                          .encode()).hexdigest()
+    the submission, the tier and graded mode (and, with no submission, why there was none), and
+    for a lab with variants the variant it was graded as (assigned.Assignment.key())."""
+    return hashlib.sha256(json.dumps([judge_id, table.digest, sha, tier, graded, "" if sha else note]
+                                     + ([variant] if variant else [])).encode()).hexdigest()
 
 
-def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str) -> str:
+def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str, variant: str = "") -> str:
     """What decides a saved result's VERDICTS: cache_key() less the points table. A result whose
     verdict_key still matches while its cache_key does not (only the points table or a weight
     changed) is re-scored from its stored verdicts (rescore_saved()), never judged again."""
-    return hashlib.sha256(json.dumps(["verdicts", judge_id, sha, tier, graded, "" if sha else note])
-                          .encode()).hexdigest()
+    return hashlib.sha256(json.dumps(["verdicts", judge_id, sha, tier, graded, "" if sha else note]
+                                     + ([variant] if variant else [])).encode()).hexdigest()
 
 
 #: Keys of a saved result (OUT/results/STUDENT/labNN.json) that are the batch grader's, not the
@@ -393,11 +396,13 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
               expected: list[tuple[str, str]] | None = None, tier: str = "cpu",
               graded: bool = False, timeout: float = DEFAULT_GRADE_TIMEOUT_S,
               table: PointsTable | None = None, missing_note: str = "",
-              extra_args: list[str] | None = None) -> LabResult:
+              extra_args: list[str] | None = None, variant: int | None = None) -> LabResult:
     """Grade one kernel.cu for one lab in its own judge process; never trusts more than the
     judge's record. `expected` is the judge's list of ALL the lab's tests (every tier): those
     outside `tier` are kept as not judged (skipped), so that they stay in the maximum and the
-    grade says it is incomplete. `work` must be a folder private to this one submission."""
+    grade says it is incomplete. `work` must be a folder private to this one submission.
+    `variant`: the student's variant of a lab with variants (banklab/grading/assigned.py decides
+    it); None grades variant 0, the lab as written (never the one the file's own line names)."""
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     note = ""
@@ -409,7 +414,8 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         note = missing_note or f"no kernel.cu for lab {lab} was submitted"
     else:
         # The student's own variant of a lab that has variants (docs/dev/VARIANTS.md): --variant K.
-        extra_args = [*(extra_args or []), *_variant_args(lab, student)]
+        v_args, variant = _variant_args(lab, variant)
+        extra_args = [*(extra_args or []), *v_args]
         records, note, fault, timed_out, sha = _run_judge(judge, lab, source, work, tier, graded, timeout,
                                                          extra_args)
     # Messages name files by the grader's private paths: show them relative to the work folder
@@ -432,16 +438,20 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         verdicts.append(read_verdict(f"Lab{lab}.Judge", "cpu", None, note, fault))
     res = LabResult(student, lab, ORIGIN.get(source, str(source or "")) if source else "", sha, tier, verdicts,
                     fault or note, round(time.monotonic() - t0, 3), timed_out=timed_out,
-                    ignored=list(IGNORED.get(source, [])))
+                    ignored=list(IGNORED.get(source, [])), variant=variant if source else None)
     if table is not None:
         apply_points(res, table)
     return res
 
 
-def _variant_args(lab: str, student: str) -> list[str]:
+def _variant_args(lab: str, variant: int | None) -> tuple[list[str], int | None]:
+    """(--variant K, K) for a lab with variants (K = `variant`, or 0 when None), ([], None) otherwise."""
     from banklab.lab import variants as banklab_variants   # the variants' one reader
     found = bl.find_labs().get(lab)
-    return banklab_variants.judge_args(found, student) if found else []
+    if not found or banklab_variants.read(found) is None:
+        return [], None
+    k = variant or 0
+    return ["--variant", str(k)], k
 
 
 def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, graded: bool, timeout: float,

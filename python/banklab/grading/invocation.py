@@ -77,8 +77,9 @@ def grading_others() -> None:
 
 def env_for_grading() -> dict:
     """This process's environment as a judge that grades someone else's file must get it: without
-    BANKLAB_ALLOW_UNCONFINED (for a child started before, or without, grading_others())."""
-    return {k: v for k, v in os.environ.items() if k != UNCONFINED_VAR}
+    BANKLAB_ALLOW_UNCONFINED (for a child started before, or without, grading_others()), and
+    without the course seed (BANKLAB_COURSE_SEED: the grader's, passed to the judge as --variant K)."""
+    return {k: v for k, v in os.environ.items() if k not in (UNCONFINED_VAR, "BANKLAB_COURSE_SEED")}
 
 
 @dataclasses.dataclass

@@ -100,7 +100,9 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
         line = _not_judged_line(r)
         if line:
             tests.append(line)
-    notes = [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
+    notes = [f"lab {r.lab}: graded as variant {r.variant}" for r in sorted(results, key=lambda r: r.lab)
+             if r.variant is not None]
+    notes += [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
     notes += [f"lab {r.lab}: {r.incomplete_line()}" for r in results if not r.complete]
     if not hidden:           # the points per lab would tell the hidden checks' share
         notes += [f"lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points "
@@ -141,6 +143,7 @@ def prairielearn_results(results: list[LabResult]) -> dict:
     pts = sum(r.points for r in results)
     mx = sum(r.max_points for r in results)
     msg = "; ".join(f"lab {r.lab}: {fmt_points(r.points)}/{fmt_points(r.max_points)}"
+                    + ("" if r.variant is None else f" (variant {r.variant})")
                     + ("" if r.complete else " (incomplete: GPU tier not judged)")
                     for r in sorted(results, key=lambda r: r.lab))
     return {"gradable": True, "score": round(pts / mx, 6) if mx > 0 else 0.0,

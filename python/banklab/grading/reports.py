@@ -77,17 +77,18 @@ def write_gradebook(results: list[LabResult], path: Path) -> None:
     could not be judged and why (an unrecognised upload is named there, never a silent 0).
     Student names are verbatim (a name that a spreadsheet would run is quoted: csv_cell())."""
     labs, by = by_student(results)
+    varied = {r.lab for r in results if r.variant is not None or _variant_unknown(r)}
     head = ["student"]
     for lab in labs:
         mx = max(r.max_points for r in results if r.lab == lab)
-        head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"]
+        head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"] + ([f"lab{lab} variant"] if lab in varied else [])
     rows = []
     for student in sorted(by):
         row, total, inc = [student], 0.0, []      # total: None once a lab is not graded
         for lab in labs:
             r = by[student].get(lab)
             if r is None:
-                row += ["", ""]
+                row += ["", ""] + ([""] if lab in varied else [])
                 continue
             if r.not_graded:        # no number: the lab's cell is blank, the last column says why
                 row += ["", "not graded"]
@@ -95,11 +96,28 @@ def write_gradebook(results: list[LabResult], path: Path) -> None:
             else:
                 total = None if total is None else total + r.points
                 row += [r.points, r.complete]
+            if lab in varied:       # the student's variant graded ("unknown": not graded, see why)
+                row.append("unknown" if _variant_unknown(r) else "" if r.variant is None else r.variant)
             if not r.complete:
                 inc.append(lab)
         rows.append(row + ["" if total is None else round(total, 3), " ".join(inc),
                            problems_of(list(by[student].values()))])
     write_csv(path, head + ["total", "incomplete labs", "not judged"], rows)
+
+
+def _variant_unknown(r: LabResult) -> bool:
+    """A lab left ungraded because the student's variant cannot be known (assigned.py)."""
+    return r.variant is None and "has a variant per student" in (r.ungraded or "")
+
+
+def variant_line(r: LabResult) -> str:
+    """'Graded as lab 05 variant 3 (col = 7, ...).' for a lab with variants, else ""."""
+    if r.variant is None:
+        return ""
+    from banklab.grading.assigned import describe
+    params = describe(r.lab, r.variant)
+    return (f"Graded as lab {r.lab} variant {r.variant}" + (f" ({params})" if params else "")
+            + (", the lab as written" if r.variant == 0 else "") + ".")
 
 
 def write_results_csv(results: list[LabResult], path: Path) -> None:
@@ -256,6 +274,7 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
     for r in sorted(results, key=lambda r: r.lab):
         out += [f"## Lab {r.lab}: {_lab_points(r)}", ""]
         out += [f"{upload_line(r)}", ""] if upload_line(r) else []
+        out += [variant_line(r), ""] if variant_line(r) else []
         if r.judge_note and not r.not_graded:
             out += [f"> Not judged: {r.judge_note}.", ""]
         if not r.complete:
@@ -298,6 +317,7 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
         pictures = 0
         out.append(f"<h2>Lab {e(r.lab)}: {e(_lab_points(r))}</h2>")
         out += [f"<p>{e(upload_line(r))}</p>"] if upload_line(r) else []
+        out += [f"<p>{e(variant_line(r))}</p>"] if variant_line(r) else []
         if r.judge_note and not r.not_graded:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
         if not r.complete:
