@@ -237,16 +237,18 @@ def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> di
     return result
 
 
-def solution(lab: banklab_labs.Lab, k: int) -> str:
+def solution(lab: banklab_labs.Lab, k: int, text: str | None = None, keep: set[str] = frozenset()) -> str:
     """The solved kernel.cu of variant k: the lab's solution with the variant's texts, and each
-    prediction the model's count for the variant (its comment, about the base numbers, dropped)."""
-    text = lab.solution.read_text()
+    prediction the model's count for the variant (its comment, about the base numbers, dropped).
+    `text`: another kernel.cu of the lab's (a selftest case: the solution with its patch,
+    grader/selftest/variant_case.py) rendered the same way, its predictions named in `keep` left as written."""
+    text = lab.solution.read_text() if text is None else text
     v = read(lab)
     if v is None or k == 0:
         return text
     v.check_index(k)
     # The questions a variant changes (templated in variants.toml); the others keep the solution's own.
-    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}))
+    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}) - set(keep))
     text = _replaced(text, v, k, "the solution")
     for name, n in truth.items():
         text, hits = re.subn(rf"(constexpr int {name} = )[^;\n]*;[^\n]*", rf"\g<1>{n};", text)
