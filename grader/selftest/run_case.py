@@ -10,6 +10,8 @@ stub         the stub in labs/ must fail at least one test, with a message namin
 bad          a patch against solutions/: the test named in its EXPECT_FAIL line must fail.
 cheat        combined with the stub: every test the plain stub fails must still fail.
 alternative  a patch against solutions/: every test must pass (GPU tests may skip without a GPU).
+--variant K  (bad, alternative) the case as the lab's per-student variant K, graded with --variant K
+             (variant_case.py: the patch applied to the solution, rendered as the variant).
 Exit 0: the expectation holds; 1: it does not; 77: the case needs a GPU and there is none.
 """
 import argparse
@@ -22,11 +24,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
 
 
-def grade(judge, lab, source, work, tier):
+def grade(judge, lab, source, work, tier, variant=None):
     out = os.path.join(work, "grade.json")
     if os.path.exists(out):
         os.remove(out)
     cmd = [judge, "grade", "--lab", lab, "--source", source, "--work", work, "--json", out, "--tier", tier]
+    cmd += [] if variant is None else ["--variant", str(variant)]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
     print(p.stdout[-6000:])
     if not os.path.exists(out):
@@ -56,6 +59,8 @@ def main():
     ap.add_argument("--tier", default="all")
     ap.add_argument("--graded", action="store_true", help="graded mode: a GPU test that cannot run fails")
     ap.add_argument("--sanitizer", help="compute-sanitizer, for known-bad cases judged by a tool (EXPECT_TOOL)")
+    ap.add_argument("--variant", type=int, help="bad, alternative: judge the case as this variant of the lab")
+    ap.add_argument("--banklab", help="with --variant: the built banklab (the model counts the variant's answers)")
     ap.add_argument("--stub-grade", help="the stub's grade.json from the lab's stub_fails case (graded again if absent)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -71,13 +76,18 @@ def main():
 
     base = stub if a.kind == "cheat" else solution
     source = os.path.join(a.work, "kernel.cu")
-    m = subprocess.run([sys.executable, os.path.join(HERE, "materialize.py"), "--case", a.case, "--lab-dir",
-                        os.path.dirname(base), "--out", source], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if a.variant is not None and a.kind not in ("bad", "alternative"):
+        ap.error("--variant is for known-bad cases and alternatives")
+    tool = "variant_case.py" if a.variant is not None else "materialize.py"
+    extra = [] if a.variant is None else ["--variant", str(a.variant)] + (["--banklab", a.banklab] if a.banklab else [])
+    m = subprocess.run([sys.executable, os.path.join(HERE, tool), "--case", a.case, "--lab-dir",
+                        os.path.dirname(base), "--out", source] + extra,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(m.stdout)
     if m.returncode != 0:
-        print(m.stdout)
         print(f"FAILED: {a.case} does not apply to {base}: a stale case must be updated")
         return 1
-    verdicts = grade(a.judge, a.lab, source, os.path.join(a.work, "judge"), a.tier)
+    verdicts = grade(a.judge, a.lab, source, os.path.join(a.work, "judge"), a.tier, a.variant)
     tool = header(a.case, "EXPECT_TOOL") if a.kind == "bad" else None
     if tool:
         # A defect that shows only under compute-sanitizer (a race need not change any one run's

@@ -4,6 +4,7 @@ import hashlib
 import hmac
 import re
 import unittest
+import unittest.mock
 
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as V
@@ -128,6 +129,20 @@ class VariantsTest(unittest.TestCase):
         d = copy.deepcopy(self.lab.description)
         d["variants"]["what"]["kStride2Wavefronts"] = "a {elem} load {oops"
         self.assertEqual(len(V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))), 1)
+
+    def test_labs_check_names_a_variant_file_the_judge_would_misread(self):
+        # a kernel replacement that renames a question's constant in the variants' stubs and solutions
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["kernel"].append(["constexpr int kStride3Wavefronts", "constexpr int kStride{bytes}Wavefronts"])
+        lost = V.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
+        self.assertEqual(len(lost), 1, lost)
+        self.assertIn("variant 1's stub does not define once each question's constant: kStride8Wavefronts, "
+                      "kStride3Wavefronts", lost[0])
+        # a marker line the judge's reader (MARKER_RE, as grader/judge/variants.cpp) does not read
+        with unittest.mock.patch.object(V, "MARKER", "// banklab: lab {lab}, variant {k} ({params})"):
+            misread = V.check_lab(self.lab)
+        self.assertEqual(len(misread), 1, misread)
+        self.assertIn("variant 1's stub names variant None on its `// banklab variant:` line, not 1", misread[0])
 
     def test_an_unknown_variant_is_refused(self):
         with self.assertRaises(DescriptionError):

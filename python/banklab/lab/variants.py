@@ -237,16 +237,18 @@ def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> di
     return result
 
 
-def solution(lab: banklab_labs.Lab, k: int) -> str:
+def solution(lab: banklab_labs.Lab, k: int, text: str | None = None, keep: set[str] = frozenset()) -> str:
     """The solved kernel.cu of variant k: the lab's solution with the variant's texts, and each
-    prediction the model's count for the variant (its comment, about the base numbers, dropped)."""
-    text = lab.solution.read_text()
+    prediction the model's count for the variant (its comment, about the base numbers, dropped).
+    `text`: another kernel.cu of the lab's (a selftest case: the solution with its patch,
+    grader/selftest/variant_case.py) rendered the same way, its predictions named in `keep` left as written."""
+    text = lab.solution.read_text() if text is None else text
     v = read(lab)
     if v is None or k == 0:
         return text
     v.check_index(k)
     # The questions a variant changes (templated in variants.toml); the others keep the solution's own.
-    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}))
+    truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}) - set(keep))
     text = _replaced(text, v, k, "the solution")
     for name, n in truth.items():
         text, hits = re.subn(rf"(constexpr int {name} = )[^;\n]*;[^\n]*", rf"\g<1>{n};", text)
@@ -261,11 +263,23 @@ def named_variant(text: str, lab: str) -> int | None:
     return int(m.group(2)) if m and m.group(1) == lab else None
 
 
+def _rendered_problem(lab: banklab_labs.Lab, k: int, text: str) -> str | None:
+    """What is wrong with variant k's rendered kernel.cu: its line names another variant (or none),
+    or the kernel's replacements took a question's `constexpr int NAME =` away or doubled it."""
+    if named_variant(text, lab.number) != k:
+        return f"names variant {named_variant(text, lab.number)} on its `// banklab variant:` line, not {k}"
+    lost = [q["name"] for q in lab.description.get("questions", [])
+            if len(re.findall(rf"\bconstexpr int {q['name']} =", text)) != 1]
+    return f"does not define once each question's constant: {', '.join(lost)} (the [variants] kernel replacements)" \
+        if lost else None
+
+
 def check_lab(lab: banklab_labs.Lab) -> list[str]:
     """The course's labs-check's part for variants: the [variants] table; for every variant, its
     description and answers pass the generator's check, its stub and solution take the kernel's
-    replacements, and no two variants have the same answers. (The model's counts of a variant's
-    solved file are the judge tests' part: they need the built banklab.)"""
+    replacements and still define every question's constant once, each names its own variant on its
+    `// banklab variant:` line (what the judge reads), and no two variants have the same answers.
+    (The model's counts of a variant's solved file are the judge tests' part: they need the built banklab.)"""
     from banklab.lab.description import check as check_description
     where = f"labs/{lab.folder}/judge/lab.toml [variants]"
     try:
@@ -276,9 +290,13 @@ def check_lab(lab: banklab_labs.Lab) -> list[str]:
         for k in range(1, v.count):
             a = answers(lab, k)
             check_description(description(lab, k), copy.deepcopy(a))
-            stub(lab, k)
+            texts = {"stub": stub(lab, k)}
             if lab.solution.is_file():
-                _replaced(lab.solution.read_text(), v, k, "the solution")
+                texts["solution"] = _replaced(lab.solution.read_text(), v, k, "the solution")
+            for what, text in texts.items():
+                problem = _rendered_problem(lab, k, text)
+                if problem:
+                    return [f"{where}: variant {k}'s {what} {problem}"]
             if a is not None:
                 key = repr(sorted((n, sorted(t.items())) for n, t in a.items()))
                 if key in seen or key == repr(sorted((n, sorted(t.items())) for n, t in (lab.answers() or {}).items())):
