@@ -45,7 +45,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-4";  // 4: the probe includes the file; the tail #undefs its own names
+constexpr const char* kBuildProtocol = "sandbox-5";  // 5: the probe at -O0, -nodlink
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -114,11 +114,15 @@ std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_a
 
 // The probe's compile and link, in ONE place. It compiles /in/probe_main.cu (probe_source():
 // the probe's interface, the student's file, the lab's probe code) and links the probe's runtime
-// (grader/probe/probe_runtime.cpp, built with the judge). Host code at -O1; the device pass is
-// only there for the kernels' registration (the probe never runs a kernel).
+// (grader/probe/probe_runtime.cpp, built with the judge). The device pass is only there for the
+// kernels' registration (the probe never runs a kernel; nvcc 13's cicc writes the host stubs, so
+// it cannot be left out: a device pass with no kernels leaves the launchers' stubs undefined).
+// Host code at -O0 (the probe calls a few of the student's host functions once: compiling them
+// better costs more than it saves), and no device link (-nodlink: a file compiled whole has no
+// device code to link; nvcc's device link ran nvlink, fatbinary and one more host compile).
 std::vector<std::string> probe_compile_command(const std::string& arch) {
   std::vector<std::string> args = common_flags();
-  args.insert(args.end(), {"-O1", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  args.insert(args.end(), {"-O0", "-nodlink", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
   // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
   // The launch capture wraps the runtime's launch entry points: one --wrap per name of
   // probe::kWrappedSymbols (grader/include/grader/probe_wraps.hpp).

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -152,9 +153,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "";
-  std::string s(max_bytes, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(max_bytes));
-  s.resize(static_cast<std::size_t>(in.gcount()));
+  // Read as it comes, up to max_bytes: a string of max_bytes made first cost every build the
+  // zeroing of 64 MiB for the probe's 60 KB runtime (0.27 s under load; strace of a build).
+  std::string s;
+  char buf[1 << 16];
+  while (s.size() < max_bytes) {
+    in.read(buf, static_cast<std::streamsize>(std::min(sizeof buf, max_bytes - s.size())));
+    if (in.gcount() <= 0) break;
+    s.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
   return s;
 }
 
