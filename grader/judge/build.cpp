@@ -45,7 +45,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-5";  // 5: the probe at -O0, -nodlink
+constexpr const char* kBuildProtocol = "sandbox-6";  // 6: the probe with -nodlink (5: at -O0, never released)
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -117,12 +117,13 @@ std::vector<std::string> compile_then_cat(const std::vector<std::string>& nvcc_a
 // (grader/probe/probe_runtime.cpp, built with the judge). The device pass is only there for the
 // kernels' registration (the probe never runs a kernel; nvcc 13's cicc writes the host stubs, so
 // it cannot be left out: a device pass with no kernels leaves the launchers' stubs undefined).
-// Host code at -O0 (the probe calls a few of the student's host functions once: compiling them
-// better costs more than it saves), and no device link (-nodlink: a file compiled whole has no
+// Host code at -O1, as before: the probe's host code must see what an optimised build sees
+// (__OPTIMIZE__; judge.FailsClosed's host-side test holds it: -O0 would let a file answer the
+// probe one way and run another). No device link (-nodlink: a file compiled whole has no
 // device code to link; nvcc's device link ran nvlink, fatbinary and one more host compile).
 std::vector<std::string> probe_compile_command(const std::string& arch) {
   std::vector<std::string> args = common_flags();
-  args.insert(args.end(), {"-O0", "-nodlink", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
+  args.insert(args.end(), {"-O1", "-nodlink", "-gencode", "arch=compute_" + arch + ",code=compute_" + arch});
   // --- extra probe flags (compile or link) go here, e.g. "-Xlinker", "--wrap=cudaLaunchKernel" ---
   // The launch capture wraps the runtime's launch entry points: one --wrap per name of
   // probe::kWrappedSymbols (grader/include/grader/probe_wraps.hpp).

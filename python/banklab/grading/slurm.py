@@ -258,7 +258,8 @@ def _earlier_cpu(item: dict, ctx: dict, a) -> dict[str, bg.Verdict]:
         return {}
     table = ctx["tables"][item["lab"]]
     sha = item["sha"]
-    ok = {bg.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"]) for g in (False, True)}
+    ok = {bg.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"], item.get("variant_key", ""))
+          for g in (False, True)}     # the same variant's CPU verdicts only
     ok |= {f"{bs.PENDING_KEY}{item['cache_key']}", f"lost:{item['cache_key']}"}
     if d.get("cache_key") not in ok or old.source_sha256 != sha:
         return {}
@@ -281,7 +282,7 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     # --tier cpu one is (the CPU verdicts of stage one kept), collected by the next run.
     ungraded = (judge_note or note.removeprefix("not judged: ")) if kind == "lost" else ""
     r = bg.LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
-                     verdicts, judge_note, ungraded=ungraded)
+                     verdicts, judge_note, ungraded=ungraded, variant=item.get("variant"))
     bg.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
     # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
@@ -355,8 +356,11 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     items = []
     for j in (j for j in jobs if j[2] is not None):
         st, lab, src, why, rfile, key = j[:6]
+        asg = j[6] if len(j) > 6 else None    # the student's variant (assigned.Assignment): the placeholders show it
         items.append({"student": st.name, "lms_id": st.lms_id, "lab": lab, "src": str(Path(src).resolve()),
-                      "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key})
+                      "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key,
+                      "variant": asg.k if asg is not None and asg.count else None,
+                      "variant_key": asg.key() if asg is not None else ""})
     if not items:
         return 0, local
     _which("sbatch")
