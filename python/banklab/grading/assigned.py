@@ -39,10 +39,6 @@ class Assignment:
     ungraded: str = ""
     basis: str = ""
 
-    def judge_args(self) -> list[str]:
-        """What `banklab-judge grade` is given: --variant K for a lab with variants, else nothing."""
-        return [] if self.k is None or not self.count else ["--variant", str(self.k)]
-
     def key(self) -> str:
         """What a kept result must match besides the file (a new seed or identity grades again)."""
         return "" if not self.count else f"variant {self.k} of {self.count}" if self.k is not None else \
