@@ -29,14 +29,14 @@ for ((i = 0; i < runs; ++i)); do
   t0=$(date +%s.%N)
   ctest --test-dir build/dev -L "^lab$n\$" -LE gpu >"$log" 2>&1 || true  # the stub fails tests: that is a verdict
   t1=$(date +%s.%N)
-  loop+=("$(echo "$t1 - $t0" | bc)")
+  loop+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')")
   # ctest's own line for the build step: "1/18 Test #119: lab05.build ....   Passed    2.61 sec"
   b=$(awk -v t="lab$n.build" '$0 ~ "Test +#[0-9]+: " t " " {for (k = 1; k <= NF; ++k) if ($k == "sec") print $(k - 1)}' "$log")
   [[ -n $b ]] || { echo "edit_to_verdict: no lab$n.build line in ctest's output:"; tail -5 "$log"; exit 1; }
   build+=("$b")
   t0=$(date +%s.%N)
   CCACHE_DISABLE=1 "$nvcc" -c -arch="sm_${arch:-90}" -std=c++17 -Icommon/include "$src" -o "$obj" 2>/dev/null  # its warnings
-  bare+=("$(echo "$(date +%s.%N) - $t0" | bc)")
+  bare+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}')")
 done
 med() { sort -n | awk '{a[NR] = $1} END {printf "median %.2f s, min %.2f s, max %.2f s", a[int((NR + 1) / 2)], a[1], a[NR]}'; }
 echo "edit -> ctest -L lab$n (CPU tier) over $runs runs: $(printf '%s\n' "${loop[@]}" | med)"

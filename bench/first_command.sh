@@ -41,7 +41,7 @@ steps=$(awk '!/^#/ {print $1, $2, $5}' "$log" | sort -u | wc -l)
 span=$(awk '!/^#/ {if (min == "" || $1 < min) min = $1; if ($2 > max) max = $2} END {printf "%.1f", (max - min) / 1000}' "$log")
 ctest_s=$(sed -n 's/^Total Test time (real) = *\([0-9.]*\) sec.*/\1/p' "$tmp/workflow.log" | tail -1)
 printf 'total: %.1f s (tools/setup-debian %.1f s, cmake --workflow --preset lab%s %.1f s, exit %d)\n' \
-  "$(echo "$t2 - $t0" | bc)" "$(echo "$t1 - $t0" | bc)" "$lab" "$(echo "$t2 - $t1" | bc)" "$rc"
+  "$(awk -v a="$t0" -v b="$t2" 'BEGIN {printf "%.3f", b - a}')" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')" "$lab" "$(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.3f", b - a}')" "$rc"
 echo "  of the workflow: build ${span} s for $steps ninja steps, tests ${ctest_s:-?} s, the rest is configuring"
 # CPU seconds (user + sys of every process it waited for): what a loaded machine changes least.
 echo "  CPU time of the workflow: $(tail -1 "$tmp/cpu" | awk '{printf "%.1f", $1 + $2}') s (user + sys of all its processes; on a quiet 2-core machine the wall time is at least half of it)"

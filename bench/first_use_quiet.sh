@@ -55,7 +55,7 @@ for ((i = 1; i <= runs; ++i)); do
     t1=$(date +%s.%N)
     grep -q "tests failed\|tests passed" "$out/workflow-$k-$i.log" ||
       { echo "$rev: no verdict (exit $rc)"; tail -20 "$out/workflow-$k-$i.log"; exit 1; }
-    s=$(echo "$t1 - $t0" | bc)
+    s=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
     steps=$(awk '!/^#/ {print $1, $2, $5}' "$d/build/dev/.ninja_log" | sort -u | wc -l)
     span=$(awk '!/^#/ {if (min == "" || $1 < min) min = $1; if ($2 > max) max = $2} END {printf "%.1f", (max - min) / 1000}' "$d/build/dev/.ninja_log")
     cp "$d/build/dev/.ninja_log" "$out/ninja_log-$k-$i"
