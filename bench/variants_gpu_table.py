@@ -17,13 +17,14 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import runpy
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
 from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
 
 

@@ -24,8 +24,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import variant_case  # noqa: E402  (sets banklab's path)
+import variant_case  # noqa: E402  (this folder is the script's: first on the path; it sets banklab's path)
 from banklab.lab import labs as banklab_labs  # noqa: E402
 
 FAILURES: list[str] = []

@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import materialize  # noqa: E402  (sets banklab's path)
+import materialize  # noqa: E402  (this folder is the script's: first on the path; it sets banklab's path)
 from banklab.lab import labs as banklab_labs  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
 from banklab.lab import variants as V  # noqa: E402
