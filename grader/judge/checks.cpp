@@ -11,6 +11,7 @@
 #include "banklab/pattern_io.hpp"
 #include "grader/grader.hpp"
 #include "grader/lab_description.hpp"
+#include "grader/context.hpp"
 #include "grader/variants.hpp"
 
 #ifndef BANKLAB_CLI_PATH
@@ -281,21 +282,63 @@ bool conflict_free(const Instruction& in) {
 }
 }  // namespace
 
+namespace {
+// The x of a Wavefronts question's access: the answer of question x_from when it is in x's range.
+long long access_x(const grader_desc::Question& q) {
+  if (*q.x_from && !answers().prediction_not_integer(q.x_from) && q.in_range(prediction(q.x_from)))
+    return prediction(q.x_from);
+  return q.x_first;
+}
+
+// The smallest x of the question's range whose access is conflict-free (-1: none), the model's search.
+long long smallest_conflict_free(const grader_desc::Question& q) {
+  for (long long x = q.x_first; x <= q.x_last; x += q.x_step)
+    if (conflict_free(question_access(q, x))) return x;
+  return -1;
+}
+
+// What question q (one variant's) has as its answer, by the model: the judge's own truth.
+long long answer_of(const grader_desc::Question& q) {
+  switch (q.asks) {
+    case grader_desc::Asks::Value: return q.value_of ? q.value_of() : q.value;
+    case grader_desc::Asks::Wavefronts: return banklab::count_wavefronts(question_access(q, access_x(q)).access);
+    case grader_desc::Asks::ExcessWavefronts: {
+      const Instruction in = question_access(q, 0);
+      return banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access);
+    }
+    case grader_desc::Asks::Smallest: return smallest_conflict_free(q);
+  }
+  return -1;
+}
+
+::testing::AssertionResult JudgedAnswer(const grader_desc::Question& q, long long predicted);
+}  // namespace
+
+// A student of variant k >= 1 whose wrong prediction is the lab as written's answer (variant 0's:
+// a copied file of the course's own text, which has no `// banklab variant:` line for the judge to
+// read) is told so, beside the usual feedback: never graded as variant 0, never a bare "not right".
 ::testing::AssertionResult AnswersQuestion(const grader_desc::Question& asked) {
   const grader_desc::Question& q = variant_question(asked);  // the graded variant's (grader/variants.hpp)
   if (!q.has_answer) return PredictionHasItsForm(q);
   if (auto bad = PredictionIsUnreadable(q)) return *bad;
   const long long predicted = prediction(q.name);
+  ::testing::AssertionResult r = JudgedAnswer(q, predicted);
+  if (!r && &q != &asked && asked.has_answer && predicted >= 0 && predicted == answer_of(asked) && predicted != answer_of(q)) {
+    const int k = graded_variant();
+    r << "\n  " << q.name << " = " << predicted << " is the answer of the lab as written (variant 0), not of your variant "
+      << k << " (" << variant_params(context().lab, k) << "): this prediction was made for another student's "
+      << "numbers. Work from your own stub (your release's kernel.cu) and its questions.";
+  }
+  return r;
+}
+
+namespace {
+::testing::AssertionResult JudgedAnswer(const grader_desc::Question& q, long long predicted) {
   switch (q.asks) {
     case grader_desc::Asks::Value:
       return ValuePredictionMatches(q.name, predicted, q.value_of ? q.value_of() : q.value, q.hint);
-    case grader_desc::Asks::Wavefronts: {
-      long long x = q.x_first;  // the access of another answer: that answer, when it is in x's range
-      if (*q.x_from) {
-        if (!answers().prediction_not_integer(q.x_from) && q.in_range(prediction(q.x_from))) x = prediction(q.x_from);
-      }
-      return PredictionMatches(q.name, predicted, question_access(q, x), q.hint, q.tma_swizzle);
-    }
+    case grader_desc::Asks::Wavefronts:  // the access of another answer: that answer, when it is in x's range
+      return PredictionMatches(q.name, predicted, question_access(q, access_x(q)), q.hint, q.tma_swizzle);
     case grader_desc::Asks::ExcessWavefronts: {
       const Instruction in = question_access(q, 0);
       return ValuePredictionMatches(q.name, predicted,
@@ -303,9 +346,7 @@ bool conflict_free(const Instruction& in) {
     }
     case grader_desc::Asks::Smallest: {
       // The grader's own search with the model; feedback on the student's own x when it is one of x's values.
-      long long truth = -1;
-      for (long long x = q.x_first; x <= q.x_last && truth < 0; x += q.x_step)
-        if (conflict_free(question_access(q, x))) truth = x;
+      const long long truth = smallest_conflict_free(q);
       std::string question = q.hint;
       if (q.in_range(predicted)) {
         const Instruction mine = question_access(q, predicted);
@@ -324,5 +365,6 @@ bool conflict_free(const Instruction& in) {
   }
   return ::testing::AssertionFailure() << "question " << q.name << " asks for something this judge does not know";
 }
+}  // namespace
 
 }  // namespace grader

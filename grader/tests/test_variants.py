@@ -11,7 +11,9 @@ CPU test graded with no --variant: the judge reads its `// banklab variant:` lin
 answers differ from k's: it passes only so). For two
 students of different variants (k, j): j's solved file graded as k's (a classmate's copy) is
 reported in record LabNN.Variant as "this file is lab NN's variant j ... made for another student"
-and loses the predictions. The grades run a few at a time (each is mostly one compile).
+and loses the predictions. The lab as written's solved file (no marker line) graded as variant k loses
+each prediction whose answer differs, each message saying it is the lab as written's answer; k's own
+solved file with its marker line deleted passes. The grades run a few at a time (each is mostly one compile).
 """
 from __future__ import annotations
 
@@ -74,6 +76,24 @@ def check_solved(pre: str, k: int, mine: dict, failures: list[str]) -> None:
     check(f"{pre}.Variant" not in mine, f"variant {k}'s solved file, no --variant given: no variant record", failures)
 
 
+AS_WRITTEN = "is the answer of the lab as written (variant 0), not of your variant"
+
+
+def check_as_written(pre: str, k: int, copied: dict, unmarked: dict, failures: list[str]) -> None:
+    """A copy of the lab as written (no marker line) graded as variant k loses the predictions whose
+    answers differ, each saying it answers the lab as written; k's own file without its marker passes."""
+    lost = {n: r.get("message", "") for n, r in copied.items() if n.startswith(f"{pre}Predictions.")
+            and r["status"] == "failed"}
+    named = [n for n, m in lost.items() if AS_WRITTEN in m and f"your variant {k} (" in m]
+    check(bool(lost) and named == list(lost), f"the lab as written's solved file graded as variant {k} loses "
+          f"{len(lost)} prediction test(s), each saying it answers the lab as written ({len(named)} do)", failures)
+    not_passed = [f"{n}: {r['status']}" for n, r in unmarked.items() if r["status"] != "passed"]
+    said = [n for n, r in unmarked.items() if AS_WRITTEN in r.get("message", "")]
+    check(bool(unmarked) and not not_passed and not said, f"variant {k}'s solved file without its marker line, "
+          f"graded as variant {k}, passes every CPU test and is not called the lab as written: {not_passed} {said}",
+          failures)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
@@ -100,6 +120,11 @@ def main() -> int:
     check(not same, f"the {v.count} variants' answers (the model's counts) differ pairwise: same {same}", failures)
     jobs = [(f"stub{x}", stubs[x], x) for x in every] + [(f"mine{x}", V.solution(lab, x), None) for x in every]
     jobs.append(("classmate", V.solution(lab, j), k))
+    # The lab as written's solved file (no marker line: the course's own text) graded as variant k, and
+    # k's own solved file with its marker line deleted (valid: the student answered k's questions).
+    jobs.append(("as_written", lab.solution.read_text(), k))
+    jobs.append(("unmarked", "".join(l for l in V.solution(lab, k).splitlines(keepends=True)
+                                     if not V.MARKER_RE.match(l)), k))
     pre = f"Lab{lab.number}"
     with tempfile.TemporaryDirectory() as tmp:
         graded = grade_all(a.judge, lab.number, jobs, Path(tmp))
@@ -114,6 +139,7 @@ def main() -> int:
           f"reported: {msg!r}", failures)
     lost = [n for n, r in theirs.items() if n.startswith(f"{pre}Predictions.") and r["status"] == "failed"]
     check(bool(lost), f"the classmate's copy loses predictions ({len(lost)} failed)", failures)
+    check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 

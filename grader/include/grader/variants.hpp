@@ -33,6 +33,9 @@ std::string variant_params(const std::string& lab, int k);
 /// The variant a file names on its `// banklab variant: lab NN variant K` line for lab `lab`, or -1.
 int variant_named_in(const std::string& source, const std::string& lab);
 
+/// The variant being graded (BANKLAB_VARIANT in the environment; 0, the lab as written, without it).
+int graded_variant();
+
 /// The question to judge in place of `base`: the same question of the variant being graded
 /// (BANKLAB_VARIANT in the environment, context().lab), or `base` for variant 0.
 const grader_desc::Question& variant_question(const grader_desc::Question& base);
