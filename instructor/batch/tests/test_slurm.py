@@ -403,6 +403,43 @@ class TheTwoStageFlowShowsTheGpuTierPending(Tmp):
         self.assertFalse([v for v in r["verdicts"] if "pending" in v["message"]])
 
 
+class ATaskThatWouldGradeAnotherVariantRefuses(Tmp):
+    """A task whose grade-class computes another cache key for a submission it sees (e.g. the course
+    seed did not reach it, so another variant) grades nothing, exits 3 and names that cause; one
+    that does not see the file names the shared paths. No cluster is needed: shard_of is called."""
+
+    def refusal(self, key_here: str, same_file: bool) -> str:
+        import contextlib
+        import io
+        from types import SimpleNamespace
+        from banklab.grading import slurm_task
+        self.make_tmp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        run = self.tmp / "run"
+        run.mkdir()
+        rfile = self.tmp / "results" / "alice" / "lab05.json"
+        (run / "manifest.json").write_text(json.dumps({"judge_id": "J", "shards": [[{
+            "student": "alice", "lab": "05", "rfile": str(rfile.resolve()), "cache_key": "variant 3 of 5"}]]}))
+        job = ["alice", "05", "kernel.cu", "", rfile if same_file else self.tmp / "elsewhere.json", key_here]
+        err = io.StringIO()
+        os.environ["SLURM_ARRAY_TASK_ID"] = "0"
+        try:
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as ex:
+                slurm_task.shard_of(SimpleNamespace(slurm_task=str(run), tier="cpu"), [job], "J")
+        finally:
+            os.environ.pop("SLURM_ARRAY_TASK_ID", None)
+        self.assertEqual(ex.exception.code, 3)
+        return err.getvalue()
+
+    def test_another_variant_here_is_named(self):
+        why = self.refusal("variant 0 of 5", same_file=True)
+        self.assertIn("another variant (the course seed", why)
+
+    def test_a_file_not_seen_here_names_the_paths(self):
+        why = self.refusal("variant 3 of 5", same_file=False)
+        self.assertIn("at the same paths", why)
+        self.assertNotIn("another variant", why)
+
 if __name__ == "__main__":
     prog = unittest.main(exit=False, verbosity=2)
     ok = prog.result.wasSuccessful()

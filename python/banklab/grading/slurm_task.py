@@ -85,9 +85,13 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
     found = {_ident(j[4], j[5]) for j in mine}
     lost = [it for it in shard if (it["rfile"], it["cache_key"]) not in found and not _done(it)]
     if lost:
+        here = {_ident(j[4], j[5])[0] for j in jobs}
+        why = ("it is here, but this task would grade it otherwise: another variant (the course seed: "
+               "--course-seed, or $BANKLAB_COURSE_SEED exported to the task), roster, tier or points table "
+               "than the submitting machine's" if lost[0]["rfile"] in here else
+               "the nodes must see the submissions and the course at the same paths")
         _task_refuses(f"{len(lost)} submission(s) of this shard are not found here as on the submitting "
-                      f"machine (first: {lost[0]['student']} lab {lost[0]['lab']}): the nodes must see the "
-                      "submissions and the course at the same paths")
+                      f"machine (first: {lost[0]['student']} lab {lost[0]['lab']}): {why}")
 
     def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
