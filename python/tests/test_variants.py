@@ -110,13 +110,13 @@ class VariantsTest(unittest.TestCase):
             V.stub(broken, 1)
         self.assertIn("text that is not in the stub", str(e.exception))
 
-    def test_a_grader_that_knows_the_student_always_names_the_variant(self):
-        self.assertEqual(V.judge_args(self.lab, "ann", SEED), ["--variant", str(V.choose("01", "ann", SEED, self.v.count))])
-        # no seed or no student: the lab as written, never the variant the file's own line names
-        self.assertEqual(V.judge_args(self.lab, "ann", ""), ["--variant", "0"])
-        self.assertEqual(V.judge_args(self.lab, "", SEED), ["--variant", "0"])
+    def test_a_grader_always_names_the_variant(self):
+        from banklab.grading import grading
+        self.assertEqual(grading.variant_args("01", 3), (["--variant", "3"], 3))
+        # no variant known: the lab as written, never the variant the file's own line names
+        self.assertEqual(grading.variant_args("01", None), (["--variant", "0"], 0))
         plain = [lab for lab in banklab_labs.find_labs().values() if V.read(lab) is None][0]
-        self.assertEqual(V.judge_args(plain, "ann", SEED), [])
+        self.assertEqual(grading.variant_args(plain.number, 3), ([], None))
 
     def test_labs_check_passes_the_labs_and_names_a_variant_that_asks_nothing_new(self):
         for lab in banklab_labs.find_labs().values():

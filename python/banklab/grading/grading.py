@@ -414,7 +414,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
         note = missing_note or f"no kernel.cu for lab {lab} was submitted"
     else:
         # The student's own variant of a lab that has variants (docs/dev/VARIANTS.md): --variant K.
-        v_args, variant = _variant_args(lab, variant)
+        v_args, variant = variant_args(lab, variant)
         extra_args = [*(extra_args or []), *v_args]
         records, note, fault, timed_out, sha = _run_judge(judge, lab, source, work, tier, graded, timeout,
                                                          extra_args)
@@ -444,8 +444,11 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     return res
 
 
-def _variant_args(lab: str, variant: int | None) -> tuple[list[str], int | None]:
-    """(--variant K, K) for a lab with variants (K = `variant`, or 0 when None), ([], None) otherwise."""
+def variant_args(lab: str, variant: int | None) -> tuple[list[str], int | None]:
+    """(--variant K, K) for a lab with variants (K = `variant`, or 0 when None), ([], None) otherwise:
+    the one place a variant becomes the judge's arguments (grade-class, its Slurm tasks, the platforms
+    all grade through grade_one). Always named, so that a file's own `// banklab variant:` line never
+    decides which variant grades it."""
     from banklab.lab import variants as banklab_variants   # the variants' one reader
     found = bl.find_labs().get(lab)
     if not found or banklab_variants.read(found) is None:

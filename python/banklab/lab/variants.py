@@ -307,19 +307,6 @@ def check_lab(lab: banklab_labs.Lab) -> list[str]:
     return []
 
 
-def judge_args(lab: banklab_labs.Lab, student: str, seed: str | None = None) -> list[str]:
-    """What a grader that knows the student adds to `banklab-judge grade` for `lab`: --variant K,
-    the student's (the course's seed: `seed` or $BANKLAB_COURSE_SEED), or --variant 0 (the lab as
-    written) where there is no seed or no student, so that a file's own `// banklab variant:` line
-    never decides which variant grades it. Nothing for a lab without variants."""
-    v = read(lab)
-    if v is None:
-        return []
-    seed = seed if seed is not None else os.environ.get(SEED_ENV, "")
-    k = choose(lab.number, student, seed, v.count) if seed and student else 0
-    return ["--variant", str(k)]
-
-
 def _lab(number: str) -> banklab_labs.Lab:
     labs = banklab_labs.find_labs()
     number = number.zfill(2)
