@@ -174,28 +174,40 @@ def solution_needles(course: Path, folder: str) -> list[Needle]:
     return out
 
 
+def answers_needles(answers: dict, lab: str, file: str) -> tuple[list[Needle], list[str]]:
+    """The needles of one answers table (the lab's, or a variant's rendered from its templates): each
+    answer's access expressions (a swizzled one, with ^, keyed by nothing: it is searched alone) and
+    its value formula; and the access lines that do not parse (a broken answer must not pass silently)."""
+    from banklab.lab import expr as banklab_expr  # noqa: E402
+    needles, problems = [], []
+    for name, a in answers.items():
+        if not isinstance(a, dict):
+            continue
+        where = f"{lab}, {name}"
+        accesses = a.get("access", [])
+        for line in [accesses] if isinstance(accesses, str) else accesses:
+            try:
+                expr = tokens(banklab_expr.split_access(line)[2])
+            except Exception as e:   # noqa: BLE001
+                problems.append(f"{file}: {name}: access does not parse ({type(e).__name__})")
+                continue
+            needles.append(Needle(expr, f"{where} (its access expression)", key=None if "^" in expr else name))
+        if "value" in a:
+            needles.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
+    return needles, problems
+
+
 def answer_needles(course: Path, folder: str) -> tuple[list[Needle], list[Answer], list[str]]:
     """The access lines, formulas and graded numbers of a lab's answers; and what could not be read."""
     from banklab.lab import expr as banklab_expr  # noqa: E402
     from banklab.lab import labs as banklab_labs  # noqa: E402
     answers = banklab_labs.read_answers(course / "solutions" / folder / banklab_labs.ANSWERS)
     sol_text = (course / "solutions" / folder / "kernel.cu").read_text()
-    needles, values, problems = [], [], []
+    needles, problems = answers_needles(answers, f"lab {folder}", f"solutions/{folder}/answers.toml")
+    values = []
     for name, a in answers.items():
         if not isinstance(a, dict):
             continue
-        where = f"lab {folder}, {name}"
-        accesses = a.get("access", [])
-        for line in [accesses] if isinstance(accesses, str) else accesses:
-            try:
-                expr = banklab_expr.split_access(line)[2]
-            except Exception as e:   # noqa: BLE001 (a broken answer must not pass silently)
-                problems.append(f"solutions/{folder}/answers.toml: {name}: access does not parse ({type(e).__name__})")
-                continue
-            swizzled = "^" in tokens(expr)
-            needles.append(Needle(tokens(expr), f"{where} (its access expression)", key=None if swizzled else name))
-        if "value" in a:
-            needles.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
         m = re.search(r"\b%s\s*=\s*([^;]+);" % re.escape(name), sol_text)
         value = None
         if m:
@@ -214,7 +226,6 @@ def variant_needles(course: Path, release: Path, folder: str) -> tuple[list[Need
     and graded numbers (the model's counts: banklab.lab.variants.model_answers, the built `banklab`)
     of the variant its stub names, checked like the lab's."""
     from banklab.lab import labs as banklab_labs  # noqa: E402
-    from banklab.lab import expr as banklab_expr  # noqa: E402
     from banklab.lab import variants as banklab_variants  # noqa: E402
     from banklab.lab.description import DescriptionError  # noqa: E402
     stub = release / "labs" / folder / "kernel.cu"
@@ -224,23 +235,13 @@ def variant_needles(course: Path, release: Path, folder: str) -> tuple[list[Need
         return [], [], []
     v = banklab_variants.read(lab)
     answers_k = banklab_variants.answers(lab, k) or {}
-    out = []
-    for name, a in answers_k.items():
-        if not isinstance(a, dict):
-            continue
-        where = f"lab {folder} variant {k}, {name}"
-        accesses = a.get("access", [])
-        for line in [accesses] if isinstance(accesses, str) else accesses:
-            expr = tokens(banklab_expr.split_access(line)[2])   # the course's own template: it parses
-            out.append(Needle(expr, f"{where} (its access expression)", key=None if "^" in expr else name))
-        if "value" in a:
-            out.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
+    out, problems = answers_needles(answers_k, f"lab {folder} variant {k}", f"solutions/{folder}/variants.toml")
     try:   # the numbers the judge grades this variant against (the questions the variant changes)
         values = banklab_variants.model_answers(banklab_variants.description(lab, k), answers_k,
                                                 set(v.answer_templates or {}) if v else set())
     except (DescriptionError, OSError) as e:
-        return out, [], [f"lab {folder} variant {k}: its graded numbers cannot be counted ({e})"]
-    return out, [Answer(folder, n, val) for n, val in values.items()], []
+        return out, [], problems + [f"lab {folder} variant {k}: its graded numbers cannot be counted ({e})"]
+    return out, [Answer(folder, n, val) for n, val in values.items()], problems
 
 
 def release_files(release: Path):
