@@ -151,3 +151,54 @@ class VariantsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReleaseForOneStudentTest(unittest.TestCase):
+    """labs-check's variants part on a release for one student (make-release --student): its stubs are
+    that student's variants already; they pass as they are, and a broken one is named."""
+
+    @classmethod
+    def setUpClass(cls):
+        import shutil
+        import subprocess
+        import sys
+        import tempfile
+        from pathlib import Path
+        root = banklab_labs.repo_root()
+        make = root / "instructor" / "make-release"
+        if not make.is_file():
+            raise unittest.SkipTest("no instructor/make-release in this tree (a student's release)")
+        cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-release-"))
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, True)
+        cls.release = cls.tmp / "ann"
+        subprocess.run([sys.executable, str(make), str(cls.release), "--student", "ann", "--course-seed", SEED],
+                       check=True, capture_output=True)
+
+    def lab(self, number: str) -> banklab_labs.Lab:
+        return banklab_labs.find_labs(self.release)[number]
+
+    def test_every_lab_of_the_release_passes(self):
+        for number, lab in banklab_labs.find_labs(self.release).items():
+            if V.read(lab) is not None:
+                self.assertIsNotNone(V.named_variant(lab.stub.read_text(), number), number)
+            self.assertEqual(V.check_lab(lab), [], number)
+
+    def test_a_stub_missing_a_questions_constant_is_named(self):
+        lab = self.lab("01")
+        text = lab.stub.read_text()
+        name = lab.description["questions"][0]["name"]
+        self.addCleanup(lab.stub.write_text, text)
+        lab.stub.write_text(re.sub(rf"constexpr int {name} =", f"constexpr int {name}_gone =", text))
+        problems = V.check_lab(lab)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn(name, problems[0])
+        self.assertIn("a release for one student", problems[0])
+
+    def test_a_stub_naming_a_variant_the_lab_has_not_is_named(self):
+        lab = self.lab("02")
+        text = lab.stub.read_text()
+        self.addCleanup(lab.stub.write_text, text)
+        lab.stub.write_text(V.MARKER_RE.sub("// banklab variant: lab 02 variant 99", text, count=1))
+        problems = V.check_lab(lab)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("not 99", problems[0])
