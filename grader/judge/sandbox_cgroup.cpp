@@ -128,7 +128,7 @@ CgroupPlace find_cgroup_place() {
     for (char& c : opts) c = c == ',' ? ' ' : c;
     if (fstype == "cgroup2" && p.version == 0) {
       // Step cgroups go beside the machine's top-level ones (a cgroup with processes cannot
-      // hand memory and pids to children): DIR/banklab-judge/step-PID-N.
+      // hand memory and pids to children): DIR/banklab-judge/step-PID-N-NONCE.
       const std::string controllers = read_file(point + "/cgroup.controllers", 4096);
       if (!has_word(controllers, "memory") || !has_word(controllers, "pids")) {
         whys.push_back("cgroup v2 at " + point + " has no memory or pids controller");
@@ -204,18 +204,34 @@ bool StepCgroup::make(long long memory, long long processes) {
   if (place.version == 0) return false;
   static std::mutex m;
   static int n = 0;
-  std::string name;
-  {
-    std::lock_guard<std::mutex> g(m);
-    name = "/step-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+  // A step cgroup's name is this judge's pid, its count and a nonce: a judge killed before its
+  // cleanup (SIGKILL, a lost machine) leaves its empty step cgroups behind, and pids come back
+  // (pid_max is often 32768), so pid and count alone would meet such a leftover and the step would
+  // not run (not graded). A name that exists all the same is passed over for another.
+  for (int attempt = 0; attempt < 8 && dirs.empty(); ++attempt) {
+    std::string name;
+    {
+      std::lock_guard<std::mutex> g(m);
+      const auto t = std::chrono::steady_clock::now().time_since_epoch().count();
+      name = "/step-" + std::to_string(getpid()) + "-" + std::to_string(n++) + "-" +
+             std::to_string(static_cast<unsigned long long>(t) % 1000000007ULL);
+    }
+    bool taken = false;
+    for (const std::string& parent : place.parents) {
+      const std::string d = parent + name;
+      if (mkdir(d.c_str(), 0755) != 0) {
+        taken = errno == EEXIST;
+        remove();
+        if (!taken) return false;
+        break;
+      }
+      dirs.push_back(d);
+      procs.push_back(d + "/cgroup.procs");
+    }
+    if (taken) continue;
   }
+  if (dirs.empty()) return false;
   const std::string mem = std::to_string(memory), pids = std::to_string(processes);
-  for (const std::string& parent : place.parents) {
-    const std::string d = parent + name;
-    if (mkdir(d.c_str(), 0755) != 0) return remove(), false;
-    dirs.push_back(d);
-    procs.push_back(d + "/cgroup.procs");
-  }
   bool ok = true;
   if (place.version == 2) {
     ok = write_text(dirs[0] + "/memory.max", mem) && write_text(dirs[0] + "/pids.max", pids);
