@@ -251,7 +251,8 @@ std::vector<StepResult> run_steps(const std::vector<Step>& steps) {
     // Where the machine gives step cgroups, a step never starts without its own: its limits
     // would silently be per process.
     if (want_cgroup && !cgs[i].make(memory, lim.processes)) {
-      res[i].sandbox_error = "the step's cgroup could not be made (" + sb.cgroup + ")";
+      res[i].sandbox_error = "the step's cgroup could not be made (" + sb.cgroup +
+                             (cgs[i].error.empty() ? std::string() : "; " + cgs[i].error) + ")";
       continue;
     }
     run[i] = start_step(steps[i], sb, bwrap_fd, want_cgroup ? &cgs[i] : nullptr);

@@ -221,6 +221,7 @@ bool StepCgroup::make(long long memory, long long processes) {
       const std::string d = parent + name;
       if (mkdir(d.c_str(), 0755) != 0) {
         taken = errno == EEXIST;
+        error = "mkdir " + d + ": " + std::strerror(errno);
         remove();
         if (!taken) return false;
         break;
@@ -231,6 +232,7 @@ bool StepCgroup::make(long long memory, long long processes) {
     if (taken) continue;
   }
   if (dirs.empty()) return false;
+  error.clear();
   const std::string mem = std::to_string(memory), pids = std::to_string(processes);
   bool ok = true;
   if (place.version == 2) {
@@ -243,7 +245,10 @@ bool StepCgroup::make(long long memory, long long processes) {
     // The kernel, not the step, decides at the limit: its OOM killer ends a process of the step.
     ok = ok && read_number(dirs[0] + "/memory.limit_in_bytes") <= memory;
   }
-  if (!ok) remove();
+  if (!ok) {
+    error = "its memory and process limits could not be written in " + dirs[0];
+    remove();
+  }
   limit = ok ? memory : 0;
   return ok;
 }

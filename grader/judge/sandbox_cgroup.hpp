@@ -33,6 +33,7 @@ struct StepCgroup {
   long long limit = 0;             ///< the memory limit written (bytes)
   long long peak = -1;             ///< the most the step held at once (bytes), read by end()
   bool oom_killed = false;         ///< the kernel ended a process of it at the limit
+  std::string error;               ///< why make() failed (the directory and the system's words)
 
   /// Makes it with these limits; false (and nothing left) when it cannot.
   bool make(long long memory, long long processes);
