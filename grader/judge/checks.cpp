@@ -297,7 +297,8 @@ long long smallest_conflict_free(const grader_desc::Question& q) {
   return -1;
 }
 
-// What question q (one variant's) has as its answer, by the model: the judge's own truth.
+// What question q (one variant's) has as its answer, by the model: the judge's own truth (the one
+// place each kind's truth is computed: JudgedAnswer grades against it, AnswersQuestion compares with it).
 long long answer_of(const grader_desc::Question& q) {
   switch (q.asks) {
     case grader_desc::Asks::Value: return q.value_of ? q.value_of() : q.value;
@@ -336,17 +337,13 @@ namespace {
 ::testing::AssertionResult JudgedAnswer(const grader_desc::Question& q, long long predicted) {
   switch (q.asks) {
     case grader_desc::Asks::Value:
-      return ValuePredictionMatches(q.name, predicted, q.value_of ? q.value_of() : q.value, q.hint);
+    case grader_desc::Asks::ExcessWavefronts:
+      return ValuePredictionMatches(q.name, predicted, answer_of(q), q.hint);
     case grader_desc::Asks::Wavefronts:  // the access of another answer: that answer, when it is in x's range
       return PredictionMatches(q.name, predicted, question_access(q, access_x(q)), q.hint, q.tma_swizzle);
-    case grader_desc::Asks::ExcessWavefronts: {
-      const Instruction in = question_access(q, 0);
-      return ValuePredictionMatches(q.name, predicted,
-                                    banklab::count_wavefronts(in.access) - banklab::minimum_wavefronts(in.access), q.hint);
-    }
     case grader_desc::Asks::Smallest: {
       // The grader's own search with the model; feedback on the student's own x when it is one of x's values.
-      const long long truth = smallest_conflict_free(q);
+      const long long truth = answer_of(q);
       std::string question = q.hint;
       if (q.in_range(predicted)) {
         const Instruction mine = question_access(q, predicted);

@@ -208,7 +208,8 @@ bool StepCgroup::make(long long memory, long long processes) {
   // cleanup (SIGKILL, a lost machine) leaves its empty step cgroups behind, and pids come back
   // (pid_max is often 32768), so pid and count alone would meet such a leftover and the step would
   // not run (not graded). A name that exists all the same is passed over for another.
-  for (int attempt = 0; attempt < 8 && dirs.empty(); ++attempt) {
+  for (int attempt = 0; dirs.empty(); ++attempt) {
+    if (attempt == 8) return false;
     std::string name;
     {
       std::lock_guard<std::mutex> g(m);
@@ -216,22 +217,19 @@ bool StepCgroup::make(long long memory, long long processes) {
       name = "/step-" + std::to_string(getpid()) + "-" + std::to_string(n++) + "-" +
              std::to_string(static_cast<unsigned long long>(t) % 1000000007ULL);
     }
-    bool taken = false;
     for (const std::string& parent : place.parents) {
       const std::string d = parent + name;
       if (mkdir(d.c_str(), 0755) != 0) {
-        taken = errno == EEXIST;
-        error = "mkdir " + d + ": " + std::strerror(errno);
-        remove();
-        if (!taken) return false;
+        const int e = errno;
+        error = "mkdir " + d + ": " + std::strerror(e);
+        remove();                       // dirs empty again: the next attempt, where the name was taken
+        if (e != EEXIST) return false;
         break;
       }
       dirs.push_back(d);
       procs.push_back(d + "/cgroup.procs");
     }
-    if (taken) continue;
   }
-  if (dirs.empty()) return false;
   error.clear();
   const std::string mem = std::to_string(memory), pids = std::to_string(processes);
   bool ok = true;

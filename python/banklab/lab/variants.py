@@ -274,7 +274,7 @@ def _rendered_problem(lab: banklab_labs.Lab, k: int, text: str) -> str | None:
         if lost else None
 
 
-def _check_release_variant(lab: banklab_labs.Lab, v: "Variants", k: int, where: str) -> list[str]:
+def _check_release_variant(lab: banklab_labs.Lab, v: "Variants", k: int, stub_text: str, where: str) -> list[str]:
     """A release for one student or one variant (make-release --student/--variant/--roster): its stub
     is variant k's already (re-rendering it would apply the replacements twice). Checked: k is one of
     the lab's variants, k's description (and answers, where the tree has them) passes the generator's
@@ -282,7 +282,7 @@ def _check_release_variant(lab: banklab_labs.Lab, v: "Variants", k: int, where: 
     from banklab.lab.description import check as check_description
     v.check_index(k)
     check_description(description(lab, k), copy.deepcopy(answers(lab, k)))
-    problem = _rendered_problem(lab, k, lab.stub.read_text())
+    problem = _rendered_problem(lab, k, stub_text)
     return [f"{where}: the stub (variant {k}, a release for one student) {problem}"] if problem else []
 
 
@@ -298,9 +298,10 @@ def check_lab(lab: banklab_labs.Lab) -> list[str]:
         v = read(lab)
         if v is None:
             return []
-        own = named_variant(lab.stub.read_text(), lab.number) if lab.stub.is_file() else None
+        stub_text = lab.stub.read_text() if lab.stub.is_file() else ""
+        own = named_variant(stub_text, lab.number)
         if own:
-            return _check_release_variant(lab, v, own, where)
+            return _check_release_variant(lab, v, own, stub_text, where)
         seen: dict[str, int] = {}
         for k in range(1, v.count):
             a = answers(lab, k)
