@@ -9,7 +9,8 @@
 
 Class: for each lab, a class of N (four solutions to one stub, each file unique: batch_throughput's
 write_class) graded with instructor/batch/grade-class --tier all --graded at each -j and each GPU count
-G (CUDA_VISIBLE_DEVICES naming the first G GPUs nvidia-smi lists; grade-class spreads its judges
+G (CUDA_VISIBLE_DEVICES naming the first G GPUs nvidia-smi lists, or of those $BANKLAB_BENCH_GPUS
+names, comma-separated, so that two benchmarks share a machine apart; grade-class spreads its judges
 over them; -j 1 only with the first G, as one judge at a time uses one GPU); prints wall seconds, seconds a submission, and seconds a submission per GPU (wall x G /
 N), and compares every verdict of every run with the lab's first run (-j 1 on the first G): a
 timing test whose verdict moves with -j is named. Then the time of a course of 200 students and 8
@@ -84,7 +85,11 @@ class Bench:
         # The judge's own tree (the course it was built from), where it has one.
         tree = self.judge.parents[3] if len(self.judge.parents) > 3 else ROOT
         self.course = tree if (tree / "instructor" / "batch" / "grade-class").is_file() else ROOT
-        self.gpus = banklab_gpus.discover({k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"})
+        # The GPUs of the machine (not the caller's CUDA_VISIBLE_DEVICES, which each run sets), or
+        # those $BANKLAB_BENCH_GPUS names: two benchmarks side by side on one machine, apart.
+        mine = os.environ.get("BANKLAB_BENCH_GPUS", "")
+        self.gpus = [g for g in mine.split(",") if g] or \
+            banklab_gpus.discover({k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"})
         if a.dry_run and not self.gpus:
             self.gpus = ["0", "1"]   # names only: the test double uses no GPU
 

@@ -78,14 +78,35 @@ struct StudentEval {
 
 // The grader's oracle: channel = (s % 32) / kLanesPerChannel, the handout's rule, not the
 // student's channel_of().
-std::vector<float> polynomials(const std::vector<float>& x, const std::vector<float>& coefs) {
-  std::vector<float> expected(x.size());
+inline __attribute__((always_inline)) void evaluate(const std::vector<float>& x, const std::vector<float>& coefs,
+                                                     std::vector<float>& expected) {
   for (std::size_t s = 0; s < x.size(); ++s) {
     const int c = static_cast<int>(s % 32) / kLanesPerChannel;
     float acc = 0.0f;
     for (int t = kTerms - 1; t >= 0; --t) acc = std::fmaf(acc, x[s], coefs[static_cast<std::size_t>(c * kTerms + t)]);
     expected[s] = acc;
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same loop where the CPU has an FMA instruction: std::fmaf is then that instruction instead of
+// a call into the maths library (the same result, rounded once): 16M samples of 32 terms, the
+// timing test's oracle, took 1.3 s without it and 0.45 s with it.
+__attribute__((target("fma"))) void evaluate_fma(const std::vector<float>& x, const std::vector<float>& coefs,
+                                                 std::vector<float>& expected) {
+  evaluate(x, coefs, expected);
+}
+#endif
+
+std::vector<float> polynomials(const std::vector<float>& x, const std::vector<float>& coefs) {
+  std::vector<float> expected(x.size());
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("fma")) {
+    evaluate_fma(x, coefs, expected);
+    return expected;
+  }
+#endif
+  evaluate(x, coefs, expected);
   return expected;
 }
 
@@ -177,6 +198,7 @@ TEST(Lab02OnGpu, EvaluationMeetsTheKernelTimingTarget) {
   grader::gpu::DeviceBuffer<float> x(n), coefs(kChannels * kTerms), y(n), ref_y(n);
   x.upload(hx);
   coefs.upload(hc);
+  grader::gpu::MatchesExpected<float> matches(expected, "per-channel polynomials");
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
       "lab02::eval_channels, 16M samples",
       [&] { CUDA_CHECK(call({{x.get(), 4ull * n}, {coefs.get(), 4ull * kChannels * kTerms}, {y.get(), 4ull * n}})); },
@@ -184,7 +206,7 @@ TEST(Lab02OnGpu, EvaluationMeetsTheKernelTimingTarget) {
         reference_eval_channels<<<n / kBlockThreads, kBlockThreads>>>(x.get(), coefs.get(), ref_y.get());
         CUDA_CHECK(cudaGetLastError());
       },
-      [&] { y.poison(); }, [&] { return grader::gpu::AllMatch(expected, y.download(), "per-channel polynomials"); }));
+      [&] { y.poison(); }, [&] { return matches(y); }));
 }
 
 TEST(Lab02OnGpu, CoefficientLoadsMeetTheTimingTarget) {
