@@ -25,20 +25,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
 from banklab.grading import grading as bg   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
-
-FAKE = HERE / "fake_judge.py"
-GRADE_CLASS = HERE.parent / "grade-class"
-PLATFORM = ROOT / "instructor" / "platforms" / "grade-platform"
-
-
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
 
 
 class Tmp(unittest.TestCase):
@@ -65,17 +55,6 @@ class Tmp(unittest.TestCase):
         return subprocess.run([sys.executable, str(GRADE_CLASS), str(subs), "--out", str(out), "--lab", "05",
                                "--judge", str(FAKE), "--timeout", "60", *map(str, args)],
                               capture_output=True, text=True, timeout=300, env=env)
-
-
-def fake_slurm_env(tmp: Path, cancel: str = "") -> dict:
-    bin_ = tmp / "slurm-bin"
-    bin_.mkdir(exist_ok=True)
-    for cmd in ("sbatch", "squeue", "sacct", "scontrol", "scancel"):
-        link = bin_ / cmd
-        if not link.exists():
-            link.symlink_to(HERE / "fake_slurm.py")
-    return dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}", FAKE_SLURM_DIR=str(tmp / "slurm-state"),
-                FAKE_SLURM_CANCEL=cancel)
 
 
 SLURM = ["--engine", "slurm", "--slurm-poll", "0.5", "--slurm-shard", "1"]

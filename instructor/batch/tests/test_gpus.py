@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 from banklab.grading import gpus as gpus    # noqa: E402
-from test_faults import FAKE, GRADE_CLASS, fake_slurm_env   # noqa: E402
+from batch_common import FAKE, GRADE_CLASS, fake_slurm_env  # noqa: E402
 
 UUID_A = "GPU-6f1c0a4e-0000-4a3b-9c1d-00000000000a"
 UUID_B = "GPU-6f1c0a4e-0000-4a3b-9c1d-00000000000b"

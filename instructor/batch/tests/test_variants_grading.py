@@ -24,14 +24,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
 from banklab.grading import grading as bg        # noqa: E402
 from banklab.lab import variants as bv            # noqa: E402
+from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, read_csv  # noqa: E402,F401
 
-FAKE = HERE / "fake_judge.py"
-GRADE_CLASS = HERE.parent / "grade-class"
-PLATFORM = ROOT / "instructor" / "platforms" / "grade-platform"
 LAB = "05"
 COUNT = bv.read(bg.bl.find_labs(ROOT)[LAB]).count
 JUDGE = os.environ.get("BANKLAB_JUDGE")
@@ -44,11 +40,6 @@ def seed_parting(*ids: str) -> str:
         if len({bv.choose(LAB, x, seed, COUNT) for x in ids}) == len(ids):
             return seed
     raise AssertionError("no seed parts these ids")
-
-
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def judged(log: Path) -> dict[str, str | None]:
