@@ -1,5 +1,6 @@
 #include "sandbox_cgroup.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -194,8 +196,38 @@ CgroupPlace find_cgroup_place() {
 
 }  // namespace
 
+int remove_leftover_step_cgroups(const CgroupPlace& place) {
+  int removed = 0;
+  const std::time_t now = std::time(nullptr);
+  for (const std::string& parent : place.parents) {
+    DIR* dir = opendir(parent.c_str());
+    if (dir == nullptr) continue;
+    std::vector<std::string> gone;
+    while (const dirent* e = readdir(dir)) {
+      const std::string name = e->d_name;
+      const std::size_t start = name.rfind("step-", 0) == 0 ? 5 : name.rfind("trial-", 0) == 0 ? 6 : 0;
+      if (start == 0) continue;
+      char* end = nullptr;
+      const long pid = std::strtol(name.c_str() + start, &end, 10);
+      if (end == name.c_str() + start || (*end != '\0' && *end != '-') || pid <= 0 || pid == getpid()) continue;
+      if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // its judge may still run
+      struct stat st {};
+      const std::string d = parent + "/" + name;
+      if (stat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || now - st.st_mtime < kLeftoverStepCgroupAgeS) continue;
+      gone.push_back(d);
+    }
+    closedir(dir);
+    for (const std::string& d : gone) removed += rmdir(d.c_str()) == 0;  // fails, and keeps it, if not empty
+  }
+  return removed;
+}
+
 const CgroupPlace& cgroup_place() {
-  static const CgroupPlace p = find_cgroup_place();
+  static const CgroupPlace p = [] {
+    CgroupPlace found = find_cgroup_place();
+    remove_leftover_step_cgroups(found);
+    return found;
+  }();
   return p;
 }
 

@@ -25,6 +25,16 @@ struct CgroupPlace {
 };
 const CgroupPlace& cgroup_place();
 
+/// How old an empty step cgroup of a judge that no longer runs must be before a judge removes it.
+inline constexpr int kLeftoverStepCgroupAgeS = 3600;
+/// Removes the step cgroups (and trial cgroups) that judges killed before their cleanup left in
+/// `place` (SIGKILL, a lost machine): those whose pid no process has and whose directory is older
+/// than kLeftoverStepCgroupAgeS. rmdir removes an empty cgroup only, so a step with processes is
+/// never touched; the age keeps the cgroups of a live judge whose pid this judge cannot see
+/// (another pid namespace) between their making and their first process. cgroup_place() runs it
+/// once a judge. Returns how many it removed.
+int remove_leftover_step_cgroups(const CgroupPlace& place);
+
 /// One step's cgroup: made before the step starts (its first process joins it before anything
 /// else), killed, waited for and removed after the step's command ended.
 struct StepCgroup {
