@@ -63,7 +63,8 @@ TEST(StepCgroup, OldLeftoversOfAJudgeThatIsGoneAreRemovedAndNothingElse) {
       const timespec times[2] = {{old, 0}, {old, 0}};
       aged = aged && utimensat(AT_FDCWD, p.dir.c_str(), times, 0) == 0;
     }
-  const int removed = aged ? judge::remove_leftover_step_cgroups(place) : -1;
+  // (Its count is not compared: a judge starting beside this test may remove them first.)
+  if (aged) judge::remove_leftover_step_cgroups(place);
   std::vector<bool> exists;
   for (const Planted& p : planted) {
     struct stat st {};
@@ -71,10 +72,5 @@ TEST(StepCgroup, OldLeftoversOfAJudgeThatIsGoneAreRemovedAndNothingElse) {
     rmdir(p.dir.c_str());
   }
   if (!aged) GTEST_SKIP() << "this cgroup file system keeps its directories' times";
-  int removable = 0;
-  for (std::size_t i = 0; i < planted.size(); ++i) {
-    removable += planted[i].removable;
-    EXPECT_EQ(exists[i], !planted[i].removable) << planted[i].dir;
-  }
-  EXPECT_GE(removed, removable);
+  for (std::size_t i = 0; i < planted.size(); ++i) EXPECT_EQ(exists[i], !planted[i].removable) << planted[i].dir;
 }
