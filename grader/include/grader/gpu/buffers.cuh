@@ -47,10 +47,15 @@ class DeviceBuffer {
     CUDA_CHECK(cudaMemcpy(p_, v.data(), std::min(bytes(), v.size() * sizeof(T)), cudaMemcpyHostToDevice));
   }
   void poison() { CUDA_CHECK(cudaMemset(p_, 0xFF, bytes())); }
+  /// Copies all n elements into `host`, then lets a waiting timed run go first, before the checks
+  /// of what came back (grader/gpu/gpu_lock.hpp).
+  void copy_to(T* host) const {
+    CUDA_CHECK(cudaMemcpy(host, p_, bytes(), cudaMemcpyDeviceToHost));
+    detail::yield_to_a_timed_run();
+  }
   std::vector<T> download() const {
     std::vector<T> v(n_);
-    CUDA_CHECK(cudaMemcpy(v.data(), p_, bytes(), cudaMemcpyDeviceToHost));
-    detail::yield_to_a_timed_run();  // before the checks of what came back (grader/gpu/gpu_lock.hpp)
+    copy_to(v.data());
     return v;
   }
 
@@ -75,10 +80,14 @@ class GuardedBuffer {
   T* get() const { return reinterpret_cast<T*>(all_.get() + kGuardBytes); }
   std::size_t size() const { return n_; }
   void poison() { CUDA_CHECK(cudaMemset(get(), 0xFF, n_ * sizeof(T))); }
+  /// As DeviceBuffer::copy_to: element 0 to n - 1, without the guard zones.
+  void copy_to(T* host) const {
+    CUDA_CHECK(cudaMemcpy(host, get(), n_ * sizeof(T), cudaMemcpyDeviceToHost));
+    detail::yield_to_a_timed_run();
+  }
   std::vector<T> download() const {
     std::vector<T> v(n_);
-    CUDA_CHECK(cudaMemcpy(v.data(), get(), n_ * sizeof(T), cudaMemcpyDeviceToHost));
-    detail::yield_to_a_timed_run();  // before the checks of what came back (grader/gpu/gpu_lock.hpp)
+    copy_to(v.data());
     return v;
   }
   /// Passes when no byte of either guard zone changed.
@@ -174,8 +183,7 @@ class MatchesExpected {
     if (out.size() != expected_->size())
       return ::testing::AssertionFailure() << what_ << ": size " << out.size() << ", expected " << expected_->size();
     T* host = pinned_ != nullptr ? pinned_ : plain_.data();
-    CUDA_CHECK(cudaMemcpy(host, out.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost));
-    detail::yield_to_a_timed_run();  // before the checks of what came back (grader/gpu/gpu_lock.hpp)
+    out.copy_to(host);
     return AllMatch(*expected_, host, out.size(), what_);
   }
 
