@@ -1,11 +1,14 @@
 // banklab::trace::Session on kernels the way the judge runs them: a -lineinfo cubin loaded with
 // cudaLibraryLoadFromFile and launched with cudaLaunchKernel. Skips (with the reason) where
 // tracing cannot run: no GPU, no driver, the sanitizer library missing.
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 
 #include "banklab_trace/session.hpp"
@@ -27,13 +30,15 @@ int line_of(const std::string& tag) {
   return -1;
 }
 
-// Loads the cubin, runs one kernel, returns what the session recorded for it.
-std::vector<banklab::trace::Instruction> run(const char* kernel_name) {
+// Loads the cubin, runs one kernel, returns what the session recorded for it (and, in `module`,
+// the handle of the module it ran from).
+std::vector<banklab::trace::Instruction> run(const char* kernel_name, CUmodule* module = nullptr) {
   cudaLibrary_t lib{};
   EXPECT_EQ(cudaLibraryLoadFromFile(&lib, BANKLAB_TRACE_KERNELS_CUBIN, nullptr, nullptr, 0, nullptr, nullptr, 0),
             cudaSuccess);
   cudaKernel_t kernel{};
   EXPECT_EQ(cudaLibraryGetKernel(&kernel, lib, kernel_name), cudaSuccess);
+  if (module) EXPECT_EQ(cuLibraryGetModule(module, reinterpret_cast<CUlibrary>(lib)), CUDA_SUCCESS);
   float* out = nullptr;
   EXPECT_EQ(cudaMalloc(&out, kBlocks * kThreads * sizeof(float)), cudaSuccess);
   void* args[] = {&out};
@@ -99,6 +104,29 @@ TEST(TraceSession, RecordsAConflictFreeRowAtTheMinimum) {
   // Offsets are relative to the first __shared__ byte: lane i of warp w at (32 w + i) * 4.
   for (const auto& i : ins)
     for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(i.access.offset[lane] % 128, std::uint32_t(lane * 4));
+}
+
+// The judge loads the student's code afresh for every judged call and unloads it after: the driver
+// hands a new module the handle of one unloaded before, and the tracer must patch it all the same
+// (it once kept the handles it had patched, and a module at a reused handle ran unpatched, its
+// launch missing from the trace).
+TEST(TraceSession, RecordsEveryLaunchOfAModuleLoadedAfresh) {
+  if (!g_unavailable.empty()) GTEST_SKIP() << "tracing unavailable: " << g_unavailable;
+  std::set<CUmodule> seen;
+  int reused = 0;
+  for (int round = 0; round < 24; ++round) {
+    const char* kernel = round % 3 == 2 ? "row_free" : "column_conflict";
+    CUmodule module{};
+    const auto m = per_line(run(kernel, &module), kernel);
+    const bool again = !seen.insert(module).second;
+    reused += again;
+    std::uint64_t count = 0;
+    for (const auto& [line, p] : m) count += p.count;
+    EXPECT_EQ(count, std::uint64_t(2 * kWarps)) << "round " << round << ", " << kernel << " (module " << module
+                                                << (again ? ", a handle an unloaded module had" : "")
+                                                << "): its launch is missing from the trace";
+  }
+  std::printf("[   INFO   ] 24 modules loaded afresh, %d at a handle an unloaded module had\n", reused);
 }
 
 }  // namespace
