@@ -30,8 +30,8 @@ expression   The key expressions of a solution: the code lines where the solutio
              (a) the solution's expression itself (spaces, casts and `banklab::` ignored), or
              (b) an operator the solution adds to the stub's expression, between the same two
              operands, also abbreviated to their first letter (the solution's `col ^ (row % 32)`
-             gives `c ^ r`), or (c) a template argument list the solution adds
-             (`Swizzle<3, 4, 3>`), or (d) a stub line that uses a constant the solution changes,
+             gives `c ^ r`), or (c) a template argument list the solution adds, its named
+             constants evaluated (`Swizzle<3, 4, 3>`, or `Swizzle<B, 4, S>` with B = S = 3), or (d) a stub line that uses a constant the solution changes,
              evaluated with the solution's value: array extents (`tile[TILE_DIM][TILE_DIM +
              kPad]` gives `[32][33]`) and calls (`padded_index(row, col, TILE_DIM, kPad)` gives
              `padded_index(_, _, 32, 1)`).
@@ -333,12 +333,16 @@ def key_expressions(root: Path) -> list[KeyExpr]:
                         pats.append(rf"(?<![\w.]){alt(right, env)}\)*\s*{re.escape(op)}\s*\(*{alt(left, env)}(?![\w(])")
                     keys.append(KeyExpr(lab.num, "expression", re.compile("|".join(pats)),
                                         f"{left} {op} {right} (from `{expr.strip()}`)"))
-            # (c) template arguments the solution adds
-            for tm in re.finditer(r"(\w+)<([\d\s,]+)>", expr):
-                if tm.group(0).replace(" ", "") not in norm(stub):
-                    args = r"\s*,\s*".join(a.strip() for a in tm.group(2).split(","))
+            # (c) template arguments the solution adds, named constants evaluated (Swizzle<B, 4, S>
+            # with the solution's B = 3, S = 3 is the key Swizzle<3, 4, 3>)
+            for tm in re.finditer(r"(\w+)<([\w\s,]+)>", expr):
+                vals = [eval_int(a, env) for a in tm.group(2).split(",")]
+                if tm.group(0).replace(" ", "") not in norm(stub) and all(v is not None for v in vals):
+                    args = r"\s*,\s*".join(str(v) for v in vals)
+                    shown = f"{tm.group(1)}<{', '.join(map(str, vals))}>"
                     keys.append(KeyExpr(lab.num, "expression", re.compile(rf"{tm.group(1)}\s*<\s*{args}\s*>"),
-                                        tm.group(0)))
+                                        shown if shown.replace(" ", "") == tm.group(0).replace(" ", "")
+                                        else f"{shown} (from `{tm.group(0)}`)"))
         # (d) constants the solution changes, substituted into the stub's uses
         changed = {n for n, v in env.items() if n in stub_env and stub_env[n] != v}
         for n in changed:

@@ -3,7 +3,7 @@
 
     run_cases.py --judge build/dev/grader/banklab-judge [--kind cheat|alternative|bad]...
                  [--lab 05]... [--case FILE]... [--tier cpu|gpu|all] [--graded] [--gpu]
-                 [--skip-slow] [--work DIR] [--timeout 900]
+                 [--skip-slow] [--work DIR] [--timeout 900] [--variant K --lab NN]
 
 For each case and each lab it applies to: materialize the kernel.cu (materialize.py), run
 `banklab-judge grade --lab NN --source kernel.cu --work W --json grade.json`, and check the
@@ -11,7 +11,12 @@ result with expect.py (cheats against the plain stub's own grade, graded first).
 per case (OK / FAILED with the reasons / SKIPPED) and a summary; exits 1 if any expectation does
 not hold, 0 otherwise. Every case runs in a folder of its own under --work; cases marked
 `// SLOW: yes` (a hang, a flood, a compile that never ends) run last, or not at all with
---skip-slow. Python 3 standard library only.
+--skip-slow. With --variant K (one --lab): each case's file is rendered as the lab's variant K
+(variant_case.py: a patch of the solution as that variant's solved file is, a cheat of the stub as
+its stub is), the plain stub is variant K's and every grade is `--variant K`; a case's expectations
+are its own (a GPU_EVIDENCE count holds where the variant's kernels do the lab's work in other
+shapes: lab 05's variant 1 moves the same bytes through 16-chunk rows). A case that edits a text the
+variant replaces is NOT APPLICABLE (counted apart, never OK). Python 3 standard library only.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 import expect  # noqa: E402
 import materialize  # noqa: E402
+import variant_case  # noqa: E402
 
 
 def lab_dirs() -> dict[str, str]:
@@ -54,8 +60,10 @@ def all_cases(kinds: list[str]) -> list[str]:
 
 
 def grade(judge: str, lab: str, source: str, work: str, out_json: str, tier: str, graded: bool,
-          timeout: int) -> tuple[int | None, str]:
+          timeout: int, variant: int | None = None) -> tuple[int | None, str]:
     cmd = [judge, "grade", "--lab", lab, "--source", source, "--work", work, "--json", out_json]
+    if variant is not None:
+        cmd += ["--variant", str(variant)]
     if tier != "all":
         cmd += ["--tier", tier]
     if graded:
@@ -95,6 +103,7 @@ def arguments() -> argparse.ArgumentParser:
     ap.add_argument("--work", help="where the case folders go (default: a new temporary folder)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per banklab-judge grade")
     ap.add_argument("--stub-verdicts", help="the plain stub's grade.json (with one --lab): not graded again")
+    ap.add_argument("--variant", type=int, help="judge every case as this variant of the one --lab")
     return ap
 
 
@@ -131,13 +140,16 @@ def stub_grade(run: Run, lab: str) -> str:
         sd = os.path.join(run.work, f"stub-{lab}")
         os.makedirs(sd, exist_ok=True)
         ssrc = os.path.join(sd, "kernel.cu")
-        with open(os.path.join(ROOT, "labs", run.labs[lab], "kernel.cu"), encoding="utf-8") as f_in, \
-                open(ssrc, "w", encoding="utf-8") as f_out:
-            f_out.write(f_in.read())
+        with open(ssrc, "w", encoding="utf-8") as f_out:
+            f_out.write(variant_case.V.stub(lab_of(lab), args.variant or 0))
         sj = os.path.join(sd, "grade.json")
-        grade(run.judge, lab, ssrc, os.path.join(sd, "work"), sj, args.tier, args.graded, args.timeout)
+        grade(run.judge, lab, ssrc, os.path.join(sd, "work"), sj, args.tier, args.graded, args.timeout, args.variant)
         run.stub_grades[lab] = sj
     return run.stub_grades[lab]
+
+
+def lab_of(lab: str) -> "variant_case.banklab_labs.Lab":
+    return variant_case.banklab_labs.find_labs(variant_case.Path(ROOT))[lab]
 
 
 def run_case(run: Run, n: int, c: str, lab: str) -> str:
@@ -151,11 +163,18 @@ def run_case(run: Run, n: int, c: str, lab: str) -> str:
     os.makedirs(d, exist_ok=True)
     src = os.path.join(d, "kernel.cu")
     try:
-        with open(src, "w", encoding="utf-8") as f:
-            f.write(materialize.materialize(case, os.path.join(ROOT, base, run.labs[lab])))
+        text = materialize.materialize(case, os.path.join(ROOT, base, run.labs[lab]))
     except materialize.CaseError as e:
         print(f"ERROR {rel} lab {lab}: {e}")
         return "ERROR"
+    if args.variant:
+        try:
+            text, _ = variant_case.render_case(lab_of(lab), args.variant, case, text)
+        except variant_case.DescriptionError as e:
+            print(f"NOT APPLICABLE {rel} lab {lab} variant {args.variant}: {e}")
+            return "NOT APPLICABLE"
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(text)
     expect_argv = ["--case", c, "--source", src]
     if args.graded:
         expect_argv.append("--graded")
@@ -164,7 +183,8 @@ def run_case(run: Run, n: int, c: str, lab: str) -> str:
     if case.kind == "cheat":
         expect_argv += ["--stub-verdicts", stub_grade(run, lab)]
     out_json = os.path.join(d, "grade.json")
-    rc, output = grade(judge, lab, src, os.path.join(d, "work"), out_json, args.tier, args.graded, args.timeout)
+    rc, output = grade(judge, lab, src, os.path.join(d, "work"), out_json, args.tier, args.graded, args.timeout,
+                       args.variant)
     if not os.path.exists(judge) or sha256_of(judge) != run.judge_sha:
         print(f"FAILED {rel} lab {lab}: the case replaced or removed the judge ({judge}); every later grade "
               f"would be the student's. Stopping: rebuild the judge.")
@@ -205,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="banklab-selftest-"))
     os.makedirs(work, exist_ok=True)
     jobs = plan(cases, labs, wanted, args.skip_slow)
+    if args.variant is not None and (not args.lab or len(args.lab) != 1):
+        ap.error("--variant needs exactly one --lab")
 
     judge_sha = sha256_of(judge)  # a case that rewrites the judge poisons every later grade
     stub_grades: dict[str, str] = {}
@@ -213,14 +235,15 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--stub-verdicts needs exactly one --lab")
         stub_grades[args.lab[0]] = os.path.abspath(args.stub_verdicts)
     run = Run(args, judge, judge_sha, labs, work, stub_grades)
-    counts = {"OK": 0, "FAILED": 0, "SKIPPED": 0, "ERROR": 0}
+    counts = {"OK": 0, "FAILED": 0, "SKIPPED": 0, "ERROR": 0, "NOT APPLICABLE": 0}
     for n, (_, c, lab) in enumerate(jobs):
         got = run_case(run, n, c, lab)
         counts["FAILED" if got == "STOP" else got] += 1
         if got == "STOP":
             break
     print(f"selftest cases: {counts['OK']} ok, {counts['FAILED']} failed, {counts['SKIPPED']} skipped, "
-          f"{counts['ERROR']} errors (work in {work})")
+          f"{counts['ERROR']} errors" + (f", {counts['NOT APPLICABLE']} not applicable to variant {args.variant}"
+                                         if args.variant else "") + f" (work in {work})")
     if counts["FAILED"] or counts["ERROR"]:
         return 1
     if counts["SKIPPED"] and not counts["OK"]:

@@ -4,7 +4,9 @@
   test_variant_cases.py --judge BANKLAB_JUDGE --banklab BANKLAB --root ROOT   (CTest: selftest.VariantCasesCatchMistakes)
 
 - rendering: a case's own prediction is kept, every other templated one is the variant's count, and
-  a patch that edits a text the variant replaces is refused with the reason (no judge);
+  a patch that edits a text the variant replaces is refused with the reason (no judge); a cheat made
+  from the stub (run_cases.py --variant) is rendered as the variant's stub is, one that replaces the
+  whole file is not applicable (no judge);
 - a known-bad case that passes as a variant fails the run: lab 00's char_bank_by_element (bank 2,
   element 130 taken as bytes 130 % 32) is right by chance for variant 3 (element 9: word 2, bank 2);
 - an alternative that writes the lab's own numbers (kStride3Wavefronts = 32 / 32: right for variant 0)
@@ -74,6 +76,22 @@ def rendering(root: Path, tmp: Path) -> None:
                                 str(tmp / "stale.cu")])
     check(rc == 1 and not (tmp / "stale.cu").exists() and f"has no text {line[3:]!r}" in said.getvalue(),
           f"a patch that edits a text the variant replaces is refused, saying which: {said.getvalue().strip()[-160:]!r}")
+    lab05 = labs["05"]
+    cheats = lab05.solution_dir / "cases" / "cheats"
+    macro = variant_case.materialize.load_case(str(cheats / "macro_rebinds_access_functions_05.cu"))
+    stub_dir = str(lab05.stub.parent)
+    text, kept = variant_case.render_case(lab05, 1, macro, variant_case.materialize.materialize(macro, stub_dir))
+    check("// banklab variant: lab 05 variant 1 " in text and "constexpr int kChunksPerRow = 16;" in text
+          and "#define chunk_offset" in text and not kept,
+          "a cheat of the stub, as lab 05's variant 1: the variant's line and 16-chunk rows, its payload kept")
+    whole = variant_case.materialize.load_case(str(cheats / "includes_the_course_solution_05.cu"))
+    try:
+        variant_case.render_case(lab05, 1, whole, variant_case.materialize.materialize(whole, stub_dir))
+        refused = ""
+    except variant_case.DescriptionError as e:
+        refused = str(e)
+    check("has no text" in refused,
+          f"a cheat that replaces the whole file is not applicable to a variant: {refused[-120:]!r}")
 
 
 def main() -> int:

@@ -9,7 +9,8 @@ the variant's own solved file is (banklab.lab.variants.solution: the kernel's re
 predictions the patch itself changed, which stay as the case wrote them (a known-bad's wrong
 prediction stays wrong). It is graded with `--variant k --tier cpu` and must do what the case says for
 variant 0: a known-bad fails its EXPECT_FAIL test, an alternative passes every test (expect.py).
-The GPU tier is not judged per variant (its kernel is the lab's in every variant so far).
+CTest runs the CPU tier; the GPU tier of a variant (lab 05's change its float4 kernel) is judged on a
+GPU machine with run_cases.py --variant K, which renders every kind of case with render_case.
 
   variant_case.py --cmake-list ROOT      the cases to register, "case;k;case;k..." (grader/selftest/CMakeLists.txt)
   variant_case.py --case FILE --lab-dir solutions/NN_name --variant K --out kernel.cu [--banklab B]
@@ -76,6 +77,16 @@ def render(lab: banklab_labs.Lab, k: int, patched: str) -> tuple[str, list[str]]
     base = lab.solution.read_text()
     kept = sorted(n for n in (v.answer_templates or {}) if prediction_line(patched, n) != prediction_line(base, n))
     return V.solution(lab, k, patched, set(kept)), kept
+
+
+def render_case(lab: banklab_labs.Lab, k: int, case: materialize.Case, text: str) -> tuple[str, list[str]]:
+    """Any case's file as variant k: a patch of the solution (a known-bad case, an alternative, a
+    lab's .patch cheat) as render() does; a cheat made from the stub with the stub's replacements and
+    line. Raises DescriptionError where the case took away a text the variant replaces (the case is
+    about the lab as written: not applicable to the variant)."""
+    if case.patches_solution:
+        return render(lab, k, text)
+    return V.stub(lab, k, text), []
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,10 @@ students of different variants (k, j): j's solved file graded as k's (a classmat
 reported in record LabNN.Variant as "this file is lab NN's variant j ... made for another student"
 and loses the predictions. The lab as written's solved file (no marker line) graded as variant k loses
 each prediction whose answer differs, each message saying it is the lab as written's answer; k's own
-solved file with its marker line deleted passes. The grades run a few at a time (each is mostly one compile).
+solved file with its marker line deleted passes. Where variant k's stub differs from the lab's in code,
+not only in comments (lab 05: the float4 tile's row length, hence its swizzle), the lab as written's
+solved file graded as k also fails a Layout test: its kernel is not k's. The grades run a few at a
+time (each is mostly one compile).
 """
 from __future__ import annotations
 
@@ -79,14 +82,26 @@ def check_solved(pre: str, k: int, mine: dict, failures: list[str]) -> None:
 AS_WRITTEN = "is the answer of the lab as written (variant 0), not of your variant"
 
 
-def check_as_written(pre: str, k: int, copied: dict, unmarked: dict, failures: list[str]) -> None:
+def code_of(text: str) -> list[str]:
+    """A kernel.cu's code lines: comments and blank lines left out."""
+    lines = (l.split("//", 1)[0].strip() for l in text.splitlines())
+    return [l for l in lines if l]
+
+
+def check_as_written(pre: str, k: int, copied: dict, unmarked: dict, failures: list[str],
+                     kernel_changes: bool = False) -> None:
     """A copy of the lab as written (no marker line) graded as variant k loses the predictions whose
-    answers differ, each saying it answers the lab as written; k's own file without its marker passes."""
+    answers differ, each saying it answers the lab as written; k's own file without its marker passes.
+    Where k's kernel is not the lab's (kernel_changes), the copy fails a Layout test too."""
     lost = {n: r.get("message", "") for n, r in copied.items() if n.startswith(f"{pre}Predictions.")
             and r["status"] == "failed"}
     named = [n for n, m in lost.items() if AS_WRITTEN in m and f"your variant {k} (" in m]
     check(bool(lost) and named == list(lost), f"the lab as written's solved file graded as variant {k} loses "
           f"{len(lost)} prediction test(s), each saying it answers the lab as written ({len(named)} do)", failures)
+    if kernel_changes:
+        layout = [n for n, r in copied.items() if n.startswith(f"{pre}Layout.") and r["status"] == "failed"]
+        check(bool(layout), f"variant {k}'s kernel is not the lab's: the lab as written's solved file graded as "
+              f"variant {k} fails Layout tests: {layout}", failures)
     not_passed = [f"{n}: {r['status']}" for n, r in unmarked.items() if r["status"] != "passed"]
     said = [n for n, r in unmarked.items() if AS_WRITTEN in r.get("message", "")]
     check(bool(unmarked) and not not_passed and not said, f"variant {k}'s solved file without its marker line, "
@@ -139,7 +154,8 @@ def main() -> int:
           f"reported: {msg!r}", failures)
     lost = [n for n, r in theirs.items() if n.startswith(f"{pre}Predictions.") and r["status"] == "failed"]
     check(bool(lost), f"the classmate's copy loses predictions ({len(lost)} failed)", failures)
-    check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures)
+    check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures,
+                     code_of(stubs[k]) != code_of(lab.stub.read_text()))
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 

@@ -121,6 +121,27 @@ class InstructionTests(unittest.TestCase):
         self.assertIn("std::to_string(32 * (w / 2) + 16 * i + 15)", text)
 
 
+class VariantNumbers(unittest.TestCase):
+    """The judge reads what a variant changes in the kernel from the generated description header
+    (grader_desc::variant_value): every number parameter, one row per variant, row 0 the lab's."""
+
+    def test_lab05_lists_its_row_lengths(self):
+        v = description("05_swizzle")["variants"]
+        text = "\n".join(gen.variant_numbers(v))
+        self.assertIn('kVariantParams[] = {"col", "chunk", "bytes", "chunks", "rowbytes"};', text)  # elem: a word
+        rows = [[r[i] for i in (0, 1, 3, 4, 5)] for r in v["values"]]
+        self.assertIn("kVariantValues[][5] = {" + ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows) + "};",
+                      text)
+        self.assertEqual(rows[0][3], 8, "variant 0 is the lab as written: 8 chunks a row")
+        self.assertGreater(len({r[3] for r in rows}), 1, "some variant changes the float4 tile's rows")
+
+    def test_no_numbers_no_table(self):
+        self.assertEqual(gen.variant_numbers(None), [])
+        self.assertEqual(gen.variant_numbers({"params": ["elem"], "values": [["float"], ["double"]]}), [])
+        # a parameter that is a number in one row and a word in another is no number parameter
+        self.assertEqual(gen.variant_numbers({"params": ["n"], "values": [[1], ["two"]]}), [])
+
+
 class Driver(unittest.TestCase):
     def test_the_table_is_up_to_date(self):
         self.assertEqual(gen.driver_main(["--check"]), 0,

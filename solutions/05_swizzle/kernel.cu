@@ -57,11 +57,16 @@ constexpr int kChunkBytes = 16;     // sizeof(float4)
 constexpr std::uint32_t kChunkTileBytes = kChunkRows * kChunksPerRow * kChunkBytes;  // 4096
 
 // Access function 2: byte offset of chunk `chunk` (0-7) of row `row` (0-31) in the float4 tile.
-// CuTe's Swizzle<3, 4, 3> on the byte offset: the 3 chunk bits [4, 7) are XORed with the 3 row
-// bits [7, 10), so row r keeps chunk c at chunk c ^ (r % 8), and any 8 consecutive rows put one
-// chunk column in 8 different groups of 4 banks.
+// CuTe's Swizzle<B, 4, S> on the byte offset: the B chunk bits [4, 4 + B) that pick a group of 4
+// banks are XORed with the B bits above the 128-byte line of banks, [4 + S, 4 + S + B): the row's
+// own bits when a row is 128 bytes or more, else the row pair's (64-byte rows). Rows of 128 bytes
+// give Swizzle<3, 4, 3>: row r keeps chunk c at chunk c ^ (r % 8), and any 8 consecutive rows put
+// one chunk column in 8 different groups of 4 banks.
 BANKLAB_HD constexpr std::uint32_t chunk_offset(int row, int chunk) {
-  return banklab::Swizzle<3, 4, 3>{}(
+  constexpr int kRowBytes = static_cast<int>(kChunkTileBytes) / kChunkRows;  // 32 to 512 bytes
+  constexpr int B = 1 + (kRowBytes > 32) + (kRowBytes > 64);                 // log2 of min(8, chunks a row)
+  constexpr int S = 3 + (kRowBytes > 128) + (kRowBytes > 256);               // log2(max(row bytes, 128)) - 4
+  return banklab::Swizzle<B, 4, S>{}(
       static_cast<std::uint32_t>(row * kChunksPerRow * kChunkBytes + chunk * kChunkBytes));
 }
 

@@ -86,4 +86,16 @@ const std::vector<long long>& size_of(const Launch (&launches)[N], const char* l
   throw std::logic_error(std::string("the lab's description has no size of ") + launcher + " with role " + role);
 }
 
+/// The value of parameter `param` of variant `k` of a lab's [variants] (docs/dev/VARIANTS.md): the
+/// generated kVariantParams (names) and kVariantValues (one row of numbers per variant, row 0 the lab
+/// as written). The judge's checks read what a variant changes in the kernel (its sizes) here.
+template <std::size_t P, std::size_t V>
+long long variant_value(const char* const (&params)[P], const long long (&values)[V][P], const char* param, int k) {
+  if (k < 0 || static_cast<std::size_t>(k) >= V)
+    throw std::logic_error("the lab has no variant " + std::to_string(k));
+  for (std::size_t i = 0; i < P; ++i)
+    if (std::strcmp(params[i], param) == 0) return values[k][i];
+  throw std::logic_error(std::string("the lab's variants have no number parameter ") + param);
+}
+
 }  // namespace grader_desc

@@ -27,6 +27,7 @@
 #include "grader/lab05_description.hpp"
 #include "grader/lab05_judge.hpp"
 #include "grader/tiled_transpose.cuh"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -35,6 +36,23 @@ using grader::Instruction;
 using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
+
+// The float4 tile's rows: kChunksPerRow chunks of 16 bytes, as the graded variant's kernel.cu says
+// (lab.toml [variants] chunks; 8, 128-byte rows, as written). The checks and the grader's reference
+// read the variant's, never the student's constant.
+int variant_chunks() { return static_cast<int>(lab05_desc::variant_value("chunks", grader::graded_variant())); }
+
+// The float4 tile's constants as the stub declares them for the graded variant: a tile whose
+// geometry changed is another exercise (and the checks below would read past its table).
+::testing::AssertionResult Float4TileKept() {
+  const int n = variant_chunks();
+  if (constant("kChunkRows") == 32 && constant("kChunksPerRow") == n && constant("kChunkBytes") == 16) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "kChunkRows = " << constant("kChunkRows") << ", kChunksPerRow = " << constant("kChunksPerRow")
+         << ", kChunkBytes = " << constant("kChunkBytes") << ": " << (grader::graded_variant() ? "your variant's" : "this lab's")
+         << " float4 tile is 32 rows of " << n << " chunks of 16 bytes (" << 16 * n << "-byte rows), as its stub declares it."
+         << "\n  Try: keep the stub's constants; change only chunk_offset(), the layout inside the tile.";
+}
 
 }  // namespace
 
@@ -60,35 +78,43 @@ TEST(Lab05Layout, TheFloatTileHasNoPadding) {
 // ---- the float4 tile --------------------------------------------------------------------------
 
 TEST(Lab05Layout, ChunkOffsetsAreSixteenByteAligned) {
+  BANKLAB_ASSERT(Float4TileKept());
   const grader::Table& t = answers().table("chunk_offset");
+  const int n = variant_chunks();
   int bad = 0, first_row = -1, first_chunk = -1;
   for (int row = 0; row < 32; ++row)
-    for (int chunk = 0; chunk < 8; ++chunk)
+    for (int chunk = 0; chunk < n; ++chunk)
       if (t({row, chunk}) % 16 != 0 && bad++ == 0) {
         first_row = row;
         first_chunk = chunk;
       }
-  BANKLAB_CHECK(bad == 0) << bad << " of 256 chunk offsets are not multiples of 16; the first, chunk_offset(" << first_row
+  BANKLAB_CHECK(bad == 0) << bad << " of " << 32 * n << " chunk offsets are not multiples of 16; the first, chunk_offset(" << first_row
                           << ", " << first_chunk << ") = " << (bad ? t({first_row, first_chunk}) : 0)
                           << ". A float4 access must be 16-byte aligned (a misaligned shared access is an error on the "
                              "GPU).\n  Try: swizzle whole 16-byte chunks: leave the low 4 bits of the offset alone.";
 }
 
 TEST(Lab05Layout, ChunkOffsetIsInBoundsAndOneToOne) {
+  BANKLAB_ASSERT(Float4TileKept());
   const grader::Table& t = answers().table("chunk_offset");
+  const int n = variant_chunks();
+  const std::string row = std::to_string(16 * n), last = std::to_string(16 * n - 1), chunks = std::to_string(n);
   BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
-      {"chunk_offset", &t, 32, 8, static_cast<long long>(constant("kChunkTileBytes") / 16 * 16),
+      {"chunk_offset", &t, 32, n, static_cast<long long>(constant("kChunkTileBytes") / 16 * 16),
        "kChunkTileBytes, the bytes of the float4 tile",
-       "row r of the float4 tile is bytes r * 128 to r * 128 + 127, 8 chunks of 16 bytes: keep every chunk of a row "
-       "inside its row (move the chunks within the row, never into another row).",
-       "permute the 8 chunks of each row among themselves: XOR (or add, modulo 8) the chunk number with a "
-       "function of the row only.", 16}));
+       "row r of the float4 tile is bytes r * " + row + " to r * " + row + " + " + last + ", " + chunks +
+           " chunks of 16 bytes: keep every chunk of a row inside its row (move the chunks within the row, never "
+           "into another row).",
+       "permute the " + chunks + " chunks of each row among themselves: XOR (or add, modulo " + chunks +
+           ") the chunk number with a function of the row only.", 16}));
 }
 
 TEST(Lab05Layout, TheFloat4TileHasNoPadding) {
-  BANKLAB_CHECK(constant("kChunkTileBytes") == 32 * 128)
-      << "kChunkTileBytes = " << constant("kChunkTileBytes") << ": the float4 tile is exactly 32 rows of 128 bytes. "
-      << "Make the column read conflict-free by permuting the chunks of each row.";
+  BANKLAB_ASSERT(Float4TileKept());
+  const int n = variant_chunks();
+  BANKLAB_CHECK(constant("kChunkTileBytes") == 32 * 16 * n)
+      << "kChunkTileBytes = " << constant("kChunkTileBytes") << ": the float4 tile is exactly 32 rows of " << 16 * n
+      << " bytes. Make the column read conflict-free by permuting the chunks of each row.";
 }
 
 // ---- on the GPU -------------------------------------------------------------------------------
@@ -104,13 +130,30 @@ grader::transpose::StudentTranspose student_transpose() {
   return grader::transpose::StudentTranspose(kTransposeKernel, lab05_judge::instructions_of_transpose_swizzled);
 }
 
-// The grader's float4 transpose: row r keeps chunk c at chunk (c + r) % 8.
+// The grader's float4 transpose of a 32 x N tile (N chunks a row, the variant's): row r keeps chunk
+// c at chunk (c + r / R) % N, R = the rows a 128-byte line holds (2 for N = 4, else 1), so any 8
+// consecutive rows put one chunk column in 8 groups of 4 banks.
+template <int N>
 __global__ void reference_transpose4(float4* odata, const float4* idata, int width, int height) {
-  __shared__ float4 tile[32 * 8];
-  const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32, row = t / 8, chunk = t % 8;
-  tile[row * 8 + ((chunk + row) & 7)] = idata[static_cast<long>(blockIdx.y * 32 + row) * width + blockIdx.x * 8 + chunk];
+  constexpr int R = N < 8 ? 8 / N : 1;
+  __shared__ float4 tile[32 * N];
+  const int t = static_cast<int>(threadIdx.x), lane = t % 32, warp = t / 32, row = t / N, chunk = t % N;
+  tile[row * N + (chunk + row / R) % N] = idata[static_cast<long>(blockIdx.y * 32 + row) * width + blockIdx.x * N + chunk];
   __syncthreads();
-  odata[static_cast<long>(blockIdx.x * 8 + warp) * height + blockIdx.y * 32 + lane] = tile[lane * 8 + ((warp + lane) & 7)];
+  odata[static_cast<long>(blockIdx.x * N + warp) * height + blockIdx.y * 32 + lane] = tile[lane * N + (warp + lane / R) % N];
+}
+
+// The reference for the graded variant's tile (lab.toml [variants] chunks: 4, 8 or 16).
+cudaError_t launch_reference_transpose4(float4* o, const float4* i, int w, int h) {
+  const int n = variant_chunks();
+  const dim3 grid(static_cast<unsigned>(w / n), static_cast<unsigned>(h / 32));
+  switch (n) {
+    case 4: reference_transpose4<4><<<grid, 32 * 4>>>(o, i, w, h); break;
+    case 8: reference_transpose4<8><<<grid, 32 * 8>>>(o, i, w, h); break;
+    case 16: reference_transpose4<16><<<grid, 32 * 16>>>(o, i, w, h); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 struct StudentTranspose4 {
@@ -181,8 +224,9 @@ TEST(Lab05OnGpu, Float4TransposeIsCorrect) {
   BANKLAB_ASSERT(st.found);
   const std::vector<long long>& s = lab05_desc::size("transpose4", "traced");  // 64 x 256 float4
   const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);
+  BANKLAB_ASSERT(Float4TileKept());
   grader::gpu::announce_model_prediction("transpose_float4", lab05_judge::instructions_of_transpose_float4(),
-                                         (w / 8) * (h / 32));
+                                         (w / variant_chunks()) * (h / 32));
   BANKLAB_EXPECT(float4_transpose_correct(st, w, h));
 }
 
@@ -193,6 +237,7 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   StudentTranspose4 st4;
   BANKLAB_ASSERT(st.found);
   BANKLAB_ASSERT(st4.found);
+  BANKLAB_ASSERT(Float4TileKept());
   // The correctness checks' launches (the non-square float transpose, the float4 transpose), traced.
   const std::vector<long long>&s = lab05_desc::size("transpose", "traced"), &s4 = lab05_desc::size("transpose4", "traced");
   const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]), w4 = static_cast<int>(s4[0]), h4 = static_cast<int>(s4[1]);
@@ -200,7 +245,8 @@ TEST(Lab05OnGpu, TracedSharedAccessesOfBothKernelsAreConflictFree) {
   BANKLAB_ASSERT(st4.call(w4, h4).ready);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess(), correct4 = ::testing::AssertionSuccess();
   const grader::gpu::Work work = grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)) +
-                         grader::gpu::work_minimum(lab05_judge::instructions_of_transpose_float4(), (w4 / 8) * (h4 / 32));
+                         grader::gpu::work_minimum(lab05_judge::instructions_of_transpose_float4(),
+                                                     (w4 / variant_chunks()) * (h4 / 32));
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab05::transpose_swizzled (96 x 256) and lab05::transpose_float4 (256 x 64 float4), the correctness checks' "
       "launches",
@@ -225,6 +271,7 @@ TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
   StudentTranspose4 st;
   BANKLAB_ASSERT(st.found);
+  BANKLAB_ASSERT(Float4TileKept());
   const std::vector<long long>& s = lab05_desc::size("transpose4", "timing");
   const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // float4: 64 MiB each way
   BANKLAB_ASSERT(st.call(w, h).ready);
@@ -238,8 +285,7 @@ TEST(Lab05OnGpu, Float4TransposeMeetsTheKernelTimingTarget) {
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
       "lab05::transpose_float4, " + std::to_string(h) + " x " + std::to_string(w) + " float4", [&] { CUDA_CHECK(st(o, i, w, h)); },
       [&] {
-        reference_transpose4<<<dim3(w / 8, h / 32), 256>>>(reinterpret_cast<float4*>(ref_out.get()), i, w, h);
-        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(launch_reference_transpose4(reinterpret_cast<float4*>(ref_out.get()), i, w, h));
       },
       [&] { out.poison(); }, [&] { return matches(out); }));
 }

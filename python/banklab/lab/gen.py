@@ -187,12 +187,33 @@ def header(d, toml_name):
         L.append(f"    {{{cstr(t['launcher'])}, {cstr(t['kernel'])}, {{{sizes}}}, {{{roles}}}}},")
     L.append("};")
     L.append(f"// The questions are in lab{d['lab']}_questions_test.cpp, which only the judge compiles.\n")
+    L += variant_numbers(d.get("_variants"))
     L.append("/// The size of launcher `launcher` that has role `role` (\"correct\", \"traced\", \"timing\", \"perf\").")
     L.append("inline const std::vector<long long>& size(const char* launcher, const char* role) {")
     L.append("  return grader_desc::size_of(kLaunches, launcher, role);")
     L.append("}\n")
     L.append(f"}}  // namespace {ns}\n")
     return "\n".join(L) + "\n"
+
+
+def variant_numbers(v):
+    """The number parameters of the lab's [variants] and each variant's values (row 0: the lab as
+    written), for the judge's checks of what a variant changes in the kernel (grader_desc::variant_value)."""
+    if not v:
+        return []
+    names, rows = v.get("params", []), v.get("values", [])
+    keep = [i for i, _ in enumerate(names) if rows and all(isinstance(r[i], int) and not isinstance(r[i], bool) for r in rows)]
+    if not keep:
+        return []
+    L = ["/// The number parameters of the lab's variants (docs/dev/VARIANTS.md) and each variant's values.",
+         "inline constexpr const char* kVariantParams[] = {" + ", ".join(cstr(names[i]) for i in keep) + "};",
+         "inline constexpr long long kVariantValues[][" + str(len(keep)) + "] = {" +
+         ", ".join("{" + ", ".join(str(r[i]) for i in keep) + "}" for r in rows) + "};",
+         "/// Parameter `param` of variant k (grader::graded_variant(): the variant being graded).",
+         "inline long long variant_value(const char* param, int k) {",
+         "  return grader_desc::variant_value(kVariantParams, kVariantValues, param, k);",
+         "}\n"]
+    return L
 
 
 def probe_header(d, toml_name):
@@ -491,6 +512,7 @@ def main(argv):
         # Per-student variants (banklab.lab.variants, docs/dev/VARIANTS.md): their questions, from the raw description.
         variant_cpp = variants_source(raw, answers_path, m.group(1), folder, name)
         d["lab"], d["folder"], d["judge_dir"] = m.group(1), folder, rel_dir
+        d["_variants"] = raw.get("variants")
         if probe:
             check_probe(d, probe)
     except DescriptionError as e:
