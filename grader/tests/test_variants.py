@@ -15,8 +15,10 @@ and loses the predictions. The lab as written's solved file (no marker line) gra
 each prediction whose answer differs, each message saying it is the lab as written's answer; k's own
 solved file with its marker line deleted passes. Where variant k's stub differs from the lab's in code,
 not only in comments (lab 05: the float4 tile's row length, hence its swizzle), the lab as written's
-solved file graded as k also fails a Layout test: its kernel is not k's. The grades run a few at a
-time (each is mostly one compile).
+solved file graded as k also fails a Layout test: its kernel is not k's; and ctest's way (`banklab-judge
+build`, then `test` with neither --variant nor BANKLAB_VARIANT, as in a student's own copy) judges k's
+solved file as the variant its line names: its Layout tests pass (and fail when told variant 0). The
+grades run a few at a time (each is mostly one compile).
 """
 from __future__ import annotations
 
@@ -109,6 +111,27 @@ def check_as_written(pre: str, k: int, copied: dict, unmarked: dict, failures: l
           failures)
 
 
+def check_ctest_reads_the_line(judge: str, lab: str, pre: str, k: int, text: str, mine: dict, tmp: Path,
+                               failures: list[str]) -> None:
+    """A kernel-changing variant k's solved file, built and its Layout tests run one process as ctest
+    does (no --variant, no BANKLAB_VARIANT): they pass, judged as the variant the file's line names;
+    told variant 0 they fail (the line is what made them pass)."""
+    (tmp / "ctest").mkdir()
+    src, work, results = tmp / "ctest" / "kernel.cu", tmp / "ctest" / "w", tmp / "ctest" / "r"
+    src.write_text(text)
+    env = {key: val for key, val in os.environ.items() if key != "BANKLAB_VARIANT"}
+    subprocess.run([judge, "build", "--lab", lab, "--source", str(src), "--work", str(work), "--results", str(results)],
+                   capture_output=True, text=True, timeout=600, env=env)
+    layout = ",".join(sorted(n for n in mine if n.startswith(f"{pre}Layout.")))
+    cmd = [judge, "test", "--lab", lab, "--work", str(work), "--tests", layout, "--results", str(results)]
+    own = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    told = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(env, BANKLAB_VARIANT="0"))
+    check(bool(layout) and own.returncode == 0 and told.returncode != 0,
+          f"ctest's way (build, then test without --variant) judges variant {k}'s solved file as its line's variant: "
+          f"its Layout tests pass (exit {own.returncode}), and fail when told variant 0 (exit {told.returncode})",
+          failures)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
@@ -154,8 +177,12 @@ def main() -> int:
           f"reported: {msg!r}", failures)
     lost = [n for n, r in theirs.items() if n.startswith(f"{pre}Predictions.") and r["status"] == "failed"]
     check(bool(lost), f"the classmate's copy loses predictions ({len(lost)} failed)", failures)
-    check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures,
-                     code_of(stubs[k]) != code_of(lab.stub.read_text()))
+    kernel_changes = code_of(stubs[k]) != code_of(lab.stub.read_text())
+    check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures, kernel_changes)
+    if kernel_changes:
+        with tempfile.TemporaryDirectory() as tmp:
+            check_ctest_reads_the_line(a.judge, lab.number, pre, k, V.solution(lab, k), graded[f"mine{k}"], Path(tmp),
+                                       failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 

@@ -13,8 +13,8 @@ long long lab05_desc::table_chunk_offset(const int* i) { return chunk_offset(i[0
 // transpose_swizzled: warp w (threadIdx.y == w), loop step s (j = s * BLOCK_ROWS); lane = threadIdx.x.
 long long lab05_desc::access_row_write(const int* i, int lane) { return 4LL * tile_index(i[0] + i[1] * BLOCK_ROWS, lane); }
 long long lab05_desc::access_column_read(const int* i, int lane) { return 4LL * tile_index(lane, i[0] + i[1] * BLOCK_ROWS); }
-// transpose_float4: thread t = 32 w + lane writes chunk t % 8 of row t / 8, then warp w reads
-// chunk w of row lane.
+// transpose_float4: thread t = 32 w + lane writes chunk t % kChunksPerRow of row t / kChunksPerRow,
+// then warp w reads chunk w of row lane.
 long long lab05_desc::access_chunk_row_write(const int* i, int lane) {
   const int t = 32 * i[0] + lane;
   return static_cast<long long>(chunk_offset(t / kChunksPerRow, t % kChunksPerRow));
