@@ -66,10 +66,8 @@ struct State {
   Sanitizer_SubscriberHandle subscriber{};
   std::string patch_path;
   std::unordered_map<CUcontext, ContextState> contexts;
-  // Keyed by the handle of a module while it is loaded: the driver gives a later module the handle
-  // of one unloaded before (on_module_unloading forgets it), and that module is not yet patched.
   std::unordered_map<CUmodule, std::uint32_t> module_index;  // loaded module -> cubins index
-  std::unordered_set<CUmodule> patched;
+  std::unordered_set<CUmodule> patched;  // loaded modules only: a handle comes back for another module
   std::vector<std::string> cubins;
   std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> kernel_index;
   std::vector<banklab::trace::KernelInfo> kernels;
@@ -246,17 +244,6 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* d) {
   }
   // A module is patched at the first launch of one of its kernels (on_launch_begin), in the
   // launch's context: a large library loads many modules a program never launches from.
-}
-
-// A module being unloaded: its handle may come back for another module (the judge loads the
-// student's code afresh for every judged call), which must be patched at its own first launch and
-// get its own image. Its kernels, records and image stay (they point at its index, not its handle).
-void on_module_unloading(const Sanitizer_ResourceModuleData* d) {
-  State& s = state();
-  if (debug())
-    std::fprintf(stderr, "banklab trace: module %p unloading\n", static_cast<void*>(d->module));
-  s.patched.erase(d->module);
-  s.module_index.erase(d->module);
 }
 
 // TMA records carry the 128 bytes of their tensor map: replaced by the box the map describes
@@ -472,11 +459,12 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
   if (!loaded && !unloading && !begin && !end) return;
   State& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
-  if (debug())
-    std::fprintf(stderr, "banklab trace: %s\n",
-                 loaded ? "module loaded" : unloading ? "module unloading" : begin ? "launch begin" : "launch end");
+  if (debug()) std::fprintf(stderr, "banklab trace: %s\n", loaded ? "module loaded" : unloading ? "module unloading" : begin ? "launch begin" : "launch end");
   if (loaded) on_module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
-  else if (unloading) on_module_unloading(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
+  else if (unloading) {  // a later module may get its handle: patched at its own first launch, its own image
+    s.patched.erase(static_cast<const Sanitizer_ResourceModuleData*>(cbdata)->module);
+    s.module_index.erase(static_cast<const Sanitizer_ResourceModuleData*>(cbdata)->module);  // its records stay
+  }
   else if (begin) on_launch_begin(static_cast<const Sanitizer_LaunchData*>(cbdata));
   else on_launch_end(static_cast<const Sanitizer_LaunchData*>(cbdata));
   if (debug()) std::fprintf(stderr, "banklab trace: done (%llu records so far, %llu dropped)\n",

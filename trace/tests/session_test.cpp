@@ -38,9 +38,10 @@ std::vector<banklab::trace::Instruction> run(const char* kernel_name, CUmodule* 
             cudaSuccess);
   cudaKernel_t kernel{};
   EXPECT_EQ(cudaLibraryGetKernel(&kernel, lib, kernel_name), cudaSuccess);
-  if (module) EXPECT_EQ(cuLibraryGetModule(module, reinterpret_cast<CUlibrary>(lib)), CUDA_SUCCESS);
   float* out = nullptr;
   EXPECT_EQ(cudaMalloc(&out, kBlocks * kThreads * sizeof(float)), cudaSuccess);
+  // After the first runtime call that makes the context (the driver's call needs one current).
+  if (module) EXPECT_EQ(cuLibraryGetModule(module, reinterpret_cast<CUlibrary>(lib)), CUDA_SUCCESS);
   void* args[] = {&out};
   g_session->clear();
   EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(kBlocks), dim3(kThreads), args, 0, nullptr),
