@@ -31,7 +31,8 @@ expression   The key expressions of a solution: the code lines where the solutio
              (b) an operator the solution adds to the stub's expression, between the same two
              operands, also abbreviated to their first letter (the solution's `col ^ (row % 32)`
              gives `c ^ r`), or (c) a template argument list the solution adds, its named
-             constants evaluated (`Swizzle<3, 4, 3>`, or `Swizzle<B, 4, S>` with B = S = 3), or (d) a stub line that uses a constant the solution changes,
+             constants evaluated (`Swizzle<3, 4, 3>`, or `Swizzle<B, 4, S>` with B = S = 3),
+             or (d) a stub line that uses a constant the solution changes,
              evaluated with the solution's value: array extents (`tile[TILE_DIM][TILE_DIM +
              kPad]` gives `[32][33]`) and calls (`padded_index(row, col, TILE_DIM, kPad)` gives
              `padded_index(_, _, 32, 1)`).

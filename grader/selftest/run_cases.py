@@ -15,13 +15,14 @@ not hold, 0 otherwise. Every case runs in a folder of its own under --work; case
 (variant_case.py: a patch of the solution as that variant's solved file is, a cheat of the stub as
 its stub is), the plain stub is variant K's and every grade is `--variant K`; a case's expectations
 are its own (a GPU_EVIDENCE count holds where the variant's kernels do the lab's work in other
-shapes: lab 05's variant 1 moves the same bytes through 16-chunk rows). A case that edits a text the
+shapes: lab 05's variants 1 and 4 move the same bytes through 16-chunk rows). A case that edits a text the
 variant replaces is NOT APPLICABLE (counted apart, never OK). Python 3 standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import hashlib
 import io
@@ -31,6 +32,7 @@ import sys
 import tempfile
 from contextlib import redirect_stdout
 from dataclasses import dataclass
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -148,8 +150,10 @@ def stub_grade(run: Run, lab: str) -> str:
     return run.stub_grades[lab]
 
 
-def lab_of(lab: str) -> "variant_case.banklab_labs.Lab":
-    return variant_case.banklab_labs.find_labs(variant_case.Path(ROOT))[lab]
+@functools.lru_cache(maxsize=None)
+def lab_of(lab: str) -> "materialize.banklab_labs.Lab":
+    """Lab `lab` as python/banklab/lab/labs.py reads it (once a run: its variants render every case)."""
+    return materialize.banklab_labs.find_labs(Path(ROOT))[lab]
 
 
 def run_case(run: Run, n: int, c: str, lab: str) -> str:
