@@ -45,7 +45,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-6";  // 6: the probe with -nodlink (5: at -O0, never released)
+constexpr const char* kBuildProtocol = "sandbox-7";  // 7: the fatbin uncompressed; 6: the probe with -nodlink (5: at -O0, never released)
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -134,7 +134,8 @@ std::vector<std::string> probe_compile_command(const std::string& arch) {
 
 std::vector<std::string> fatbin_compile_command(const std::vector<std::string>& arch) {
   std::vector<std::string> args = common_flags();
-  args.insert(args.end(), {"-fatbin", "-lineinfo"});
+  // -no-compress: the judge reads the device code before loading it (grader/gpu/device_code.hpp).
+  args.insert(args.end(), {"-fatbin", "-lineinfo", "-no-compress"});
   for (const auto& a : arch) args.insert(args.end(), {"-gencode", "arch=compute_" + a + ",code=[sm_" + a + ",compute_" + a + "]"});
   args.insert(args.end(), {inside(kStudentInside), "-o", inside("/tmp/w/kernel.fatbin")});
   return compile_then_cat(args, inside("/tmp/w/kernel.fatbin"));

@@ -19,6 +19,7 @@
 #include "banklab/cuda_check.cuh"
 #include "grader/answers.hpp"
 #include "grader/context.hpp"
+#include "grader/gpu/device_code.hpp"
 #include "grader/launch_calls.hpp"
 
 namespace grader::gpu {
@@ -55,6 +56,24 @@ struct StudentModule {
       return false;
     }
     image = std::move(*bytes);
+    // Nothing a judged launch leaves in the context reaches the next (docs/dev/GRADER.md): the
+    // device heap would, so code that calls it is not loaded (device_code.hpp says why).
+    const DeviceCodeScan scan = scan_device_code(image);
+    if (!scan.readable) {
+      error = "your compiled kernels (" + grader::context().fatbin() + ") could not be read before loading (" +
+              scan.why + "): rebuild the lab (banklab-judge build) and try again";
+      return false;
+    }
+    if (!scan.heap_calls.empty()) {
+      std::string calls;
+      for (const std::string& c : scan.heap_calls) calls += (calls.empty() ? "" : ", ") + c + "()";
+      error = "your device code calls the device heap (" + calls +
+              ", or new/delete, in a kernel or a __device__ function): the heap belongs to the GPU's context, "
+              "not to one launch, so a block one judged launch leaves there would reach the next, and the judge "
+              "does not load such code. Try: keep a kernel's scratch data in registers, local arrays or "
+              "__shared__ memory, sized at compile time";
+      return false;
+    }
     return true;
   }
 
