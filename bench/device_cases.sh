@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every selftest case of every lab through the GPU tier on the GPU machine, labs in parallel (the
+# GPU lock serialises the GPU tests): each lab's solution and stub graded --tier all --graded, then
+# grader/selftest/run_cases.py --tier all --gpu --skip-slow on its cases (cheats, known-bad kernels,
+# valid alternatives; the course's generic cheats with lab 05).
+#   bash bench/device_cases.sh [LAB ...]          (default: 00 ... 07)
+#   Env: KINDS (run_cases --kind values, default "cheat alternative bad"), JUDGE (an existing judge).
+# Writes $OUT/cases_LAB.txt (run_cases' lines), $OUT/grades_LAB.txt (the solution's and the stub's
+# failed GPU tests), $OUT/summary.txt; exit 0 when every case is as expected.
+set -uo pipefail
+out=${OUT:-$PWD/out}; mkdir -p "$out"
+t0=$(date +%s)
+if [[ -n ${JUDGE:-} ]]; then J=$JUDGE; else source bench/lib/build_judge.sh; build_judge "$PWD/build/cases" || exit 1; fi
+labs=("$@"); [[ ${#labs[@]} -eq 0 ]] && labs=(00 01 02 03 04 05 06 07)
+kinds=(); for k in ${KINDS:-cheat alternative bad}; do kinds+=(--kind "$k"); done
+S=$out/summary.txt
+echo "judge ready in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU'), $(nproc) CPUs" | tee "$S"
+one_lab() {
+  local lab=$1 dir
+  dir=$(ls -d solutions/${lab}_* | head -1); dir=${dir#solutions/}
+  {
+    for who in solutions labs; do
+      "$J" grade --lab "$lab" --source "$who/$dir/kernel.cu" --work "$out/w_${who}_$lab" --json "$out/g_${who}_$lab.json" \
+        --tier all --graded > "$out/g_${who}_$lab.log" 2>&1
+      python3 - "$out/g_${who}_$lab.json" "$who" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+v = g.get("verdicts", g.get("tests", []))
+gpu = [t for t in v if t.get("tier") == "gpu"]
+bad = [t["test"] for t in gpu if t.get("status") != "passed"]
+print(f"{sys.argv[2]}: {len(gpu) - len(bad)} of {len(gpu)} GPU tests passed; not passed: {', '.join(bad) or 'none'}")
+PY
+    done
+  } > "$out/grades_$lab.txt" 2>&1
+  python3 grader/selftest/run_cases.py --judge "$J" --lab "$lab" "${kinds[@]}" --tier all --gpu --skip-slow \
+    --work "$out/cases_w_$lab" > "$out/cases_$lab.txt" 2>&1
+}
+pids=()
+for lab in "${labs[@]}"; do one_lab "$lab" & pids+=($!); done
+rc=0; for p in "${pids[@]}"; do wait "$p" || rc=1; done
+for lab in "${labs[@]}"; do
+  echo "== lab $lab" | tee -a "$S"; cat "$out/grades_$lab.txt" | tee -a "$S"
+  grep -E "^(FAILED|ERROR|NOTE)|^selftest cases:" "$out/cases_$lab.txt" | tee -a "$S"
+done
+grep -q "^FAILED\|^ERROR" "$out"/cases_*.txt && rc=1
+echo "all in $(( $(date +%s) - t0 )) s (exit $rc)" | tee -a "$S"
+rm -rf "$out"/w_* "$out"/cases_w_*
+exit $rc

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Issue 44's copy table: what a copy between variants earns. For every lab with variants and every
+ordered pair (i, j), variant i's solved file graded as variant j (`banklab-judge grade --variant j`,
+the way grade-class grades a student of variant j), against variant j's untouched stub and its own
+solved file, in the course's points.
+
+  python3 bench/variant_copies.py --judge J --out DIR [--tier cpu|gpu|all] [--jobs N] [--graded] [LAB...]
+
+The target (issue 44): a copy earns at most the stub's points plus 10 % of the lab. A row over it
+reads OVER; the run exits 1 when any row is OVER, 0 otherwise (2 when a grade had no verdicts). Writes
+DIR/copies.txt, DIR/copies.json and each grade's log under DIR/work/. The files are rendered by
+banklab.lab.variants (the one renderer, which asks the model's `banklab` command for a variant's
+counts: $BANKLAB_CLI or a build of the course).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
+from banklab.grading import grading, points  # noqa: E402
+from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
+
+
+def expected_tests(judge: str, lab: str) -> list[tuple[str, str]]:
+    """The judge's list of the lab's tests, (name, tier), as grade-class reads it."""
+    out = subprocess.run([judge, "list", "--lab", lab], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == lab:
+            rows.append((parts[1], parts[2]))
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--tier", default="cpu", choices=("cpu", "gpu", "all"))
+    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    ap.add_argument("--graded", action="store_true", help="the instructor's graded mode (a missing GPU fails)")
+    ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab with variants)")
+    a = ap.parse_args(argv)
+    (a.out / "files").mkdir(parents=True, exist_ok=True)
+    jobs, files = [], {}
+    for number, lab in sorted(banklab_labs.find_labs().items()):
+        v = banklab_variants.read(lab)
+        if v is None or (a.labs and number not in [n.zfill(2) for n in a.labs]):
+            continue
+        table = points.load_points(ROOT, number)
+        expected = expected_tests(a.judge, number)
+        for k in range(v.count):
+            for kind, text in (("solution", banklab_variants.solution(lab, k)), ("stub", banklab_variants.stub(lab, k))):
+                f = a.out / "files" / f"{number}_v{k}_{kind}.cu"
+                f.write_text(text)
+                files[(number, k, kind)] = f
+        for i in range(v.count):
+            for j in range(v.count):
+                jobs.append((number, files[(number, i, "solution")], j, f"v{i}_solution_as_v{j}", table, expected))
+            jobs.append((number, files[(number, i, "stub")], i, f"v{i}_stub", table, expected))
+
+    def run(job):
+        number, source, j, stem, table, expected = job
+        res = grading.grade_one(Path(a.judge), number, source, a.out / "work" / number / stem, expected=expected,
+                                tier=a.tier, graded=a.graded, table=table, variant=j)
+        judged = [x for x in res.verdicts if x.status in ("passed", "failed")]
+        return number, stem, j, res.points, res.max_points, len(judged), [x.test for x in res.verdicts if x.status == "failed"]
+
+    with cf.ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(run, jobs))
+    by = {(r[0], r[1]): r for r in results}
+    rows, over, empty = [], 0, 0
+    for number, stem, j, pts, mx, judged, failed in results:
+        if "_as_" not in stem:
+            continue
+        i = int(stem[1:stem.index("_")])
+        stub_pts = by[(number, f"v{j}_stub")][3]
+        own = by[(number, f"v{j}_solution_as_v{j}")][3]
+        limit = stub_pts + 0.1 * mx
+        verdict = "own file" if i == j else ("OVER" if pts > limit + 1e-9 else "ok")
+        over += verdict == "OVER"
+        empty += judged == 0
+        rows.append({"lab": number, "file_of": i, "graded_as": j, "points": pts, "max": mx, "stub": stub_pts,
+                     "own_solution": own, "limit": round(limit, 3), "verdict": verdict, "failed": failed})
+    lines = [f"tier {a.tier}: variant i's solved file graded as variant j; limit = j's stub + 10 % of the lab",
+             f"{'lab':>3} {'i':>2} {'j':>2} {'points':>7} {'stub':>6} {'limit':>6} {'own':>6} {'max':>6}  verdict"]
+    for r in rows:
+        lines.append(f"{r['lab']:>3} {r['file_of']:>2} {r['graded_as']:>2} {r['points']:>7} {r['stub']:>6} "
+                     f"{r['limit']:>6} {r['own_solution']:>6} {r['max']:>6}  {r['verdict']}")
+    copies = [r for r in rows if r["verdict"] != "own file"]
+    lines.append(f"copies: {len(copies)}; over the limit: {over}; within it: {len(copies) - over}")
+    (a.out / "copies.txt").write_text("\n".join(lines) + "\n")
+    (a.out / "copies.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print("\n".join(lines))
+    return 2 if empty else (1 if over else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
