@@ -65,8 +65,11 @@ class Runner:
         d = os.path.join(self.args.work, name)
         os.makedirs(d, exist_ok=True)
         out = os.path.join(d, "grade.json")
-        subprocess.run([self.args.judge, "grade", "--lab", lab, "--source", source, "--work", os.path.join(d, "work"),
-                        "--json", out], cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+        try:
+            subprocess.run([self.args.judge, "grade", "--lab", lab, "--source", source, "--work", os.path.join(d, "work"),
+                            "--json", out], cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
+        except (OSError, subprocess.TimeoutExpired):
+            return out, None
         try:
             with open(out, encoding="utf-8") as f:
                 return out, json.load(f)
@@ -76,6 +79,13 @@ class Runner:
     def row(self, lab, kind, name, outcome, ok, t, detail=""):
         with self.lock:
             self.rows.append((lab, kind, name, outcome, ok, round(time.time() - t, 1), detail))
+            self.write()  # after every row: a run stopped at its limit still leaves the rows it had
+
+    def write(self) -> str:
+        text = report(self.rows, self.args)
+        with open(os.path.join(self.args.out, "trace_layout_verdicts.txt"), "w", encoding="utf-8") as f:
+            f.write(text)
+        return text
 
     def plain(self, lab: str, kind: str) -> str | None:
         """The stub or the solution graded: the solution must pass every test, the stub fail one."""
@@ -110,11 +120,43 @@ class Runner:
                 self.row(lab, kind, name, "NOT RUN (no stub grade)", False, t)
                 return
             argv += ["--stub-verdicts", stub]
-        p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+        try:
+            p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+        except subprocess.TimeoutExpired:
+            self.row(lab, kind, name, "TIMED OUT", False, t)
+            return
         text = p.stdout.decode("utf-8", "replace").strip().splitlines()
         first = next((l for l in text if l.startswith(("OK", "FAILED", "SKIPPED", "ERROR", "NOT"))), text[-1] if text else "")
         self.row(lab, kind, name, first.split(" ", 1)[0], p.returncode == 0, t,
                  "" if p.returncode == 0 else " | ".join(text[-6:])[:900])
+
+
+def report(rows: list, args) -> str:
+    """The table (one row a grade), then the new cheat's tests and its traced message."""
+    labs = args.labs.split(",")
+    bad = [x for x in rows if not x[4]]
+    lines = [f"{'lab':3} {'kind':11} {'case':58} {'outcome':28} {'s':>6}"]
+    for lab, kind, name, outcome, ok, s, detail in sorted(rows, key=lambda x: (labs.index(x[0]), x[1], x[2])):
+        lines.append(f"{lab:3} {kind:11} {name[:58]:58} {outcome[:28]:28} {s:6.1f}{'' if ok else '  AGAINST EXPECTATION'}"
+                     + (f"\n      {detail}" if detail else ""))
+    lines.append(f"{len(rows)} rows, {len(bad)} against expectation, {sum('NOT RUN' in x[3] for x in rows)} not run")
+    # The new cheat's grade: every test's status and the traced test's message.
+    name = os.path.splitext(os.path.basename(NEW_CHEAT))[0]
+    gj = os.path.join(args.work, f"cheat-04-{name}")
+    found = [os.path.join(dp, "grade.json") for dp, _, fs in os.walk(gj) if "grade.json" in fs and "stub-" not in dp]
+    try:
+        with open(found[0], encoding="utf-8") as f:
+            g = json.load(f)
+    except (IndexError, OSError, ValueError):  # not graded yet, or being written
+        g = None
+    if g is not None:
+        recs = g.get("records", g.get("verdicts", []))
+        lines.append(f"\n{NEW_CHEAT}, every test:")
+        lines += [f"  {x.get('status'):8} {x.get('test')}" for x in recs]
+        for x in recs:
+            if x.get("test") == "Lab04OnGpu.TracedSharedAccessesAreConflictFree":
+                lines.append("\nits Lab04OnGpu.TracedSharedAccessesAreConflictFree message:\n" + x.get("message", ""))
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
@@ -148,30 +190,9 @@ def main() -> int:
             futures.append(pool.submit(r.plain, lab, kind) if kind == "solution" else pool.submit(r.case, lab, c, kind))
         for f in futures:
             f.result()
-    bad = [x for x in r.rows if not x[4]]
-    lines = [f"{'lab':3} {'kind':11} {'case':58} {'outcome':28} {'s':>6}"]
-    for lab, kind, name, outcome, ok, s, detail in sorted(r.rows, key=lambda x: (labs.index(x[0]), x[1], x[2])):
-        lines.append(f"{lab:3} {kind:11} {name[:58]:58} {outcome[:28]:28} {s:6.1f}{'' if ok else '  AGAINST EXPECTATION'}"
-                     + (f"\n      {detail}" if detail else ""))
-    lines.append(f"{len(r.rows)} rows, {len(bad)} against expectation, {sum('NOT RUN' in x[3] for x in r.rows)} not run")
-    # The new cheat's grade: every test's status and the traced test's message.
-    name = os.path.splitext(os.path.basename(NEW_CHEAT))[0]
-    gj = os.path.join(args.work, f"cheat-04-{name}")
-    found = [os.path.join(dp, "grade.json") for dp, _, fs in os.walk(gj) if "grade.json" in fs and "stub-" not in dp]
-    if found:
-        with open(found[0], encoding="utf-8") as f:
-            g = json.load(f)
-        recs = g.get("records", g.get("verdicts", []))
-        lines.append(f"\n{NEW_CHEAT}, every test:")
-        lines += [f"  {x.get('status'):8} {x.get('test')}" for x in recs]
-        for x in recs:
-            if x.get("test") == "Lab04OnGpu.TracedSharedAccessesAreConflictFree":
-                lines.append("\nits Lab04OnGpu.TracedSharedAccessesAreConflictFree message:\n" + x.get("message", ""))
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(args.out, "trace_layout_verdicts.txt"), "w", encoding="utf-8") as f:
-        f.write(text)
+    text = r.write()
     print(text)
-    return 1 if bad else 0
+    return 1 if any(not x[4] for x in r.rows) else 0
 
 
 if __name__ == "__main__":
