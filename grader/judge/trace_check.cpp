@@ -11,6 +11,7 @@
 #include "grader/context.hpp"
 #include "grader/gpu/trace.cuh"
 #include "grader/watchdog.hpp"
+#include "trace_layout.hpp"  // the traced addresses against the described layout
 #if defined(BANKLAB_HAVE_TRACE)
 #include "banklab_trace/trace.hpp"  // cost_of(): the tracer's cost of a traced instruction
 #endif
@@ -42,78 +43,6 @@ std::string trace_unavailable_reason() {
 }
 
 namespace {
-
-// Which of several instances a message quotes: the smallest offsets (then mask), so that the
-// message is the same whatever order the warps ran in (alone or beside other judges). The worst
-// instance of a line and the off-description ldmatrix quoted are both chosen by it.
-bool quoted_before(const banklab::WarpAccess& a, const banklab::WarpAccess& b) {
-  return std::tie(a.offset, a.mask) < std::tie(b.offset, b.mask);
-}
-
-// The same order over traced instructions: by their access, then file and line.
-bool quoted_before(const banklab::trace::Instruction& a, const banklab::trace::Instruction& b) {
-  if (quoted_before(a.access, b.access)) return true;
-  if (quoted_before(b.access, a.access)) return false;
-  return std::tie(a.file, a.line) < std::tie(b.file, b.line);
-}
-
-// The pieces of an access whose addresses the lab describes, each as its lanes' offsets less its
-// first lane's (the same rows wherever the tile starts): for ldmatrix and stmatrix each 8 x 8
-// matrix (lanes 8 m .. 8 m + 7 give its rows; the order of the matrices in one instruction is the
-// kernel's choice), for other kinds the whole warp's active lanes.
-std::vector<std::vector<std::uint32_t>> relative_pieces(const banklab::WarpAccess& a) {
-  const bool matrices = a.op == banklab::Op::LoadMatrix || a.op == banklab::Op::StoreMatrix;
-  const int piece = matrices ? 8 : banklab::kWarpSize;
-  std::vector<std::vector<std::uint32_t>> pieces;
-  for (int first = 0; first < banklab::kWarpSize; first += piece) {
-    std::vector<std::uint32_t> p;
-    bool seen = false;
-    std::uint32_t base = 0;
-    for (int l = first; l < first + piece; ++l) {
-      if (!((a.mask >> l) & 1u)) continue;
-      if (!seen) base = a.offset[static_cast<std::size_t>(l)];
-      seen = true;
-      p.push_back(a.offset[static_cast<std::size_t>(l)] - base);
-    }
-    if (!p.empty()) pieces.push_back(std::move(p));
-  }
-  return pieces;
-}
-
-// Traced instructions of a required kind with a piece (a matrix) whose lanes' addresses are none
-// of the description's accesses of that kind (moved as a whole): "" when every one is.
-std::string addresses_not_described(const std::vector<banklab::trace::Instruction>& ins,
-                                    const std::vector<RequiredKind>& required) {
-  std::ostringstream os;
-  for (const RequiredKind& k : required) {
-    if (k.accesses.empty()) continue;
-    std::set<std::vector<std::uint32_t>> described;
-    for (const banklab::WarpAccess& a : k.accesses)
-      for (auto& p : relative_pieces(a)) described.insert(std::move(p));
-    long long off = 0, of_kind = 0;
-    const banklab::trace::Instruction* quoted = nullptr;
-    for (const auto& in : ins) {
-      if (in.access.op != k.op) continue;
-      of_kind += static_cast<long long>(in.count);
-      const auto pieces = relative_pieces(in.access);
-      if (std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) { return described.count(p) > 0; })) continue;
-      off += static_cast<long long>(in.count);
-      if (!quoted || quoted_before(in, *quoted)) quoted = &in;
-    }
-    if (off == 0) continue;
-    os << "  " << off << " of the " << of_kind << " traced " << banklab::describe(k.op)
-       << " warp instructions read a matrix whose row addresses are none of the description's (" << k.described
-       << ": the rows tile_offset() gives for each lane, wherever the tile starts). One of them (the smallest "
-          "offsets), at "
-       << (!grader::context().source.empty() ? grader::context().source : quoted->file.empty() ? std::string("?") : quoted->file)
-       << ":" << quoted->line << ", lanes 0-7 at byte offsets";
-    for (int l = 0; l < 8; ++l) os << " " << quoted->access.offset[static_cast<std::size_t>(l)];
-    os << ". The lab grades the loads of the operands from the tile: load each fragment from the rows the "
-          "description names, not from other addresses. "
-       << k.hint << "\n";
-  }
-  return os.str();
-}
 
 // Per kind of instruction: traced against the work (wavefronts exactly, bytes at least). ""
 // when every kind matches.
@@ -224,8 +153,11 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
             << "\n";
   }
   const std::string kinds = kinds_unlike_the_work(traced, work_minimum);
-  const std::string addresses = addresses_not_described(ins, required);
-  missing << addresses;
+  // Every traced instruction where the student's own access functions put it: ldmatrix's matrices
+  // and the plain loads and stores (trace_layout.cpp).
+  missing << matrices_not_described(ins, required, grader::context().source);
+  missing << accesses_off_the_layout(ins, work_minimum.layout, required, grader::answers().table_names(),
+                                     grader::context().source);
   if (bad == 0 && un.empty() && !over && missing.str().empty() && kinds.empty())
     return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();

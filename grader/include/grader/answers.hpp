@@ -89,6 +89,12 @@ class Answers {
   bool prediction_not_integer(const std::string& name) const { return not_integer_.count(name) != 0; }
   const Table& table(const std::string& name) const;
   const AccessTable& access(const std::string& name) const;
+  /// The names of the access functions the probe tabulated (the lab's tables: "tile_index").
+  std::vector<std::string> table_names() const {
+    std::vector<std::string> n;
+    for (const auto& [name, t] : tables_) n.push_back(name);
+    return n;
+  }
   bool has_value(const std::string& name) const { return values_.count(name) != 0; }
   /// The launcher call `name`, or nullptr when the probe recorded none of that name.
   const LauncherCall* call(const std::string& name) const;

@@ -175,7 +175,7 @@ TEST(Lab02OnGpu, TracedSharedAccessesAreConflictFree) {
   const grader::gpu::Work work =
       grader::gpu::work_minimum(lab02_judge::table_load(), n / 32) +
       grader::gpu::work_minimum({grader::instruction("staging store", banklab::Op::Store, 4, [](int l) { return 4 * l; })},
-                                call.blocks() * (kChannels * kTerms / 32));
+                                call.blocks() * (kChannels * kTerms / 32), grader::gpu::Layout::Counted);
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab02::eval_channels (the correctness check's launch, " + std::to_string(n) + " samples)",

@@ -69,6 +69,10 @@ struct KindWork {
 /// wavefronts of each kind, and name at least its bytes.
 struct Work {
   std::map<banklab::Op, KindWork> kinds;
+  /// One unit of work's instructions as the student's access functions give them (the probe's
+  /// tables): every traced instruction of an op they describe must have the lane addresses of one
+  /// of them (trace_layout.cpp), so that the kernel runs the layout the CPU tier judged.
+  std::vector<grader::Instruction> layout;
   long long wavefronts() const {
     long long w = 0;
     for (const auto& [op, k] : kinds) w += k.wavefronts;
@@ -81,6 +85,7 @@ struct Work {
       m.wavefronts += k.wavefronts;
       m.lane_bytes += k.lane_bytes;
     }
+    layout.insert(layout.end(), o.layout.begin(), o.layout.end());
     return *this;
   }
   friend Work operator+(Work a, const Work& b) { return a += b; }
@@ -107,6 +112,10 @@ struct Work {
 /// least that many of each, so conflict-free loads of another kind do not stand in for them, and
 /// each traced instruction of such a kind must be one of the description's accesses (moved by the
 /// tile's base), so an ldmatrix of other rows does not stand in for the operands' loads.
+/// Likewise every traced plain load and store of an op that `work_minimum.layout` describes must
+/// touch the addresses of one of its accesses (as a set, moved by the tile's base): a kernel that
+/// stages through another layout than its access functions' (and moves the data between lanes
+/// some other way) fails, the message naming its source line and the access it should be.
 ::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
                                                                const std::function<void()>& launch,
                                                                const std::string& hint, const Work& work_minimum,
@@ -136,9 +145,16 @@ std::vector<RequiredKind> described_kinds(const grader_desc::Instruction (&descr
   return kinds;
 }
 
-/// What `units` repetitions of `per_unit` need, per kind, each instruction at the model's minimum.
-inline Work work_minimum(const std::vector<grader::Instruction>& per_unit, long long units) {
+/// Whose layout `per_unit` is: the student's (the probe's access tables: the traced addresses
+/// must be theirs) or the grader's own formula (counted, its addresses not required).
+enum class Layout { Students, Counted };
+
+/// What `units` repetitions of `per_unit` need, per kind, each instruction at the model's minimum;
+/// with Layout::Students, `per_unit` is also the layout every traced instruction must follow.
+inline Work work_minimum(const std::vector<grader::Instruction>& per_unit, long long units,
+                         Layout layout = Layout::Students) {
   Work w;
+  if (layout == Layout::Students) w.layout = per_unit;
   for (const grader::Instruction& i : per_unit) {
     KindWork& k = w.kinds[i.access.op];
     k.instructions += units;
