@@ -1,0 +1,136 @@
+// The judge's readers of the student's text (grader/judge/diagnostics.cpp: which compiler lines are
+// about the student's file, #line in the file; grader/judge/clean_text.cpp: what may be printed),
+// with fixed cases and a fixed number of random and mutated inputs each run (a fuzz target that
+// runs in CI in a few seconds): none crashes, none costs more than its input's length, the hand
+// scanner says what the regular expressions it replaced said, and nothing a terminal acts on is
+// left in what the judge prints.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <regex>
+#include <string>
+
+#include "clean_text.hpp"
+#include "diagnostics.hpp"
+
+namespace judge {
+namespace {
+
+TEST(CleanText, ShowsWhatATerminalActsOnAsVisibleEscapes) {
+  const std::string osc = "A \x1b]52;c;Y3VybA==\x07 B \x1b]2;title\x1b\\ C \x1b[2K\r D \xe2\x80\xae E \xc2\x9b F \x7f";
+  const std::string s = clean_text(osc);
+  EXPECT_EQ(s, "A \\x1b]52;c;Y3VybA==\\x07 B \\x1b]2;title\\x1b\\ C \\x1b[2K\\r D \\u202e E \\u009b F \\x7f");
+  EXPECT_TRUE(is_clean(s));
+  EXPECT_FALSE(is_clean(osc));
+}
+
+TEST(CleanText, KeepsLinesTabsAndUtf8) {
+  const std::string t = "error: \xc3\xa9t\xc3\xa9\n\tnote: \xe2\x86\x92 here\n";
+  EXPECT_EQ(clean_text(t), t);
+  EXPECT_EQ(clean_text("a\nb", 100, false), "a\\nb");
+  EXPECT_EQ(clean_text("\xff\xfe" "x\xc0\xaf"), "\\xff\\xfex\\xc0\\xaf");  // not UTF-8, an overlong '/'
+}
+
+TEST(CleanText, CutsAtItsLimitAndSaysSo) {
+  const std::string s = clean_text(std::string(10000, 'x'), 100);
+  EXPECT_EQ(s.compare(0, 100, std::string(100, 'x')), 0);
+  EXPECT_NE(s.find("[... 9900 more bytes not shown: the judge quotes at most 100 bytes]"), std::string::npos) << s;
+  EXPECT_LT(s.size(), 200u);
+  // never in the middle of a character
+  const std::string e = clean_text("ab\xe2\x86\x92", 4);
+  EXPECT_EQ(e.compare(0, 3, "ab\n"), 0) << e;
+  EXPECT_TRUE(is_clean(e));
+}
+
+TEST(LocatedFile, ReadsTheCompilersLocations) {
+  EXPECT_EQ(located_file("/in/kernel.cu(12): error: identifier \"x\" is undefined"), "/in/kernel.cu");
+  EXPECT_EQ(located_file("/in/kernel.cu:3:5: error: expected ';'"), "/in/kernel.cu");
+  EXPECT_EQ(located_file("/in/kernel.cu:3: warning"), "/in/kernel.cu");
+  EXPECT_EQ(located_file("In file included from /in/probe_main.cu:2:"), "/in/probe_main.cu");
+  EXPECT_EQ(located_file("                 from /inc/banklab/model.hpp:7,"), "/inc/banklab/model.hpp");
+  EXPECT_EQ(located_file("/in/kernel.cu: In function 'void f()':"), "/in/kernel.cu");
+  EXPECT_EQ(located_file("/etc/shadow: At global scope:"), "/etc/shadow");
+  EXPECT_EQ(located_file("   12 | int x = y;"), "");
+  EXPECT_EQ(located_file("      |         ^"), "");
+  EXPECT_EQ(located_file("bwrap: Can't mount proc on /newroot/proc: Device or resource busy"), "");
+  EXPECT_EQ(located_file("/in/kernel.cu:12x: error"), "");
+  EXPECT_EQ(located_file(""), "");
+}
+
+TEST(OwnDiagnostics, KeepsTheStudentsFileAndCountsTheRest) {
+  const std::string log =
+      "/in/kernel.cu(3): error: x\n  int a = b;\n          ^\n"
+      "/etc/shadow:1:1: error: root:x:0:0\n root:x:0:0\n"
+      "/in/probe_main.cu(9): error: y\n";
+  const std::string s = own_diagnostics(log, "/in/kernel.cu", "labs/05/kernel.cu", "labs/05_swizzle/judge/probe.cu");
+  EXPECT_NE(s.find("labs/05/kernel.cu(3): error: x\n  int a = b;\n          ^\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("root"), std::string::npos) << s;
+  EXPECT_EQ(s.find("probe_main.cu(9): error: y"), std::string::npos) << s;  // the judge's own source: not shown
+  EXPECT_NE(s.find("(3 line(s) of the compiler's output about other files were left out"), std::string::npos) << s;
+}
+
+TEST(HasLineDirective, FindsEveryForm) {
+  EXPECT_TRUE(has_line_directive("int a;\n#line 1 \"bwrap: x\"\n"));
+  EXPECT_TRUE(has_line_directive("  #  line\t5\n"));
+  EXPECT_TRUE(has_line_directive("# 12 \"f.cu\"\n"));
+  EXPECT_FALSE(has_line_directive("#include <x>\n#lineage\n// #line 1\nint line = 1;\n"));
+}
+
+// The regular expressions the hand scanner replaced (build.cpp before issue 45), as the reference:
+// run only over short lines here, where their recursion is harmless.
+std::string by_regex(const std::string& line) {
+  static const std::regex located(R"(^(?:In file included from |\s+from )?([^\s:(][^:(]*?)(?:\((\d+)\)|:(\d+)(?::\d+)?)[:,]?(\s|$))");
+  static const std::regex in_function(R"(^([^\s:][^:]*): (In |At )[^\n]*:$)");
+  std::smatch m;
+  if (std::regex_search(line, m, located) || std::regex_search(line, m, in_function)) return m[1];
+  return "";
+}
+
+std::string random_line(std::mt19937& rng, std::size_t max_len) {
+  static const std::vector<std::string> pieces = {
+      "/in/kernel.cu", "/in/probe_main.cu", "In file included from ", "   from ", "from ", ":", "(", ")", "12", "3",
+      ",", " ", "\t", "error", ": In function 'f':", ": At global scope:", "x", "\r", "\x1b[2K", "\xe2\x80\xae", "\n"};
+  std::string s;
+  const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 12)(rng);
+  for (std::size_t i = 0; i < n && s.size() < max_len; ++i) {
+    if (rng() % 8 == 0) s += static_cast<char>(rng() % 256);
+    else s += pieces[rng() % pieces.size()];
+  }
+  return s;
+}
+
+TEST(TextFuzz, TheScannerSaysWhatTheRegularExpressionsSaid) {
+  std::mt19937 rng(45);
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = random_line(rng, 120);
+    line.erase(std::remove(line.begin(), line.end(), '\n'), line.end());  // one line, as the reader splits them
+    ASSERT_EQ(located_file(line), by_regex(line)) << "line: " << clean_text(line, 400, false);
+  }
+}
+
+TEST(TextFuzz, RandomAndHugeInputsCostTheirLength) {
+  std::mt19937 rng(4545);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 300; ++i) {
+    std::string log;
+    while (log.size() < 4000) log += random_line(rng, 200) + "\n";
+    if (i % 50 == 0) log += "/in/kernel.cu:1:2: error: #error " + std::string(300000, i % 100 ? ' ' : 'x') + "\n";
+    const std::string kept = own_diagnostics(log, "/in/kernel.cu", "kernel.cu", "labs/05_swizzle/judge/probe.cu");
+    EXPECT_LE(kept.size(), log.size() + 400);
+    const std::string shown = clean_text(kept);
+    EXPECT_TRUE(is_clean(shown));
+    EXPECT_LE(shown.size(), 4 * kQuoteBytes + 200);
+    (void)has_line_directive(log);
+    std::string bytes(static_cast<std::size_t>(rng() % 9000), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng() % 256);
+    const std::string b = clean_text(bytes, 5000, i % 2 == 0);
+    EXPECT_TRUE(is_clean(b, i % 2 == 0)) << i;
+    EXPECT_EQ(clean_text(b, 1 << 20, i % 2 == 0), b);  // nothing left to escape
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+}
+
+}  // namespace
+}  // namespace judge
