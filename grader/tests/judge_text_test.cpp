@@ -8,12 +8,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <random>
+#include <unistd.h>
 #include <regex>
 #include <string>
 
 #include "clean_text.hpp"
 #include "diagnostics.hpp"
+#include "grader/answers.hpp"
 
 namespace judge {
 namespace {
@@ -130,6 +134,76 @@ TEST(TextFuzz, RandomAndHugeInputsCostTheirLength) {
     EXPECT_EQ(clean_text(b, 1 << 20, i % 2 == 0), b);  // nothing left to escape
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20.0);
+}
+
+// The probe's answers as the probe writes them (grader/probe/probe_runtime.cpp), one record of
+// each kind the fuzz run below mutates.
+const std::string kAnswers =
+    "banklab-answers 1 lab 05\n"
+    "value kTileDim 32\n"
+    "predict wavefronts 4\n"
+    "begin tile_index\n"
+    "table tile_index 2 2 2 0 1 2 3\n"
+    "call transpose(1024) ok 2 4194304 4194304 1\n"
+    "L launch _Z9transposePfPKf 32 32 1 32 8 1 0 2 p 0 0 p 1 0\n"
+    "end 4\n";
+
+// Answers::load reads a path: one file, in memory where the machine has /dev/shm.
+const std::string& fuzz_path() {
+  static const std::string path =
+      (access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm/") : ::testing::TempDir()) + "banklab_answers_fuzz_" +
+      std::to_string(getpid()) + ".txt";
+  return path;
+}
+
+std::optional<std::string> load_text(const std::string& text, grader::Answers& a) {
+  std::ofstream(fuzz_path(), std::ios::binary | std::ios::trunc) << text;
+  const auto err = a.load(fuzz_path(), "05");
+  std::remove(fuzz_path().c_str());
+  return err;
+}
+
+TEST(AnswersFuzz, TheProbesRecordsAreReadAndAnythingElseRefused) {
+  grader::Answers a;
+  ASSERT_EQ(load_text(kAnswers, a), std::nullopt);
+  std::string esc = kAnswers;
+  esc.replace(esc.find("_Z9"), 3, "\x1b]2;x\x07");
+  grader::Answers b;
+  const auto err = load_text(esc, b);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_NE(err->find("holds bytes that are no text"), std::string::npos) << *err;
+}
+
+// Byte flips, cuts, repeated spans, random bytes and huge tokens in the answers: each is read
+// (accepted or refused with a reason) without a crash, an exception or a stall, and whatever
+// reason a refusal gives prints clean.
+TEST(AnswersFuzz, MutatedAnswersAreReadOrRefusedWithAReason) {
+  std::mt19937 rng(4546);
+  const auto t0 = std::chrono::steady_clock::now();
+  int refused = 0;
+  for (int i = 0; i < 1000; ++i) {
+    std::string t = kAnswers;
+    for (int m = 0, n = 1 + static_cast<int>(rng() % 4); m < n; ++m) {
+      const std::size_t at = t.empty() ? 0 : rng() % t.size();
+      switch (rng() % 6) {
+        case 0: if (!t.empty()) t[at] = static_cast<char>(rng() % 256); break;
+        case 1: t.resize(at); break;
+        case 2: t.insert(at, t.substr(at, rng() % 64)); break;
+        case 3: t.insert(at, 1, " 0123456789-x\n\x1b"[rng() % 15]); break;
+        case 4: t.insert(at, std::string(rng() % 20 ? 100 : 300000, "9 x"[rng() % 3])); break;
+        default: t.insert(at, std::to_string(static_cast<long long>(rng()) * 4099)); break;
+      }
+    }
+    grader::Answers a;
+    std::optional<std::string> err;
+    ASSERT_NO_THROW(err = load_text(t, a)) << i;
+    if (err) {
+      ++refused;
+      EXPECT_TRUE(judge::is_clean(clean_text(*err, 400, false), false));
+    }
+  }
+  EXPECT_GT(refused, 300);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 40.0);
 }
 
 }  // namespace

@@ -159,14 +159,20 @@ class LongLinesCostTheirLength(Case):
         return rc, shown.decode(errors="replace"), secs
 
     def test_a_300000_character_error_line_fails_its_build_in_seconds(self):
-        rc, shown, secs = self.build("long-error", self.stub + "\n#error " + "x" * 300000 + "\n")
+        text = self.stub + "\n#error " + "x" * 300000 + "\n"
+        rc, shown, secs = self.build("long-error", text)
         self.assertEqual(rc, 1, shown[:2000])
         self.assertIn("your file does not compile", shown)
         self.assertIn("more bytes not shown", shown)  # the quote is cut, and says so
         self.assertLess(len(shown), 16 << 10)
         self.assertLess(secs, 120)
+        shown, build, secs = self.grade("long-error-graded", text)
+        self.assert_graded_failure(shown, build, "your file does not compile", "more bytes not shown")
+        self.assertLess(len(build["message"]), 8 << 10)
+        self.assertLess(secs, 120)
 
     def test_a_300000_character_comment_line_builds(self):
+        # (through `build`: `grade` also reads the file's `// banklab variant:` line, variants.cpp)
         rc, shown, secs = self.build("long-comment", self.stub + "\n//" + " " * 300000 + "\n")
         self.assertEqual(rc, 0, shown[:2000])
         self.assertLess(secs, 120)
@@ -189,6 +195,24 @@ class TerminalSequencesAreShownEscaped(Case):
             self.assertNotIn(raw.decode(errors="replace"), build["message"])
         self.assertIn("\\x1b]52;c;", build["message"])  # quoted, visibly
         self.assertIn("\\u202e", build["message"])
+
+    def test_answers_with_terminal_sequences_are_refused_and_shown_escaped(self):
+        # The probe's answers are the student's words too: a lab named "\x1b]2;..." in the header
+        # (a message quotes the lab the answers are for) is refused as a whole, and shown escaped.
+        work = os.path.join(self.tmp, "osc-answers")
+        rc, shown, _ = run([ARGS.judge, "build", "--lab", "05", "--source", self.source("stub", self.stub),
+                            "--work", work])
+        self.assertEqual(rc, 0, shown)
+        with open(os.path.join(work, "answers.txt"), "wb") as f:
+            f.write(b"banklab-answers 1 lab \x1b]2;owned\x07\x1b[2K\n")
+        results = os.path.join(self.tmp, "osc-answers-results")
+        rc, shown, _ = run([ARGS.judge, "test", "--lab", "05", "--work", work, "--test",
+                            "Lab05Layout.TileIndexIsInBoundsAndOneToOne", "--results", results])
+        self.assertEqual(rc, 1, shown)
+        self.assertIn(b"the answers file holds bytes that are no text", shown)
+        self.assertNotIn(b"\x1b", shown)
+        with open(os.path.join(results, "lab05", "Lab05Layout.TileIndexIsInBoundsAndOneToOne.json"), "rb") as f:
+            self.assertNotIn(b"\\u001b", f.read())
 
     def test_build_and_ctest_print_them_escaped(self):
         src = self.source("osc-ctest", self.text())
