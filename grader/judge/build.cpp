@@ -370,11 +370,15 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     if (limit)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
              "templates, unrolled loops or constexpr evaluation that grow without end.\n";
+    const std::string said = own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit);
+    if (said.find("File size limit exceeded") != std::string::npos || said.find("File too large") != std::string::npos)
+      msg += "A file the compile wrote reached the step's file-size limit (" + std::to_string(step.limits.file_size >> 20) +
+             " MiB): look for a large array with an initialiser in your file (a global or static array counts in full), "
+             "and make it smaller or fill it at run time.\n";
     if (has_line_directive(text))
       msg += "Your file has #line directives: they make the compiler's messages name other files, so the judge cannot "
              "tell which messages are about your file. Remove them to see your errors.\n";
-    return fail(msg + checked +
-                clean_text(own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit)));  // stdout is data
+    return fail(msg + checked + clean_text(said));  // stdout is data
   };
 
   // 1. The probe's compile and the device code's (from the student's file as it is), side by

@@ -51,6 +51,17 @@ std::string heading(std::string_view s) {
   return std::string(s.substr(0, e));
 }
 
+// A line of a compiler driver's own, about no source file and quoting none: gcc's "internal
+// compiler error: File size limit exceeded signal terminated program as" (a file-size limit of the
+// step), the linker's "in function ...", "ld returned 1 exit status", nvcc's "'cicc' died due to
+// signal 9". It says what stopped the compile.
+bool driver_line(std::string_view line) {
+  for (std::string_view p : {"gcc: ", "g++: ", "c++: ", "cc1plus: ", "collect2: ", "/usr/bin/ld: ", "ld: ", "nvcc fatal",
+                             "nvcc error"})
+    if (line.compare(0, p.size(), p) == 0) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string located_file(std::string_view line) {
@@ -80,8 +91,9 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
     const std::string_view line(log.data() + a, b - a);
     a = b + 1;
     const std::string file = located_file(line);
+    const bool driver = file.empty() && driver_line(line);
     if (!file.empty()) keep = file == student_inside || file == probe_name;
-    else if (line.compare(0, 10, "nvcc fatal") == 0 || line.compare(0, 10, "nvcc error") == 0) keep = false;
+    else if (driver) keep = true;  // this line alone: what follows it is no message about the file
     if (!keep) {
       ++dropped;
       continue;
@@ -91,6 +103,7 @@ std::string own_diagnostics(const std::string& log, const std::string& student_i
       l.replace(p, student_inside.size(), student_shown);
     o << l << "\n";
     kept_any = true;
+    if (driver) keep = false;
   }
   std::string s = o.str();
   if (dropped > 0)

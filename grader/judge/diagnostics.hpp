@@ -17,6 +17,9 @@ std::string located_file(std::string_view line);
 /// Compiler messages about the student's own file only (and the probe's, the course's public
 /// code): a diagnostic located in any other file, with its echoed source lines, is left out and
 /// counted, so no line of a file the student included (#include "/etc/shadow") reaches feedback.
+/// A line of the compiler driver's or the linker's own (`gcc: internal compiler error: File size
+/// limit exceeded ...`, `collect2: error: ld returned 1 exit status`, `nvcc error : 'cicc' died
+/// ...`) is kept too: it quotes no file, and says what stopped the compile.
 /// `student_inside` is replaced by `student_shown` in what is kept. Not yet cleaned: the caller
 /// quotes it through clean_text().
 std::string own_diagnostics(const std::string& log, const std::string& student_inside, const std::string& student_shown,

@@ -75,6 +75,25 @@ TEST(OwnDiagnostics, KeepsTheStudentsFileAndCountsTheRest) {
   EXPECT_NE(s.find("(3 line(s) of the compiler's output about other files were left out"), std::string::npos) << s;
 }
 
+TEST(OwnDiagnostics, KeepsTheDriversOwnLinesAndNothingAfterThem) {
+  const std::string log =
+      "gcc: internal compiler error: File size limit exceeded signal terminated program as\n"
+      "Please submit a full bug report, with preprocessed source (by using -freport-bug).\n"
+      "/etc/shadow:1:1: error: x\n    1 | root:x:0:0\n"
+      "/usr/bin/ld: /tmp/tmpxft_1.o: in function `launch(float*)':\n"
+      "collect2: error: ld returned 1 exit status\n"
+      "nvcc error   : 'cicc' died due to signal 9 (Kill signal)\n";
+  const std::string s = own_diagnostics(log, "/in/kernel.cu", "kernel.cu", "labs/05_swizzle/judge/probe.cu");
+  EXPECT_NE(s.find("gcc: internal compiler error: File size limit exceeded"), std::string::npos) << s;
+  EXPECT_NE(s.find("collect2: error: ld returned 1 exit status"), std::string::npos) << s;
+  EXPECT_NE(s.find("/usr/bin/ld: /tmp/tmpxft_1.o: in function"), std::string::npos) << s;
+  EXPECT_NE(s.find("'cicc' died due to signal 9"), std::string::npos) << s;
+  EXPECT_EQ(s.find("root"), std::string::npos) << s;
+  EXPECT_EQ(s.find("Please submit"), std::string::npos) << s;
+  EXPECT_NE(s.find("(3 line(s) of the compiler's output about other files were left out: the judge shows only messages "
+                   "about your own file)"), std::string::npos) << s;
+}
+
 TEST(HasLineDirective, FindsEveryForm) {
   EXPECT_TRUE(has_line_directive("int a;\n#line 1 \"bwrap: x\"\n"));
   EXPECT_TRUE(has_line_directive("  #  line\t5\n"));

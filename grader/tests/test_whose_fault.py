@@ -119,6 +119,12 @@ class AFileCannotMakeItselfNotGraded(Case):
         self.assert_graded_failure(shown, build, "your file's compiled probe is 65 MiB",
                                    "more than the 64 MiB a probe may be")
 
+    def test_a_compile_past_its_file_size_limit_fails_its_build_with_the_limit(self):
+        shown, build, _ = self.grade("large-object", self.stub + (
+            "\n#ifndef __CUDA_ARCH__\n__attribute__((used)) char banklab_case_table[300 << 20] = {1};\n#endif\n"))
+        self.assert_graded_failure(shown, build, "your file does not compile", "File size limit exceeded",
+                                   "reached the step's file-size limit (256 MiB)")
+
     def test_a_valid_file_still_builds(self):
         with open(os.path.join(ARGS.root, "solutions", "05_swizzle", "kernel.cu")) as f:
             shown, build, _ = self.grade("solution", f.read())
