@@ -3,6 +3,7 @@
 #include "grader/answers.hpp"
 
 #include "banklab/pattern_io.hpp"
+#include "clean_text.hpp"
 
 #include <fstream>
 #include <limits>
@@ -167,6 +168,11 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
     text = os.str();
   }
   if (text.size() > kMaxAnswersBytes) return "the answers file is over 16 MiB: something in your file printed into it";
+  // Only text a terminal shows as it is (clean_text.hpp): no word of the probe's that a message
+  // quotes (a name, a lab, a kernel) carries an escape sequence or a control character.
+  if (!judge::is_clean(text))
+    return "the answers file holds bytes that are no text (a control character, an escape sequence, a byte that is "
+           "not UTF-8): something in your file wrote into it";
   std::istringstream is(text);
   std::string magic, kw;
   int version = 0;

@@ -12,16 +12,18 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
 
 #include "grader/answers.hpp"
+#include "clean_text.hpp"
+#include "diagnostics.hpp"
 #include "grader/probe_wraps.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sha256.hpp"
+#include "whose_fault.hpp"
 
 #ifndef BANKLAB_NVCC
 #define BANKLAB_NVCC "/usr/local/cuda/bin/nvcc"
@@ -166,21 +168,29 @@ bool has_no_code(const std::string& text) {
   return true;
 }
 
+// The value of `KEY = "VALUE"` in the lab's generated description, VALUE made only of `allowed`
+// characters (the first such line), read by hand; empty when there is none.
+std::string quoted_value(const std::string& description, const std::string& key, const std::string& allowed) {
+  const std::string lead = key + " = \"";
+  for (std::size_t p = description.find(lead); p != std::string::npos; p = description.find(lead, p + 1)) {
+    const std::size_t a = p + lead.size();
+    std::size_t b = a;
+    while (b < description.size() && allowed.find(description[b]) != std::string::npos) ++b;
+    if (b > a && b < description.size() && description[b] == '"') return description.substr(a, b - a);
+  }
+  return {};
+}
+const std::string kNameChars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-";
+
 // The lab's folder (labs/<folder>/kernel.cu), from the lab's generated description
 // (`kFolder = "05_swizzle"`), for messages that name the stub; empty when it is not there.
-std::string lab_folder(const std::string& description) {
-  static const std::regex folder(R"re(kFolder = "([0-9A-Za-z_.-]+)")re");
-  std::smatch m;
-  return std::regex_search(description, m, folder) ? m[1].str() : std::string();
-}
+std::string lab_folder(const std::string& description) { return quoted_value(description, "kFolder", kNameChars); }
 
 // The lab's judge folder from the source root (`kJudgeDir = "labs/05_swizzle/judge"`; in the
 // student release grader/labs/05_swizzle), where its probe.cu is; empty when it is not there.
 std::string lab_judge_dir(const std::string& description) {
-  static const std::regex dir(R"re(kJudgeDir = "([0-9A-Za-z_./-]+)")re");
-  std::smatch m;
-  return std::regex_search(description, m, dir) && m[1].str().find("..") == std::string::npos ? m[1].str()
-                                                                                                : std::string();
+  const std::string d = quoted_value(description, "kJudgeDir", kNameChars + "/");
+  return d.find("..") == std::string::npos ? d : std::string();
 }
 
 // The build's message for a file with no code: what happened, and the command that brings the
@@ -236,41 +246,6 @@ std::string probe_source(const std::string& lab, const std::string& probe_name, 
   std::string s = "#include \"grader/probe.hpp\"\n#include \"" + inside(kStudentInside) + "\"\n#ifndef __CUDA_ARCH__\n";
   for (const std::string& n : names_of(probe_main_text + "\n" + probe_text)) s += "#undef " + n + "\n";
   s += "#include \"" + generated_header(lab, "probe") + "\"\n#line 1 \"" + probe_name + "\"\n" + probe_text + "\n#endif\n";
-  return s;
-}
-
-// Compiler messages about the student's own file only (and the probe's, which is the course's
-// public code): a diagnostic located in any other file, with its echoed source lines, is left
-// out, so no line of a file the student included (#include "/etc/shadow") reaches feedback.
-std::string own_diagnostics(const std::string& log, const std::string& student_inside, const std::string& student_shown,
-                            const std::string& probe_name, bool errors_expected = true) {
-  static const std::regex located(R"(^(?:In file included from |\s+from )?([^\s:(][^:(]*?)(?:\((\d+)\)|:(\d+)(?::\d+)?)[:,]?(\s|$))");
-  static const std::regex in_function(R"(^([^\s:][^:]*): (In |At )[^\n]*:$)");
-  std::istringstream in(log);
-  std::ostringstream o;
-  bool keep = false;
-  int dropped = 0;
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, located) || std::regex_search(line, m, in_function)) {
-      const std::string file = m[1];
-      keep = file == student_inside || file == probe_name;
-    } else if (line.rfind("nvcc fatal", 0) == 0 || line.rfind("nvcc error", 0) == 0) {
-      keep = false;
-    }
-    if (keep) {
-      std::string l = line;
-      for (std::size_t p = 0; (p = l.find(student_inside, p)) != std::string::npos; p += student_shown.size())
-        l.replace(p, student_inside.size(), student_shown);
-      o << l << "\n";
-    } else {
-      ++dropped;
-    }
-  }
-  std::string s = o.str();
-  if (dropped > 0)
-    s += "(" + std::to_string(dropped) + " line(s) of the compiler's output about other files were left out: the judge shows "
-         "only messages about your own file" + (o.str().empty() && errors_expected ? "; every error is in a file your file includes: check your #include lines" : "") + ")\n";
   return s;
 }
 
@@ -372,20 +347,39 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
 
   std::vector<StepInput> inputs = headers;
   inputs.push_back({kStudentInside, text});
-  auto compile_error = [&](const StepResult& res, const char* what) {
+  // A failed compile is the file's, unless the judge's own checks failed or the same compile of
+  // the judge's known-good file fails the same way now (whose_fault.hpp): what the compiler
+  // printed (the student's #line can make it read like bubblewrap's error) decides nothing.
+  auto compile_error = [&](const StepResult& res, const Step& step, ControlStep which, const Step& probe_step,
+                           const char* what) {
     if (res.process.timed_out)
       return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
                   " s and was stopped: look for templates or constexpr evaluation that never end.");
     if (!res.sandbox_error.empty()) return fault("the judge's sandbox could not run the compiler: " + res.sandbox_error + ".");
-    if (res.process.exit_code == 126 || res.process.exit_code == 127)  // the judge's problem, not the student's
-      return fault("the judge could not start the compiler in its sandbox (" + res.process.describe() + "): " +
-                   res.err.substr(0, res.err.find('\n')) + ".");
+    std::string checked;
+    if (may_be_the_machines(res)) {
+      const ControlResult c = run_control(which, step, probe_step);
+      if (same_failure(res, c))
+        return fault("the judge's sandbox could not run the compiler (" + c.failure + "): the same compile of the judge's "
+                     "own known-good file failed the same way just now (" + c.said + ").");
+      checked = "(The judge compiled its own known-good file the same way just now, and it " +
+                (c.failure.empty() ? std::string("compiled") : "did not fail this way (" + c.failure + ")") +
+                ": this failure is your file's.)\n";
+    }
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
     const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
     if (limit)
       msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
              "templates, unrolled loops or constexpr evaluation that grow without end.\n";
-    return fail(msg + own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit));  // stdout is data
+    const std::string said = own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit);
+    if (said.find("File size limit exceeded") != std::string::npos || said.find("File too large") != std::string::npos)
+      msg += "A file the compile wrote reached the step's file-size limit (" + std::to_string(step.limits.file_size >> 20) +
+             " MiB): look for a large array with an initialiser in your file (a global or static array counts in full), "
+             "and make it smaller or fill it at run time.\n";
+    if (has_line_directive(text))
+      msg += "Your file has #line directives: they make the compiler's messages name other files, so the judge cannot "
+             "tell which messages are about your file. Remove them to see your errors.\n";
+    return fail(msg + checked + clean_text(said));  // stdout is data
   };
 
   // 1. The probe's compile and the device code's (from the student's file as it is), side by
@@ -413,8 +407,9 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};
   write_file(work + "/probe_build.log", p2[0].err);
   write_file(work + "/fatbin_build.log", p2[1].err);
-  if (!p2[0].process.ok()) return compile_error(p2[0], "its probe");
-  if (!p2[1].process.ok()) return compile_error(p2[1], "its device code");
+  if (!p2[0].process.ok()) return compile_error(p2[0], probe_build, ControlStep::probe_compile, probe_build, "its probe");
+  if (!p2[1].process.ok())
+    return compile_error(p2[1], fatbin_build, ControlStep::device_compile, probe_build, "its device code");
   if (p2[0].out_cut || p2[1].out_cut || p2[0].out.empty() || p2[1].out.empty())
     return fail("your file's compiled probe or device code is empty or too large: not judged.");
   const std::string probe_exe = p2[0].out, device_code = p2[1].out;
@@ -436,10 +431,31 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   run.limits.tmp_size = 64LL << 20;
   const std::string judge_path = self_path();
   const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
+  // A limit the file itself runs into is judged before the step, as the file's: bubblewrap
+  // writes the probe into the sandbox under the step's own file-size limit (RLIMIT_FSIZE).
+  if (static_cast<long long>(probe_exe.size()) > run.limits.file_size)
+    return fail("your file's compiled probe is " + std::to_string(probe_exe.size() >> 20) + " MiB (" +
+                std::to_string(probe_exe.size()) + " bytes), more than the " + std::to_string(run.limits.file_size >> 20) +
+                " MiB a probe may be (the file-size limit of its step): look for a large array with an initialiser in your "
+                "host code (a global or static array counts in full in the program), and make it smaller or fill it at "
+                "run time.");
   const StepResult p3 = run_steps({run}).front();
   write_file(work + "/probe.log", "== stdout ==\n" + p3.out + (p3.out_cut ? "\n[cut]\n" : "") + "== stderr ==\n" + p3.err +
                                       (p3.err_cut ? "\n[cut]\n" : "") + "== step ==\n" + memory_line(p3));
   if (!p3.sandbox_error.empty()) return fault("the judge's sandbox could not run your file's probe: " + p3.sandbox_error + ".");
+  // A probe that ended the way the sandbox's own failure does is judged by a control: the judge's
+  // own known-good file's probe, built and run the same way now (whose_fault.hpp). What the
+  // student's probe printed decides nothing.
+  std::string checked;
+  if (!p3.process.ok() && may_be_the_machines(p3)) {
+    const ControlResult c = run_control(ControlStep::probe_run, run, probe_build);
+    if (same_failure(p3, c))
+      return fault("the judge's sandbox could not run your file's probe (" + c.failure + "): the judge's own known-good "
+                   "file's probe failed the same way just now (" + c.said + ").");
+    checked = " (The judge ran its own known-good file's probe the same way just now, and it " +
+              (c.failure.empty() ? std::string("ran") : "did not fail this way (" + c.failure + ")") +
+              ": this failure is your file's.)";
+  }
   if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
     return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "
                 "(cmake --build) before grading again.");
@@ -454,13 +470,14 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   grader::Answers check;
   if (auto err = check.load(answers, lab)) {
     unlink(answers.c_str());
-    return fail("your file's answers could not be read: " + *err + " (probe: " + p3.process.describe() +
-                "). What your file's code printed is not shown; run it yourself to see it.");
+    return fail("your file's answers could not be read: " + clean_text(*err, 400, false) + " (probe: " +
+                p3.process.describe() + "). What your file's code printed is not shown; run it yourself to see it." +
+                checked);
   }
   if (!p3.process.ok()) {
     unlink(answers.c_str());
     return fail("your file's probe wrote its answers but then ended badly (" + p3.process.describe() +
-                "): something in your file runs at exit. Remove it.");
+                "): something in your file runs at exit. Remove it." + checked);
   }
   // The device code is written by the judge, from what the sandbox handed back after it ended.
   if (!write_file(fatbin, device_code) || !write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code)) ||

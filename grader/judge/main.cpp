@@ -39,6 +39,7 @@
 
 #include "banklab/cuda_check.cuh"
 #include "build.hpp"
+#include "clean_text.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
@@ -197,8 +198,7 @@ int cmd_build(const Args& a) {
   v.seconds = b.seconds;
   v.status = b.ok ? "passed" : b.fault ? "fault" : "failed";
   v.message = b.message;
-  if (!b.ok) std::printf("%s\n", b.message.c_str());
-  else if (!b.message.empty()) std::printf("%s\n", b.message.c_str());
+  if (!b.message.empty()) std::printf("%s\n", clean_text(b.message, 64 << 10).c_str());
   return finish_verdict(v, a.results);
 }
 

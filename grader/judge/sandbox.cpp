@@ -219,8 +219,9 @@ void close_stray_pipes(std::vector<Running>& run) {
   idle = 0;
 }
 
-// How the step's command ended, from its status (bubblewrap's 128 + N: killed by signal N; its
-// own "bwrap: " error: the sandbox could not start the step).
+// How the step's command ended, from its status (bubblewrap's 128 + N: killed by signal N). What
+// the step printed decides nothing here: a first line that reads like bubblewrap's own error may
+// be the student's probe or compiler (whose_fault.hpp runs a control step to tell).
 void read_exit(const Running& r, const SandboxInfo& sb, StepResult& res) {
   ProcessResult& p = res.process;
   if (r.pid < 0 || p.timed_out) return;
@@ -232,8 +233,6 @@ void read_exit(const Running& r, const SandboxInfo& sb, StepResult& res) {
     p.signal = p.exit_code - 128;
     p.exit_code = -1;
   }
-  if (sb.available && p.exit_code == 1 && res.err.rfind("bwrap: ", 0) == 0)
-    res.sandbox_error = res.err.substr(0, res.err.find('\n'));
 }
 
 }  // namespace

@@ -79,7 +79,9 @@ struct StepResult {
   ProcessResult process;
   std::string out, err, answers;  ///< what came back over the pipes (cut at their limits)
   bool out_cut = false, err_cut = false, answers_cut = false;
-  std::string sandbox_error;      ///< the sandbox itself could not start the step
+  /// The judge's own checks of the step failed: it could not be started, its cgroup made or its
+  /// processes ended. Never from what the step printed (whose_fault.hpp).
+  std::string sandbox_error;
   long long memory_peak = -1;     ///< the most the whole step held at once (its cgroup), -1: no cgroup
   long long memory_limit = 0;     ///< its cgroup's memory limit (bytes), 0: no cgroup
   bool oom_killed = false;        ///< the kernel ended a process of the step at that limit

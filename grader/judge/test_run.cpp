@@ -19,6 +19,7 @@
 
 #include "banklab/cuda_check.cuh"
 #include "build.hpp"
+#include "clean_text.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
@@ -68,7 +69,7 @@ int finish_verdict(const Verdict& v, const std::string& results, bool print_mess
     make_dirs(dir);
     write_file(dir + "/" + v.test + ".json", to_json(v) + "\n");
   }
-  if (print_message && !v.message.empty()) std::printf("%s\n", v.message.c_str());
+  if (print_message && !v.message.empty()) std::printf("%s\n", clean_text(v.message, 64 << 10).c_str());
   std::printf("%s\n", summary_line(v).c_str());
   std::fflush(stdout);
   return exit_code_of(v);

@@ -1,6 +1,7 @@
 #include "verdict.hpp"
 
 #include "banklab/json.hpp"
+#include "clean_text.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,13 +14,17 @@ namespace {
 
 std::string quote(const std::string& s) { return banklab::json_quote(s); }
 
+// A record's message may quote the student's side (compiler output, a test process's own output):
+// it is written and printed cleaned (clean_text.hpp), whoever built it.
+constexpr std::size_t kMessageBytes = 64 << 10;
+
 std::string body(const Verdict& v) {
   std::ostringstream os;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.3f", v.seconds);
   os << "{\"schema\": \"banklab.verdict.v1\", \"lab\": " << quote(v.lab) << ", \"test\": " << quote(v.test)
      << ", \"tier\": " << quote(v.tier) << ", \"status\": " << quote(v.status) << ", \"checks\": " << v.checks
-     << ", \"seconds\": " << secs << ", \"message\": " << quote(v.message) << "}";
+     << ", \"seconds\": " << secs << ", \"message\": " << quote(clean_text(v.message, kMessageBytes)) << "}";
   return os.str();
 }
 
@@ -108,7 +113,7 @@ std::string summary_line(const Verdict& v) {
                     : v.status == "fault"   ? "[ FAULT  ]"
                                             : "[ FAILED ]";
   std::string s = "banklab-judge " + tag + " lab" + v.lab + "." + v.test + " (" + std::to_string(v.checks) + " checks)";
-  if (v.status == "skipped" || v.status == "fault") s += ": " + v.message;
+  if (v.status == "skipped" || v.status == "fault") s += ": " + clean_text(v.message, kMessageBytes);
   return s;
 }
 

@@ -18,7 +18,9 @@ What must hold depends on the case (see grader/selftest/README.md):
   extra, no `// MARKER:` string of the case in any message. `// TIER: gpu` cheats need the GPU
   tier: at least one gpu test must fail, and each `// GPU_EVIDENCE: Suite.Test: text` line (a gpu
   cheat needs one) names a gpu test that failed with that text in its message, proof that the
-  payload ran on the GPU; where every gpu test skipped the result is "skipped".
+  payload ran on the GPU; where every gpu test skipped the result is "skipped". Whatever its EXPECT,
+  a cheat whose LabNN.Build is a fault (not graded) where the stub's is not fails: a file must not
+  make itself not graded (issue 45).
 - alternatives/NN_name/*.patch: every test passed; gpu tests may skip, except with --graded/--gpu.
 
 Exit status: 0 the expectation holds, 1 it does not (each reason printed), 77 it cannot be
@@ -299,9 +301,21 @@ def cpu_tier_problems(by_test: dict[str, dict], stub: dict[str, dict] | None,
     return problems
 
 
+def build_fault(by_test: dict[str, dict], stub: dict[str, dict] | None) -> list[str]:
+    """A cheat must not make its own file "not graded" (issue 45): its LabNN.Build is a fault only
+    where the plain stub's is one too (the machine cannot build anything here)."""
+    for test, v in by_test.items():
+        if is_build(test) and v.get("status") == "fault" and (stub or {}).get(test, {}).get("status") != "fault":
+            return [f"{test}: fault (not graded) with this cheat, while the plain stub builds here: a file must not "
+                    f"make itself not graded: " + " ".join(v.get("message", "").split())[:300]]
+    return []
+
+
 def expect_cheat(case, by_test: dict[str, dict], stub: dict[str, dict] | None, graded: bool,
                  probe_log: str | None = None) -> list[str]:
-    problems: list[str] = []
+    problems: list[str] = build_fault(by_test, stub)
+    if problems:
+        return problems
     expect_line = (case.first("EXPECT") or "no-full-pass").strip()
     words = expect_line.split(None, 1)
     expect = words[0].lower().rstrip(":") if words else "no-full-pass"

@@ -409,6 +409,24 @@ class ExpectTest(TempTree):
         self.assertEqual(code, 1)
         self.assertIn("full pass", out)
 
+    def test_a_cheat_that_makes_its_own_build_a_fault_fails(self):
+        # Issue 45: a file must not make itself "not graded" (the stub's build passed here).
+        stub = grade(verdict("Lab05.Build", "passed"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C, "passed"),
+                     verdict(GPU_A, "skipped"))
+        g = grade(verdict("Lab05.Build", "fault", message="the judge's sandbox could not run your file's probe"),
+                  verdict(CPU_A), verdict(CPU_B), verdict(CPU_C), verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, stub)
+        self.assertEqual(code, 1, out)
+        self.assertIn("must not make itself not graded", out)
+        build_fails = "// APPLIES: all\n// MODE: append\n// EXPECT: build-fails: why\nint x;\n"
+        code, out = self.check("selftest/cheats/c.cu", build_fails, g, stub)
+        self.assertEqual(code, 1, out)
+        # where the stub's build is a fault too, the machine cannot build: not this cheat's doing
+        stub_fault = grade(verdict("Lab05.Build", "fault"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C),
+                           verdict(GPU_A, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g, stub_fault)
+        self.assertNotIn("must not make itself not graded", out)
+
     def test_a_cheat_refused_at_build_holds_and_says_so(self):
         g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(CPU_B), verdict(CPU_C), verdict(GPU_A))
         code, out = self.check("selftest/cheats/c.cu", self.CHEAT, g)

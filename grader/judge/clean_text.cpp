@@ -1,0 +1,90 @@
+// Student text made safe to print and to record (clean_text.hpp): one linear pass, no pattern.
+#include "clean_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace judge {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] and its code point, or 0 when the byte
+// there starts none (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF).
+std::size_t utf8_at(std::string_view s, std::size_t i, char32_t& cp) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    cp = c;
+    return 1;
+  }
+  std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < n; ++k) {
+    const unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  const char32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+  if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+// Code points a terminal or a text view acts on: C0 and C1 controls, DEL, the bidirectional
+// marks, embeddings, overrides and isolates (U+061C, U+200E-F, U+202A-E, U+2066-9), the line and
+// paragraph separators (U+2028-9), and a byte-order mark inside the text.
+bool acts_on(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+void escape(std::string& o, char32_t cp) {
+  char b[16];
+  if (cp == '\r') o += "\\r";
+  else if (cp == '\t') o += "\\t";
+  else if (cp == '\n') o += "\\n";
+  else if (cp < 0x80) std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(cp)), o += b;
+  else std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(cp)), o += b;
+}
+
+}  // namespace
+
+std::string clean_text(std::string_view text, std::size_t max_bytes, bool keep_newlines) {
+  std::string o;
+  o.reserve(std::min(text.size(), max_bytes) + 64);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    char32_t cp = 0;
+    std::size_t n = utf8_at(text, i, cp);
+    if (i + (n ? n : 1) > max_bytes) break;
+    if (n == 0) {  // not UTF-8: the byte itself, as \xNN
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      o += b;
+      i += 1;
+      continue;
+    }
+    if ((cp == '\n' && keep_newlines) || cp == '\t' || !acts_on(cp)) o.append(text.substr(i, n));
+    else escape(o, cp);
+    i += n;
+  }
+  if (i < text.size()) {
+    if (!o.empty() && o.back() != '\n') o += keep_newlines ? "\n" : " ";
+    o += "[... " + std::to_string(text.size() - i) + " more bytes not shown: the judge quotes at most " +
+         std::to_string(max_bytes) + " bytes]";
+    if (keep_newlines) o += "\n";
+  }
+  return o;
+}
+
+bool is_clean(std::string_view text, bool newlines_allowed) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_at(text, i, cp);
+    if (n == 0) return false;
+    if (!((cp == '\n' && newlines_allowed) || cp == '\t' || !acts_on(cp))) return false;
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace judge

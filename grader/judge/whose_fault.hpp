@@ -1,0 +1,48 @@
+// Whose fault a failed step is, from evidence the judge controls (docs/dev/GRADER.md, "Whose fault
+// a failed build is"). A step's failure is the machine's only when the judge's own checks of its
+// tools failed (a step it could not start, a cgroup it could not make, processes it could not end:
+// StepResult::sandbox_error), or when the same step of the judge's own known-good file (a control:
+// a tiny built-in kernel file, built and probed the same way, in the same sandbox, with the same
+// limits) fails the same way on this machine now. Otherwise it is the file's. What the student's
+// probe or compiler prints (a line that reads like bubblewrap's own error) never decides it: it
+// only makes the judge run the control.
+#pragma once
+
+#include <string>
+
+#include "sandbox.hpp"
+
+namespace judge {
+
+/// How a step ended, in the judge's words: "" when it ran fine; "the judge: WHY" (its own checks),
+/// "time", "signal N", "exit N", "exit N, as bubblewrap's own error" (exit 1 whose first line of
+/// stderr begins "bwrap: "), "no output". Two steps that failed the same way have the same class.
+std::string failure_class(const StepResult& r);
+
+/// True when a failed step may be the machine's: the sandbox's own error status and words, or a
+/// program that could not start (126, 127). Only a reason to run the control, never a verdict.
+bool may_be_the_machines(const StepResult& r);
+
+/// The steps of a build a control is run for.
+enum class ControlStep { probe_compile, device_compile, probe_run };
+
+struct ControlResult {
+  std::string failure;  ///< failure_class() of the control's step ("" when it ran fine)
+  std::string said;     ///< what the control's step printed first (the judge's own file: no student text)
+};
+
+/// Runs the control of `which`: `like` (the student's step: its command, limits and the judge's
+/// headers; the student's file replaced by the judge's known-good one). For the probe's run, the
+/// control's probe is first compiled as the student's was (`probe_compile`, the student's compile
+/// step); its failure is then the control's.
+ControlResult run_control(ControlStep which, const Step& like, const Step& probe_compile);
+
+/// The failure is the machine's: the control failed the same way as the student's step.
+inline bool same_failure(const StepResult& student, const ControlResult& control) {
+  return !control.failure.empty() && control.failure == failure_class(student);
+}
+
+/// The first line of a step's stderr, cleaned (for a message).
+std::string first_line(const StepResult& r);
+
+}  // namespace judge
