@@ -3,7 +3,8 @@
 
   gen_cli_page.py --banklab EXE --source REPO --template docs/pages/banklab.md --out DIR/banklab.md
 
-Each `<!-- run: banklab ARGS -->` line of the template becomes a code block with the command and
+Each `<!-- run: banklab ARGS -->` line of the template becomes a code block with the command (as
+build/dev/tools/banklab ARGS: it runs as printed from the repository's root) and
 what it printed (run in the repository root, without colours). The build fails if a command
 fails. `<!-- run-optional: ... -->` shows the command's output when it succeeds and a note when
 this build's banklab lacks it (e.g. `calibrate`, which needs its own folder in tools/).
@@ -19,6 +20,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from banklab.docs import site as site  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402  (BANKLAB_CLI: the command as a release builds it)
 
 SHOW_RE = re.compile(r"^<!--\s*show:\s*(\S+)\s*-->\s*$", re.M)  # a file of the repository, shown as is
 RUN_RE = re.compile(r"^<!--\s*(run|run-optional):\s*(.+?)\s*-->\s*$", re.M)
@@ -48,6 +50,7 @@ def main() -> int:
         argv = shlex.split(cmd)
         if argv[0] != "banklab":
             site.fail(f"{a.template}: '{cmd}' does not start with banklab")
+        cmd = banklab_labs.BANKLAB_CLI + cmd[len("banklab"):]   # shown as it runs, from the repository's root
         if not a.banklab:
             return (f"```\n$ {cmd}\n```\n\n*(This build of the site had no `banklab` to run: "
                     "the output is missing.)*")

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from banklab.docs import site as site
 from banklab.docs import lab_work as lab_work  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402  (BANKLAB_CLI: the command as a release builds it)
 
 ID_RE = re.compile(r"^n_(?P<family>.+)_w(?P<width>\d+)_(?P<op>ld|st)$")
 WAVE_COLS = ["id", "op", "width", "mask", "offsets", "wavefronts", "bank_conflicts", "instructions"]
@@ -333,7 +334,7 @@ def compare_with_model(banklab: str, files: list[Path], root: Path) -> str:
         lines = text.splitlines()
         if len(lines) > 12:
             lines = lines[:5] + [f"... ({len(lines) - 10} lines left out)"] + lines[-5:]
-        out.append(f"```\n$ banklab compare {f.relative_to(root)}\n" + "\n".join(lines) + "\n```\n")
+        out.append(f"```\n$ {banklab_labs.BANKLAB_CLI} compare {f.relative_to(root)}\n" + "\n".join(lines) + "\n```\n")
         if r.returncode != 0:
             out.append(f"*`banklab compare` exited with status {r.returncode}: the model and this file disagree.*\n")
     return "\n".join(out)

@@ -103,6 +103,11 @@ def your_work(lab: site.Lab, args) -> str:
     if not kernel.is_file():
         return ""
     rel = f"labs/{lab.folder}/kernel.cu"
+    if args.no_work:  # the published site: the file is the student's own work, never copied
+        return (f"\n## Your work: {rel} {{#{lab.page_id}_work}}\n\n"
+                f"You edit one file, `{rel}`: its `// LAB TODO` parts and its questions (the constants of "
+                "`namespace predict`) are in your copy of the repository. This published site leaves them "
+                "out: it is public, and the file holds your work.\n")
     text = kernel.read_text(encoding="utf-8")
     out = [f"\n## Your work: {rel} {{#{lab.page_id}_work}}\n\n",
            "<div class=\"banklab-work\" data-banklab=\"student-file\">\n",
@@ -339,6 +344,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="where the pages go (pages)")
     ap.add_argument("--solutions", action="store_true", help="instructor build: show solutions/")
     ap.add_argument("--no-figures", action="store_true", help="no banklab in this build: no figures")
+    ap.add_argument("--no-work", action="store_true",
+                    help="the published site: no part of labs/NN_name/kernel.cu in the lab pages")
     ap.add_argument("--repo-url", default="", help="link repository files to this URL (e.g. GitHub)")
     ap.add_argument("--html-dir", type=Path, help="the built HTML folder (links to files of the source tree)")
     args = ap.parse_args()

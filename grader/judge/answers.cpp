@@ -198,6 +198,14 @@ std::optional<std::string> Answers::load(const std::string& path, const std::str
       if (!(is >> n) || n != records) return "the answers file's record count does not match: it was written over";
       std::string extra;
       if (is >> extra) return "the answers file has text after its end: something in your file wrote into it";
+      // The predictions as written: the build keeps the file it compiled beside the answers.
+      const std::size_t slash = path.find_last_of('/');
+      std::ifstream src(slash == std::string::npos ? "source.cu" : path.substr(0, slash + 1) + "source.cu", std::ios::binary);
+      if (src) {
+        std::ostringstream os;
+        os << src.rdbuf();
+        as_written_ = read_predictions(os.str());
+      }
       loaded_ = true;
       return std::nullopt;
     }
@@ -274,6 +282,11 @@ long long Answers::value(const std::string& name) const { return find_or_throw(v
 long long Answers::prediction(const std::string& name) const { return find_or_throw(predictions_, name, "prediction"); }
 const Table& Answers::table(const std::string& name) const { return find_or_throw(tables_, name, "table"); }
 const AccessTable& Answers::access(const std::string& name) const { return find_or_throw(accesses_, name, "access table"); }
+
+const PredictionText* Answers::as_written(const std::string& name) const {
+  auto it = as_written_.find(name);
+  return it == as_written_.end() ? nullptr : &it->second;
+}
 
 const LauncherCall* Answers::call(const std::string& name) const {
   auto it = calls_.find(name);

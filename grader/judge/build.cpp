@@ -47,7 +47,7 @@ namespace {
 constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
 constexpr double kProbeTimeoutS = 20;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
-constexpr const char* kBuildProtocol = "sandbox-7";  // 7: the fatbin uncompressed; 6: the probe with -nodlink (5: at -O0, never released)
+constexpr const char* kBuildProtocol = "sandbox-8";  // 8: the fatbin uncompressed, source.cu kept; 6: the probe with -nodlink (5: at -O0, never released)
 
 // Where things are inside every step's sandbox: the student's file alone in /in, the headers a
 // lab may include (a snapshot made by the judge) in /inc, the step's scratch in /tmp/w.
@@ -274,7 +274,7 @@ std::string memory_line(const StepResult& r) {
 void clear_work(const std::string& work) {
   for (const char* f : {"answers.txt", "kernel.fatbin", "kernel.fatbin.sha256", "stamp", "probe", "build.log",
                         "probe.log", "probe_build.log", "fatbin_build.log", "preprocess.log", "macros.log",
-                        "baseline.log", "macros.txt", "baseline.txt", "source.txt", "src", "run", "probe_main.cu"}) {
+                        "baseline.log", "macros.txt", "baseline.txt", "source.txt", "source.cu", "src", "run", "probe_main.cu"}) {
     const std::string p = work + "/" + f;
     remove_tree_nofollow(p);
   }
@@ -336,7 +336,8 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   }
 
   clear_work(work);
-  if (!write_file(work + "/source.txt", source)) return fault(cannot_write);
+  // source.cu: the text compiled, read beside the answers (predictions as written: answers.cpp).
+  if (!write_file(work + "/source.txt", source) || !write_file(work + "/source.cu", text)) return fault(cannot_write);
   auto fail = [&](const std::string& msg) {
     write_file(work + "/build.log", msg);
     return done(false, msg);

@@ -248,6 +248,11 @@ std::optional<::testing::AssertionResult> PredictionIsUnreadable(const grader_de
     return f << " is not an integer: it is declared with a type that is not an integer type (a float or a double "
                 "is read as written, never rounded). Write it as a whole number: constexpr int "
              << q.name << " = <your answer>;\n  Think: " << runnable(q.hint);
+  if (const PredictionText* t = answers().as_written(q.name); t && !t->floating.empty())
+    return f << " = " << t->initializer << " is not read as an integer: it holds " << t->floating
+             << ", a floating-point number or conversion, and a prediction is read as written, never converted. "
+                "Write it with integers only (integer literals and constants, + - * / % << >> & | ^): constexpr int "
+             << q.name << " = <your answer>;\n  Think: " << runnable(q.hint);
   const long long predicted = prediction(q.name);
   if (predicted == -1) {
     f << " = -1 still holds the stub's placeholder: replace it with your answer.\n  Think: " << runnable(q.hint);
@@ -285,7 +290,7 @@ bool conflict_free(const Instruction& in) {
 namespace {
 // The x of a Wavefronts question's access: the answer of question x_from when it is in x's range.
 long long access_x(const grader_desc::Question& q) {
-  if (*q.x_from && !answers().prediction_not_integer(q.x_from) && q.in_range(prediction(q.x_from)))
+  if (*q.x_from && answers().prediction_is_integer(q.x_from) && q.in_range(prediction(q.x_from)))
     return prediction(q.x_from);
   return q.x_first;
 }

@@ -7,7 +7,8 @@ Grades every lab's stub on the CPU tier with banklab-judge, and a few wrong pred
 and 07: every prediction 3; lab 05 also `constexpr float kBytesSavedOverPadding = 128.5f` and a
 column of 40 in a 32-column question), collects every command the messages print (See it:,
 Check yourself: with `<your expression of lane>` put in, Try: lines, git checkout of a stub) and
-the `banklab explain` commands of the handouts (labs/*/README.md, their placeholders put in), and
+the `banklab explain` commands of the handouts (labs/*/README.md, their placeholders put in; each
+names build/dev/tools/banklab, what the lab presets build, put here for the built CLI), and
 runs each in a shell as printed: exit 0 and a drawing expected. Also: the untouched lab 05 stub's
 messages name no part of its answer, 128.5f is refused as not an integer (never read as 128), and
 a value outside a question's range is refused without being echoed.
@@ -30,7 +31,11 @@ from banklab.lab import labs as banklab_labs  # noqa: E402
 CLI_CMD = re.compile(r"((?:cmake --build \S+ --target banklab && )?\S*banklab'? "
                      r"(?:explain|compare|predict)\b[^\n]*)")
 TEMPLATE = re.compile(r"(\b(?:ld|st|ldsm|stsm|cpasync|atom)\s+(\d+)\s+)'<your expression of lane>'")
-HANDOUT_CMD = re.compile(r"`(banklab (?:explain|compare|predict) [^`]*)`|^(banklab (?:explain|compare|predict) .*)$", re.M)
+HANDOUT_CMD = re.compile(r"`((?:\S*/)?banklab (?:explain|compare|predict) [^`]*)`"
+                         r"|^((?:\S*/)?banklab (?:explain|compare|predict) .*)$", re.M)
+#: The banklab command as a handout prints it (the lab presets' build of it, from the repository's
+#: root); a bare `banklab` is no command in a release.
+HANDOUT_CLI = banklab_labs.BANKLAB_CLI
 # Lab 05's answers (its solution's swizzles), in any words a message could use.
 LAB05_ANSWER = re.compile(r"col \^ row|\^ \(?i % 8\)?|5 \^ i|Swizzle<3, ?4, ?3>|\(lane/8\)\^\(lane%8\)")
 
@@ -64,14 +69,18 @@ def commands_in(message: str) -> list[str]:
     return cmds
 
 
-def handout_commands(root: Path, banklab: str) -> list[tuple[str, str]]:
+def handout_commands(root: Path, banklab: str, fails: list[str]) -> list[tuple[str, str]]:
     out = []
     for lab in banklab_labs.find_labs(root).values():
         text = lab.handout.read_text()
         for m in HANDOUT_CMD.finditer(text):
             cmd = (m.group(1) or m.group(2)).strip()
             cmd = cmd.replace('"EXPR"', '"lane*16"').replace("MODE", "128").replace('"lane*S*4"', '"lane*2*4"')
-            out.append((f"{lab.handout.relative_to(root)}", banklab + cmd[len("banklab"):]))
+            where = f"{lab.handout.relative_to(root)}"
+            if not cmd.startswith(HANDOUT_CLI + " "):   # in a release: "command not found"
+                fails.append(f"{where}: `{cmd}` does not run as printed: it names no {HANDOUT_CLI}")
+                continue
+            out.append((where, banklab + cmd[len(HANDOUT_CLI):]))
     return out
 
 
@@ -124,7 +133,7 @@ def main() -> int:
                         fails.append(f"{name}, {v.get('test')}: `git checkout {m.group(1)}` names no file of the course")
                 if "'<your expression of lane>'" in msg and not TEMPLATE.search(msg):
                     fails.append(f"{name}, {v.get('test')}: a self-check template that is not `OP WIDTH '<expression>'`")
-        for where, cmd in handout_commands(root, shlex.quote(a.banklab)):
+        for where, cmd in handout_commands(root, shlex.quote(a.banklab), fails):
             printed.setdefault(cmd, where)
         if len(printed) < 10:
             fails.append(f"only {len(printed)} printed commands found: the collector is broken")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "banklab/model.hpp"
+#include "grader/prediction_text.hpp"
 
 namespace grader {
 
@@ -87,6 +88,16 @@ class Answers {
   long long prediction(const std::string& name) const;
   /// Whether the probe recorded prediction `name` as not an integer (a float, a double, ...).
   bool prediction_not_integer(const std::string& name) const { return not_integer_.count(name) != 0; }
+  /// Prediction `name` as the student's file writes it (its initializer and that initializer's
+  /// floating-point part: prediction_text.hpp), from the copy of the file the build compiled
+  /// (source.cu beside the answers file); nullptr when the file declares no such constant.
+  const PredictionText* as_written(const std::string& name) const;
+  /// Whether prediction `name` is read as an integer: of an integer type, with no floating-point
+  /// literal or conversion in its initializer.
+  bool prediction_is_integer(const std::string& name) const {
+    const PredictionText* t = as_written(name);
+    return !prediction_not_integer(name) && !(t && !t->floating.empty());
+  }
   const Table& table(const std::string& name) const;
   const AccessTable& access(const std::string& name) const;
   /// The names of the access functions the probe tabulated (the lab's tables: "tile_index").
@@ -103,6 +114,7 @@ class Answers {
   bool loaded_ = false;
   std::map<std::string, long long> values_, predictions_;
   std::set<std::string> not_integer_;
+  std::map<std::string, PredictionText> as_written_;
   std::map<std::string, Table> tables_;
   std::map<std::string, AccessTable> accesses_;
   std::map<std::string, LauncherCall> calls_;

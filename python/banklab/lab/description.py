@@ -218,8 +218,10 @@ def check_value(w, q, d):
     q["_value"] = in_key(w, "value", eval_expr, plain)
     if value_of:
         q["_value_of"] = value_of
-    elif not q["range"][0] <= q["_value"] <= q["range"][1]:
-        raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
+    else:
+        lo, hi, step, _ = prediction_range(q)
+        if not (lo <= q["_value"] <= hi and (q["_value"] - lo) % step == 0):
+            raise DescriptionError(f"{w}: the answer is outside the question's range {q['range']}")
 
 
 def what_parts(text, has_x):

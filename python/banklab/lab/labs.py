@@ -32,6 +32,10 @@ FOLDER_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
 #: A lab number at the start of one path component or name: "05", "05_swizzle", "lab05",
 #: "lab05_test.cu", "Lab05Layout.X", "Lab05OnGpu" (never three digits: "050" is no lab).
 _NUMBER_RE = re.compile(r"^(?:lab)?(\d\d)(?!\d)", re.I)
+#: The banklab command as every lab preset builds it (configure preset dev, target banklab), from
+#: the repository's root: what a handout's commands name (the judge's messages print the same
+#: file by its full path), so that each runs as printed in a release.
+BANKLAB_CLI = "build/dev/tools/banklab"
 #: A lab's description, in its judge folder (the file that makes the folder a lab).
 DESCRIPTION = "lab.toml"
 #: The judge's files of a lab (lab.toml, probe.cu, test.cu) in the course repository: labs/NN_name/judge/.

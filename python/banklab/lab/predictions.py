@@ -22,7 +22,8 @@ TABLE_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(\d+(?:\s*,\s*\d+)*)\s*\)")
 
 def prediction_range(q: dict) -> tuple[int, int, int, str]:
     """(lowest, highest, step, words) a prediction of question q may take: by what it asks; a
-    `value` question gives its own (range = [lowest, highest], range_what)."""
+    `value` question gives its own (range = [lowest, highest] or [lowest, highest, step]: the
+    constraint the question implies, a chunk's byte offset in steps of 16; range_what)."""
     if q["asks"] == "wavefronts":
         return 1, 32, 1, "a count of wavefronts of one warp instruction"
     if q["asks"] == "excess_wavefronts":
@@ -30,13 +31,16 @@ def prediction_range(q: dict) -> tuple[int, int, int, str]:
     if q["asks"] == "smallest":
         r = q["x_range"]
         return r[0], r[1], r[2], q["yours"]
-    return q["range"][0], q["range"][1], 1, q["range_what"]
+    r = q["range"]
+    return r[0], r[1], r[2] if len(r) == 3 else 1, q["range_what"]
 
 
 def check_question_keys(q: dict) -> list[str]:
     problems = []
-    if "range" in q and (len(q["range"]) != 2 or q["range"][1] < q["range"][0]):
-        problems.append("key 'range' must be [lowest, highest] with highest >= lowest")
+    r = q.get("range")
+    if r is not None and (len(r) not in (2, 3) or r[1] < r[0] or (len(r) == 3 and (r[2] < 1 or (r[1] - r[0]) % r[2]))):
+        problems.append("key 'range' must be [lowest, highest] with highest >= lowest, or [lowest, highest, step] "
+                        "with step >= 1 and highest - lowest a multiple of step")
     if "tma_swizzle" in q and q["tma_swizzle"] not in TMA_SWIZZLES:
         problems.append(f"key 'tma_swizzle' must be one of {', '.join(TMA_SWIZZLES)} (bytes)")
     return problems

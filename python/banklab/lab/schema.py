@@ -144,7 +144,8 @@ QUESTION = {
     "x_range": Key("ints", False, "[first, last, step] of the variable x"),
     "yours": Key("str", False, "smallest: why the student's x is invalid"),
     "yours_works": Key("str", False, "smallest: the student's x is conflict-free but not the smallest"),
-    "range": Key("ints", False, "value: [lowest, highest] a prediction may take"),
+    "range": Key("ints", False, "value: [lowest, highest] a prediction may take, or [lowest, highest, step]: "
+                                "the constraint the question implies (a 16-byte chunk's offset: step 16)"),
     "range_what": Key("str", False, "value: what the number is"),
     "tma_swizzle": Key("str", False, "the TMA swizzle (bytes) the access goes through"),
 }

@@ -30,6 +30,25 @@ NUMBERS_HEADING = "## Your numbers"
 NOT_FOR_STUDENTS = ("INSTRUCTOR COPY, NOT FOR STUDENTS: this release holds solutions/ (the solved kernel.cu of "
                     "each lab's variant, made by make-release --with-solutions). Never publish it.\n")
 _UNSAFE_LOGIN = re.compile(r"[/\\\x00-\x1f\x7f]|^[-.]|^\s*$")
+#: What a handout's banklab commands name (banklab.lab.labs.BANKLAB_CLI).
+BANKLAB_CLI = banklab_labs.BANKLAB_CLI
+#: A `banklab explain|compare|predict ...` command in a description's text: its words, quoted
+#: arguments whole, up to the sentence's end.
+_COMMAND = re.compile(r"\bbanklab ((?:explain|compare|predict)(?: (?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\".,;()]+))*)")
+
+
+def markdown_text(text: str) -> str:
+    """A description's text as Markdown a handout and the site can hold: each banklab command a
+    code span that runs as printed (BANKLAB_CLI), every other '<', '>' and '&' an entity. Doxygen
+    (1.9.4) reads `<your ...>` as a tag even in a code span, and warns, unless it is in double
+    quotes: a command's single-quoted argument that holds a '<' or '>' is double-quoted."""
+    out, pos = [], 0
+    entity = lambda t: t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # noqa: E731
+    for m in _COMMAND.finditer(text):
+        cmd = re.sub(r"'([^'\"$`\\]*[<>][^'\"$`\\]*)'", r'"\1"', m.group(1))
+        out += [entity(text[pos:m.start()]), f"`{BANKLAB_CLI} {cmd}`"]
+        pos = m.end()
+    return "".join(out + [entity(text[pos:])])
 
 
 def description_toml(text: str, lab: banklab_labs.Lab, k: int) -> str:
@@ -73,9 +92,9 @@ def your_numbers(lab: banklab_labs.Lab, k: int) -> str:
              "`ctest` and `banklab-judge` grade them (keep the `// banklab variant:` line of your kernel.cu).", ""]
     for q in d.get("questions", []):
         if q["name"] in changed:
-            text = q.get("what") or q.get("hint", "")
-            lines.append(f"- `{q['name']}`: {text}" + (f" (hint: {q['hint']})" if q.get("what") and q.get("hint")
-                                                        and q["name"] in v.hint else ""))
+            text = markdown_text(q.get("what") or q.get("hint", ""))
+            lines.append(f"- `{q['name']}`: {text}" + (f" (hint: {markdown_text(q['hint'])})" if q.get("what")
+                                                        and q.get("hint") and q["name"] in v.hint else ""))
     return "\n".join(lines) + "\n\n"
 
 
