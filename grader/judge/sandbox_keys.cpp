@@ -72,8 +72,10 @@ Filter make_filter() {
 }  // namespace
 
 bool join_fresh_session_keyring() {
-  // A name of NULL: a new anonymous keyring, joined as this process's session keyring.
-  return keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) >= 0 || errno == ENOSYS;
+  // A name of NULL: a new anonymous keyring, joined as this process's session keyring. ENOSYS: a
+  // kernel without keys; EPERM: the keyring calls are filtered already (a container's default
+  // seccomp profile, Docker's and Podman's), for this process and every process it starts.
+  return keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0) >= 0 || errno == ENOSYS || errno == EPERM;
 }
 
 const std::string& keyring_filter(std::string* why) {
@@ -100,8 +102,8 @@ bool clear_user_keyrings(uid_t uid) {
     int bad = 0;
     for (int which : {KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING}) {
       const long id = keyctl(KEYCTL_GET_KEYRING_ID, static_cast<unsigned long>(which), 1);
-      if (id < 0) {
-        bad += errno != ENOSYS;
+      if (id < 0) {  // no keys, or the keyring calls filtered here: nothing there to clear
+        bad += errno != ENOSYS && errno != EPERM;
         continue;
       }
       keyctl(KEYCTL_CLEAR, static_cast<unsigned long>(id));

@@ -22,7 +22,8 @@
 namespace judge {
 
 /// In a forked child, before anything of the step: a new, empty session keyring of its own.
-/// True when joined, or when the kernel has no keys at all (nothing to reach).
+/// True when joined, or when no keyring can be reached from here at all (a kernel without keys,
+/// or the keyring calls already filtered, as in a container with a default seccomp profile).
 bool join_fresh_session_keyring();
 
 /// The step's syscall filter (the keyring calls fail with EPERM), as the BPF program
