@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Issue 30, family 6, on the GPU machine (Ubuntu 24.04, cgroup v2): the judge's step cgroups in
-# cgroup v2 hold forked children, memfds, /dev/shm and a /tmp flood at the step's limit (the peak
-# from memory.peak, the OOM kill from memory.events), as root and as user nobody in a cgroup
-# delegated to it (as systemd-run --user --scope -p Delegate=yes gives), and nobody without one
-# says its limits are per process: grader/tests/test_cgroup_v2.py, which skips with its reason
-# where the machine has no cgroup v2 memory controller.
+# Issues 30 (family 6) and 45 (items 4, 6), on the GPU machine (Ubuntu 24.04, cgroup v2): the
+# judge's step cgroups in cgroup v2 hold forked children, memfds, /dev/shm and a /tmp flood at the
+# step's limit (the peak from memory.peak, the OOM kill from memory.events), as root and as user
+# nobody in a cgroup delegated to it (as systemd-run --user --scope -p Delegate=yes gives), and
+# nobody without one says its limits are per process: grader/tests/test_step_limits.py (on a
+# cgroup v1 machine its root cases run in v1 and the delegated ones skip with their reason); then
+# the judge's unit tests of a step's limit and of the caller's keys (root and nobody). The judge
+# needs libseccomp to confine: the machine's, else a carried copy (.carry/seccomp).
 #   bench/device_cgroup_v2.sh            (the test's output on the terminal and in $OUT, or ./out)
 # Run as root. Builds the judge itself (build/cg); installs the carried bubblewrap
 # (.carry/bwrap/bwrap) as /usr/local/bin/bwrap where no bwrap exists; where AppArmor forbids
@@ -34,17 +36,33 @@ cd /tmp/cgv2/tree
     sysctl -qw kernel.apparmor_restrict_unprivileged_userns=0 && trap 'sysctl -qw kernel.apparmor_restrict_unprivileged_userns=1' EXIT &&
       echo "   kernel.apparmor_restrict_unprivileged_userns set to 0 for this run (1 again at its end)"
   fi
+  # libseccomp (the steps' filter over the keyring calls): the machine's, else a carried copy of
+  # Debian's header and library (.carry/seccomp/{include,lib}; the device reaches no registry).
+  seccomp=()
+  if [ ! -f /usr/include/seccomp.h ] && [ -f .carry/seccomp/include/seccomp.h ]; then
+    seccomp=(-DBANKLAB_SECCOMP_INCLUDE=$PWD/.carry/seccomp/include -DBANKLAB_SECCOMP_LIBRARY=$PWD/.carry/seccomp/lib/libseccomp.so)
+    echo "   libseccomp: the carried one (.carry/seccomp)"
+  fi
   t0=$SECONDS
   cmake -S . -B build/cg -G Ninja -DCMAKE_PREFIX_PATH=$PWD/.carry/cli11 -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cg_configure.log" 2>&1 || { tail -30 "$out/cg_configure.log"; exit 1; }
-  cmake --build build/cg --target banklab_judge -j 16 >"$out/cg_build.log" 2>&1 ||
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${seccomp[@]}" >"$out/cg_configure.log" 2>&1 || { tail -30 "$out/cg_configure.log"; exit 1; }
+  cmake --build build/cg --target banklab_judge judge_unit_tests -j 16 >"$out/cg_build.log" 2>&1 ||
     { grep -B2 -A8 -m5 error "$out/cg_build.log"; exit 1; }
   chmod -R a+rX /tmp/cgv2
   J=$PWD/build/cg/grader/banklab-judge
   echo "== built in $((SECONDS - t0)) s"
   echo "root:   $($J sandbox 2>&1)"
   echo "nobody: $(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups -- $J sandbox 2>&1)"
-  echo "== grader/tests/test_cgroup_v2.py"
-  python3 grader/tests/test_cgroup_v2.py --judge "$J" --root .
+  echo "== grader/tests/test_step_limits.py"
+  python3 grader/tests/test_step_limits.py --judge "$J" --root .
   echo "== test exit status: $?"
+  # Issue 45: a 256 MiB step whose four children fill 200 MiB each (run_steps itself), and no key
+  # of the caller's reaches a step, as root and as nobody.
+  U=$PWD/build/cg/grader/judge_unit_tests
+  echo "== judge_unit_tests (root): StepCgroup.*, Keyrings.*, LeasedUidKeyrings.*"
+  $U --gtest_filter='StepCgroup.*:Keyrings.*:LeasedUidKeyrings.*'
+  echo "== judge_unit_tests (nobody): Keyrings.*"
+  (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups -- $U --gtest_filter='Keyrings.*')
+  echo "== grader/tests/test_confinement.py -k test_no_key (needs keyutils' keyctl)"
+  python3 grader/tests/test_confinement.py --judge "$J" --root . -k test_no_key
 } 2>&1 | tee "$out/cgroup_v2.txt"

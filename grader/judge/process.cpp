@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sandbox_keys.hpp"
+
 extern char** environ;
 
 namespace judge {
@@ -63,6 +65,9 @@ pid_t spawn(const std::vector<std::string>& argv, const ProcessOptions& opt) {
   if (pid != 0) return pid;
   // child
   setpgid(0, 0);
+  // No child of the judge's possesses its caller's session keyring (a login's Kerberos ticket):
+  // a new, empty one, before the drop to nobody (sandbox_keys.hpp).
+  if (!join_fresh_session_keyring()) _exit(126);
   if (!opt.cwd.empty() && chdir(opt.cwd.c_str()) != 0) _exit(126);
   const int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, 0);

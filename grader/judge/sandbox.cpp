@@ -21,6 +21,7 @@
 #include <string>
 
 #include "sandbox_cgroup.hpp"
+#include "sandbox_keys.hpp"
 #include "sandbox_modes.hpp"
 
 #ifndef BANKLAB_NVCC
@@ -119,6 +120,12 @@ void drain(int& fd, std::string& into, long long max, bool& cut) {
 // step's program itself in the scratch folder. Returns the child with its pipes.
 Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const StepCgroup* cg) {
   Running r;
+  // The keyring calls' filter (sandbox_keys.hpp): bubblewrap reads it from kFilterFd, a descriptor
+  // of the step's own (one shared would share its offset between steps started together); an
+  // unconfined step loads it itself, when the judge has one.
+  const bool filtered = !keyring_filter().empty();
+  int filter = sb.available ? data_fd(keyring_filter()) : -1;
+  if (sb.available && filter < 0) return r;
   int out[2], err[2], ans[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return r;
   if (s.answers_fd && pipe2(ans, O_CLOEXEC) != 0) return r;
@@ -147,6 +154,9 @@ Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const Ste
     // A session of its own, in every mode: no controlling terminal (no /dev/tty, no TIOCSTI into
     // the terminal of whoever started the judge) and its own process group, killed as one.
     if (setsid() < 0) _exit(126);
+    // A session keyring of its own, new and empty, before any uid drop: nothing of the caller's
+    // keys (a login's Kerberos ticket) is the step's (sandbox_keys.hpp).
+    if (!join_fresh_session_keyring()) _exit(126);
     // Into the step's cgroup first: every process the step makes is counted there.
     for (const char* p : join) {
       const int fd = open(p, O_WRONLY | O_CLOEXEC);
@@ -157,9 +167,11 @@ Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const Ste
     int tool = bwrap_fd >= 0 ? fcntl(bwrap_fd, F_DUPFD_CLOEXEC, 900) : -1;
     for (int& fd : inputs)
       if (fd >= 0) fd = fcntl(fd, F_DUPFD, 800);
+    if (filter >= 0) filter = fcntl(filter, F_DUPFD, 800);
     const int devnull = open("/dev/null", O_RDONLY);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(126);
     if (ans[1] >= 0 && dup2(ans[1], 3) < 0) _exit(126);
+    if (filter >= 0 && dup2(filter, kFilterFd) < 0) _exit(126);
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i] >= 0) {
         dup2(inputs[i], static_cast<int>(10 + i));
@@ -168,7 +180,8 @@ Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const Ste
     // Nothing else of the judge's (or of its caller's) open descriptors reaches the step.
     const int keep_below = 10 + static_cast<int>(inputs.size());
     const int first = ans[1] >= 0 ? 4 : 3;
-    for (int fd = first; fd < 10; ++fd) close(fd);
+    for (int fd = first; fd < 10; ++fd)
+      if (fd != kFilterFd || filter < 0) close(fd);
     close_from(keep_below, tool);
     if (chdir(cwd.c_str()) != 0) _exit(126);
     set_limit(RLIMIT_AS, s.limits.address_space);
@@ -179,7 +192,7 @@ Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const Ste
     // nobody) before bwrap starts; bwrap started as root drops to it inside (setpriv_args).
     if (!drop_before_bwrap(sb)) _exit(126);
     if (sb.available) syscall(SYS_execveat, tool, "", cargv.data(), cenv.data(), AT_EMPTY_PATH);
-    else execve(cargv[0], cargv.data(), cenv.data());
+    else if (!filtered || load_keyring_filter()) execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
   close(out[1]);
@@ -187,6 +200,7 @@ Running start_step(const Step& s, const SandboxInfo& sb, int bwrap_fd, const Ste
   if (ans[1] >= 0) close(ans[1]);
   for (int fd : inputs)
     if (fd >= 0) close(fd);
+  if (filter >= 0) close(filter);
   r.out = out[0];
   r.err = err[0];
   r.ans = ans[0];

@@ -29,6 +29,7 @@ struct SandboxInfo {
   bool available = false;  ///< bubblewrap runs here (mode bwrap)
   std::string tool;        ///< the bwrap binary used
   std::string why_not;     ///< when bubblewrap does not run: what was tried and what failed
+  std::string remedy;      ///< what would make it run, when that is not bubblewrap ("": install bubblewrap)
   long long uid = -1;      ///< a root judge's leased uid, else -1 (nobody)
   bool as_root = false;    ///< bubblewrap started as root, no user namespace; setpriv drops inside
   std::string cgroup;      ///< "v2 DIR" / "v1 DIR, DIR": where each step's cgroup is made

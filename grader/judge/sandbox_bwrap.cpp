@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "sandbox_cgroup.hpp"
+#include "sandbox_keys.hpp"
 #include "sandbox_modes.hpp"
 
 #ifndef BANKLAB_NVCC
@@ -162,6 +163,9 @@ std::vector<std::string> bwrap_args(const Step& s, const SandboxInfo& sb) {
   // /dev is a sized tmpfs of the step's own (bwrap's --dev is not sized, and /dev/shm is in it)
   // with the host's harmless devices bound in: no /dev/tty, no terminal of anyone's.
   a.insert(a.end(), {"--proc", "/proc", "--size", std::to_string(s.limits.dev_size), "--tmpfs", "/dev"});
+  // The kernel's list of keys is not namespaced: masked, as Docker masks it (sandbox_keys.hpp).
+  for (const char* keys : {"/proc/keys", "/proc/key-users"})
+    if (access(keys, F_OK) == 0) a.insert(a.end(), {"--ro-bind", "/dev/null", keys});
   for (const char* d : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"})
     a.insert(a.end(), {"--dev-bind", d, d});
   a.insert(a.end(), {"--perms", "1777", "--dir", "/dev/shm", "--symlink", "/proc/self/fd", "/dev/fd", "--symlink",
@@ -173,7 +177,9 @@ std::vector<std::string> bwrap_args(const Step& s, const SandboxInfo& sb) {
   for (std::size_t i = 0; i < s.inputs.size(); ++i)
     a.insert(a.end(), {"--perms", s.inputs[i].executable ? "0555" : "0444", "--ro-bind-data", std::to_string(10 + i),
                        s.inputs[i].path});
-  a.insert(a.end(), {"--remount-ro", "/", "--chdir", "/tmp/w", "--"});
+  // The keyring calls fail in every process of the step (sandbox_keys.hpp), loaded by bubblewrap
+  // last, just before the step's first program.
+  a.insert(a.end(), {"--seccomp", std::to_string(kFilterFd), "--remount-ro", "/", "--chdir", "/tmp/w", "--"});
   for (const std::string& x : setpriv_args(sb)) a.push_back(x);  // as root: the drop (sandbox_uid.cpp)
   a.insert(a.end(), {kPrlimit, "--nproc=" + std::to_string(s.limits.processes), "--core=0", "--"});
   return a;
@@ -194,6 +200,7 @@ std::string SandboxInfo::describe() const {
            (userns_disabled ? ", no user namespace inside" : ", user namespaces NOT disabled inside (bubblewrap older than 0.8)") +
            ", " + limits_line();
   }
+  if (!remedy.empty()) return "no sandbox: " + why_not + ". " + remedy;
   return "no sandbox: " + why_not +
          ". Install bubblewrap (as root: apt-get install bubblewrap); in a container, allow it mount and PID namespaces "
          "(or grade elsewhere): without them nothing well-kept confines a student's code, and the judge refuses";
@@ -212,6 +219,14 @@ const SandboxInfo& sandbox_info() {
     if (access(kPrlimit, X_OK) != 0) {
       tried.push_back(std::string("no ") + kPrlimit + " (Debian package util-linux): the sandbox sets its limits with it");
       candidates.clear();
+    }
+    std::string no_filter;
+    if (keyring_filter(&no_filter).empty()) {  // without it a step could read its caller's keys
+      sb.why_not = no_filter;
+      sb.remedy = "Install it (Debian: apt-get install libseccomp-dev), then configure and build the judge again: "
+                  "without the filter a student's code could read the keys of whoever starts the judge (Kerberos "
+                  "tickets, AFS tokens), and the judge refuses";
+      return sb;
     }
     for (const std::string& c : candidates) {
       if (access(c.c_str(), X_OK) != 0) {

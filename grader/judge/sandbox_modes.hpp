@@ -8,6 +8,8 @@
 //                           user namespace)
 //   sandbox_unconfined.cpp  mode none on a student's own machine: a private scratch folder
 //   sandbox_cgroup.cpp      a cgroup per step (memory and processes of the whole step)
+//   sandbox_keys.cpp        nothing of the caller's keys: a fresh session keyring a step, the
+//                           keyring calls filtered (libseccomp), a leased uid's keyrings cleared
 #pragma once
 
 #include <sys/types.h>
@@ -26,6 +28,8 @@ struct StepCgroup;
 constexpr uid_t kNobody = 65534;
 constexpr const char* kPrlimit = "/usr/bin/prlimit";
 constexpr const char* kSetpriv = "/usr/bin/setpriv";
+/// The descriptor bubblewrap reads the step's syscall filter from (--seccomp; sandbox_keys.hpp).
+constexpr int kFilterFd = 9;
 
 inline bool is_root() { return geteuid() == 0; }
 std::string dir_of(const std::string& p);

@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "sandbox_keys.hpp"
 #include "sandbox_modes.hpp"
 
 namespace judge {
@@ -24,6 +26,12 @@ namespace {
 constexpr uid_t kUidBase = 58000;
 constexpr int kUidCount = 1000;
 constexpr const char* kLeaseDir = "/run/banklab-judge";
+uid_t g_leased = 0;
+
+// A leased uid's user keyrings are the kernel's, not the sandbox's: they outlive the step and the
+// judge (until reboot), so whatever a judge's steps put there, an older judge's too, would be there
+// for the next judge leased that uid. Emptied when leased and again when this judge ends.
+void clear_leased_keyrings() { clear_user_keyrings(g_leased); }
 
 // The lease folder: root's own, not a link, writable by root alone.
 bool lease_dir_ok() {
@@ -46,7 +54,12 @@ long long leased_uid() {
       const std::string f = std::string(kLeaseDir) + "/uid-" + std::to_string(u) + ".lock";
       const int fd = open(f.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd < 0) continue;
-      if (flock(fd, LOCK_EX | LOCK_NB) == 0) return static_cast<long long>(u);  // fd stays open: the lease
+      if (flock(fd, LOCK_EX | LOCK_NB) == 0) {  // fd stays open: the lease
+        g_leased = u;
+        clear_leased_keyrings();
+        std::atexit(clear_leased_keyrings);
+        return static_cast<long long>(u);
+      }
       close(fd);
     }
     return -1LL;

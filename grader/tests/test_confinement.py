@@ -25,6 +25,46 @@ PROBE_MEMORY_MIB = 1024 + 64 + 16  # the probe step's memory.max: its address sp
 PEAK = re.compile(r"memory: peak (\d+) bytes of the step's limit (\d+) bytes")
 
 
+KEY_SECRET = "TGT-for-instructor@EXAMPLE.EDU"
+# Appended to lab 05's stub (BANKLAB_KEY_ID: the planted key's id): what a probe finds of the
+# keys of whoever started the judge, its payload printed when found.
+KEY_PROBE = r"""
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+namespace banklab_test_keys {
+long kc(int op, long a, long b = 0, long c = 0) { return syscall(SYS_keyctl, op, a, b, c, 0L); }
+std::string payload(long id) {
+  char buf[256] = {};
+  const long n = kc(KEYCTL_READ, id, reinterpret_cast<long>(buf), sizeof buf - 1);
+  return n > 0 ? std::string(buf, n < 255 ? n : 255) : std::string("none (") + std::strerror(errno) + ")";
+}
+const int kLooked = [] {
+  std::string seen = " by-id=" + payload(BANKLAB_KEY_ID);
+  for (long ring : {KEY_SPEC_SESSION_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING}) {
+    const long k = kc(KEYCTL_SEARCH, ring, reinterpret_cast<long>("user"), reinterpret_cast<long>("krb5cc:instructor"));
+    seen += " search" + std::to_string(ring) + "=" + (k >= 0 ? payload(k) : std::string("none (") + std::strerror(errno) + ")");
+  }
+  std::stringstream keys;
+  keys << std::ifstream("/proc/keys").rdbuf();
+  seen += " proc-keys=" + std::to_string(keys.str().size()) + "B" + (keys.str().find("krb5cc") != std::string::npos ? " names the key" : "");
+  errno = 0;
+  const long added = syscall(SYS_add_key, "user", "left-for-later", "x", 1, KEY_SPEC_USER_KEYRING);
+  seen += std::string(" add_key=") + (added >= 0 ? "added" : std::strerror(errno));
+  std::printf("TEST-KEYS-RAN%s\n", seen.c_str());
+  std::fflush(stdout);
+  return 0;
+}();
+}
+"""
+
+
 def processes_named(comm):
     found = []
     for pid in os.listdir("/proc"):
@@ -158,6 +198,20 @@ class Confinement:
         else:  # the first process itself was ended by the step's limit: its build cannot pass
             self.assertNotEqual(r.returncode, 0, r.stdout)
         self.assert_peak_within_the_limit(log)
+        self.assert_peak_counts_the_children(log)
+
+    def assert_peak_counts_the_children(self, log):
+        """Issue 45, item 6: the children are in the step's cgroup, so the peak it reports is at
+        least the blocks its live children filled (a cgroup they were not in said 3 MB while six
+        of them held 4,800 MiB)."""
+        if not self.has_cgroup:
+            return
+        held = re.search(r"(\d+) of 6 children touched all 800 MiB and live", log)
+        peak = PEAK.search(log)
+        if held and peak:
+            self.assertGreaterEqual(int(peak.group(1)), int(held.group(1)) * (800 << 20),
+                                    "the step's peak is below what its children held: they were not in its cgroup: " +
+                                    held.group(0) + "; " + peak.group(0))
 
     def test_a_fork_bomb_meets_the_steps_process_limit(self):
         # grader/selftest/cheats/fork_bomb.cu reports only its first process's failed forks, which
@@ -376,6 +430,42 @@ const int kListed = [] {
         self.assertNotIn("callers-file", line, "a descriptor of the caller's reached the step")
         self.assertNotIn(" 2000=", line)
         print(f"\n    {type(self).__name__}: the probe's descriptors:{line}", file=sys.stderr)
+
+    def test_no_key_of_the_callers_reaches_the_step(self):
+        # Issue 45, item 4: the caller holds a Kerberos-like key in its session keyring (a
+        # pam_keyinit login, a systemd service), one its uid may read; the probe looks for it by its
+        # id, by its name in its session, user and user-session keyrings, in /proc/keys, and tries
+        # to leave a key of its own in its uid's user keyring.
+        if not shutil.which("keyctl"):
+            self.skipTest("keyutils' keyctl is not installed (tools/setup-debian --all installs it)")
+        usable = subprocess.run(["keyctl", "session", "-", "keyctl", "show", "@s"], capture_output=True, text=True)
+        if usable.returncode != 0:  # a container whose seccomp profile fails the keyring calls: no key to reach
+            self.skipTest("keyrings cannot be used here: " + (usable.stderr or usable.stdout).strip()[:200])
+        template = self.source("keys-template", self.stub + KEY_PROBE)
+        src, work = os.path.join(self.tmp, "keys.cu"), os.path.join(self.tmp, "w-keys")
+        # One session of the caller's: the key planted, its id written into the probe, the judge
+        # run; then the control: the same probe, run from that session outside the sandbox, reads it.
+        script = ('id=$(keyctl add user krb5cc:instructor "$0" @s) && keyctl setperm "$id" 0x3f3f0000 && '
+                  'sed "s/BANKLAB_KEY_ID/$id/" "$1" > "$2" && chmod 644 "$2" && '
+                  '"$3" build --lab 05 --source "$2" --work "$4"; echo "judge exit $?"; '
+                  'echo "control:"; cp "$4/probe" "$4.probe" && chmod 755 "$4.probe" && "$4.probe" </dev/null 2>&1 | grep TEST-KEYS-RAN; '
+                  'k=$(keyctl search @u user left-for-later 2>/dev/null) && keyctl unlink "$k" @u >/dev/null')  # the control's
+        cmd = ["keyctl", "session", "-", "sh", "-c", script, KEY_SECRET, template, src, ARGS.judge, work]
+        if self.USER:
+            cmd = ["runuser", "-u", self.USER, "--", *cmd]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+                           env=self.env(), cwd=self.tmp)
+        judged, _, control = r.stdout.partition("control:")
+        self.assertIn(KEY_SECRET, control, "the control did not read the caller's key: the case proves nothing: " + r.stdout[-800:])
+        with open(os.path.join(work, "probe.log")) as f:
+            log = f.read()
+        self.assert_ran(log, "TEST-KEYS-RAN")
+        line = re.search(r"TEST-KEYS-RAN(.*)", log).group(1)
+        self.assertNotIn(KEY_SECRET, log + judged, "the step read its caller's key")
+        self.assertNotIn("names the key", line, "the step saw the caller's key in /proc/keys")
+        self.assertNotIn("add_key=added", line, "the step left a key in its uid's user keyring")
+        print(f"\n    {type(self).__name__}: the probe found{line}; the control found{control.split('TEST-KEYS-RAN')[-1].rstrip()}",
+              file=sys.stderr)
 
     def test_every_solution_builds(self):
         if self.USER:

@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Issue 30, family 6 on cgroup v2: the limits hold for the whole submission where the machine's
-cgroups are v2, for a root judge (step cgroups beside the machine's top-level ones) and for a
-normal user's judge whose own cgroup is delegated to it (what `systemd-run --user --scope -p
-Delegate=yes` gives; here root delegates one by hand as the kernel's cgroup-v2 documentation
-says, chowning the directory, cgroup.procs, cgroup.subtree_control and cgroup.threads); a normal
-user's judge whose cgroup is not delegated says that its limits are per process.
+"""Issues 30 (family 6) and 45 (item 6): the limits hold for the whole submission wherever the
+judge makes step cgroups: a root judge on cgroup v1 (a memory and a pids hierarchy, as this
+project's CI and its development machine have) and on cgroup v2 (step cgroups beside the machine's
+top-level ones), and a normal user's judge whose own cgroup v2 is delegated to it (what `systemd-run
+--user --scope -p Delegate=yes` gives; here root delegates one by hand as the kernel's cgroup-v2
+documentation says, chowning the directory, cgroup.procs, cgroup.subtree_control and
+cgroup.threads); a normal user's judge without one says that its limits are per process.
 
 The cases are judge.Confinement's (test_confinement.py, real cheats appended to lab 05's stub):
-forked children, memfds, /dev/shm and a /tmp flood, each held at the step's memory.max (the peak
-read from memory.peak, in probe.log, within the limit), and the kernel's OOM kill of a forked
-child read from memory.events ("a process of it was ended at the limit").
+forked children, memfds, /dev/shm and a /tmp flood, each held at the step's limit (the peak read
+from memory.peak on v2, memory.max_usage_in_bytes on v1, in probe.log, within the limit and at
+least what the forked children held), and the kernel's OOM kill of a forked child read from
+memory.events (v2) or memory.oom_control (v1): "a process of it was ended at the limit".
 
-Where the machine has no cgroup v2 with the memory and pids controllers (a cgroup v1 machine, as
-this project's CI is), every test is skipped with the reason and the run exits 77 (CTest: skipped).
+Where the machine has neither (no cgroup v1 memory and pids hierarchies, no cgroup v2 with those
+controllers), every test is skipped with the reason and the run exits 77 (CTest: skipped); the
+delegated case needs cgroup v2 and is skipped on a v1 machine with its reason.
 
-  test_cgroup_v2.py --judge build/selftest/grader/banklab-judge --root .
-  (on the GPU machine: bench/device_cgroup_v2.sh)
+  test_step_limits.py --judge build/selftest/grader/banklab-judge --root .
+  (on the GPU machine, cgroup v2: bench/device_cgroup_v2.sh)
 """
 import argparse
 import os
@@ -56,13 +59,30 @@ def v2_problem() -> str:
     return ""
 
 
-PROBLEM = v2_problem()
-needs_v2 = unittest.skipIf(bool(PROBLEM), f"no cgroup v2 memory controller: {PROBLEM}")
+def v1_problem() -> str:
+    """Why a root judge has no cgroup v1 memory and pids hierarchies here ("" when it has)."""
+    found = set()
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields = right.split()
+            if fields[:1] == ["cgroup"] and len(fields) >= 3:
+                found |= {"memory", "pids"} & set(fields[2].split(","))
+    return "" if found == {"memory", "pids"} else "no cgroup v1 memory and pids hierarchies are mounted"
 
 
-class OnCgroupV2(tc.Confinement):
-    """The limit cases of judge.Confinement, the judge on cgroup v2, and the OOM kill read."""
-    V2_WORDS = "in v2 "
+V2_PROBLEM = v2_problem()
+# The version a root judge makes its step cgroups in: v2 where it has the controllers, else v1.
+VERSION = 2 if not V2_PROBLEM else 1 if not v1_problem() else 0
+PROBLEM = "" if VERSION else f"{V2_PROBLEM}; {v1_problem()}"
+needs_cgroups = unittest.skipIf(not VERSION, f"no step cgroups here: {PROBLEM}")
+needs_v2 = unittest.skipIf(bool(V2_PROBLEM), f"no cgroup v2 memory controller: {V2_PROBLEM}")
+
+
+class OnStepCgroups(tc.Confinement):
+    """The limit cases of judge.Confinement, the judge's step cgroups in the machine's version, and
+    the OOM kill read."""
+    MODE_WORDS = f"in v{VERSION} "
 
     @classmethod
     def setUpClass(cls):
@@ -71,28 +91,30 @@ class OnCgroupV2(tc.Confinement):
 
     def test_the_judge_names_its_mode(self):
         super().test_the_judge_names_its_mode()
-        self.assertIn(self.V2_WORDS, self.sandbox, "the judge does not make its step cgroups in cgroup v2")
+        self.assertIn(self.MODE_WORDS, self.sandbox, f"the judge's step cgroups are not where the machine has them "
+                                                     f"({self.MODE_WORDS.strip()})")
 
     def test_forked_children_are_held_at_the_limit_and_the_oom_kill_is_read(self):
-        r, log = self.build("forked-v2", self.cheat("forked_processes_share_the_memory"))
+        r, log = self.build("forked-limits", self.cheat("forked_processes_share_the_memory"))
         self.assert_ran(log, "BANKLAB-PAYLOAD-FORKED-MEMORY")
         self.assert_peak_within_the_limit(log)
+        self.assert_peak_counts_the_children(log)
         # six children of 800 MiB each against the step's 1104 MiB: the kernel ends some of them
         self.assertIn("a process of it was ended at the limit", log, "memory.events' oom_kill was not read")
 
 
-@needs_v2
-class RootJudge(OnCgroupV2, unittest.TestCase):
+@needs_cgroups
+class RootJudge(OnStepCgroups, unittest.TestCase):
     MODE = "bwrap"
     ROOT = True
 
 
 @needs_v2
-class NormalUserInADelegatedCgroup(OnCgroupV2, unittest.TestCase):
+class NormalUserInADelegatedCgroup(OnStepCgroups, unittest.TestCase):
     """User nobody's judge started inside a cgroup delegated to nobody (by root, by hand, as
     systemd's Delegate=yes does): its steps get cgroups of their own beneath it."""
     MODE = "bwrap"
-    V2_WORDS = "(delegated to this user)"
+    MODE_WORDS = "(delegated to this user)"
 
     @classmethod
     def setUpClass(cls):
@@ -134,7 +156,7 @@ class NormalUserInADelegatedCgroup(OnCgroupV2, unittest.TestCase):
                 "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", tc.ARGS.judge, *args]
 
 
-@needs_v2
+@needs_cgroups
 class NormalUserWithoutADelegatedCgroup(unittest.TestCase):
     def test_it_says_its_limits_are_per_process(self):
         if os.geteuid() != 0 or not shutil.which("setpriv"):
