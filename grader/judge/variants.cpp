@@ -14,6 +14,7 @@ namespace {
 
 struct LabVariants {
   int count = 1;
+  int release = -1;
   std::vector<VariantQuestions> variants;
 };
 
@@ -32,9 +33,10 @@ const VariantQuestions* find(const std::string& lab, int k) {
 
 }  // namespace
 
-bool register_variants(const char* lab, int count, const VariantQuestions* variants, std::size_t n) {
+bool register_variants(const char* lab, int count, const VariantQuestions* variants, std::size_t n, int release) {
   LabVariants& l = registry()[lab];
   l.count = count;
+  l.release = release >= 0 && release < count ? release : -1;
   l.variants.assign(variants, variants + n);
   return true;
 }
@@ -42,6 +44,11 @@ bool register_variants(const char* lab, int count, const VariantQuestions* varia
 int variant_count(const std::string& lab) {
   auto it = registry().find(lab);
   return it == registry().end() ? 1 : it->second.count;
+}
+
+int release_variant(const std::string& lab) {
+  auto it = registry().find(lab);
+  return it == registry().end() ? -1 : it->second.release;
 }
 
 std::string variant_params(const std::string& lab, int k) {
