@@ -137,6 +137,10 @@ class LikelyCopiesReport(unittest.TestCase):
         rows = read_csv(self.tmp / "out" / copies.CSV_NAME)
         self.assertEqual([r["detail"] for r in rows if r["kind"] == "not compared"],
                          ["near-identical kernels were not looked for: sim_c exited 1: "])
+        # A run that read no submission (--rescore) keeps the last report and says nothing.
+        kept = (self.tmp / "out" / copies.CSV_NAME).read_text()
+        self.assertEqual(copies.report(self.tmp / "out", [], ROOT), "")
+        self.assertEqual((self.tmp / "out" / copies.CSV_NAME).read_text(), kept)
 
     def test_names_are_printed_with_their_control_characters_escaped(self):
         self.assertEqual(copies.shown("mallory\x1b]2;owned\x07\r\u202e"), "mallory\\x1b]2;owned\\x07\\r\\u202e")

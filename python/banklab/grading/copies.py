@@ -131,7 +131,10 @@ def similar_pairs(own: dict[str, str], sim: str) -> tuple[list[tuple[str, str, i
 
 def report(out: Path, handed: list[Handed], course: Path, sim: str | None = None) -> str:
     """Write OUT/copies.csv from the submissions grade-class read and return summary.md's section; a
-    report that cannot be written (a full disk) is said in the section, never the run's end."""
+    report that cannot be written (a full disk) is said in the section, never the run's end. With no
+    submission read (--rescore reads none), the last run's report is kept and nothing is said."""
+    if not handed:
+        return ""
     try:
         return _report(out, handed, course, sim)
     except (OSError, ValueError) as e:
