@@ -10,6 +10,9 @@ says which tiers ran and how many tests passed and failed, how many tests and po
 judged and why ("no GPU on this machine", "checked by your instructor", "not graded: REASON" for
 a `fault`), and that the CPU tier never runs the kernel. FILE lists the lab's tests (one a line,
 written by CMake), for the points (python/banklab/grading/grading.py's table, when it can be read).
+In a student's release the judge grades the release's variant whatever line the file carries; where
+the line names another variant or none, labNN.build writes DIR/labNN/variant.txt and the line says
+it ("graded as variant 4 (...), your own; this file was written for variant 0 ...").
 
 As labNN.summary it passes unless evidence is missing (no build record, a record that does not
 read); a test of FILE without a record of this run is counted "not run in this ctest run" (ctest
@@ -35,6 +38,8 @@ CPU_NOTE = "the CPU tier reads your layout, predictions and launches through the
 NO_GPU = re.compile(r"no GPU|no CUDA-capable|CUDA driver version is insufficient|cudaErrorNoDevice|"
                     r"cudaErrorInsufficientDriver|no device", re.I)
 INSTRUCTOR = re.compile(r"instructor", re.I)
+#: Beside the records: the judge's word on the variant graded (banklab-judge build, grader/judge/main.cpp).
+VARIANT_NOTE = "variant.txt"
 
 
 def reason(rec: dict) -> str:
@@ -85,12 +90,16 @@ def fmt_points(p: float) -> str:
     return f"{p:g}"
 
 
-def summary_line(lab: str, recs: dict[str, dict], tests: list[str], points: dict[str, float]) -> str:
+def summary_line(lab: str, recs: dict[str, dict], tests: list[str], points: dict[str, float],
+                 variant: str = "") -> str:
+    """`variant`: the judge's word on the variant (labNN.build wrote it: a student's release grades its
+    own variant whatever line the file carries, and says so here when the line names another or none)."""
     build = recs.get(f"Lab{lab}.Build")
+    said = [variant] if variant else []
     if build is not None and build.get("status") != "passed":
-        return (f"lab{lab}: nothing judged: your kernel.cu did not build or its probe failed (see lab{lab}.build); "
-                + ("not graded: " + str(build.get("message", ""))[:120] if build.get("status") == "fault" else
-                   "every test of the lab is failed"))
+        return "; ".join([f"lab{lab}: nothing judged: your kernel.cu did not build or its probe failed (see lab{lab}.build)"]
+                         + said + ["not graded: " + str(build.get("message", ""))[:120] if build.get("status") == "fault"
+                                   else "every test of the lab is failed"])
     judged = {t: r for t, r in recs.items() if t != f"Lab{lab}.Build"}
     parts, tiers = [], []
     for tier, name in (("cpu", "CPU"), ("gpu", "GPU")):
@@ -99,6 +108,7 @@ def summary_line(lab: str, recs: dict[str, dict], tests: list[str], points: dict
             passed = sum(r["status"] == "passed" for r in done)
             tiers.append(f"{name} tier {tests_n(len(done))} ({passed} passed, {len(done) - passed} failed)")
     parts.append(f"lab{lab} judged: " + ("; ".join(tiers) if tiers else "no test"))
+    parts += said
     if not any(r.get("tier") == "gpu" and r.get("status") in ("passed", "failed") for r in judged.values()):
         parts.append(CPU_NOTE)
     groups: dict[str, list[str]] = {}
@@ -122,7 +132,18 @@ def lab_line(results: Path, lab: str, tests: list[str], root: Path, since: float
     if not build.is_file():
         return f"lab{lab}: nothing judged: no build record ({build}): labNN.build did not run", ["no build record"]
     recs, bad = read_records(lab_dir, since if since is not None else build.stat().st_mtime)
-    return summary_line(lab, recs, tests, points_of(root, lab, tests)), bad
+    return summary_line(lab, recs, tests, points_of(root, lab, tests), variant_said(lab_dir, build)), bad
+
+
+def variant_said(lab_dir: Path, build: Path) -> str:
+    """The judge's word on the variant, written by the same build step as `build` (VARIANT_NOTE), or ""."""
+    note = lab_dir / VARIANT_NOTE
+    try:
+        if note.stat().st_mtime + 2.0 < build.stat().st_mtime:
+            return ""          # left by an earlier build (the judge removes it when it has nothing to say)
+        return " ".join(note.read_text(errors="replace").split())[:400]
+    except OSError:
+        return ""
 
 
 def main(argv: list[str]) -> int:

@@ -130,6 +130,7 @@ void confirm_fault(Verdict& v) {
 }
 
 std::optional<Verdict> choose_variant(const Args& a, const std::string& source, std::string& error);
+std::string variant_note(const Args& a, const std::string& source);
 
 int cmd_test(const Args& a, char** argv) {
   TestRun run;
@@ -194,6 +195,14 @@ int cmd_build(const Args& a) {
   v.test = "Lab" + a.lab + ".Build";
   v.tier = "cpu";
   const BuildResult b = guarded_build(a);
+  // What ctest's run summary says of the variant (grader/run_summary.py reads it beside the records).
+  if (!a.results.empty()) {
+    const std::string dir = a.results + "/lab" + a.lab, path = dir + "/variant.txt";
+    const std::string note = variant_note(a, read_file(a.source, 8u << 20));
+    make_dirs(dir);
+    if (note.empty()) unlink(path.c_str());
+    else if (write_file(path, note + "\n")) std::printf("%s\n", note.c_str());
+  }
   v.checks = 1;
   v.seconds = b.seconds;
   v.status = b.ok ? "passed" : b.fault ? "fault" : "failed";
@@ -202,42 +211,80 @@ int cmd_build(const Args& a) {
   return finish_verdict(v, a.results);
 }
 
-// Per-student variants (docs/dev/VARIANTS.md): the variant graded is --variant K (the student's own,
-// from the course's seed: banklab variant) or, without it, the one the file's `// banklab variant:`
-// line names (0, the lab as written, when none). The test processes get it as BANKLAB_VARIANT. With
-// --variant, a file whose line names another variant gets a failed record LabNN.Variant saying so,
-// and is graded as the student's own, never as the one it names (no record when it is the student's).
-std::optional<Verdict> choose_variant(const Args& a, const std::string& source, std::string& error) {
+// "variant 4 (col = 9, ...)", "variant 0 (the lab as written)"; a release's judge knows no variant's
+// parameters (it registers no variant's questions): "variant 4".
+std::string variant_words(const std::string& lab, int k) {
+  const std::string params = k ? grader::variant_params(lab, k) : "the lab as written";
+  return "variant " + std::to_string(k) + (params.empty() ? "" : " (" + params + ")");
+}
+
+// The variant that grades a file: `k`, the student's own where it is known (`students`: --variant K,
+// the student's own from the course's seed, else, in a student's release (make-release --student or
+// --variant), the release's), else the one the file's `// banklab variant:` line names (0, the lab as
+// written, when none); -1 when the variant given is none of the lab's. `named`: the file's line's
+// variant (-1: none, or none of the lab's).
+struct GradedVariant {
+  int k = -1, named = -1;
+  bool students = false;
+  std::string given;
+};
+
+GradedVariant graded_as(const Args& a, const std::string& source) {
+  GradedVariant g;
   const int count = grader::variant_count(a.lab), line = grader::variant_named_in(source, a.lab);
-  const int named = line < count ? line : -1;  // a line naming no variant of the lab counts as none
-  int k = std::max(named, 0);
-  if (!a.variant.empty()) {
+  const int release = grader::release_variant(a.lab);
+  g.named = line < count ? line : -1;  // a line naming no variant of the lab counts as none
+  g.given = !a.variant.empty() ? a.variant : release >= 0 ? std::to_string(release) : "";
+  g.students = !g.given.empty();
+  g.k = std::max(g.named, 0);
+  if (g.students) {
     char* end = nullptr;
-    k = static_cast<int>(std::strtol(a.variant.c_str(), &end, 10));
-    if (*end || k < 0) k = -1;
+    g.k = static_cast<int>(std::strtol(g.given.c_str(), &end, 10));
+    if (*end || g.k < 0) g.k = -1;
   }
-  if (k < 0 || k >= count) {
+  if (g.k >= count) g.k = -1;
+  return g;
+}
+
+// Per-student variants (docs/dev/VARIANTS.md): the file is graded as graded_as()'s k; the test
+// processes get it as BANKLAB_VARIANT. When the student's is known, a file whose line names another
+// variant gets a failed record LabNN.Variant saying so, and is graded as the student's own, never as
+// the one it names (no record when it is the student's, or names none).
+std::optional<Verdict> choose_variant(const Args& a, const std::string& source, std::string& error) {
+  const GradedVariant g = graded_as(a, source);
+  const int count = grader::variant_count(a.lab);
+  if (g.k < 0) {
     error = "lab " + a.lab + (count > 1 ? " has variants 0 to " + std::to_string(count - 1) : " has no variants") +
-            ", not " + a.variant;
+            ", not " + g.given;
     return std::nullopt;
   }
-  setenv("BANKLAB_VARIANT", std::to_string(k).c_str(), 1);
+  setenv("BANKLAB_VARIANT", std::to_string(g.k).c_str(), 1);
   Verdict v;
   v.lab = a.lab;
   v.test = "Lab" + a.lab + ".Variant";
   v.tier = "cpu";
   v.checks = 1;
-  if (a.variant.empty() || named < 0 || named == k) {  // no record: the file's own variant, or the student's
+  if (!g.students || g.named < 0 || g.named == g.k) {  // no record: the file's own variant, or the student's
     v.test.clear();
     return v;
   }
-  const std::string yours = "variant " + std::to_string(k) + (k ? " (" + grader::variant_params(a.lab, k) + ")" : " (the lab as written)");
   v.status = "failed";
-  v.message = "this file is lab " + a.lab + "'s variant " + std::to_string(named) +
-              (named ? " (" + grader::variant_params(a.lab, named) + ")" : " (the lab as written)") +
-              ", made for another student; yours is " + yours +
+  v.message = "this file is lab " + a.lab + "'s " + variant_words(a.lab, g.named) +
+              ", made for another student; yours is " + variant_words(a.lab, g.k) +
               ", and this file is graded against yours. Work from your own stub (your release's kernel.cu).";
   return v;
+}
+
+// The run summary's word on the variant (ctest: labNN.build writes it, grader/run_summary.py prints
+// it), "" when there is nothing to say: the student's variant is not known here (the course's tree),
+// or the file's line names it (or names none and it is variant 0).
+std::string variant_note(const Args& a, const std::string& source) {
+  const GradedVariant g = graded_as(a, source);
+  if (!g.students || g.k < 0 || g.named == g.k || (g.named < 0 && g.k == 0)) return "";
+  return "graded as " + variant_words(a.lab, g.k) + ", your own; this file " +
+         (g.named < 0 ? std::string("carries no `// banklab variant:` line (the lab as written's file has none): if "
+                                    "it is your own work, copy the line back from your stub")
+                      : "was written for " + variant_words(a.lab, g.named) + ", another student's: work from your own stub");
 }
 
 int cmd_grade(const Args& a) {

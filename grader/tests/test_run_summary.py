@@ -73,6 +73,24 @@ class RunSummary(unittest.TestCase):
         line = self.run_summary().stdout.strip()
         self.assertIn("predictions checked by your instructor", line)
 
+    def test_the_variant_graded_is_said_when_the_files_line_is_not_the_students(self):
+        # In a student's release labNN.build writes the judge's word beside the records (variant.txt).
+        said = ("graded as variant 4 (col = 9, chunk = 2), your own; this file carries no `// banklab variant:` "
+                "line (the lab as written's file has none): ...")
+        (self.lab / "variant.txt").write_text(said + "\n")
+        self.put(record("Lab05.Build", "cpu", "passed"),
+                 record("Lab05Layout.TileIndexIsInBoundsAndOneToOne", "cpu", "failed", "Float4TileKept"))
+        line = self.run_summary().stdout.strip()
+        self.assertIn("lab05 judged: CPU tier 1 test (0 passed, 1 failed); graded as variant 4 (col = 9, chunk = 2), "
+                      "your own; this file carries no `// banklab variant:` line", line)
+        # ... and with a build that failed.
+        self.put(record("Lab05.Build", "cpu", "failed", "error: expected ';'"))
+        self.assertIn("probe failed (see lab05.build); graded as variant 4", self.run_summary().stdout)
+        # A word an earlier build left (the judge removes it when it has nothing to say) is not this run's.
+        old = time.time() - 60
+        os.utime(self.lab / "variant.txt", (old, old))
+        self.assertNotIn("variant", self.run_summary().stdout)
+
     def test_a_fault_is_not_graded_with_its_reason(self):
         self.put(record("Lab05.Build", "cpu", "passed"),
                  record("Lab05OnGpu.TransposeIsCorrect", "gpu", "fault", "graded mode: the GPU cannot be used here"))

@@ -13,7 +13,8 @@ students of different variants (k, j): j's solved file graded as k's (a classmat
 reported in record LabNN.Variant as "this file is lab NN's variant j ... made for another student"
 and loses the predictions. The lab as written's solved file (no marker line) graded as variant k loses
 each prediction whose answer differs, each message saying it is the lab as written's answer; k's own
-solved file with its marker line deleted passes. Where variant k's stub differs from the lab's in code,
+solved file with its marker line deleted passes; k's stub after a comment line of 256 Ki spaces, graded
+with no --variant, gets the stub's verdicts (its line read past it: no regular expression). Where variant k's stub differs from the lab's in code,
 not only in comments (lab 05: the float4 tile's row length, hence its swizzle), the lab as written's
 solved file graded as k also fails a Layout test: its kernel is not k's; and ctest's way (`banklab-judge
 build`, then `test` with neither --variant nor BANKLAB_VARIANT, as in a student's own copy) judges k's
@@ -163,9 +164,17 @@ def main() -> int:
     jobs.append(("as_written", lab.solution.read_text(), k))
     jobs.append(("unmarked", "".join(l for l in V.solution(lab, k).splitlines(keepends=True)
                                      if not V.MARKER_RE.match(l)), k))
+    # Variant k's stub after a comment line of 256 Ki spaces, no --variant: the judge reads its line past
+    # it (std::regex over the file overflowed the judge's stack: exit 139, no grade; issue 45).
+    jobs.append(("long_line", "//" + " " * (256 << 10) + "\n" + stubs[k], None))
     pre = f"Lab{lab.number}"
     with tempfile.TemporaryDirectory() as tmp:
         graded = grade_all(a.judge, lab.number, jobs, Path(tmp))
+    statuses = {n: r["status"] for n, r in graded[f"stub{k}"].items()}
+    long_line = {n: r["status"] for n, r in graded["long_line"].items()}
+    check(long_line == statuses, f"variant {k}'s stub after a comment line of 256 Ki spaces is graded as the stub "
+          f"(as variant {k}, its line read past it): {sorted(set(long_line.items()) ^ set(statuses.items()))[:4]}",
+          failures)
     for x in every:
         check_stub(pre, x, graded[f"stub{x}"], failures)
         check_solved(pre, x, graded[f"mine{x}"], failures)

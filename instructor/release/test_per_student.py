@@ -64,6 +64,8 @@ def speaks_of(rel: Path, lab: banklab_labs.Lab, k: int) -> list[str]:
     if [(q.get("what"), q.get("hint")) for q in got["questions"]] != \
             [(q.get("what"), q.get("hint")) for q in want["questions"]]:
         p.append("the judge's question texts are not the variant's")
+    if got.get("variants", {}).get("release") != k:   # the release's judge grades k whatever the file's line
+        p.append(f"the judge's lab.toml does not say the release is variant {k} ([variants] release)")
     readme = (rel / "labs" / lab.folder / "README.md").read_text()
     if per_student.NUMBERS_HEADING not in readme or banklab_variants.read(lab).describe(k) not in readme:
         p.append("the handout has no section with the variant's numbers")
@@ -113,7 +115,7 @@ class PerStudent(unittest.TestCase):
         self.assertNotEqual((a / "README.md").read_text(), (b / "README.md").read_text())
         # The failing case: a plain release states the lab as written, not a student's variant.
         self.assertEqual(self.plain.returncode, 0, self.plain.stderr)
-        self.assertEqual(len(speaks_of(self.tmp / "plain", LAB, ks[0])), 3)
+        self.assertEqual(len(speaks_of(self.tmp / "plain", LAB, ks[0])), 4)
 
     def test_the_judge_is_generated_with_the_students_texts(self):
         """gen.py (what the release's build runs) writes the student's question texts into the judge."""
@@ -128,6 +130,10 @@ class PerStudent(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             generated = "".join(f.read_text() for f in sorted(out.rglob("*")) if f.is_file())
             self.assertEqual(want["what"] in generated, expect, rel.name)
+            # The release's judge knows its variant: it grades k whatever line the file carries.
+            registered = (out / "lab05_variants.cpp").read_text()
+            self.assertEqual(f", nullptr, 0, {k});" in registered, expect, registered[-300:])
+            self.assertEqual(", nullptr, 0, -1);" in registered, not expect, registered[-300:])
 
     def test_a_per_student_release_gives_no_answer(self):
         check = HERE / "check_no_answers.py"

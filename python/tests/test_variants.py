@@ -101,6 +101,16 @@ class VariantsTest(unittest.TestCase):
             V.read(broken)
         for words in ("two rows of `values` are the same variant", "kNoSuchQuestion", "unknown key 'colour'"):
             self.assertIn(words, str(e.exception))
+        # A release's variant (make-release writes `release = K`) must be one of the lab's.
+        for bad in (99, -1, "2", True):
+            d = copy.deepcopy(self.lab.description)
+            d["variants"]["release"] = bad
+            with self.assertRaises(DescriptionError) as e:
+                V.read(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
+            self.assertIn("`release`", str(e.exception))
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["release"] = 3
+        self.assertEqual(V.read(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root)).release, 3)
 
     def test_a_kernel_replacement_the_file_lacks_is_named(self):
         lab = copy.deepcopy(self.lab.description)
@@ -193,6 +203,19 @@ class ReleaseForOneStudentTest(unittest.TestCase):
         self.assertEqual(len(problems), 1, problems)
         self.assertIn(name, problems[0])
         self.assertIn("a release for one student", problems[0])
+
+    def test_a_stub_naming_another_variant_than_the_release_is_named(self):
+        lab = self.lab("02")
+        release = V.read(lab).release
+        self.assertIsNotNone(release)          # make-release wrote `release = K` into the lab's [variants]
+        other = 1 if release != 1 else 2
+        text = lab.stub.read_text()
+        self.addCleanup(lab.stub.write_text, text)
+        lab.stub.write_text(V.MARKER_RE.sub(f"// banklab variant: lab 02 variant {other}", text, count=1))
+        problems = V.check_lab(lab)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn(f"`release = {release}`", problems[0])
+        self.assertIn(f"the stub names variant {other}", problems[0])
 
     def test_a_stub_naming_a_variant_the_lab_has_not_is_named(self):
         lab = self.lab("02")

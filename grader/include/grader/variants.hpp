@@ -1,8 +1,8 @@
 // Per-student variants of a lab (docs/dev/VARIANTS.md): the questions of each variant, generated
 // from the lab's description and its answers' templates (python/banklab/lab/variants.py writes
 // labNN_variants.cpp, which registers them), and the variant the judge grades: variant 0 is the lab
-// as written; banklab-judge --variant K (or the `// banklab variant:` line of the file when no K is
-// given) picks another, handed to the test processes as BANKLAB_VARIANT=K.
+// as written; banklab-judge --variant K (else, in a student's release, the release's variant; else the
+// `// banklab variant:` line of the file) picks another, handed to the test processes as BANKLAB_VARIANT=K.
 #pragma once
 
 #include <cstddef>
@@ -21,8 +21,13 @@ struct VariantQuestions {
 };
 
 /// Called by a lab's generated labNN_variants.cpp at start-up: the lab has `count` variants (0 the
-/// lab as written) and these questions for those above 0.
-bool register_variants(const char* lab, int count, const VariantQuestions* variants, std::size_t n);
+/// lab as written) and these questions for those above 0; `release`: the variant a student's release
+/// is (`release = K` in its lab.toml's [variants], written by make-release), -1 in the course.
+bool register_variants(const char* lab, int count, const VariantQuestions* variants, std::size_t n,
+                       int release = -1);
+
+/// The variant this judge's tree is a release of for the lab (make-release --student/--variant), or -1.
+int release_variant(const std::string& lab);
 
 /// The lab's number of variants (1: none declared, or none registered in this build).
 int variant_count(const std::string& lab);

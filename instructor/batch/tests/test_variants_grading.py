@@ -346,6 +346,15 @@ class ACopiedVariantEarnsLessWithTheRealJudge(unittest.TestCase):
         self.assertTrue(any(t.startswith(f"Lab{LAB}Predictions.") for t in failed), failed)   # its numbers are alice's
         fb = (self.out / "feedback" / "carol.md").read_text()
         self.assertIn("made for another student", fb)
+        # ... and in the instructor's files: results.csv (the gradebook's long form) and copies.csv.
+        row = next(r for r in read_csv(self.out / "results.csv") if r["student"] == "carol")
+        self.assertIn(f"Lab{LAB}.Variant", row["failed_tests"].split(";"))
+        copies = read_csv(self.out / "copies.csv")
+        self.assertEqual([(r["student"], r["detail"]) for r in copies if r["kind"] == "another variant"],
+                         [("carol", f"its line names variant {self.k['alice']}, graded as the student's variant "
+                                    f"{self.k['carol']}")])
+        if shutil.which("sim_c"):     # alice's file and carol's are one file: the pair is listed
+            self.assertIn(("alice", "carol"), [(r["student"], r["other"]) for r in copies if r["kind"] == "near-identical"])
 
 
 if __name__ == "__main__":

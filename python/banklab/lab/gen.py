@@ -339,9 +339,11 @@ def variants_source(d_raw: dict, answers_path: str | None, lab: str, folder: str
     if v_raw is None:
         return "\n".join(head + ["// (none: the lab declares no variants)"]) + "\n"
     inc = ['#include "grader/variants.hpp"\n', f"namespace lab{lab}_variants {{\n"]
+    # A student's release is one variant (`release = K`, make-release): its judge grades K whatever line the file carries.
+    release = v_raw.get("release", -1)
     if not answers_path or not os.path.exists(answers_path):   # the release: the lab's questions, form only
         return "\n".join(head + inc + [f"const bool kRegistered = grader::register_variants({cstr(lab)}, "
-                                         f"{len(v_raw.get('values', []))}, nullptr, 0);\n",
+                                         f"{len(v_raw.get('values', []))}, nullptr, 0, {release});\n",
                                          f"}}  // namespace lab{lab}_variants"]) + "\n"
     lab_obj = banklab_labs.Lab(lab, folder, copy.deepcopy(d_raw), Path(answers_path).resolve().parents[2])
     v = banklab_variants.read(lab_obj)
@@ -359,7 +361,7 @@ def variants_source(d_raw: dict, answers_path: str | None, lab: str, folder: str
         L.append(f"    {{{k}, {cstr(v.describe(k))}, v{k}::kQuestions, std::size(v{k}::kQuestions)}},")
     L.append("};")
     L.append(f"const bool kRegistered = grader::register_variants({cstr(lab)}, {v.count}, kVariants, "
-             "std::size(kVariants));\n")
+             f"std::size(kVariants), {release});\n")
     L.append(f"}}  // namespace lab{lab}_variants")
     return "\n".join(L) + "\n"
 

@@ -56,6 +56,7 @@ class Variants:
     hint: dict[str, str]
     kernel: list[tuple[str, str]]
     answer_templates: dict[str, dict] | None
+    release: int | None = None   # the variant a student's release is (make-release writes `release = K`)
 
     @property
     def count(self) -> int:
@@ -76,8 +77,8 @@ class Variants:
 def _problems(v: dict, questions: set[str], where: str) -> list[str]:
     """What is wrong with a description's [variants] table (the schema's part for variants)."""
     p = []
-    known = {"params", "values", "what", "hint", "kernel"}
-    p += [f"{where}: unknown key {k!r} (params, values, what, hint, kernel)" for k in v if k not in known]
+    known = {"params", "values", "what", "hint", "kernel", "release"}
+    p += [f"{where}: unknown key {k!r} (params, values, what, hint, kernel, release)" for k in v if k not in known]
     params, values = v.get("params"), v.get("values")
     if not isinstance(params, list) or not params or not all(isinstance(x, str) and re.fullmatch(r"[A-Za-z_]\w*", x)
                                                              for x in params):
@@ -95,6 +96,10 @@ def _problems(v: dict, questions: set[str], where: str) -> list[str]:
             p.append(f"{where}: `{key}` must map question names to templates")
             continue
         p += [f"{where}: `{key}` names {n!r}, which is no question of the lab" for n in t if n not in questions]
+    r = v.get("release", 0)
+    if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < (len(values) if isinstance(values, list) else 0):
+        p.append(f"{where}: `release` (the variant of a student's release: make-release writes it) must be one of "
+                 f"the variants, 0 to {len(values) - 1 if isinstance(values, list) else '?'}")
     k = v.get("kernel", [])
     if not isinstance(k, list) or not all(isinstance(r, list) and len(r) == 2 and all(isinstance(s, str) for s in r)
                                           for r in k):
@@ -117,7 +122,7 @@ def read(lab: banklab_labs.Lab) -> Variants | None:
     if path.is_file():
         templates = {k: dict(t) for k, t in banklab_labs.read_answers(path).items() if isinstance(t, dict)}
     return Variants(lab, list(v["params"]), [list(r) for r in v["values"]], dict(v.get("what", {})),
-                    dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates)
+                    dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates, v.get("release"))
 
 
 def render(template: str, params: dict[str, object]) -> str:
@@ -301,8 +306,12 @@ def check_lab(lab: banklab_labs.Lab) -> list[str]:
             return []
         stub_text = lab.stub.read_text() if lab.stub.is_file() else ""
         own = named_variant(stub_text, lab.number)
-        if own:
-            return _check_release_variant(lab, v, own, stub_text, where)
+        problems = _check_release_variant(lab, v, own, stub_text, where) if own else []
+        if not problems and v.release is not None and (own or 0) != v.release:
+            problems = [f"{where}: `release = {v.release}` (the variant of this release, make-release wrote it) but "
+                        "the stub names " + (f"variant {own}" if own is not None else "no variant") + " on its line"]
+        if own or problems:
+            return problems
         seen: dict[str, int] = {}
         for k in range(1, v.count):
             a = answers(lab, k)

@@ -6,7 +6,8 @@ Everything in a release that states a variant's numbers is that variant's:
   - grader/labs/NN_name/lab.toml    the questions' `what`/`hint` rendered for the variant: the judge
                                     of a release (no answers: the variant's questions are the lab's,
                                     form only) prints these texts, so `ctest` speaks of the variant's
-                                    numbers (it grades the variant the file's marker line names)
+                                    numbers; and `release = K` in [variants] (with_release): the
+                                    release's judge grades K whatever line the file carries
   - labs/NN_name/README.md          a "Your numbers" section (the variant's parameters and its
                                     questions as the judge asks them; never an answer)
 Figures are not rendered: each draws an access of the lab's stub or an example of the handout,
@@ -77,6 +78,18 @@ def description_toml(text: str, lab: banklab_labs.Lab, k: int) -> str:
     return result
 
 
+def with_release(text: str, lab: banklab_labs.Lab, k: int) -> str:
+    """lab.toml's text with `release = k` in its [variants] table: the release's judge grades variant k
+    whatever line the student's file carries (grader/judge/main.cpp, choose_variant), and says so
+    when the line names another variant or none. Checked: it reads back."""
+    text, n = re.subn(r"(?m)^(\[variants\][ \t]*\n)(?:release[ \t]*=.*\n)?", lambda m: m.group(1) + f"release = {k}\n",
+                      text, count=1)
+    if n != 1 or tomllib.loads(text).get("variants", {}).get("release") != k:
+        raise DescriptionError(f"labs/{lab.folder}/judge/lab.toml: `release = {k}` could not be written into its "
+                               "[variants] table")
+    return text
+
+
 def your_numbers(lab: banklab_labs.Lab, k: int) -> str:
     """The README's section for variant k: its parameters and the texts of the questions whose
     numbers it changes (the description's texts: they go to students; no answer in them)."""
@@ -116,7 +129,7 @@ def write_variant(out: Path, lab: banklab_labs.Lab, k: int, released_path, with_
     v.check_index(k)
     _write(out / released_path(f"labs/{lab.folder}/kernel.cu"), banklab_variants.stub(lab, k))
     toml = out / released_path(f"labs/{lab.folder}/judge/lab.toml")
-    _write(toml, description_toml(toml.read_text(), lab, k))
+    _write(toml, with_release(description_toml(toml.read_text(), lab, k), lab, k))
     readme = out / released_path(f"labs/{lab.folder}/README.md")
     if readme.is_file():
         _write(readme, readme_with_numbers(readme.read_text(), lab, k))
