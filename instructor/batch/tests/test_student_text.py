@@ -232,6 +232,8 @@ class TheRuleItself(unittest.TestCase):
         t0 = time.monotonic()
         self.assertEqual(bg.lead_with_cause("a\n" + line), ct.message("a\n" + line))
         self.assertIsNone(bg._watchdog_line("x\n" + line))
+        self.assertIsNone(bg._watchdog_line("xdid not finish within 5 s " * 10_000 + "x" * 262_144))   # no word start
+        self.assertIsNone(bg._watchdog_line("did not finish within s " * 10_000 + "x" * 262_144))      # no number
         self.assertLess(time.monotonic() - t0, 0.5)
         found = bg._watchdog_line("log\nkernel did not finish within 5 s: a loop in the kernel never ends\nz")
         self.assertEqual(found, (4, "kernel did not finish within 5 s: a loop in the kernel never ends"))

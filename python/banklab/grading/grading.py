@@ -369,10 +369,11 @@ def _watchdog_line(message: str) -> tuple[int, str] | None:
     Linear in the message's length (a line is given up at its first stop without the cause: a
     later stop on it has less of the line after it), unlike a pattern that starts at each of the
     line's characters."""
-    pos = 0
+    pos, end = 0, -1
     while (i := message.find(_WATCHDOG_STOP, pos)) >= 0:
-        end = message.find("\n", i)
-        end = len(message) if end < 0 else end
+        if i > end:                            # each line's end is looked for once
+            end = message.find("\n", i)
+            end = len(message) if end < 0 else end
         k = j = i + len(_WATCHDOG_STOP)
         while k < end and message[k].isdigit():
             k += 1
