@@ -7,9 +7,14 @@ real judge, and so that their fail-closed handling of a broken or forged judge o
 tested at all. It judges nothing: what it reports is chosen by a marker line in the source,
 
     // FAKE-JUDGE: solved | stub | wrong <Suite.Test> | nocompile | hang | crash | forge | garbage | killtask
+                   | quote | quotefault | bigwork
 
 (no marker: the stub's behaviour; killtask: inside a Slurm job, cancels that job, as a node
-that dies would end it; elsewhere a crash). Test names come from the real labs/NN_name/judge/test.cu files.
+that dies would end it; elsewhere a crash). quote: the build fails with a compiler's message that
+quotes the rest of the file (after the marker's line) verbatim; quotefault: the build is a fault
+whose message quotes it (the text a student's probe or compiler writes, in a judge's message);
+bigwork: solved, with an 80 MB sparse file (its "probe") and a small one in the work folder.
+Test names come from the real labs/NN_name/judge/test.cu files.
 
 FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
 started with (null when unset), its lab, the --variant it was given (null when none), the sha256 of
@@ -113,11 +118,26 @@ def main():
     if mode == "garbage":
         Path(a.json).write_text('{"schema": "banklab.grade.v1", "verdicts": [')
         return 1
+    quoted = src[src.find(b"\n") + 1:].decode("utf-8", "replace")     # the file after the marker's line
+    if mode == "quote":
+        recs.append(record(lab, f"Lab{lab}.Build", "cpu", "failed", 0, f"kernel.cu:2:1: error: {quoted}"))
+        for t, tier in tests:
+            recs.append(record(lab, t, tier, "failed", 0, "not judged: the lab did not build"))
+    if mode == "quotefault":
+        recs.append(record(lab, f"Lab{lab}.Build", "cpu", "fault", 0,
+                           f"not graded: the judge's sandbox could not run your file's probe: {quoted}"))
+    if mode == "bigwork":
+        with open(Path(a.work) / "probe", "wb") as f:
+            f.truncate(80 * 1000 * 1000)
+        (Path(a.work) / "probe.log").write_text("probe: linked\n")
+        mode = "solved"
     if mode == "nocompile":
         recs.append(record(lab, f"Lab{lab}.Build", "cpu", "failed", 0,
                            "kernel.cu:12:5: error: expected ';' before '}' token"))
         for t, tier in tests:
             recs.append(record(lab, t, tier, "failed", 0, "not judged: the lab did not build"))
+    elif mode in ("quote", "quotefault"):
+        pass
     elif mode == "forge":
         # What a cheat that got to write the judge's output file would leave: every test
         # "passed", zero checks, the hash of some other file.

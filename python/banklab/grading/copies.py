@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from banklab.grading import cleantext
 from banklab.grading.csvfile import write_csv
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
@@ -45,7 +46,6 @@ SIM_TIMEOUT_S = 300
 SIM_HINT = "install Debian's similarity-tester (apt-get install similarity-tester, or tools/setup-debian --all)"
 _LINE = re.compile(r"^(\S+) consists for (\d+) % of (\S+) material$")
 _NUMBER = re.compile(r"-?\b[0-9][0-9a-fA-FxX.']*[uUlLfF]*\b")
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,10 +59,8 @@ class Handed:
 
 
 def shown(name: str) -> str:
-    """A student-chosen name as printed: control characters, ESC, CR and bidirectional overrides as
-    visible escapes (\\x1b, \\u202e), the rest as it is."""
-    return _UNSAFE.sub(lambda m: repr(m.group(0))[1:-1] if ord(m.group(0)) < 0x100 else f"\\u{ord(m.group(0)):04x}",
-                       name)
+    """A student-chosen name as printed: the one cleaning rule (banklab.grading.cleantext.name)."""
+    return cleantext.name(name)
 
 
 def _text(path: Path) -> str | None:

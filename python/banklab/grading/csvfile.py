@@ -8,6 +8,7 @@ import csv
 from pathlib import Path
 
 from banklab.grading.grading import fmt_points
+from banklab.grading import cleantext as ct
 
 
 #: The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as
@@ -19,13 +20,15 @@ def csv_cell(value) -> str:
     """One cell of every CSV the project writes. A number the grader computed (int or float: points,
     maxima) is written as a number, negative or not; any text (a student's folder name, an LMS id,
     a test name, a note) that starts with = + - @ tab or CR gets a leading single quote, so that a
-    spreadsheet shows it as text instead of running it (OWASP, "CSV Injection"). Which rule
+    spreadsheet shows it as text instead of running it (OWASP, "CSV Injection"), and its control
+    and format characters (ESC, CR, a bidirectional override) are shown as escapes (cleantext.py;
+    newlines kept, the writer quotes them). Which rule
     applies is decided by where the value came from (its type), never by what the text looks like."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
         return fmt_points(value)
-    text = "" if value is None else str(value)
+    text = "" if value is None else ct.visible(str(value))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 

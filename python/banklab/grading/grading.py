@@ -31,6 +31,7 @@ from pathlib import Path
 
 from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
 from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
+from banklab.grading import cleantext as ct              # noqa: E402  (text a student chose, made harmless)
 from typing import Iterable
 
 GRADE_SCHEMA = "banklab.grade.v1"
@@ -110,6 +111,11 @@ class Verdict:
     max_points: float = 0.0
     note: str = ""     # why a passed test earned nothing (a required group failed)
 
+    def __post_init__(self):
+        # The message may quote the student's file, compiler or probe: bounded and visible from here
+        # on (cleantext.py), whatever reads it (a pattern, a report, a terminal, a saved result).
+        self.message = ct.message(self.message)
+
 
 @dataclasses.dataclass
 class LabResult:
@@ -126,6 +132,14 @@ class LabResult:
     ungraded: str = ""         # why this is no grade though no verdict says fault (a lost or pending task)
     ignored: list[str] = dataclasses.field(default_factory=list)   # files handed in, not graded
     variant: int | None = None  # the variant graded, for a lab with variants (banklab/grading/assigned.py)
+    kept_work: str = ""        # --keep-work: what of the work folder was not kept, and why (keepwork.py)
+
+    def __post_init__(self):
+        # No text a student chose is kept raw (cleantext.py): the name (a folder's), the file graded
+        # and those ignored (archive members), the notes that name them.
+        self.student, self.source = ct.name(self.student), ct.name(self.source, 1024)
+        self.judge_note, self.ungraded = ct.message(self.judge_note), ct.message(self.ungraded)
+        self.ignored = [ct.name(n, 1024) for n in self.ignored]
 
     @property
     def points(self) -> float:
@@ -344,9 +358,34 @@ def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], st
     return records, ""
 
 
-#: grader/watchdog.hpp's line when a kernel never ends (the test's process then writes no verdict).
-_WATCHDOG_RE = re.compile(r"[^\n]*\bdid not finish within \d+ s[^\n]*a loop in the kernel never ends[^\n]*")
+#: grader/watchdog.hpp's line when a kernel never ends (the test's process then writes no verdict):
+#: "... did not finish within N s ... a loop in the kernel never ends ...", found by _watchdog_line().
+_WATCHDOG_STOP, _WATCHDOG_CAUSE = "did not finish within ", "a loop in the kernel never ends"
 _KILLED_RE = re.compile(r"(?:\((?P<step>probe|nvcc): )?killed after (?P<s>\d+) s \(time limit\)")
+
+
+def _watchdog_line(message: str) -> tuple[int, str] | None:
+    """(where it starts, the line) of the first line that holds the watchdog's words, else None.
+    Linear in the message's length (a line is given up at its first stop without the cause: a
+    later stop on it has less of the line after it), unlike a pattern that starts at each of the
+    line's characters."""
+    pos, end = 0, -1
+    while (i := message.find(_WATCHDOG_STOP, pos)) >= 0:
+        if i > end:                            # each line's end is looked for once
+            end = message.find("\n", i)
+            end = len(message) if end < 0 else end
+        k = j = i + len(_WATCHDOG_STOP)
+        while k < end and message[k].isdigit():
+            k += 1
+        word_start = i == 0 or not (message[i - 1].isalnum() or message[i - 1] == "_")
+        if word_start and k > j and message.startswith(" s", k):
+            if message.find(_WATCHDOG_CAUSE, k + 2, end) < 0:
+                pos = end + 1                  # no cause after this stop: none after a later one either
+                continue
+            start = message.rfind("\n", 0, i) + 1
+            return start, message[start:end]
+        pos = i + 1
+    return None
 
 
 def lead_with_cause(message: str) -> str:
@@ -356,9 +395,10 @@ def lead_with_cause(message: str) -> str:
     that their code did not finish, then the judge's own words. Other messages are unchanged."""
     if message.lower().startswith(("your code did not finish", "compiling your file took")):
         return message
-    w = _WATCHDOG_RE.search(message)
-    if w and w.start() > 0:           # the GPU watchdog's own line, buried in a test's log
-        return f"your code did not finish: {w.group(0).strip()} The judge's own words: {message}"
+    message = ct.message(message)     # bounded before any pattern runs over it
+    w = _watchdog_line(message)
+    if w and w[0] > 0:                # the GPU watchdog's own line, buried in a test's log
+        return f"your code did not finish: {w[1].strip()} The judge's own words: {message}"
     m = _KILLED_RE.search(message)
     if not m:
         return message
@@ -422,7 +462,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     # (the student's file is then "kernel.cu", as on their own machine).
     for rec in records.values():
         if isinstance(rec.get("message"), str):
-            rec["message"] = lead_with_cause(rec["message"].replace(str(work) + "/", ""))
+            rec["message"] = lead_with_cause(ct.message(rec["message"].replace(str(work) + "/", "")))
     verdicts = []
     seen = set()
     for test, t_tier in (expected or []):

@@ -56,7 +56,8 @@ class ExportEntry:
 
 def _receipt(path: Path) -> tuple[str, str]:
     try:
-        m = _RECEIPT_NAME_RE.search(path.read_text(errors="replace")[:4000])
+        with open(path, encoding="utf-8", errors="replace") as f:     # its start only: bounded
+            m = _RECEIPT_NAME_RE.search(f.read(4000))
     except OSError:
         return "", ""
     return (m.group("name"), m.group("login")) if m else ("", "")

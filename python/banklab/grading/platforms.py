@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from banklab.grading import cleantext as ct   # text a student chose, in Markdown (issue 45)
 from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
                                     lab_points as _lab_points, tests_named as _names, total_points as _total_points)
@@ -155,7 +156,7 @@ def github_summary(results: list[LabResult]) -> str:
     for r in sorted(results, key=lambda r: r.lab):
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
         md.append(f"| {r.lab} | {_lab_points(r).removesuffix(' points')} | "
-                  f"{'yes' if r.complete else ('NO: ' + r.not_graded) if r.not_graded else 'no: GPU tier not judged'}"
+                  f"{'yes' if r.complete else ('NO: ' + ct.md_text(r.not_graded)) if r.not_graded else 'no: GPU tier not judged'}"
                   f" | {failed} |")
     md += ["", f"**Total: {_total_points(results)}**", "",
            "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
@@ -163,6 +164,6 @@ def github_summary(results: list[LabResult]) -> str:
         for msg, vs in failure_groups(r):
             if vs[0].status != "failed":
                 continue
-            md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "", "```text",
-                   student_message(msg).rstrip(), "```", "</details>", ""]
+            md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "",
+                   *ct.md_code(student_message(msg).rstrip()), "</details>", ""]
     return "\n".join(md)

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from banklab.grading import status as bs
+from banklab.grading import cleantext as ct   # text a student chose: Markdown, JSON (issue 45)
 from banklab.grading.grading import LabResult, Verdict, explain_lines, fmt_points
 # The one CSV writer (banklab/grading/csvfile.py) and how a result is worded (banklab/grading/wording.py):
 # below this module, so that the status file and the platform files use them without importing it.
@@ -65,10 +66,12 @@ def by_student(results: list[LabResult]) -> tuple[list[str], dict[str, dict[str,
 
 def problems_of(results: list[LabResult]) -> str:
     """What kept a lab from being judged, by lab: an upload the grader did not recognise (named),
-    a refused archive or link, several files; "" when every lab handed in was judged."""
-    return "; ".join(f"lab {r.lab}: " + (f"not graded: {r.not_graded}" if r.not_graded else r.judge_note)
-                     for r in sorted(results, key=lambda r: r.lab)
-                     if r.not_graded or (r.judge_note and not r.source))
+    a refused archive or link, several files, a work folder --keep-work could not keep whole; ""
+    when every lab handed in was judged."""
+    rs = sorted(results, key=lambda r: r.lab)
+    return "; ".join([f"lab {r.lab}: " + (f"not graded: {r.not_graded}" if r.not_graded else r.judge_note)
+                      for r in rs if r.not_graded or (r.judge_note and not r.source)]
+                     + [f"lab {r.lab}: {r.kept_work}" for r in rs if r.kept_work])
 
 
 def write_gradebook(results: list[LabResult], path: Path) -> None:
@@ -268,17 +271,17 @@ def upload_line(r: LabResult) -> str:
 
 
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
-    out = [f"# Feedback for {student}", ""]
+    out = [f"# Feedback for {ct.md_text(student)}", ""]
     drawn: set[str] = set()
     out += [f"**Total: {_total_points(results)}**", ""]
     for r in sorted(results, key=lambda r: r.lab):
         out += [f"## Lab {r.lab}: {_lab_points(r)}", ""]
-        out += [f"{upload_line(r)}", ""] if upload_line(r) else []
+        out += [ct.md_text(upload_line(r)), ""] if upload_line(r) else []
         out += [variant_line(r), ""] if variant_line(r) else []
         if r.judge_note and not r.not_graded:
-            out += [f"> Not judged: {r.judge_note}.", ""]
+            out += [f"> Not judged: {ct.md_text(r.judge_note)}.", ""]
         if not r.complete:
-            out += [f"> {r.incomplete_line()}", ""]
+            out += [f"> {ct.md_text(r.incomplete_line())}", ""]
         out += ["| test | tier | result | points |", "| --- | --- | --- | --- |"]
         out += [f"| `{t}` | {tier} | {s} | {p} |" for t, tier, s, p in _verdict_rows(r)]
         out.append("")
@@ -290,7 +293,7 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
             out += [f"### {_names(vs)} ({word})", ""]
             if len(vs) > 1:
                 out += ["Tests: " + ", ".join(f"`{v.test}`" for v in vs), ""]
-            out += ["```text", capped(student_message(msg)).rstrip(), "```", ""]
+            out += [*ct.md_code(capped(student_message(msg)).rstrip()), ""]
             for line in explain_lines(msg):
                 d = ex.draw(line)
                 if d and line not in drawn:
@@ -422,4 +425,4 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
 
 def write_json(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    path.write_text(json.dumps(ct.tree(data), indent=1) + "\n")

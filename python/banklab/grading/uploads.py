@@ -21,6 +21,7 @@ from pathlib import Path
 from banklab.grading.archives import (ARCHIVE_MAX_FILE_BYTES, ARCHIVE_REFUSED, RENAMED_SUFFIX, UnsafeArchive,
                               ignored, is_archive, unpack_upload)
 from banklab.grading.identity import BLACKBOARD_RECEIPT_RE
+from banklab.grading import cleantext as ct      # names a student chose, made harmless
 
 #: What find_source() says of an upload it does not recognise (named in the gradebook).
 UNRECOGNISED = "handed in instead"
@@ -76,7 +77,7 @@ def _find_in(folder: Path, lab: str, lab_dir: str, single: bool) -> tuple[Path |
             return found[0], ""
         if len(found) > 1:
             return None, ("several .cu files were submitted ({}): hand in one, or name it kernel.cu"
-                          .format(", ".join(str(p.relative_to(folder)) for p in found[:6])))
+                          .format(", ".join(ct.name(str(p.relative_to(folder))) for p in found[:6])))
     return None, "no kernel.cu for lab {} was submitted (looked for {})".format(
         lab, ", ".join(str(c) for c in cands) + (", or any one .cu file" if single else ""))
 
@@ -123,7 +124,7 @@ def find_source_in_files(files: list[Path], lab: str, lab_dir: str, single: bool
     pick = named if named else (cu if single else [])
     if len(pick) > 1:
         return None, "several .cu files were submitted ({}): hand in one".format(
-            ", ".join(name_of(f) for f in pick[:6]))
+            ", ".join(ct.name(name_of(f)) for f in pick[:6]))
     loose = [(name_of(pick[0]), pick[0])] if pick else []
     return _choose(files, loose, lab, lab_dir, single, f"no kernel.cu for lab {lab} was submitted", name_of)
 
@@ -219,10 +220,11 @@ def _choose(files: list[Path], loose: list[tuple[str, Path]], lab: str, lab_dir:
                       ".tar.gz holding it) and remove the others")
     if found:
         label, src = found[0]
-        ORIGIN[src] = label
+        ORIGIN[src] = ct.name(label, 1024)
         # What was handed in beside it: the same kernel again, and the files at the top of the
         # upload (those deeper are a checkout's or an archive's own files, not uploads).
-        IGNORED[src] = [f"{l} (the same file)" for l, _ in found[1:]] + [n for n in other if "/" not in n]
+        IGNORED[src] = [ct.name(n, 1024) for n in [f"{l} (the same file)" for l, _ in found[1:]]
+                        + [n for n in other if "/" not in n]]
         return src, ""
     if problems:
         if any(NESTED in p for p in problems):
@@ -262,5 +264,7 @@ def sources_guarded(find, labs: dict[str, str], single: bool) -> dict[str, tuple
             src, why = None, (f"this student's files could not be read ({type(e).__name__}: {e}); they "
                               "were not graded: ask your instructor to look at the upload")
         if single or src is not None or names_a_problem(why):
-            out[lab] = (src, why)
+            # The reason names the student's files (archive members, folders): one line, bounded,
+            # nothing in it that a terminal or a spreadsheet would run (cleantext.py).
+            out[lab] = (src, ct.message(ct.line(why)))
     return out
