@@ -4,11 +4,13 @@
 # grader/selftest/run_cases.py --tier all --gpu --skip-slow on its cases (cheats, known-bad kernels,
 # valid alternatives; the course's generic cheats with lab 05).
 #   bash bench/device_cases.sh [LAB ...]          (default: 00 ... 07)
-#   Env: KINDS (run_cases --kind values, default "cheat alternative bad"), JUDGE (an existing judge).
+#   Env: KINDS (run_cases --kind values, default "cheat alternative bad"), JUDGE (an existing judge),
+#   LIMIT (seconds for each lab's cases, default 420: what is not graded by then is not in its file).
 # Writes $OUT/cases_LAB.txt (run_cases' lines), $OUT/grades_LAB.txt (the solution's and the stub's
 # failed GPU tests), $OUT/summary.txt; exit 0 when every case is as expected.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
+work=$(mktemp -d /tmp/device_cases.XXXXXX)  # the grades' work folders, never under $OUT
 t0=$(date +%s)
 if [[ -n ${JUDGE:-} ]]; then J=$JUDGE; else source bench/lib/build_judge.sh; build_judge "$PWD/build/cases" || exit 1; fi
 labs=("$@"); [[ ${#labs[@]} -eq 0 ]] && labs=(00 01 02 03 04 05 06 07)
@@ -20,7 +22,7 @@ one_lab() {
   dir=$(ls -d solutions/${lab}_* | head -1); dir=${dir#solutions/}
   {
     for who in solutions labs; do
-      "$J" grade --lab "$lab" --source "$who/$dir/kernel.cu" --work "$out/w_${who}_$lab" --json "$out/g_${who}_$lab.json" \
+      "$J" grade --lab "$lab" --source "$who/$dir/kernel.cu" --work "$work/w_${who}_$lab" --json "$out/g_${who}_$lab.json" \
         --tier all --graded > "$out/g_${who}_$lab.log" 2>&1
       python3 - "$out/g_${who}_$lab.json" "$who" <<'PY'
 import json, sys
@@ -32,17 +34,18 @@ print(f"{sys.argv[2]}: {len(gpu) - len(bad)} of {len(gpu)} GPU tests passed; not
 PY
     done
   } > "$out/grades_$lab.txt" 2>&1
-  python3 grader/selftest/run_cases.py --judge "$J" --lab "$lab" "${kinds[@]}" --tier all --gpu --skip-slow \
-    --work "$out/cases_w_$lab" > "$out/cases_$lab.txt" 2>&1
+  timeout "${LIMIT:-420}" python3 -u grader/selftest/run_cases.py --judge "$J" --lab "$lab" "${kinds[@]}" --tier all \
+    --gpu --skip-slow --work "$work/cases_$lab" > "$out/cases_$lab.txt" 2>&1
+  [[ $? -eq 124 ]] && echo "NOT FINISHED: lab $lab's cases ran past ${LIMIT:-420} s" >> "$out/cases_$lab.txt"
 }
 pids=()
 for lab in "${labs[@]}"; do one_lab "$lab" & pids+=($!); done
 rc=0; for p in "${pids[@]}"; do wait "$p" || rc=1; done
 for lab in "${labs[@]}"; do
   echo "== lab $lab" | tee -a "$S"; cat "$out/grades_$lab.txt" | tee -a "$S"
-  grep -E "^(FAILED|ERROR|NOTE)|^selftest cases:" "$out/cases_$lab.txt" | tee -a "$S"
+  grep -E "^(FAILED|ERROR|NOTE|NOT FINISHED)|^selftest cases:" "$out/cases_$lab.txt" | tee -a "$S"
 done
-grep -q "^FAILED\|^ERROR" "$out"/cases_*.txt && rc=1
+grep -q "^FAILED\|^ERROR\|^NOT FINISHED" "$out"/cases_*.txt && rc=1
 echo "all in $(( $(date +%s) - t0 )) s (exit $rc)" | tee -a "$S"
-rm -rf "$out"/w_* "$out"/cases_w_*
+rm -rf "$work"
 exit $rc
