@@ -28,9 +28,10 @@ variant; the model's count through `banklab predict`) is *stated* when:
   2. a shown access is some question's access (as in 1) and the minimum printed for it is the
      answer of another question of the same width and mask whose access is at its minimum (the
      question of the same access once conflict-free).
-`value` questions (a bank, a byte offset) and `smallest` ones (a pad) have no count of an access:
-the release's answer check (banklab.release.answers) looks for their formulas; here their answers
-are only used to put `x` into the access of a question that reads one.
+  3. a `smallest` question's access at its answer's x (the smallest pad that makes it conflict-free)
+     is shown drawn at its minimum.
+`value` questions (a bank, a byte offset) have no count of an access: the release's answer check
+(banklab.release.answers) looks for their formulas.
 
 Nothing this prints holds an answer: a failure names the lab, the variant, the question and where
 its access was shown, never the number. Before the course is checked the rule is checked on
@@ -104,12 +105,16 @@ def leaks(shown: list[Shown], asked: list[Asked]) -> list[str]:
     for s in shown:
         matches = [q for q in asked if same_access(s.width, s.mask, s.offsets, q)]
         for q in matches:
+            if q.asks == "smallest":   # the access at the answer's x, drawn at its minimum: the pad that works
+                if s.wavefronts == s.minimum:
+                    out.append(f"{q.name}: the access at its answer is shown at its minimum by {s.where}: {s.text}")
+                continue
             value = s.wavefronts - s.minimum if q.asks == "excess_wavefronts" else s.wavefronts
             if value == q.answer:
                 out.append(f"{q.name}: its access is shown with its {q.asks.replace('_', ' ')} by {s.where}: {s.text}")
         if matches:
             for q in asked:
-                if (q.at_minimum and q.width == s.width and q.mask == s.mask and q.answer == s.minimum
+                if (q.at_minimum and q.asks != "smallest" and q.width == s.width and q.mask == s.mask and q.answer == s.minimum
                         and q not in matches):
                     out.append(f"{q.name} (an access at its minimum): the minimum printed by {s.where} for "
                                f"{matches[0].name}'s access is its answer: {s.text}")
@@ -256,7 +261,8 @@ def figure_specs(path: Path) -> list[tuple[str, str, str]]:
 
 
 def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
-    """The variant's questions that ask a count of their own access, with their answers (the model's)."""
+    """The variant's questions that ask a count of their own access (or the smallest x that makes it
+    conflict-free), with their answers (the model's)."""
     d = banklab_variants.description(lab, k)
     ans = banklab_variants.answers(lab, k) or {}
     qs = {q["name"]: q for q in d.get("questions", [])}
@@ -280,6 +286,10 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
             counts = model.counts([(line_of(acc), "none") for _, acc in valid])
             smallest[name] = next((x for (x, _), (w, mn) in zip(valid, counts) if w == mn), -1)
     out = []
+    for name, x in smallest.items():
+        if x >= 0:
+            acc = acc_of(name, x)
+            out.append(Asked(name, "smallest", acc.width, acc.mask, tuple(acc.active()), x, False))
     for name, q in qs.items():
         if q["asks"] not in ("wavefronts", "excess_wavefronts") or name not in ans:
             continue
@@ -333,15 +343,18 @@ def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdi
 
 def check_the_rule() -> list[str]:
     """Planted cases: the rule catches an answer stated for the question's own access (at another
-    column) and its minimum, and passes the same access over half the lanes and at another width."""
+    column), its minimum and a pad drawn conflict-free, and passes the same access over half the
+    lanes and at another width."""
     col = tuple(range(0, 4096, 128))
     swz = tuple(128 * i + 4 * (5 ^ i) for i in range(32))
     asked = [Asked("kPlanted", "wavefronts", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
-             Asked("kPlantedAtMinimum", "wavefronts", 4, 0xFFFFFFFF, swz, 1, True)]
-    stated = leaks([Shown("a planted message", 4, 0xFFFFFFFF, col, 32, 1, "planted")], asked)
+             Asked("kPlantedAtMinimum", "wavefronts", 4, 0xFFFFFFFF, swz, 1, True),
+             Asked("kPlantedPad", "smallest", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
+    stated = leaks([Shown("a planted message", 4, 0xFFFFFFFF, col, 32, 1, "planted"),
+                    Shown("a planted pad", 4, 0xFFFFFFFF, tuple(132 * i + 8 for i in range(32)), 1, 1, "planted")], asked)
     fails = []
-    if len(stated) != 2:
-        fails.append(f"the rule misses a planted statement of an answer and its minimum: {stated}")
+    if {f.split(":")[0].split(" ")[0] for f in stated} != {"kPlanted", "kPlantedAtMinimum", "kPlantedPad"}:
+        fails.append(f"the rule misses a planted statement of an answer, its minimum or a pad that works: {stated}")
     for s in (Shown("half the lanes", 4, 0x0000FFFF, col[:16], 16, 1, "planted"),
               Shown("another width", 8, 0xFFFFFFFF, tuple(2 * o for o in col), 32, 2, "planted")):
         if leaks([s], asked):
