@@ -83,10 +83,13 @@ def graded_lab_of(pat) -> str | None:
     return None
 
 
-def cell(row) -> str:
+def cell(row, twin=None) -> str:
+    """A table's cell; `twin` the same pattern and width as the other op (a load's store): when the
+    twin is an access a lab asks about and costs the same, this count is that answer too (issue 44)."""
     if row is None:
         return "–"
-    lab = graded_lab(row)
+    lab = graded_lab(row) or (graded_lab(twin) if twin is not None and twin["wavefronts"] == row["wavefronts"]
+                              else None)
     if lab:
         return f"*lab {lab}*"
     w = str(row["wavefronts"])
@@ -120,7 +123,8 @@ def family_table(rows: list[dict], families: list[str], show_elements: bool = Tr
         if show_elements:
             seqs = {elements(c, lanes) for c in present}
             el = f"`{seqs.pop()}` | " if len(seqs) == 1 else "(differs by width) | "
-        out.append(f"| {family_label(fam)} | {el}" + " | ".join(cell(c) for c in cells) + " |")
+        twins = [by.get((fam, "st" if op == "ld" else "ld", w)) for op, w in COLUMNS]
+        out.append(f"| {family_label(fam)} | {el}" + " | ".join(cell(c, t) for c, t in zip(cells, twins)) + " |")
     return "\n".join(out) + "\n"
 
 

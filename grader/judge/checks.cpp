@@ -121,7 +121,10 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   return f;
 }
 
-::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint) {
+std::string self_check_command(const std::string& op, int width, const std::string& tma_swizzle);
+
+::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint,
+                                                  const std::string& asked) {
   int failing = 0, worst = -1, worst_excess = -1;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Instruction& in = list[i];
@@ -138,9 +141,21 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   const Instruction& in = list[static_cast<std::size_t>(worst)];
   const banklab::Analysis r = banklab::analyze(in.access);
   auto f = ::testing::AssertionFailure();
-  f << failing << " of " << list.size() << " warp instructions are not conflict-free. The worst, " << in.what
-    << ", takes " << grader::describe(r);
-  add_hint_and_command(f, in, hint);
+  f << failing << " of " << list.size() << " warp instructions are not conflict-free. The worst, " << in.what;
+  if (asked.empty()) {
+    f << ", takes " << grader::describe(r);
+    add_hint_and_command(f, in, hint);
+    return f;
+  }
+  // A prediction asks about this access (the stub's, or the same once conflict-free): its lanes,
+  // banks and words, never its wavefronts or its minimum, nor a command that counts them.
+  const std::string banks = grader::describe(r);
+  const bool one = asked.find(" and ") == std::string::npos;
+  f << ", takes more wavefronts than its minimum; how many, and the minimum, are for you to work out (your prediction"
+    << (one ? " " : "s ") << asked << (one ? " asks" : " ask") << " it). Where its lanes collide:\n"
+    << banks.substr(banks.find('\n') + 1);
+  if (!hint.empty()) f << "  Try: " << runnable(hint) << "\n";
+  f << "  Check yourself: " << self_check_command(banklab::to_string(in.access.op), in.access.width, "");
   return f;
 }
 

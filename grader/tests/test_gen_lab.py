@@ -24,6 +24,8 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
     ("toml", 'name = "kSwizzledColumnReadWavefronts"', 'name = "kUnswizzledColumnReadWavefronts"',
      ["two questions named 'kUnswizzledColumnReadWavefronts'"]),
     ("toml", 'name = "chunk_offset"', 'name = "tile_index"', ["two tables named 'tile_index'"]),
+    ("toml", 'asked = ["kUnswizzledColumnReadWavefronts", ', 'asked = ["kUnswizzledColumnRead", ',
+     ["key 'asked'", "'kUnswizzledColumnRead'", "column_read"]),
     ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (lane * 32 + 5 * 4"', ["key 'access'", "')'"]),
     ("answers", 'access = "ld 4 (lane * 32 + 5) * 4"', 'access = "ld 4 (row * 32 + 5) * 4"', ["key 'access'", "'row'"]),
     ("toml", 'asks = "value"\nrange = [0, 31]', 'asks = "values"\nrange = [0, 31]', ["key 'asks'", "'values'"]),

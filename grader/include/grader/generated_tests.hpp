@@ -26,6 +26,7 @@ struct AtMinimum {
   std::vector<Instruction> (*instructions)(const std::vector<int>& only);  ///< labNN_judge::<instruction>
   std::vector<int> only;                                       ///< one index per dim, -1 for any; empty: all
   const char* hint;                                            ///< labNN_judge::hint_<test>
+  const char* asked;  ///< the predictions its access answers ("kA and kB"; "": none): left to them
 };
 
 /// One LabNNPredictions test: questions [first, first + count) of the lab's question table.
@@ -40,7 +41,7 @@ namespace generated {
 class AtMinimumTest : public ::testing::Test {
  public:
   explicit AtMinimumTest(const AtMinimum& p) : p_(p) {}
-  void TestBody() override { BANKLAB_EXPECT(AllAtMinimumWavefronts(p_.instructions(p_.only), p_.hint)); }
+  void TestBody() override { BANKLAB_EXPECT(AllAtMinimumWavefronts(p_.instructions(p_.only), p_.hint, p_.asked)); }
 
  private:
   const AtMinimum& p_;

@@ -67,8 +67,12 @@ std::string describe(const banklab::Analysis& r, int max_banks = 2);
 ::testing::AssertionResult AtMinimumWavefronts(const Instruction& in, const std::string& hint = "");
 
 /// Passes when every instruction of the list is at the minimum. On failure: how many of how
-/// many are not, the worst one in detail, the hint and the command that draws it.
-::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint = "");
+/// many are not, the worst one in detail, the hint and the command that draws it. `asked` names
+/// the predictions that ask about this access ("kA and kB"): then the message states neither its
+/// wavefronts nor its minimum (the banks and words that conflict, and the prediction names,
+/// instead) and the command is the self-check with the student's own expression (issue 44).
+::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint = "",
+                                                  const std::string& asked = "");
 
 /// Passes when the instruction takes exactly `expected` wavefronts.
 ::testing::AssertionResult TakesWavefronts(const Instruction& in, int expected, const std::string& hint = "");

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from banklab.docs import sources   # noqa: E402  (the labs and the figure lists, as the site reads them)
 from banklab.lab import expr as banklab_expr  # noqa: E402  (the lane-expression language, as the C++ evaluator reads it)
+from banklab.lab import variants as banklab_variants  # noqa: E402  (each variant's questions and answers)
 
 TODO_RE = re.compile(r"^\s*//\s*LAB TODO")
 CONSTEXPR_RE = re.compile(r"^\s*(?:static\s+)?constexpr\s+[\w:<>\s]+?\s(k\w+)\s*=\s*([^;]*);")
@@ -306,13 +307,25 @@ def graded_patterns(root: Path) -> list[tuple[str, str, Pattern]]:
         if lab.info.answers() is None:
             unanswered.add(lab.num)
             continue
-        for q in answered_questions(lab.info):
+        for q in answered_questions(lab.info) + _variant_questions(lab.info):
             xs = x_values(q) if re.search(r"\bx\b", " ".join(q.get("access", []) if isinstance(
                 q.get("access"), list) else [str(q.get("access", ""))])) else [None]
             for x in xs or [None]:
                 for p in access_patterns(q, x):
                     out.append((lab.num, q["name"], p))
     return out + _hidden_patterns(root, unanswered)
+
+
+def _variant_questions(lab) -> list[dict]:
+    """The questions of each variant k >= 1 of a lab (banklab.lab.variants), their answers merged in
+    as answered_questions does: a variant's student reads the same site (issue 44 item 2)."""
+    v = banklab_variants.read(lab)
+    out = []
+    for k in range(1, v.count if v else 0):
+        answers = banklab_variants.answers(lab, k) or {}
+        out += [{**q, **answers.get(q.get("name", ""), {})}
+                for q in banklab_variants.description(lab, k).get("questions", [])]
+    return out
 
 
 @functools.lru_cache(maxsize=None)

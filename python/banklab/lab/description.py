@@ -85,6 +85,7 @@ def check(d, answers=None):
         check_launch(f"[[launches]] #{n} ({t['launcher']})", t)
     unique("[[launches]]", [t["launcher"] for t in d["launches"]], "launches of the launcher")
     check_questions(d, answers)
+    check_asked(d)
 
 
 def check_op(w, t):
@@ -279,6 +280,17 @@ def check_instruction_tests(d):
         for k, am in enumerate(ams, 1):
             check_at_minimum(f"{w} at_minimum #{k}", am, t, tests, hints)
     d["_hints"] = hints
+
+
+def check_asked(d):
+    """Each at_minimum's `asked` names questions of the lab (after the questions' own checks)."""
+    names = {q["name"] for q in d["questions"]}
+    for n, t in enumerate(d["instructions"], 1):
+        for k, am in enumerate(at_minimum_tests(t), 1):
+            for name in am.get("asked", []):
+                if name not in names:
+                    raise DescriptionError(f"[[instructions]] #{n} ({t['name']}) at_minimum #{k}: key 'asked': "
+                                           f"{name!r} is not a question of the lab (a [[questions]] name)")
 
 
 def check_index_and_label(w, t, consts):

@@ -132,8 +132,9 @@ def layout_table(d):
     for test, t, am in lab_tests.at_minimum_tests(d):
         only = am.get("only", {})
         arg = "{" + ", ".join(str(only.get(v, -1)) for v in t["index"]) + "}" if only else "{}"
-        L.append(f"    {{{cstr(test)}, {ns}::{t['name']}, {arg}, {ns}::hint_{am.get('hint_of', test)}}},")
-    L.append("    {nullptr, nullptr, {}, nullptr},")
+        asked = cstr(" and ".join(am.get("asked", [])))
+        L.append(f"    {{{cstr(test)}, {ns}::{t['name']}, {arg}, {ns}::hint_{am.get('hint_of', test)}, {asked}}},")
+    L.append("    {nullptr, nullptr, {}, nullptr, nullptr},")
     L.append("};")
     return L
 

@@ -115,12 +115,16 @@ INSTRUCTION = {
 }
 # One "at the model's minimum" test of an instruction: TEST(LabNNLayout, <test>), every warp
 # instruction of the table (or those whose indices `only` fixes) valid and at the model's minimum,
-# failing with `hint` (or with the hint of the at_minimum test `hint_of`, above).
+# failing with `hint` (or with the hint of the at_minimum test `hint_of`, above); `asked` names the
+# questions whose answers its message must not state (issue 44: no answer before the student's work).
 AT_MINIMUM = {
     "test": Key("ident", True, "the test's name in LabNNLayout"),
     "hint": Key("str", False, "what to try when it fails (never the answer)"),
     "hint_of": Key("str", False, "an at_minimum test above whose hint fits this one too"),
     "only": Key("table", False, "{ index = value }: only the warp instructions at these indices"),
+    "asked": Key("strs", False, "the predictions that ask about this instruction's access (the stub's, or "
+                                "the same once conflict-free): its failure message leaves its wavefronts and "
+                                "minimum to them, and draws no command of the access"),
 }
 # A kernel the GPU tier finds in the student's compiled code: its parameters as kernel.cu declares
 # them give its symbol (Itanium mangling, banklab.lab.description.mangle()).

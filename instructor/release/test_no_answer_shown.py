@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""No prediction's answer is shown before the student's own work (issue 44 item 2).
+
+  test_no_answer_shown.py --judge BANKLAB_JUDGE --banklab BANKLAB --root ROOT
+      (CTest: release.NoPredictionIsShownBeforeTheStudentsWork; instructor side: it reads the answers)
+
+For every lab and every variant (the lab as written only, for a lab without variants), what a student
+reads before any work of their own:
+  - the untouched stub of the variant graded on the CPU tier (banklab-judge grade --tier cpu
+    --variant K): every verdict's message (its hints, its summary lines) and every `banklab explain`
+    command it prints, run, with what it prints;
+  - the variant's handout as its release has it (banklab.release.per_student.readme_with_numbers,
+    what instructor/make-release --variant K writes), its `banklab explain` commands, run, and its
+    explorer links (<!-- explore: ... -->);
+  - the lab's figures (labs/NN_name/figures.txt: figures and @explore lines), drawn by the model
+    (the site's shared figures, docs/figures.txt, are not a lab's: not checked here);
+  - the variant's stub (its comments), its `banklab explain` commands.
+
+Each of those shows an access (op, width, mask, each active lane's byte offset after a TMA
+swizzle mode) with the model's numbers printed for it (N wavefronts, minimum M). A question of
+labs/NN_name/judge/lab.toml whose answer is a count of its own access (asks `wavefronts` or
+`excess_wavefronts`: the access of solutions/NN_name/answers.toml, or variants.toml's for the
+variant; the model's count through `banklab predict`) is *stated* when:
+  1. a shown access is the question's access (same width and mask, the same lanes' offsets up to
+     one constant added to every lane, a multiple of the width: the same pattern at another column
+     or base, which the model counts the same) and the number printed for it is the answer (the
+     wavefronts, or wavefronts minus the minimum for `excess_wavefronts`); or
+  2. a shown access is some question's access (as in 1) and the minimum printed for it is the
+     answer of another question of the same width and mask whose access is at its minimum (the
+     question of the same access once conflict-free).
+  3. a `smallest` question's access at its answer's x (the smallest pad that makes it conflict-free)
+     is shown drawn at its minimum.
+`value` questions (a bank, a byte offset) have no count of an access: the release's answer check
+(banklab.release.answers) looks for their formulas.
+
+Nothing this prints holds an answer: a failure names the lab, the variant, the question and where
+its access was shown, never the number. Before the course is checked the rule is checked on
+planted cases (one that states an answer, one of another mask and one of another width that do not).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from banklab.lab import expr as banklab_expr
+from banklab.lab import labs as banklab_labs
+from banklab.lab import variants as banklab_variants
+from banklab.release import per_student
+
+# `banklab explain ARGS`: in a message (the CLI's path before it), in a handout (in backquotes or
+# a line of its own), in a stub's comment. ARGS end at a backquote or the line's end.
+EXPLAIN = re.compile(r"banklab'?\s+explain\s+([^`\n]*)")
+EXPLORE = re.compile(r"<!--\s*explore:\s*(\S+)\s+(\d+)\s+(.+?)(?:\s*\|\s*([0-9A-Fa-fx]+))?\s*-->")
+PRINTED = re.compile(r"(\d+) wavefronts? \(minimum (\d+)\)|(\d+) wavefronts?, minimum (\d+)")
+TMA_BITS = {"none": 0, "32": 1, "64": 3, "128": 7}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An access a student reads, with the numbers printed for it, and where."""
+    where: str
+    width: int
+    mask: int
+    offsets: tuple[int, ...]    # the active lanes', in lane order, after the TMA swizzle
+    wavefronts: int
+    minimum: int
+    text: str                   # how it was shown (a command, a figure line): student-visible
+
+
+@dataclass(frozen=True)
+class Asked:
+    name: str
+    asks: str
+    width: int
+    mask: int
+    offsets: tuple[int, ...]
+    answer: int
+    at_minimum: bool
+
+
+def swizzled(acc: banklab_expr.Access, mode: str) -> tuple[int, ...]:
+    bits = TMA_BITS[mode]
+    return tuple(o ^ (((o >> 7) & bits) << 4) for o in acc.active())
+
+
+def same_access(width: int, mask: int, offsets: tuple[int, ...], q: Asked) -> bool:
+    """The same lanes' pattern: equal width and mask, offsets apart by one constant (a multiple of the width)."""
+    if width != q.width or mask != q.mask or len(offsets) != len(q.offsets) or not offsets:
+        return False
+    d = offsets[0] - q.offsets[0]
+    return d % width == 0 and all(a - b == d for a, b in zip(offsets, q.offsets))
+
+
+def leaks(shown: list[Shown], asked: list[Asked]) -> list[str]:
+    """Which questions each shown access states (rules 1 and 2 of the module's text)."""
+    out = []
+    for s in shown:
+        matches = [q for q in asked if same_access(s.width, s.mask, s.offsets, q)]
+        for q in matches:
+            if q.asks == "smallest":   # the access at the answer's x, drawn at its minimum: the pad that works
+                if s.wavefronts == s.minimum:
+                    out.append(f"{q.name}: the access at its answer is shown at its minimum by {s.where}: {s.text}")
+                continue
+            value = s.wavefronts - s.minimum if q.asks == "excess_wavefronts" else s.wavefronts
+            if value == q.answer:
+                out.append(f"{q.name}: its access is shown with its {q.asks.replace('_', ' ')} by {s.where}: {s.text}")
+        if matches:
+            for q in asked:
+                if (q.at_minimum and q.asks != "smallest" and q.width == s.width and q.mask == s.mask and q.answer == s.minimum
+                        and q not in matches):
+                    out.append(f"{q.name} (an access at its minimum): the minimum printed by {s.where} for "
+                               f"{matches[0].name}'s access is its answer: {s.text}")
+    return out
+
+
+class Model:
+    """The course's one model, the built `banklab`: its counts (predict) and its drawings (explain)."""
+
+    def __init__(self, banklab: str):
+        self.banklab = banklab
+        self.cache: dict[tuple, tuple[int, int]] = {}
+
+    def counts(self, lines: list[tuple[str, str]]) -> list[tuple[int, int]]:
+        """(wavefronts, minimum) of each (access line 'op width mask off0 ... off31', TMA mode)."""
+        todo = sorted({x for x in lines if x not in self.cache})
+        for mode in sorted({m for _, m in todo}):
+            batch = [line for line, m in todo if m == mode]
+            r = subprocess.run([self.banklab, "predict", "--tma-swizzle", mode, "-"], input="\n".join(batch) + "\n",
+                               capture_output=True, text=True, timeout=120)
+            rows = r.stdout.splitlines()
+            if r.returncode or len(rows) != len(batch):
+                raise SystemExit(f"FAIL: banklab predict: {r.stderr.strip()[:500]}")
+            for line, row in zip(batch, rows):
+                self.cache[(line, mode)] = (int(row.split()[0]), int(re.search(r"\bmin=(\d+)", row).group(1)))
+        return [self.cache[x] for x in lines]
+
+    def explain(self, args: list[str]) -> str | None:
+        """What `banklab explain ARGS` prints (None: it refuses them)."""
+        if "--color" not in args:
+            args = args + ["--color", "never"]
+        r = subprocess.run([self.banklab, "explain", *args], capture_output=True, text=True, timeout=120)
+        return r.stdout if r.returncode == 0 else None
+
+
+def line_of(acc: banklab_expr.Access) -> str:
+    return f"{acc.op} {acc.width} {acc.mask:08x} " + " ".join(map(str, acc.offsets))
+
+
+def explain_access(args: list[str]) -> tuple[banklab_expr.Access, str] | None:
+    """The access `banklab explain ARGS` draws, and its TMA mode (None: not an access, e.g. a
+    placeholder such as '<your expression of lane>' or EXPR)."""
+    opts = {"--mask": "ffffffff", "--tma-swizzle": "none", "--line": None}
+    pos, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--mask", "--tma-swizzle", "--line", "--color", "--svg", "--title"):
+            if i + 1 >= len(args):
+                return None
+            opts[a] = args[i + 1]
+            i += 2
+        elif a in ("-q", "--quiet"):
+            i += 1
+        elif a.startswith("-"):
+            return None
+        else:
+            pos.append(a)
+            i += 1
+    try:
+        if opts["--line"] is not None:
+            f = opts["--line"].split()
+            acc = banklab_expr.Access(banklab_expr.parse_op(f[0]), int(f[1]), int(f[2], 16), tuple(int(x) for x in f[3:]))
+            if len(acc.offsets) != 32:
+                return None
+        else:
+            if len(pos) == 1:
+                pos = pos[0].split(None, 2)
+            if len(pos) != 3:
+                return None
+            acc = banklab_expr.parse_access(" ".join(pos), opts["--mask"])
+        if opts["--tma-swizzle"] not in TMA_BITS:
+            return None
+        return acc, opts["--tma-swizzle"]
+    except (banklab_expr.ExprError, ValueError, IndexError):
+        return None
+
+
+def commands_shown(where: str, text: str, model: Model) -> list[Shown]:
+    """Each `banklab explain` command of `text` that draws an access, run: what it prints for it."""
+    out = []
+    for m in EXPLAIN.finditer(text):
+        raw = m.group(1).strip().rstrip(".,;:)")
+        try:
+            args = shlex.split(raw)
+        except ValueError:
+            continue
+        got = explain_access(args)
+        if got is None:
+            continue
+        acc, mode = got
+        printed = model.explain(args)
+        nums = PRINTED.search(printed or "")
+        if not nums:
+            continue
+        w, mn = (int(x) for x in (nums.group(1, 2) if nums.group(1) else nums.group(3, 4)))
+        out.append(Shown(where, acc.width, acc.mask, swizzled(acc, mode), w, mn, f"banklab explain {raw}"))
+    return out
+
+
+def message_shown(where: str, message: str) -> list[Shown]:
+    """A judge's message that states numbers ("takes N wavefronts, minimum M") beside the access of
+    its own `See it:` command: those numbers, as printed, for that access."""
+    nums = PRINTED.search(message)
+    see = re.search(r'explain --line "([^"]+)"', message)
+    if not nums or not see:
+        return []
+    got = explain_access(["--line", see.group(1)])
+    if got is None:
+        return []
+    acc, mode = got
+    w, mn = (int(x) for x in (nums.group(1, 2) if nums.group(1) else nums.group(3, 4)))
+    # (how it was shown, without the numbers: this test's output holds no answer)
+    return [Shown(where + " (its text)", acc.width, acc.mask, swizzled(acc, mode), w, mn,
+                  "its 'N wavefronts, minimum M' beside its See it command")]
+
+
+def drawn(where: str, specs: list[tuple[str, str, str]], model: Model) -> list[Shown]:
+    """Figures and explorer links ((op width expression, mask, how it is written)), as the model draws them."""
+    accs = []
+    for spec, mask, text in specs:
+        try:
+            f = spec.split()
+            if len(f) >= 35 and re.fullmatch(r"[0-9a-fA-F]{1,8}", f[2]):   # a whole access line
+                acc = banklab_expr.Access(banklab_expr.parse_op(f[0]), int(f[1]), int(f[2], 16), tuple(map(int, f[3:])))
+            else:
+                acc = banklab_expr.parse_access(spec, mask or "ffffffff")
+        except (banklab_expr.ExprError, ValueError, IndexError):
+            continue
+        accs.append((acc, text))
+    counts = model.counts([(line_of(a), "none") for a, _ in accs])
+    return [Shown(where, a.width, a.mask, tuple(a.active()), w, mn, text) for (a, text), (w, mn) in zip(accs, counts)]
+
+
+def figure_specs(path: Path) -> list[tuple[str, str, str]]:
+    out = []
+    if not path.is_file():
+        return out
+    for raw in path.read_text().splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        parts = [p.strip() for p in (raw[len("@explore "):] if raw.startswith("@explore ") else raw).split("|")]
+        spec, mask = (parts[0], parts[1] if len(parts) > 1 else "") if raw.startswith("@explore ") else \
+            (parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else "")
+        out.append((spec, mask, raw))
+    return out
+
+
+def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
+    """The variant's questions that ask a count of their own access (or the smallest x that makes it
+    conflict-free), with their answers (the model's)."""
+    d = banklab_variants.description(lab, k)
+    ans = banklab_variants.answers(lab, k) or {}
+    qs = {q["name"]: q for q in d.get("questions", [])}
+
+    def acc_of(name: str, x: int | None) -> banklab_expr.Access:
+        a = ans[name]
+        env = {} if x is None else {"x": x}
+        return banklab_expr.parse_access(a["access"], a.get("mask", "0xffffffff"), **env)
+
+    smallest: dict[str, int] = {}
+    for name, q in qs.items():
+        if q["asks"] == "smallest" and name in ans:
+            first, last, step = q["x_range"]
+            xs = list(range(first, last + 1, step))
+            valid = []
+            for x in xs:
+                try:
+                    valid.append((x, acc_of(name, x)))
+                except banklab_expr.ExprError:
+                    continue   # not a valid access at this x (an offset the width does not divide)
+            counts = model.counts([(line_of(acc), "none") for _, acc in valid])
+            smallest[name] = next((x for (x, _), (w, mn) in zip(valid, counts) if w == mn), -1)
+    out = []
+    for name, x in smallest.items():
+        if x >= 0:
+            acc = acc_of(name, x)
+            out.append(Asked(name, "smallest", acc.width, acc.mask, tuple(acc.active()), x, False))
+    for name, q in qs.items():
+        if q["asks"] not in ("wavefronts", "excess_wavefronts") or name not in ans:
+            continue
+        x = None
+        if "x_range" in q:
+            x = smallest.get(q.get("x", ""), q["x_range"][0])
+            if x < 0:
+                x = q["x_range"][0]
+        acc = acc_of(name, x)
+        (w, mn), = model.counts([(line_of(acc), "none")])
+        answer = w - mn if q["asks"] == "excess_wavefronts" else w
+        out.append(Asked(name, q["asks"], acc.width, acc.mask, tuple(acc.active()), answer,
+                         q["asks"] == "wavefronts" and w == mn))
+    return out
+
+
+def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> list[dict]:
+    work.mkdir(parents=True)
+    src = work / "kernel.cu"
+    src.write_text(text)
+    out = work / "grade.json"
+    cmd = [judge, "grade", "--lab", lab.number, "--source", str(src), "--work", str(work / "w"), "--json", str(out),
+           "--tier", "cpu"] + ([] if k is None else ["--variant", str(k)])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if not out.is_file():
+        raise SystemExit(f"FAIL: lab {lab.number}: banklab-judge grade wrote no grade ({r.returncode}):\n"
+                         f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    data = json.loads(out.read_text())
+    return [v for v in data.get("verdicts", []) if isinstance(v, dict)]
+
+
+def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdicts: list[dict], root: Path,
+             model: Model) -> list[Shown]:
+    """Everything a student of variant k reads before their own work, as accesses with their numbers."""
+    shown: list[Shown] = []
+    for v in verdicts:
+        msg = str(v.get("message", ""))
+        where = f"the stub's message {v.get('test')}"
+        shown += message_shown(where, msg) + commands_shown(where, msg, model)
+    readme = lab.handout.read_text()
+    if has_variants:
+        readme = per_student.readme_with_numbers(readme, lab, k)
+    shown += commands_shown(f"the handout labs/{lab.folder}/README.md", readme, model)
+    shown += drawn(f"an explorer link of labs/{lab.folder}/README.md",
+                   [(f"{m.group(1)} {m.group(2)} {m.group(3)}", m.group(4) or "", m.group(0)) for m in EXPLORE.finditer(readme)],
+                   model)
+    shown += drawn(f"labs/{lab.folder}/figures.txt", figure_specs(lab.dir / "figures.txt"), model)
+    shown += commands_shown(f"the stub labs/{lab.folder}/kernel.cu", stub, model)
+    return shown
+
+
+def check_the_rule() -> list[str]:
+    """Planted cases: the rule catches an answer stated for the question's own access (at another
+    column), its minimum and a pad drawn conflict-free, and passes the same access over half the
+    lanes and at another width."""
+    col = tuple(range(0, 4096, 128))
+    swz = tuple(128 * i + 4 * (5 ^ i) for i in range(32))
+    asked = [Asked("kPlanted", "wavefronts", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
+             Asked("kPlantedAtMinimum", "wavefronts", 4, 0xFFFFFFFF, swz, 1, True),
+             Asked("kPlantedPad", "smallest", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
+    stated = leaks([Shown("a planted message", 4, 0xFFFFFFFF, col, 32, 1, "planted"),
+                    Shown("a planted pad", 4, 0xFFFFFFFF, tuple(132 * i + 8 for i in range(32)), 1, 1, "planted")], asked)
+    fails = []
+    if {f.split(":")[0].split(" ")[0] for f in stated} != {"kPlanted", "kPlantedAtMinimum", "kPlantedPad"}:
+        fails.append(f"the rule misses a planted statement of an answer, its minimum or a pad that works: {stated}")
+    for s in (Shown("half the lanes", 4, 0x0000FFFF, col[:16], 16, 1, "planted"),
+              Shown("another width", 8, 0xFFFFFFFF, tuple(2 * o for o in col), 32, 2, "planted")):
+        if leaks([s], asked):
+            fails.append(f"the rule flags an access no question asks ({s.where})")
+    return fails
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--banklab", required=True)
+    ap.add_argument("--root", type=Path, required=True)
+    ap.add_argument("--lab", action="append", help="only these labs (default: all)")
+    a = ap.parse_args()
+    root = a.root.resolve()
+    model = Model(a.banklab)
+    fails = check_the_rule()
+    labs = banklab_labs.find_labs(root)
+    jobs = []
+    for n, lab in sorted(labs.items()):
+        if a.lab and n not in a.lab:
+            continue
+        v = banklab_variants.read(lab)
+        for k in range(v.count if v else 1):
+            jobs.append((lab, k, v is not None))
+    with tempfile.TemporaryDirectory(prefix="banklab_shown_") as tmp:
+        def one(job):
+            lab, k, has_variants = job
+            stub = banklab_variants.stub(lab, k)
+            verdicts = grade(a.judge, lab, k if has_variants else None, stub, Path(tmp) / f"{lab.number}-{k}")
+            return job, stub, verdicts
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            graded = list(pool.map(one, jobs))
+    checked = 0
+    for (lab, k, has_variants), stub, verdicts in graded:
+        asked = questions(lab, k, model)
+        shown = shown_to(lab, k, has_variants, stub, verdicts, root, model)
+        found = list(dict.fromkeys(leaks(shown, asked)))
+        checked += len(asked)
+        status = "ok  " if not found else "FAIL"
+        print(f"{status} lab {lab.number} variant {k}: {len(asked)} questions of a count, {len(shown)} accesses shown, "
+              f"{len(found)} answers stated")
+        fails += [f"lab {lab.number} variant {k}: {f}" for f in found]
+    if checked < 10:
+        fails.append(f"only {checked} questions checked: the collector is broken")
+    for f in fails:
+        print("FAIL:", f)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
