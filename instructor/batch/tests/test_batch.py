@@ -540,7 +540,13 @@ class GradingAClass(unittest.TestCase):
     def test_every_student_gets_valid_platform_files(self):
         for student in SUBMISSIONS:
             pf = self.out / "platforms" / student
-            validate_gradescope(self, json.loads((pf / "gradescope" / "results.json").read_text()))
+            gs = pf / "gradescope" / "results.json"
+            if not gs.exists():          # not graded: no results.json (Gradescope shows a failed run), why beside it
+                d = json.loads((pf / "gradescope" / br.GRADESCOPE_NOT_GRADED_FILE).read_text())
+                self.assertNotIn("score", d)
+                self.assertIn("not graded", d["output"].lower())
+            else:
+                validate_gradescope(self, json.loads(gs.read_text()))
             validate_prairielearn(self, json.loads((pf / "prairielearn" / "results.json").read_text()))
             validate_junit(self, (pf / "junit.xml").read_text())
 

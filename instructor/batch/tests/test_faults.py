@@ -28,6 +28,7 @@ from pathlib import Path
 from banklab.grading import grading as bg   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
+from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
 
 
@@ -252,12 +253,13 @@ class EachLmsFormatWritesBlanksForWhatIsNoGrade(Tmp):
 
 class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
     def platform(self, *args):
-        root = self.tmp / f"gs{len(list(self.tmp.glob('gs*')))}"
+        root = self.root = self.tmp / f"gs{len(list(self.tmp.glob('gs*')))}"
         (root / "submission").mkdir(parents=True)
         (root / "submission" / "kernel.cu").write_text("// FAKE-JUDGE: solved\n")
         p = subprocess.run([sys.executable, str(PLATFORM), "gradescope", "--root", str(root), "--lab", "05",
                             "--judge", str(FAKE), *args], capture_output=True, text=True, timeout=300)
-        return p, json.loads((root / "results" / "results.json").read_text())
+        f = root / "results" / "results.json"
+        return p, json.loads((f if f.exists() else root / "results" / GRADESCOPE_NOT_GRADED_FILE).read_text())
 
     def test_a_gpu_less_run_shows_one_zero_point_line_per_lab_not_a_failed_0_of_50_per_test(self):
         p, d = self.platform("--tier", "all")
@@ -275,6 +277,7 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
         p, d = self.platform("--tier", "all", "--graded")
         self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT, p.stderr)
         self.assertNotIn("score", d)                # Gradescope: an autograder failure, never a 0
+        self.assertFalse((self.root / "results" / "results.json").exists())   # the run shows as failed
         self.assertEqual(d["tests"], [])
         self.assertIn("no GPU on this machine", d["output"])
 
@@ -285,7 +288,8 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
         p = subprocess.run([sys.executable, str(PLATFORM), "gradescope", "--root", str(root), "--lab", "05",
                             "--judge", str(self.tmp / "no-such-judge")], capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 3, p.stderr)
-        d = json.loads((root / "results" / "results.json").read_text())
+        self.assertFalse((root / "results" / "results.json").exists())      # the run shows as failed
+        d = json.loads((root / "results" / GRADESCOPE_NOT_GRADED_FILE).read_text())
         self.assertNotIn("score", d)
         self.assertIn("no-such-judge does not exist", d["output"])
 

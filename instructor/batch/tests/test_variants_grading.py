@@ -26,6 +26,7 @@ from pathlib import Path
 
 from banklab.grading import grading as bg        # noqa: E402
 from banklab.lab import variants as bv            # noqa: E402
+from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, read_csv  # noqa: E402,F401
 
 LAB = "05"
@@ -187,7 +188,10 @@ class PlatformsPassTheRightVariant(Tmp):
                             "--judge", str(FAKE), *map(str, args)], capture_output=True, text=True, timeout=300,
                            env=env)
         self.assertNotIn("Traceback", p.stderr)
-        return p, json.loads((root / "results" / "results.json").read_text())
+        f = root / "results" / "results.json"
+        if platform == "gradescope" and not f.exists():     # not graded: no results.json, the run fails
+            f = root / "results" / GRADESCOPE_NOT_GRADED_FILE
+        return p, json.loads(f.read_text())
 
     def gradescope_root(self, name: str, users) -> Path:
         root = self.tmp / name
@@ -247,6 +251,7 @@ class PlatformsPassTheRightVariant(Tmp):
         p, d = self.platform("gradescope", self.gradescope_root("nobody", None), "--course-seed", seed)
         self.assertEqual(p.returncode, 4, p.stderr)
         self.assertNotIn("score", d)                                          # Gradescope shows no 0
+        self.assertFalse((self.tmp / "nobody" / "results" / "results.json").exists())   # a failed run
         self.assertIn("cannot be known", d["output"])
         self.assertEqual(judged(self.log), {})
 
@@ -273,7 +278,8 @@ class PlatformsPassTheRightVariant(Tmp):
             with self.subTest(params=name):
                 p, d = self.platform("prairielearn", self.pl_root(name, params))
                 self.assertEqual(p.returncode, 4, p.stderr)
-                self.assertIs(d["succeeded"], False)                          # no score recorded
+                self.assertIs(d["gradable"], False)            # no score recorded, no attempt counted
+                self.assertNotIn("score", d)
                 self.assertIn("banklab_variant", d["message"])
         self.assertEqual(judged(self.log), {})
 

@@ -4,7 +4,9 @@ that is not graded (banklab_status) is never a score on any of them. Standard li
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
@@ -73,8 +75,9 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
     visibility overrides it) is "after_published", so that their points cannot be read off the
     score before the grades are published. A build failure is one test with the compiler's
     message, not one per test; tests not judged (no GPU here) are one line worth 0 of 0 that says
-    so, never a failed 0/N. A submission not graded (a fault: banklab_status) gets no score at
-    all: Gradescope then shows the autograder as failed, never a 0 (grade-platform exits non-zero)."""
+    so, never a failed 0/N. A submission not graded (a fault: banklab_status) gets no score and no
+    tests: write_gradescope() then writes no results.json at all (a results.json without a score is
+    a 0, the sum of no tests), so that Gradescope shows the autograder as failed."""
     ng = not_graded_lines(results)
     if ng:
         return {"output": "Not graded (this is not a grade and not a zero; the grading machine could not "
@@ -113,11 +116,35 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
             "tests": tests}
 
 
+#: Gradescope: where a run that is no grade says why, beside results.json (Gradescope reads only
+#: results.json; the instructor sees this run's stdout, which repeats it).
+GRADESCOPE_NOT_GRADED_FILE = "not-graded.json"
+
+
+def write_gradescope(folder: Path, data: dict) -> Path:
+    """Write gradescope_results()'s `data` (or a refusal) in Gradescope's results folder; returns the
+    file written. Gradescope's specification (gradescope-autograders.readthedocs.io, "Autograder
+    Specifications"): the top-level `score` is optional, and without it the total is the sum of the
+    tests' scores, so a file with neither is a 0. A run without a valid results.json is shown as
+    failed ("The autograder failed to execute correctly", its "Troubleshooting" page). So data
+    without a score (not graded, refused) is written as GRADESCOPE_NOT_GRADED_FILE and no
+    results.json is left in the folder: the run shows as failed, never a 0."""
+    folder.mkdir(parents=True, exist_ok=True)
+    graded = "score" in data
+    name, other = ("results.json", GRADESCOPE_NOT_GRADED_FILE) if graded else (GRADESCOPE_NOT_GRADED_FILE, "results.json")
+    (folder / other).unlink(missing_ok=True)
+    (folder / name).write_text(json.dumps(data, indent=1) + "\n")
+    return folder / name
+
+
 def prairielearn_results(results: list[LabResult]) -> dict:
     """PrairieLearn external grader results.json: gradable, score in [0, 1], tests[] of name,
     points, max_points, message, output. A submission that did not build, or that holds no kernel,
     is `gradable: false` with `format_errors`: PrairieLearn then shows the errors and the attempt
-    is not counted against the student."""
+    is not counted against the student. A submission not graded (a fault) is `gradable: false`
+    too, with no score: PrairieLearn sets the score to 0 wherever the course's `succeeded` is false
+    and counts the attempt unless `gradable` is false (processGradingResult,
+    apps/prairielearn/src/lib/externalGrader.ts; docs/externalGrading.md, "Grading results")."""
     def format_error(r: LabResult) -> str:
         if build_failure(r):
             return f"lab {r.lab}: your kernel did not compile:\n{build_failure(r)}"
@@ -125,9 +152,9 @@ def prairielearn_results(results: list[LabResult]) -> dict:
             return f"lab {r.lab}: {r.judge_note}"
         return ""
     ng = not_graded_lines(results)
-    if ng:       # a fault: the grading job did not succeed; PrairieLearn records no score
-        msg = "not graded (the grading machine could not judge this submission; not a zero): " + "; ".join(ng)
-        return {"succeeded": False, "gradable": True, "message": msg, "output": msg, "tests": []}
+    if ng:       # a fault: not gradable, so PrairieLearn awards and takes nothing and counts no attempt
+        return not_gradable_result("not graded (the grading machine could not judge this submission; "
+                                   "not a zero): " + "; ".join(ng))
     errors = [format_error(r) for r in results if format_error(r)]
     # Not gradable when nothing could be judged (a PrairieLearn question is one lab: its compile
     # error, or a missing kernel); a lab that built in a multi-lab submission keeps it gradable.
@@ -148,6 +175,14 @@ def prairielearn_results(results: list[LabResult]) -> dict:
                     for r in sorted(results, key=lambda r: r.lab))
     return {"gradable": True, "score": round(pts / mx, 6) if mx > 0 else 0.0,
             "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests, "message": msg}
+
+
+def not_gradable_result(msg: str) -> dict:
+    """PrairieLearn's results.json for a submission the grader could not judge (a fault, a grader
+    that cannot run there): `gradable: false`, the reason in `format_errors` and `message`, no score
+    (`succeeded: false` says the grading itself failed; with `gradable: false` it records nothing)."""
+    return {"succeeded": False, "gradable": False, "format_errors": [msg], "message": msg, "output": msg,
+            "tests": []}
 
 
 def github_summary(results: list[LabResult]) -> str:

@@ -26,7 +26,8 @@ from banklab.grading.wording import (  # noqa: F401
 # The platform files (JUnit, Gradescope, PrairieLearn, GitHub): banklab/grading/platforms.py;
 # br.gradescope_results() and friends resolve here too.
 from banklab.grading.platforms import (  # noqa: F401
-    build_failure, github_summary, gradescope_results, junit_xml, not_graded_lines, prairielearn_results)
+    GRADESCOPE_NOT_GRADED_FILE, build_failure, github_summary, gradescope_results, junit_xml, not_gradable_result,
+    not_graded_lines, prairielearn_results, write_gradescope)
 
 
 # --------------------------------------------------------------------------- drawings
