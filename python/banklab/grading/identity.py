@@ -267,6 +267,24 @@ def refuse_shared(ids: dict, students) -> list[str]:
     return clashes
 
 
+def lab_identities(ids: dict, saved: dict, lab: str, students) -> dict[str, dict]:
+    """Each student's identity in lab `lab`'s Moodle worksheet. Moodle numbers participants per
+    assignment (a student is "Participant 2000101" in one lab's assignment and another number in
+    the next one's), so a lab's worksheet writes the participant id that lab's export carried: the
+    one saved with the student's result for the lab (`saved`: {(student, lab): identity}), else
+    this run's (`ids`). A student whose identity this run refused writes none, and two students
+    with one participant id in the lab both lose it (refuse_shared)."""
+    res = {}
+    for st in sorted(set(students)):
+        who = identity_of(ids, st)
+        kept = saved.get((st, lab))
+        if not who.get("refused") and isinstance(kept, dict) and kept.get("source") == "moodle" and kept.get("id"):
+            who = identity_of({st: kept}, st)
+        res[st] = who
+    refuse_shared(res, list(res))
+    return res
+
+
 IDENTITY_HEADER = ["student", "source", "ID", "SIS User ID", "login", "name", "status", "basis", "confirm"]
 
 

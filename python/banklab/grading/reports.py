@@ -152,7 +152,7 @@ def lms_score(r: LabResult, points_possible: float) -> float | str:
 
 
 # Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
-from banklab.grading.identity import identity_of as _identity, login_of as _login   # noqa: E402
+from banklab.grading.identity import identity_of as _identity, lab_identities, login_of as _login   # noqa: E402
 
 
 def _split_name(full: str) -> tuple[str, str]:
@@ -161,7 +161,7 @@ def _split_name(full: str) -> tuple[str, str]:
 
 
 def write_lms_files(results: list[LabResult], ids: dict, out: Path,
-                    points_possible: float = LMS_POINTS) -> list[Path]:
+                    points_possible: float = LMS_POINTS, lab_ids: dict | None = None) -> list[Path]:
     """The files each LMS imports as they are, every lab out of `points_possible`:
     - lms.csv, Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a
       "Points Possible" row, a column per lab (a new name makes a new assignment of those points);
@@ -172,7 +172,8 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
     `ids`: each student's identity (banklab_identity.match_roster: the export's own ids, completed
-    from the roster row with the same id). A student without one in a file is still written, with
+    from the roster row with the same id); `lab_ids`: {(student, lab): identity} saved with each
+    result, whose Moodle participant id is that lab's (banklab_identity.lab_identities). A student without one in a file is still written, with
     empty ID cells, and grade-class warns of each such file (banklab_identity.check_import_files).
     A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
     ambiguous and missing; grade-class prints how many (banklab_status.report)."""
@@ -191,10 +192,9 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     when = time.strftime("%Y-%m-%d %H:%M:%S")
     for lab in labs:
         mrows = []
-        for st in sorted(by):
-            if lab not in by[st]:
-                continue
-            who = _identity(ids, st)
+        in_lab = lab_identities(ids, lab_ids or {}, lab, [st for st in by if lab in by[st]])
+        for st in sorted(in_lab):
+            who = in_lab[st]
             pid = who.get("id", "") if who.get("source") == "moodle" else ""
             mrows.append([f"Participant {pid}" if pid else "", who.get("name") or st, score(st, lab),
                           points_possible, when])

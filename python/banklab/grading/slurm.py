@@ -286,7 +286,7 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     bg.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
     # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
-    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"])
+    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"], lms=item.get("lms") or {})
     br.write_json(Path(item["rfile"]), d)
 
 
@@ -357,7 +357,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     for j in (j for j in jobs if j[2] is not None):
         st, lab, src, why, rfile, key = j[:6]
         asg = j[6] if len(j) > 6 else None    # the student's variant (assigned.Assignment): the placeholders show it
-        items.append({"student": st.name, "lms_id": st.lms_id, "lab": lab, "src": str(Path(src).resolve()),
+        items.append({"student": st.name, "lms_id": st.lms_id, "lms": st.lms, "lab": lab, "src": str(Path(src).resolve()),
                       "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key,
                       "variant": asg.k if asg is not None and asg.count else None,
                       "variant_key": asg.key() if asg is not None else ""})
