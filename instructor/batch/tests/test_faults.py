@@ -205,6 +205,19 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         self.assertEqual((r["points"], r["complete"]), ("", "not graded"))
         self.assertIn("2 score(s) left BLANK in the LMS files (1 not graded, 1 nothing handed in)", self.p.stderr)
 
+    def test_it_is_said_at_the_start_and_no_cpu_tier_is_judged_for_nothing(self):
+        log, out = self.tmp / "calls.jsonl", self.tmp / "out-nogpu"
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="-1", FAKE_JUDGE_ENV_LOG=str(log))   # no GPU, on any machine
+        p = self.grade(self.subs, out, "--tier", "all", "--graded", env=env)
+        self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT, p.stderr)
+        self.assertTrue(p.stderr.startswith("grade-class: no GPU on this machine"), p.stderr[:300])
+        self.assertFalse(log.exists(), "a judge ran, though its grade could only be a fault")
+        self.assertIn("alice lab 05: not graded: no GPU on this machine", p.stderr)
+        self.assertEqual(read_csv(out / "results.csv")[0]["complete"], "not graded")
+        p = self.grade(self.subs, out, "--tier", "cpu", env=env)       # the CPU tier alone needs no GPU
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(log.exists())
+
     def test_a_rerun_judges_it_again(self):
         p = self.grade(self.subs, self.out, "--tier", "all", "--graded")
         self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT)
@@ -321,8 +334,12 @@ class ARerunAfterRescoreWithOtherPointsSaysHowManyItRescored(Tmp):
         p = self.grade(subs, out, "--rescore", "--points-dir", points)
         self.assertIn("2 re-scored", p.stdout)
         self.assertNotEqual(read_csv(out / "results.csv"), before)
-        p = self.grade(subs, out)                    # the course's points again: every score changes back
-        self.assertIn("0 unchanged and reused, 2 re-scored", p.stdout, p.stdout)
+        after = read_csv(out / "results.csv")
+        p = self.grade(subs, out)                    # no --points-dir: the table kept in OUT, nothing changes
+        self.assertIn("2 unchanged and reused, 0 re-scored", p.stdout, p.stdout)
+        self.assertEqual(read_csv(out / "results.csv"), after)
+        p = self.grade(subs, out, "--rescore")       # the course's points again: every score changes back
+        self.assertIn("2 re-scored", p.stdout)
         self.assertEqual(read_csv(out / "results.csv"), before)
         p = self.grade(subs, out)
         self.assertIn("2 unchanged and reused, 0 re-scored", p.stdout)

@@ -165,5 +165,17 @@ class GradescopeShowsAFailedRunNeverAZeroTotal(Tmp):
         self.assertEqual(gradescope_shows(self.tmp), ("scored", 5.0))
 
 
+
+class GitHubSummarySaysNotJudged(unittest.TestCase):
+    def test_a_lab_with_nothing_handed_in_is_not_judged_not_0_and_not_complete(self):
+        v = bg.Verdict("Lab06Predictions.Q1", "cpu", "failed", "not judged: no kernel.cu for lab 06 was submitted", 0)
+        v.max_points = 10.0
+        missing = bg.LabResult("s", "06", "", "", "cpu", [v], "no kernel.cu for lab 06 was submitted")
+        md = br.github_summary([result("passed"), missing])
+        self.assertIn("| 06 | not judged | not judged: no kernel.cu for lab 06 was submitted | none |", md)
+        self.assertNotIn("Lab06Predictions.Q1", md)              # no failed test that never ran
+        self.assertIn("| 05 | 10 / 10 | yes | none |", md)       # a judged lab as before
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

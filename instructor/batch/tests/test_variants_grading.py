@@ -27,7 +27,7 @@ from pathlib import Path
 from banklab.grading import grading as bg        # noqa: E402
 from banklab.lab import variants as bv            # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
-from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, read_csv  # noqa: E402,F401
+from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
 
 LAB = "05"
 COUNT = bv.read(bg.bl.find_labs(ROOT)[LAB]).count
@@ -67,9 +67,9 @@ class Tmp(unittest.TestCase):
             (subs / rel).write_text(text)
         return subs
 
-    def grade(self, subs: Path, out: str, *args, seed_env: str | None = None):
+    def grade(self, subs: Path, out: str, *args, seed_env: str | None = None, env: dict | None = None):
         """grade-class over `subs` with the test double; $BANKLAB_COURSE_SEED is `seed_env` (unset: None)."""
-        env = dict(os.environ, FAKE_JUDGE_ENV_LOG=str(self.log))
+        env = dict(env or os.environ, FAKE_JUDGE_ENV_LOG=str(self.log))
         env.pop("BANKLAB_COURSE_SEED", None)
         if seed_env is not None:
             env["BANKLAB_COURSE_SEED"] = seed_env
@@ -136,6 +136,18 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         self.assertEqual(judged(self.log), {})                               # no judge ran
         self.assertIn("no login: pass --roster", p.stderr)
 
+    def test_on_slurm_a_submission_known_not_gradable_is_never_sent_to_the_cluster(self):
+        seed = seed_parting("carol", "adamsalice")
+        subs = self.files("mixed", {"adamsalice_101_9001_kernel.cu": "// FAKE-JUDGE: solved\n",
+                                    "carol/kernel.cu": "// FAKE-JUDGE: solved carol\n"})
+        env = fake_slurm_env(self.tmp)
+        p = self.grade(subs, "slurm", "--course-seed", seed, "--engine", "slurm", "--slurm-poll", "0.5", env=env)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("no login: pass --roster", p.stderr)                 # Canvas's id alone: not graded
+        self.assertRegex(p.stdout, r"slurm: submitted job \d+: 1 submission\(s\)")   # carol's only
+        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "carol", seed, COUNT))])
+        self.assertEqual(int((self.tmp / "slurm-state" / "next-job").read_text()), 1001)   # one sbatch
+
 
 class AnUnknownIdentityWithASeedIsNotGraded(Tmp):
     def test_a_proposed_identity_is_not_graded_until_confirmed_then_graded_as_its_login(self):
@@ -153,7 +165,10 @@ class AnUnknownIdentityWithASeedIsNotGraded(Tmp):
         self.assertEqual((book[lab_col], book[f"lab{LAB} complete"], book[f"lab{LAB} variant"]),
                          ("", "not graded", "unknown"))
         self.assertIn("only proposed", book["not judged"])
-        self.assertIn(f"--identities {out / 'identities.csv'}", book["not judged"])
+        self.assertIn("--identities out/identities.csv", book["not judged"])      # the folder by its name
+        for kept in (book["not judged"], (out / "feedback" / "ali.md").read_text(),
+                     (out / "results" / "ali" / f"lab{LAB}.json").read_text()):
+            self.assertNotIn(str(self.tmp), kept)                 # never the instructor's absolute path
         why = read_csv(out / "not-graded.csv")[0]
         self.assertEqual((why["student"], why["status"]), ("ali", "not graded"))
         lms = read_csv(out / "lms.csv")

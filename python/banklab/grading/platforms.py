@@ -8,6 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from banklab.grading import status as bs
 from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
                                     lab_points as _lab_points, tests_named as _names, total_points as _total_points)
@@ -188,6 +189,9 @@ def not_gradable_result(msg: str) -> dict:
 def github_summary(results: list[LabResult]) -> str:
     md = ["## banklab: points", "", "| lab | points | complete | failed tests |", "| --- | --- | --- | --- |"]
     for r in sorted(results, key=lambda r: r.lab):
+        if bs.not_judged(r):       # nothing gradable handed in: its tests never ran (no 0, no failed test)
+            md.append(f"| {r.lab} | not judged | not judged: {bs.not_judged(r)} | none |")
+            continue
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
         md.append(f"| {r.lab} | {_lab_points(r).removesuffix(' points')} | "
                   f"{'yes' if r.complete else ('NO: ' + r.not_graded) if r.not_graded else 'no: GPU tier not judged'}"
@@ -195,7 +199,7 @@ def github_summary(results: list[LabResult]) -> str:
     md += ["", f"**Total: {_total_points(results)}**", "",
            "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
     for r in sorted(results, key=lambda r: r.lab):
-        for msg, vs in failure_groups(r):
+        for msg, vs in ([] if bs.not_judged(r) else failure_groups(r)):
             if vs[0].status != "failed":
                 continue
             md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "", "```text",
