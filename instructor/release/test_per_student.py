@@ -12,6 +12,7 @@ or a build of the course). CPU only.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import runpy
 import shutil
@@ -171,6 +172,15 @@ class PerStudent(unittest.TestCase):
         r = make(self.tmp / "grading", "--grading", "--variant", "1")   # a grading image grades every variant
         self.assertEqual(r.returncode, 2)
         self.assertIn("give it no --student, --variant or --roster", r.stderr)
+        # Without the model's banklab command: refused before anything is written, never a traceback.
+        (self.tmp / "nocli").mkdir()
+        (self.tmp / "nocli" / "kept.txt").write_text("an earlier release")
+        r = make(self.tmp / "nocli", "--variant", "1", "--with-solutions", "--force",
+                 env={"BANKLAB_CLI": str(self.tmp / "no-banklab-here")})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--with-solutions needs the banklab command", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(sorted(p.name for p in (self.tmp / "nocli").iterdir()), ["kept.txt"])
         r = make(self.tmp / "sol", "--variant", "1", "--with-solutions")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual((self.tmp / "sol/solutions/05_swizzle/kernel.cu").read_text(), banklab_variants.solution(LAB, 1))
@@ -233,6 +243,24 @@ class PrairieLearnQuestion(unittest.TestCase):
             # The failing case: a starting file of another variant.
             shutil.copy(q / "kernel_v2.cu", q / "kernel_v1.cu")
             self.assertTrue(any("kernel_v1.cu" in x for x in pl_problems(q, range(10))))
+
+    def test_each_labs_question_has_its_own_uuid_and_the_image_given(self):
+        labs = banklab_labs.find_labs(COURSE)
+        with tempfile.TemporaryDirectory() as tmp:
+            info = {}
+            for n in ("04", "05"):
+                prairielearn.write_question(labs[n], Path(tmp) / n, COURSE, "uni/banklab-grader")
+                info[n] = json.loads((Path(tmp) / n / "info.json").read_text())
+            prairielearn.write_question(labs["05"], Path(tmp) / "again", COURSE, "uni/banklab-grader")
+            again = json.loads((Path(tmp) / "again" / "info.json").read_text())
+        self.assertNotEqual(info["04"]["uuid"], info["05"]["uuid"])
+        self.assertEqual(again["uuid"], info["05"]["uuid"])            # generated again: the same question
+        self.assertEqual({i["externalGradingOptions"]["image"] for i in info.values()}, {"uni/banklab-grader"})
+        kit = json.loads((COURSE / prairielearn.QUESTION / "info.json").read_text())
+        self.assertNotIn(kit["uuid"], {i["uuid"] for i in info.values()})
+        for argv in (["--lab", "05", tmp], ["--lab", "05", "--image", prairielearn.PLACEHOLDER_IMAGE, tmp]):
+            with self.assertRaises(SystemExit):                        # no image, or the placeholder
+                prairielearn.main(argv)
 
     def test_the_kits_server_py_holds_lab_05s_table(self):
         """The committed question (lab 05's) is what the generator writes; a stale table fails."""

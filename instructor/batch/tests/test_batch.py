@@ -20,6 +20,7 @@ import sys
 import tempfile
 import tomllib
 import unittest
+import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -485,6 +486,10 @@ class GradingAClass(unittest.TestCase):
                     if (student, lab) == ("s08_crash", "05"):       # not graded: no number
                         self.assertEqual(r["points"], "")
                         continue
+                    saved = self.out / "results" / student / f"lab{lab}.json"
+                    if saved.is_file() and not json.loads(saved.read_text())["source"]:
+                        self.assertEqual((r["points"], r["complete"]), ("", "not judged"))   # nothing gradable
+                        continue
                     self.assertAlmostEqual(float(r["points"]), expected_for(student, lab), places=1)
                     self.assertEqual(float(r["max"]), lab_max(lab))
 
@@ -505,7 +510,9 @@ class GradingAClass(unittest.TestCase):
         for student in SUBMISSIONS:
             md = (self.out / "feedback" / f"{student}.md").read_text()
             self.assertIn(f"# Feedback for {student}", md)
-            self.assertIn("Points table:", md)
+            judged = [d for d in (json.loads(f.read_text()) for f in (self.out / "results" / student).glob("lab*.json"))
+                      if d["source"]]
+            self.assertEqual("Points table:" in md, bool(judged))    # a lab not judged has no table of tests
             h = (self.out / "feedback" / f"{student}.html").read_text()
             self.assertTrue(h.startswith("<!doctype html>"))
 
@@ -540,7 +547,13 @@ class GradingAClass(unittest.TestCase):
     def test_every_student_gets_valid_platform_files(self):
         for student in SUBMISSIONS:
             pf = self.out / "platforms" / student
-            validate_gradescope(self, json.loads((pf / "gradescope" / "results.json").read_text()))
+            gs = pf / "gradescope" / "results.json"
+            if not gs.exists():          # not graded: no results.json (Gradescope shows a failed run), why beside it
+                d = json.loads((pf / "gradescope" / br.GRADESCOPE_NOT_GRADED_FILE).read_text())
+                self.assertNotIn("score", d)
+                self.assertIn("not graded", d["output"].lower())
+            else:
+                validate_gradescope(self, json.loads(gs.read_text()))
             validate_prairielearn(self, json.loads((pf / "prairielearn" / "results.json").read_text()))
             validate_junit(self, (pf / "junit.xml").read_text())
 
@@ -661,6 +674,11 @@ MODE_POINTS = {S: lambda lab: CPU_SOLVED, T: lambda lab: expected_points(lab, st
 CANVAS = {"leeann": "111", "smithj": "222", "doej": "333"}
 
 
+def bg_file_key(student: str) -> str:
+    """grade-class's file name for a student (its file_key(), for these names)."""
+    return urllib.parse.quote(student, safe="-_.")
+
+
 def export_expected(export, lab):
     """{student: points} for one export, by the rules the docstring of grade-class states."""
     out = {}
@@ -714,23 +732,33 @@ class GradingAnLmsExport(unittest.TestCase):
         self.assertEqual(sorted(r["student"] for r in self.book), sorted(names))
         m = lab_max("04")
         # Labs 04 and 05 have variants: each has the column of the variant graded (0: no course seed).
+        # Lab 04's export holds Canvas's smithj_LATE_...: its column says late (issue 46), lab 05's has none.
         self.assertEqual(list(self.book[0].keys()), ["student", f"lab04 ({m})", "lab04 complete", "lab04 variant",
-                                                     f"lab05 ({m})", "lab05 complete", "lab05 variant", "total",
-                                                     "incomplete labs", "not judged"])
+                                                     "lab04 late", f"lab05 ({m})", "lab05 complete", "lab05 variant",
+                                                     "total", "incomplete labs", "not judged"])
+        self.assertEqual({r["student"] for r in self.book if r["lab04 late"] == "late"}, {"smithj"})
 
     def test_every_student_has_the_points_of_each_lab_they_were_graded_for_and_blanks_elsewhere(self):
         m = lab_max("04")
         e04, e05 = export_expected(EXPORT04, "04"), export_expected(EXPORT05, "05")
         for row in self.book:
             st = row["student"]
+            judged = []
             for lab, exp in (("04", e04), ("05", e05)):
                 with self.subTest(student=st, lab=lab):
-                    if st in exp:
+                    saved = self.out / "results" / bg_file_key(st) / f"lab{lab}.json"
+                    if st in exp and json.loads(saved.read_text())["source"]:
                         self.assertAlmostEqual(float(row[f"lab{lab} ({m})"]), exp[st], places=1)
                         self.assertEqual(row[f"lab{lab} complete"], "no")     # CPU tier only
+                        judged.append(lab)
+                    elif st in exp:               # nothing gradable handed in: not judged, no number
+                        self.assertEqual((row[f"lab{lab} ({m})"], row[f"lab{lab} complete"]), ("", "not judged"))
                     else:
                         self.assertEqual(row[f"lab{lab} ({m})"], "")
-            self.assertAlmostEqual(float(row["total"]), e04.get(st, 0) + e05.get(st, 0), places=1)
+            if judged:
+                self.assertAlmostEqual(float(row["total"]), sum({"04": e04, "05": e05}[x][st] for x in judged), places=1)
+            else:
+                self.assertEqual(row["total"], "")
 
     def test_names_are_kept_verbatim_and_their_files_escaped(self):
         for st in ("jo ann", "Zoë Ångström", "O'Brien, Pat", "李雷", "x  y", "Ann Lee"):

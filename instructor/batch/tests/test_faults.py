@@ -28,6 +28,7 @@ from pathlib import Path
 from banklab.grading import grading as bg   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
+from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
 
 
@@ -204,6 +205,19 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         self.assertEqual((r["points"], r["complete"]), ("", "not graded"))
         self.assertIn("2 score(s) left BLANK in the LMS files (1 not graded, 1 nothing handed in)", self.p.stderr)
 
+    def test_it_is_said_at_the_start_and_no_cpu_tier_is_judged_for_nothing(self):
+        log, out = self.tmp / "calls.jsonl", self.tmp / "out-nogpu"
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="-1", FAKE_JUDGE_ENV_LOG=str(log))   # no GPU, on any machine
+        p = self.grade(self.subs, out, "--tier", "all", "--graded", env=env)
+        self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT, p.stderr)
+        self.assertTrue(p.stderr.startswith("grade-class: no GPU on this machine"), p.stderr[:300])
+        self.assertFalse(log.exists(), "a judge ran, though its grade could only be a fault")
+        self.assertIn("alice lab 05: not graded: no GPU on this machine", p.stderr)
+        self.assertEqual(read_csv(out / "results.csv")[0]["complete"], "not graded")
+        p = self.grade(self.subs, out, "--tier", "cpu", env=env)       # the CPU tier alone needs no GPU
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(log.exists())
+
     def test_a_rerun_judges_it_again(self):
         p = self.grade(self.subs, self.out, "--tier", "all", "--graded")
         self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT)
@@ -252,12 +266,13 @@ class EachLmsFormatWritesBlanksForWhatIsNoGrade(Tmp):
 
 class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
     def platform(self, *args):
-        root = self.tmp / f"gs{len(list(self.tmp.glob('gs*')))}"
+        root = self.root = self.tmp / f"gs{len(list(self.tmp.glob('gs*')))}"
         (root / "submission").mkdir(parents=True)
         (root / "submission" / "kernel.cu").write_text("// FAKE-JUDGE: solved\n")
         p = subprocess.run([sys.executable, str(PLATFORM), "gradescope", "--root", str(root), "--lab", "05",
                             "--judge", str(FAKE), *args], capture_output=True, text=True, timeout=300)
-        return p, json.loads((root / "results" / "results.json").read_text())
+        f = root / "results" / "results.json"
+        return p, json.loads((f if f.exists() else root / "results" / GRADESCOPE_NOT_GRADED_FILE).read_text())
 
     def test_a_gpu_less_run_shows_one_zero_point_line_per_lab_not_a_failed_0_of_50_per_test(self):
         p, d = self.platform("--tier", "all")
@@ -275,6 +290,7 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
         p, d = self.platform("--tier", "all", "--graded")
         self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT, p.stderr)
         self.assertNotIn("score", d)                # Gradescope: an autograder failure, never a 0
+        self.assertFalse((self.root / "results" / "results.json").exists())   # the run shows as failed
         self.assertEqual(d["tests"], [])
         self.assertIn("no GPU on this machine", d["output"])
 
@@ -285,7 +301,8 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
         p = subprocess.run([sys.executable, str(PLATFORM), "gradescope", "--root", str(root), "--lab", "05",
                             "--judge", str(self.tmp / "no-such-judge")], capture_output=True, text=True, timeout=300)
         self.assertEqual(p.returncode, 3, p.stderr)
-        d = json.loads((root / "results" / "results.json").read_text())
+        self.assertFalse((root / "results" / "results.json").exists())      # the run shows as failed
+        d = json.loads((root / "results" / GRADESCOPE_NOT_GRADED_FILE).read_text())
         self.assertNotIn("score", d)
         self.assertIn("no-such-judge does not exist", d["output"])
 
@@ -317,8 +334,12 @@ class ARerunAfterRescoreWithOtherPointsSaysHowManyItRescored(Tmp):
         p = self.grade(subs, out, "--rescore", "--points-dir", points)
         self.assertIn("2 re-scored", p.stdout)
         self.assertNotEqual(read_csv(out / "results.csv"), before)
-        p = self.grade(subs, out)                    # the course's points again: every score changes back
-        self.assertIn("0 unchanged and reused, 2 re-scored", p.stdout, p.stdout)
+        after = read_csv(out / "results.csv")
+        p = self.grade(subs, out)                    # no --points-dir: the table kept in OUT, nothing changes
+        self.assertIn("2 unchanged and reused, 0 re-scored", p.stdout, p.stdout)
+        self.assertEqual(read_csv(out / "results.csv"), after)
+        p = self.grade(subs, out, "--rescore")       # the course's points again: every score changes back
+        self.assertIn("2 re-scored", p.stdout)
         self.assertEqual(read_csv(out / "results.csv"), before)
         p = self.grade(subs, out)
         self.assertIn("2 unchanged and reused, 0 re-scored", p.stdout)

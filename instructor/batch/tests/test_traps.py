@@ -8,8 +8,8 @@ shape that sets it off, graded by instructor/batch/grade-class with the TEST DOU
   the grader does not recognise is named in the gradebook;
 - LmsExports: Moodle folders, Blackboard's files and receipts, Canvas's files, folders named by
   login or by name with a roster: each LMS file has one row per student and its ID columns;
-- Rescoring: a weight change re-scores the stored verdicts without running the judge, and the
-  LMS column's points possible does not move;
+- Rescoring: a weight change is refused without --rescore, which re-scores the stored verdicts
+  without running the judge, and the LMS column's points possible does not move;
 - Feedback: a hang's message leads with its cause; a stub's HTML keeps one picture per lab and
   every drawing as text (it was 930 KB for labs 04 and 05), a compiler's flood is cut;
 - Packaging: the PrairieLearn image commands of instructor/platforms/prairielearn/README.md run as
@@ -227,8 +227,8 @@ class Archives(Export):
     def test_unsafe_archives_are_refused_by_name_and_earn_nothing(self):
         for student, why in (("bomb", "more than 64 MiB"), ("dotdot", "climbs out"),
                              ("absolute", "absolute path"), ("ziplink", "link"), ("tarlink", "link")):
-            with self.subTest(student):
-                self.assertEqual(float(self.rows[student]["points"]), 0)
+            with self.subTest(student):     # not judged (issue 46): no number, never a 0
+                self.assertEqual((self.rows[student]["points"], self.rows[student]["complete"]), ("", "not judged"))
                 note = self.book[student]["not judged"]
                 self.assertIn("was not unpacked", note)
                 self.assertIn(why, note)
@@ -242,7 +242,7 @@ class Archives(Export):
         note = self.book["unknown"]["not judged"]
         self.assertIn("kernel.rar", note)
         self.assertIn("report.pdf", note)
-        self.assertEqual(float(self.rows["unknown"]["points"]), 0)
+        self.assertEqual((self.rows["unknown"]["points"], self.rows["unknown"]["complete"]), ("", "not judged"))
         self.assertIn("kernel.rar", self.rows["unknown"]["not judged"])
 
     def test_with_every_lab_an_upload_named_after_a_lab_is_that_labs(self):
@@ -434,7 +434,12 @@ class Rescoring(Export):
         grades_before = self.calls.read_text().split().count("grade")
         self.assertEqual(grades_before, 2)
         w = self.set_weight("predictions", WEIGHTS["predictions"] * 3)
+        book_before = (self.out / "gradebook.csv").read_text()
         r = grade_class(self.subs, self.out, "--points-dir", self.points, judge=self.judge)
+        self.assertEqual(r.returncode, 2, r.stderr)     # another table for a lab already scored: refused
+        self.assertIn("--rescore", r.stderr)
+        self.assertEqual((self.out / "gradebook.csv").read_text(), book_before)
+        r = grade_class(self.subs, self.out, "--points-dir", self.points, "--rescore", judge=self.judge)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.calls.read_text().split().count("grade"), grades_before)   # no submission judged
         self.assertIn("2 re-scored", r.stdout)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from banklab.grading import grading as bg        # noqa: E402
 from banklab.lab import variants as bv            # noqa: E402
-from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, read_csv  # noqa: E402,F401
+from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
+from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
 
 LAB = "05"
 COUNT = bv.read(bg.bl.find_labs(ROOT)[LAB]).count
@@ -66,9 +67,9 @@ class Tmp(unittest.TestCase):
             (subs / rel).write_text(text)
         return subs
 
-    def grade(self, subs: Path, out: str, *args, seed_env: str | None = None):
+    def grade(self, subs: Path, out: str, *args, seed_env: str | None = None, env: dict | None = None):
         """grade-class over `subs` with the test double; $BANKLAB_COURSE_SEED is `seed_env` (unset: None)."""
-        env = dict(os.environ, FAKE_JUDGE_ENV_LOG=str(self.log))
+        env = dict(env or os.environ, FAKE_JUDGE_ENV_LOG=str(self.log))
         env.pop("BANKLAB_COURSE_SEED", None)
         if seed_env is not None:
             env["BANKLAB_COURSE_SEED"] = seed_env
@@ -135,6 +136,18 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         self.assertEqual(judged(self.log), {})                               # no judge ran
         self.assertIn("no login: pass --roster", p.stderr)
 
+    def test_on_slurm_a_submission_known_not_gradable_is_never_sent_to_the_cluster(self):
+        seed = seed_parting("carol", "adamsalice")
+        subs = self.files("mixed", {"adamsalice_101_9001_kernel.cu": "// FAKE-JUDGE: solved\n",
+                                    "carol/kernel.cu": "// FAKE-JUDGE: solved carol\n"})
+        env = fake_slurm_env(self.tmp)
+        p = self.grade(subs, "slurm", "--course-seed", seed, "--engine", "slurm", "--slurm-poll", "0.5", env=env)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("no login: pass --roster", p.stderr)                 # Canvas's id alone: not graded
+        self.assertRegex(p.stdout, r"slurm: submitted job \d+: 1 submission\(s\)")   # carol's only
+        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "carol", seed, COUNT))])
+        self.assertEqual(int((self.tmp / "slurm-state" / "next-job").read_text()), 1001)   # one sbatch
+
 
 class AnUnknownIdentityWithASeedIsNotGraded(Tmp):
     def test_a_proposed_identity_is_not_graded_until_confirmed_then_graded_as_its_login(self):
@@ -152,7 +165,10 @@ class AnUnknownIdentityWithASeedIsNotGraded(Tmp):
         self.assertEqual((book[lab_col], book[f"lab{LAB} complete"], book[f"lab{LAB} variant"]),
                          ("", "not graded", "unknown"))
         self.assertIn("only proposed", book["not judged"])
-        self.assertIn(f"--identities {out / 'identities.csv'}", book["not judged"])
+        self.assertIn("--identities out/identities.csv", book["not judged"])      # the folder by its name
+        for kept in (book["not judged"], (out / "feedback" / "ali.md").read_text(),
+                     (out / "results" / "ali" / f"lab{LAB}.json").read_text()):
+            self.assertNotIn(str(self.tmp), kept)                 # never the instructor's absolute path
         why = read_csv(out / "not-graded.csv")[0]
         self.assertEqual((why["student"], why["status"]), ("ali", "not graded"))
         lms = read_csv(out / "lms.csv")
@@ -187,7 +203,10 @@ class PlatformsPassTheRightVariant(Tmp):
                             "--judge", str(FAKE), *map(str, args)], capture_output=True, text=True, timeout=300,
                            env=env)
         self.assertNotIn("Traceback", p.stderr)
-        return p, json.loads((root / "results" / "results.json").read_text())
+        f = root / "results" / "results.json"
+        if platform == "gradescope" and not f.exists():     # not graded: no results.json, the run fails
+            f = root / "results" / GRADESCOPE_NOT_GRADED_FILE
+        return p, json.loads(f.read_text())
 
     def gradescope_root(self, name: str, users) -> Path:
         root = self.tmp / name
@@ -247,6 +266,7 @@ class PlatformsPassTheRightVariant(Tmp):
         p, d = self.platform("gradescope", self.gradescope_root("nobody", None), "--course-seed", seed)
         self.assertEqual(p.returncode, 4, p.stderr)
         self.assertNotIn("score", d)                                          # Gradescope shows no 0
+        self.assertFalse((self.tmp / "nobody" / "results" / "results.json").exists())   # a failed run
         self.assertIn("cannot be known", d["output"])
         self.assertEqual(judged(self.log), {})
 
@@ -273,7 +293,8 @@ class PlatformsPassTheRightVariant(Tmp):
             with self.subTest(params=name):
                 p, d = self.platform("prairielearn", self.pl_root(name, params))
                 self.assertEqual(p.returncode, 4, p.stderr)
-                self.assertIs(d["succeeded"], False)                          # no score recorded
+                self.assertIs(d["gradable"], False)            # no score recorded, no attempt counted
+                self.assertNotIn("score", d)
                 self.assertIn("banklab_variant", d["message"])
         self.assertEqual(judged(self.log), {})
 

@@ -63,6 +63,7 @@ ROOT = HERE.parents[2]
 from banklab.files import load_file   # noqa: E402
 mz = load_file(ROOT / "grader" / "selftest" / "materialize.py")
 from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 _terminal = load_file(ROOT / "grader" / "tests" / "test_terminal.py")
 make_controlling_terminal, waiting_input = _terminal.make_controlling_terminal, _terminal.waiting_input
 
@@ -382,7 +383,10 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                           "bash", entry])
             text = r.stdout + r.stderr
             rj = root / "results" / "results.json"
-            self.assertTrue(rj.is_file(), f"{platform} wrote no results.json (exit {r.returncode}):\n{text[-3000:]}")
+            if refused and platform == "gradescope":    # no results.json: Gradescope shows the run as failed
+                self.assertFalse(rj.exists(), "a refusal on Gradescope writes no results.json (it would be a 0)")
+                rj = root / "results" / GRADESCOPE_NOT_GRADED_FILE
+            self.assertTrue(rj.is_file(), f"{platform} wrote no {rj.name} (exit {r.returncode}):\n{text[-3000:]}")
             d = json.loads(rj.read_text())
             if refused:
                 self.assertEqual(r.returncode, 3, text)
@@ -393,7 +397,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 if platform == "gradescope":
                     self.assertTrue(d["extra_data"]["banklab_refused"])
                 else:
-                    self.assertIs(d["succeeded"], False)
+                    self.assertIs(d["gradable"], False)        # no score, the attempt not counted
                 continue
             self.assertEqual(r.returncode, 0, text[-3000:])
             if cell.who == "root":       # the adapter made its folders root's alone before grading
@@ -488,7 +492,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
 
     def test_each_platform_writes_that_grading_cannot_run_here(self):
         for platform, sub, check in (("gradescope", "submission", lambda d: d["extra_data"]["banklab_refused"]),
-                                     ("prairielearn", "student", lambda d: d["succeeded"] is False)):
+                                     ("prairielearn", "student", lambda d: d["gradable"] is False)):
             with self.subTest(platform):
                 root = self.tmp / platform
                 (root / sub).mkdir(parents=True)
@@ -497,7 +501,11 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
                                     "--root", str(root), "--lab", "05", "--judge", str(FAKE)],
                                    env=self.env, capture_output=True, text=True, timeout=300)
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-                d = json.loads((root / "results" / "results.json").read_text())
+                rj = root / "results" / "results.json"
+                if platform == "gradescope":           # no results.json: the run shows as failed, not a 0
+                    self.assertFalse(rj.exists())
+                    rj = root / "results" / GRADESCOPE_NOT_GRADED_FILE
+                d = json.loads(rj.read_text())
                 self.assertTrue(check(d), d)
                 self.assertNotIn("score", d, "a refusal is no grade, not a 0")
                 self.assertEqual(d["tests"], [])

@@ -20,8 +20,9 @@ from pathlib import Path
 
 # Canvas "download submissions": name[_LATE]_userid_submissionid_filename. `name` is the student's
 # name squashed (last name then first name, lower case: "adamsalice"), NEVER a login; the user id
-# is Canvas's "ID" column. The file name may carry -1, -2 on resubmission.
-CANVAS_RE = re.compile(r"^(?P<name>[^_]+)(?:_LATE)?_(?P<id>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+# is Canvas's "ID" column. The file name may carry -1, -2 on resubmission; _LATE marks a
+# submission Canvas counts late (kept: the identity's `late`, shown in the gradebook and feedback).
+CANVAS_RE = re.compile(r"^(?P<name>[^_]+)(?P<late>_LATE)?_(?P<id>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 # Moodle's folders: "Full Name_participantid_assignsubmission_file_" (one per submission plugin:
 # _file_, _onlinetext_). The number is the assignment's participant id, the "Identifier" of
 # Moodle's grading worksheet ("Participant 123456"), not the user's id.
@@ -101,6 +102,7 @@ def parse_export(subs: Path) -> list[ExportEntry]:
     entries = sorted(d for d in subs.iterdir() if not d.name.startswith(".") and not d.is_symlink())
     bb, latest, bb_names = _blackboard(entries)
     canvas_names: dict[str, str] = {}
+    late: set[str] = set()                          # Canvas ids whose submission is marked _LATE
     for d in entries:
         if d.is_dir():
             m = MOODLE_RE.match(d.name)
@@ -120,6 +122,8 @@ def parse_export(subs: Path) -> list[ExportEntry]:
         elif d.is_file() and (cv := CANVAS_RE.match(d.name)):
             shown[d] = cv.group("file")
             canvas_names.setdefault(cv.group("id"), cv.group("name"))
+            if cv.group("late"):
+                late.add(cv.group("id"))
             flat.setdefault(("canvas", canvas_names[cv.group("id")], cv.group("id")), []).append(d)
         elif d.is_file():
             flat.setdefault(("file", d.stem, ""), []).append(d)
@@ -132,6 +136,8 @@ def parse_export(subs: Path) -> list[ExportEntry]:
         lms = {"source": kind}
         if kind == "canvas":
             lms.update(id=ident)                      # `who` is a squashed name: never a login
+            if ident in late:
+                lms["late"] = True
         elif kind == "moodle":
             lms.update(id=ident, name=who)
         elif kind == "blackboard":
@@ -231,6 +237,55 @@ def match_roster(student: str, lms: dict, roster: list[dict] | None,
     return merged
 
 
+def roster_name(ids: dict, student: str) -> str:
+    """The student's name as the roster writes it ("Alice Adams"), where their identity came from
+    the roster row with the export's id or a confirmed row, and it is not their name already
+    (Canvas's files carry a squashed "adamsalice"); "" otherwise (never a proposal's)."""
+    who = identity_of(ids, student)
+    name = str(who.get("name") or "")
+    return name if (who.get("roster") or who.get("confirmed")) and name and name != student else ""
+
+
+def late_labs(saved: dict, student: str) -> set[str]:
+    """The labs whose submission the LMS marked late (Canvas's _LATE), from the identity saved with
+    each of the student's results (`saved`: {(student, lab): identity})."""
+    return {lab for (st, lab), who in saved.items() if st == student and isinstance(who, dict) and who.get("late")}
+
+
+def _keys_of_row(row: dict) -> set[tuple[str, str]]:
+    return {k for k in (("participant", row.get("participant", "")), ("id", row.get("id", "")),
+                        ("sis_id", row.get("sis_id", "")), ("login", row.get("login", "").lower()),
+                        ("name", row.get("name", "").lower())) if k[1]}
+
+
+def _keys_of_student(student: str, lms: dict) -> set[tuple[str, str]]:
+    keys = {("name", student.lower())}
+    for who in (lms, lms.get("proposed") or {}):
+        if who.get("id"):
+            keys.add(("participant" if who.get("source") == "moodle" else "id", who["id"]))
+        keys |= {(k, str(who[k]).lower() if k in ("login", "name") else who[k])
+                 for k in ("sis_id", "login", "name") if who.get(k)}
+    return keys
+
+
+def absent_from_export(roster: list[dict], students: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The roster's students who handed in nothing: the rows (read_roster) that no student of the
+    export is (by the export's id, a proposed or confirmed match, or the name), each as (the
+    roster's name, an identity from its own row: the LMS's own ids, so that each import file has
+    their row, its score blank). `students`: (name, identity) of the export's students."""
+    seen = set().union(*(_keys_of_student(st, lms) for st, lms in students)) if students else set()
+    out, names = [], {st.lower() for st, _ in students}
+    for row in roster:
+        if not row.get("name") or row["name"].lower() in names or _keys_of_row(row) & seen:
+            continue
+        src = "moodle" if row.get("participant") else "roster"
+        who = {k: row[k] for k in ID_KEYS if row.get(k) and not (k == "id" and src == "moodle")}
+        who.update(source=src, roster=True, **({"id": row["participant"]} if src == "moodle" else {}))
+        names.add(row["name"].lower())
+        out.append((row["name"], who))
+    return out
+
+
 # --------------------------------------------------------------------------- the import files' cells
 
 def identity_of(ids: dict, student: str) -> dict:
@@ -266,6 +321,24 @@ def refuse_shared(ids: dict, students) -> list[str]:
             keep = {k: x for k, x in (v.items() if isinstance(v, dict) else []) if k in ("source", "name")}
             ids[st] = dict(keep, refused=f"same {what} as another student")
     return clashes
+
+
+def lab_identities(ids: dict, saved: dict, lab: str, students) -> dict[str, dict]:
+    """Each student's identity in lab `lab`'s Moodle worksheet. Moodle numbers participants per
+    assignment (a student is "Participant 2000101" in one lab's assignment and another number in
+    the next one's), so a lab's worksheet writes the participant id that lab's export carried: the
+    one saved with the student's result for the lab (`saved`: {(student, lab): identity}), else
+    this run's (`ids`). A student whose identity this run refused writes none, and two students
+    with one participant id in the lab both lose it (refuse_shared)."""
+    res = {}
+    for st in sorted(set(students)):
+        who = identity_of(ids, st)
+        kept = saved.get((st, lab))
+        if not who.get("refused") and isinstance(kept, dict) and kept.get("source") == "moodle" and kept.get("id"):
+            who = identity_of({st: kept}, st)
+        res[st] = who
+    refuse_shared(res, list(res))
+    return res
 
 
 IDENTITY_HEADER = ["student", "source", "ID", "SIS User ID", "login", "name", "status", "basis", "confirm"]
@@ -326,11 +399,27 @@ IMPORT_FILES = (
 )
 
 
-def check_import_files(out: Path) -> list[str]:
+def lms_of_run(ids: dict, roster: list[dict] | None) -> set[str]:
+    """The LMSs ("Canvas", "Moodle", "Blackboard") whose export or roster a run read: the sources of
+    its students' identities, and the kind of its roster (Moodle's worksheet has participant ids,
+    Canvas's gradebook its IDs, Blackboard's its usernames alone). Empty: no LMS was seen (folders)."""
+    names = {"canvas": "Canvas", "moodle": "Moodle", "blackboard": "Blackboard"}
+    used = {names[v["source"]] for v in ids.values() if isinstance(v, dict) and v.get("source") in names}
+    for row in roster or []:
+        used.add("Moodle" if row.get("participant") else "Canvas" if row.get("id") else
+                 "Blackboard" if row.get("login") else "")
+    return used - {""}
+
+
+def check_import_files(out: Path, lms_used: set[str] | None = None) -> list[str]:
     """A warning (with its fix) for each import file in `out` with a row whose ID columns are all
-    empty: that LMS cannot match the row."""
+    empty: that LMS cannot match the row. Only for the LMSs in `lms_used` (lms_of_run: those whose
+    export or roster the run read) where it names any: a Canvas course is not told that every row
+    of the Moodle file has no participant id; with none (folders) every file is checked."""
     warnings = []
     for pattern, cols, lms, fix in IMPORT_FILES:
+        if lms_used and lms not in lms_used:
+            continue
         for path in sorted(out.glob(pattern)):
             with open(path, newline="", encoding="utf-8") as f:
                 rows = [r for r in csv.DictReader(f) if "points possible" not in " ".join(r.values()).lower()]

@@ -4,9 +4,12 @@ that is not graded (banklab_status) is never a score on any of them. Standard li
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from banklab.grading import cleantext as ct   # text a student chose, in Markdown (issue 45)
+from banklab.grading import status as bs
 from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
                                     lab_points as _lab_points, tests_named as _names, total_points as _total_points)
@@ -74,8 +77,9 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
     visibility overrides it) is "after_published", so that their points cannot be read off the
     score before the grades are published. A build failure is one test with the compiler's
     message, not one per test; tests not judged (no GPU here) are one line worth 0 of 0 that says
-    so, never a failed 0/N. A submission not graded (a fault: banklab_status) gets no score at
-    all: Gradescope then shows the autograder as failed, never a 0 (grade-platform exits non-zero)."""
+    so, never a failed 0/N. A submission not graded (a fault: banklab_status) gets no score and no
+    tests: write_gradescope() then writes no results.json at all (a results.json without a score is
+    a 0, the sum of no tests), so that Gradescope shows the autograder as failed."""
     ng = not_graded_lines(results)
     if ng:
         return {"output": "Not graded (this is not a grade and not a zero; the grading machine could not "
@@ -114,11 +118,35 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
             "tests": tests}
 
 
+#: Gradescope: where a run that is no grade says why, beside results.json (Gradescope reads only
+#: results.json; the instructor sees this run's stdout, which repeats it).
+GRADESCOPE_NOT_GRADED_FILE = "not-graded.json"
+
+
+def write_gradescope(folder: Path, data: dict) -> Path:
+    """Write gradescope_results()'s `data` (or a refusal) in Gradescope's results folder; returns the
+    file written. Gradescope's specification (gradescope-autograders.readthedocs.io, "Autograder
+    Specifications"): the top-level `score` is optional, and without it the total is the sum of the
+    tests' scores, so a file with neither is a 0. A run without a valid results.json is shown as
+    failed ("The autograder failed to execute correctly", its "Troubleshooting" page). So data
+    without a score (not graded, refused) is written as GRADESCOPE_NOT_GRADED_FILE and no
+    results.json is left in the folder: the run shows as failed, never a 0."""
+    folder.mkdir(parents=True, exist_ok=True)
+    graded = "score" in data
+    name, other = ("results.json", GRADESCOPE_NOT_GRADED_FILE) if graded else (GRADESCOPE_NOT_GRADED_FILE, "results.json")
+    (folder / other).unlink(missing_ok=True)
+    (folder / name).write_text(json.dumps(data, indent=1) + "\n")
+    return folder / name
+
+
 def prairielearn_results(results: list[LabResult]) -> dict:
     """PrairieLearn external grader results.json: gradable, score in [0, 1], tests[] of name,
     points, max_points, message, output. A submission that did not build, or that holds no kernel,
     is `gradable: false` with `format_errors`: PrairieLearn then shows the errors and the attempt
-    is not counted against the student."""
+    is not counted against the student. A submission not graded (a fault) is `gradable: false`
+    too, with no score: PrairieLearn sets the score to 0 wherever the course's `succeeded` is false
+    and counts the attempt unless `gradable` is false (processGradingResult,
+    apps/prairielearn/src/lib/externalGrader.ts; docs/externalGrading.md, "Grading results")."""
     def format_error(r: LabResult) -> str:
         if build_failure(r):
             return f"lab {r.lab}: your kernel did not compile:\n{build_failure(r)}"
@@ -126,9 +154,9 @@ def prairielearn_results(results: list[LabResult]) -> dict:
             return f"lab {r.lab}: {r.judge_note}"
         return ""
     ng = not_graded_lines(results)
-    if ng:       # a fault: the grading job did not succeed; PrairieLearn records no score
-        msg = "not graded (the grading machine could not judge this submission; not a zero): " + "; ".join(ng)
-        return {"succeeded": False, "gradable": True, "message": msg, "output": msg, "tests": []}
+    if ng:       # a fault: not gradable, so PrairieLearn awards and takes nothing and counts no attempt
+        return not_gradable_result("not graded (the grading machine could not judge this submission; "
+                                   "not a zero): " + "; ".join(ng))
     errors = [format_error(r) for r in results if format_error(r)]
     # Not gradable when nothing could be judged (a PrairieLearn question is one lab: its compile
     # error, or a missing kernel); a lab that built in a multi-lab submission keeps it gradable.
@@ -151,9 +179,20 @@ def prairielearn_results(results: list[LabResult]) -> dict:
             "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests, "message": msg}
 
 
+def not_gradable_result(msg: str) -> dict:
+    """PrairieLearn's results.json for a submission the grader could not judge (a fault, a grader
+    that cannot run there): `gradable: false`, the reason in `format_errors` and `message`, no score
+    (`succeeded: false` says the grading itself failed; with `gradable: false` it records nothing)."""
+    return {"succeeded": False, "gradable": False, "format_errors": [msg], "message": msg, "output": msg,
+            "tests": []}
+
+
 def github_summary(results: list[LabResult]) -> str:
     md = ["## banklab: points", "", "| lab | points | complete | failed tests |", "| --- | --- | --- | --- |"]
     for r in sorted(results, key=lambda r: r.lab):
+        if bs.not_judged(r):       # nothing gradable handed in: its tests never ran (no 0, no failed test)
+            md.append(f"| {r.lab} | not judged | not judged: {ct.md_text(bs.not_judged(r))} | none |")
+            continue
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
         md.append(f"| {r.lab} | {_lab_points(r).removesuffix(' points')} | "
                   f"{'yes' if r.complete else ('NO: ' + ct.md_text(r.not_graded)) if r.not_graded else 'no: GPU tier not judged'}"
@@ -161,7 +200,7 @@ def github_summary(results: list[LabResult]) -> str:
     md += ["", f"**Total: {_total_points(results)}**", "",
            "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]
     for r in sorted(results, key=lambda r: r.lab):
-        for msg, vs in failure_groups(r):
+        for msg, vs in ([] if bs.not_judged(r) else failure_groups(r)):
             if vs[0].status != "failed":
                 continue
             md += [f"<details><summary>lab {r.lab} {_names(vs)}</summary>", "",

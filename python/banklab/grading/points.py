@@ -217,3 +217,55 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
     if table.lab != lab:
         raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
     return table
+
+
+# --------------------------------------------------------------------------- the tables a grading kept
+
+#: Where grade-class keeps, in its --out, the points table it scored each lab with (labNN.json):
+#: a later run scores that lab with it again, whatever --points-dir says, unless it says --rescore.
+KEPT_DIR = "points"
+
+
+def keep_table(out: Path, table: PointsTable) -> None:
+    """OUT/points/labNN.json: the table lab NN's results in OUT are scored with."""
+    (out / KEPT_DIR).mkdir(parents=True, exist_ok=True)
+    (out / KEPT_DIR / f"lab{table.lab}.json").write_text(json.dumps(dataclasses.asdict(table), indent=1) + "\n")
+
+
+def kept_table(out: Path, lab: str) -> PointsTable | None:
+    """The table kept for lab `lab` in OUT (None where none is); ValueError where it does not read."""
+    path = out / KEPT_DIR / f"lab{lab}.json"
+    if not path.is_file():
+        return None
+    try:
+        d = json.loads(path.read_text())
+        t = PointsTable(str(d["lab"]), [Group(**g) for g in d["groups"]], dict(d["tests"]), d["path"], d["digest"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path} (the points table lab {lab} was scored with) does not read ({e}): "
+                         f"remove it and re-score with --rescore") from e
+    if t.lab != lab:
+        raise ValueError(f"{path} is lab {t.lab}'s table, not lab {lab}'s")
+    return t
+
+
+def choose_tables(out: Path, fresh: dict[str, PointsTable], given: bool,
+                  rescore: bool) -> tuple[dict[str, PointsTable], list[str], list[str]]:
+    """The table each lab of a grade-class run scores with. `fresh`: the tables the run reads (the
+    course's, or --points-dir's where `given`). A lab with a table kept in OUT (keep_table) keeps
+    it unless the run says --rescore (`rescore`), which scores it with the fresh one; a run that
+    gives --points-dir with another table for a kept lab, without --rescore, is refused. Returns
+    (the tables, the labs whose table differs from the kept one, a note for each lab that keeps its
+    table while the course's differs)."""
+    tables, changed, notes = {}, [], []
+    for lab, table in fresh.items():
+        kept = kept_table(out, lab)
+        if kept is None or kept.digest == table.digest:
+            tables[lab] = table
+            continue
+        changed.append(lab)
+        tables[lab] = table if (rescore or given) else kept
+        if not rescore and not given:
+            notes.append(f"lab {lab} is scored with the table its results were scored with ({kept.path}, kept in "
+                         f"{out / KEPT_DIR / f'lab{lab}.json'}), not with the course's current one ({table.path}); "
+                         "to re-score with the course's: add --rescore")
+    return tables, (changed if (rescore or given) else []), notes

@@ -27,7 +27,8 @@ from banklab.grading.wording import (  # noqa: F401
 # The platform files (JUnit, Gradescope, PrairieLearn, GitHub): banklab/grading/platforms.py;
 # br.gradescope_results() and friends resolve here too.
 from banklab.grading.platforms import (  # noqa: F401
-    build_failure, github_summary, gradescope_results, junit_xml, not_graded_lines, prairielearn_results)
+    GRADESCOPE_NOT_GRADED_FILE, build_failure, github_summary, gradescope_results, junit_xml, not_gradable_result,
+    not_graded_lines, prairielearn_results, write_gradescope)
 
 
 # --------------------------------------------------------------------------- drawings
@@ -74,35 +75,50 @@ def problems_of(results: list[LabResult]) -> str:
                      + [f"lab {r.lab}: {r.kept_work}" for r in rs if r.kept_work])
 
 
-def write_gradebook(results: list[LabResult], path: Path) -> None:
+def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None = None,
+                    names: dict[str, str] | None = None) -> None:
     """One row per student, a column per lab (its points), one saying whether that lab's grade is
     complete (every test judged, GPU tier included), the total, the incomplete labs, and what
-    could not be judged and why (an unrecognised upload is named there, never a silent 0).
+    could not be judged and why (an unrecognised upload is named there, never a silent 0); a
+    column "labNN late" where the LMS marked a submission of the lab late (`lab_ids`: the identity
+    saved with each result, banklab_identity.late_labs); a column "name" where the roster names a
+    student otherwise than the export does (`names`: banklab_identity.roster_name).
     Student names are verbatim (a name that a spreadsheet would run is quoted: csv_cell())."""
     labs, by = by_student(results)
     varied = {r.lab for r in results if r.variant is not None or _variant_unknown(r)}
-    head = ["student"]
+    late = {st: late_labs(lab_ids or {}, st) for st in by}
+    marked = set().union(*late.values()) if late else set()
+    named = {st: (names or {}).get(st, "") for st in by}
+    head = ["student"] + (["name"] if any(named.values()) else [])
     for lab in labs:
         mx = max(r.max_points for r in results if r.lab == lab)
         head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"] + ([f"lab{lab} variant"] if lab in varied else [])
+        head += [f"lab{lab} late"] if lab in marked else []
     rows = []
     for student in sorted(by):
         row, total, inc = [student], 0.0, []      # total: None once a lab is not graded
+        row += [named[student]] if any(named.values()) else []
         for lab in labs:
             r = by[student].get(lab)
             if r is None:
-                row += ["", ""] + ([""] if lab in varied else [])
+                row += ["", ""] + ([""] if lab in varied else []) + ([""] if lab in marked else [])
                 continue
             if r.not_graded:        # no number: the lab's cell is blank, the last column says why
                 row += ["", "not graded"]
                 total = None
+            elif bs.not_judged(r):  # nothing gradable handed in: no number, not complete, not in the total
+                row += ["", "not judged"]
             else:
                 total = None if total is None else total + r.points
                 row += [r.points, r.complete]
             if lab in varied:       # the student's variant graded ("unknown": not graded, see why)
                 row.append("unknown" if _variant_unknown(r) else "" if r.variant is None else r.variant)
-            if not r.complete:
+            if lab in marked:       # the LMS's own late marker (Canvas's _LATE), kept as it said
+                row.append("late" if lab in late[student] else "")
+            if not r.complete or bs.not_judged(r):
                 inc.append(lab)
+        if all(bs.not_judged(r) for r in by[student].values()):
+            total = None            # nothing of theirs was judged: no total (not a 0)
         rows.append(row + ["" if total is None else round(total, 3), " ".join(inc),
                            problems_of(list(by[student].values()))])
     write_csv(path, head + ["total", "incomplete labs", "not judged"], rows)
@@ -126,8 +142,9 @@ def variant_line(r: LabResult) -> str:
 def write_results_csv(results: list[LabResult], path: Path) -> None:
     """One row per (student, lab) graded: the long form, with the failed tests."""
     write_csv(path, ["student", "lab", "points", "max", "complete", "failed_tests", "not judged"],
-              ([r.student, r.lab, "" if r.not_graded else r.points, r.max_points,
-                "not graded" if r.not_graded else r.complete, ";".join(v.test for v in r.failed),
+              ([r.student, r.lab, "" if r.not_graded or bs.not_judged(r) else r.points, r.max_points,
+                "not graded" if r.not_graded else "not judged" if bs.not_judged(r) else r.complete,
+                "" if bs.not_judged(r) else ";".join(v.test for v in r.failed),
                 f"not graded: {r.not_graded}" if r.not_graded else (r.judge_note if not r.source else "")]
                for r in sorted(results, key=lambda r: (r.student, r.lab))))
 
@@ -154,7 +171,7 @@ def lms_score(r: LabResult, points_possible: float) -> float | str:
 
 
 # Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
-from banklab.grading.identity import identity_of as _identity, login_of as _login   # noqa: E402
+from banklab.grading.identity import identity_of as _identity, lab_identities, late_labs, login_of as _login   # noqa: E402
 
 
 def _split_name(full: str) -> tuple[str, str]:
@@ -163,7 +180,7 @@ def _split_name(full: str) -> tuple[str, str]:
 
 
 def write_lms_files(results: list[LabResult], ids: dict, out: Path,
-                    points_possible: float = LMS_POINTS) -> list[Path]:
+                    points_possible: float = LMS_POINTS, lab_ids: dict | None = None) -> list[Path]:
     """The files each LMS imports as they are, every lab out of `points_possible`:
     - lms.csv, Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a
       "Points Possible" row, a column per lab (a new name makes a new assignment of those points);
@@ -174,7 +191,8 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
     `ids`: each student's identity (banklab_identity.match_roster: the export's own ids, completed
-    from the roster row with the same id). A student without one in a file is still written, with
+    from the roster row with the same id); `lab_ids`: {(student, lab): identity} saved with each
+    result, whose Moodle participant id is that lab's (banklab_identity.lab_identities). A student without one in a file is still written, with
     empty ID cells, and grade-class warns of each such file (banklab_identity.check_import_files).
     A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
     ambiguous and missing; grade-class prints how many (banklab_status.report)."""
@@ -193,10 +211,9 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
     when = time.strftime("%Y-%m-%d %H:%M:%S")
     for lab in labs:
         mrows = []
-        for st in sorted(by):
-            if lab not in by[st]:
-                continue
-            who = _identity(ids, st)
+        in_lab = lab_identities(ids, lab_ids or {}, lab, [st for st in by if lab in by[st]])
+        for st in sorted(in_lab):
+            who = in_lab[st]
             pid = who.get("id", "") if who.get("source") == "moodle" else ""
             mrows.append([f"Participant {pid}" if pid else "", who.get("name") or st, score(st, lab),
                           points_possible, when])
@@ -270,16 +287,40 @@ def upload_line(r: LabResult) -> str:
     return f"File graded: {shown}." + (f" Handed in and not graded: {', '.join(ign)}." if ign else "")
 
 
-def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> str:
-    out = [f"# Feedback for {ct.md_text(student)}", ""]
+#: The feedback's line for a submission the LMS marked late (the grade is not changed by it).
+LATE_LINE = "Handed in late: the LMS marks this submission late (its points are not changed by that here)."
+
+
+def _lab_heading(r: LabResult) -> str:
+    """A lab's points in the feedback: "not judged" where nothing gradable was handed in (its tests
+    never ran: no 0 and no FAILED line), else wording's."""
+    if bs.not_judged(r):
+        return f"not judged (nothing gradable was handed in; {fmt_points(r.max_points)} points possible)"
+    return _lab_points(r)
+
+
+def _total_heading(results: list[LabResult]) -> str:
+    if results and all(bs.not_judged(r) for r in results):
+        return "not judged: nothing gradable was handed in"
+    return _total_points(results)
+
+
+def feedback_markdown(student: str, results: list[LabResult], ex: Explainer, late: set[str] = frozenset(),
+                      name: str = "") -> str:
+    """The student's feedback; `late`: the labs the LMS marked late (banklab_identity.late_labs);
+    `name`: the roster's name for them where it is not `student` (banklab_identity.roster_name)."""
+    out = [f"# Feedback for {ct.md_text(name or student)}", ""]
     drawn: set[str] = set()
-    out += [f"**Total: {_total_points(results)}**", ""]
+    out += [f"**Total: {_total_heading(results)}**", ""]
     for r in sorted(results, key=lambda r: r.lab):
-        out += [f"## Lab {r.lab}: {_lab_points(r)}", ""]
+        out += [f"## Lab {r.lab}: {_lab_heading(r)}", ""]
         out += [ct.md_text(upload_line(r)), ""] if upload_line(r) else []
+        out += [LATE_LINE, ""] if r.lab in late else []
         out += [variant_line(r), ""] if variant_line(r) else []
         if r.judge_note and not r.not_graded:
             out += [f"> Not judged: {ct.md_text(r.judge_note)}.", ""]
+        if bs.not_judged(r):            # no test ran: no table of FAILED tests
+            continue
         if not r.complete:
             out += [f"> {ct.md_text(r.incomplete_line())}", ""]
         out += ["| test | tier | result | points |", "| --- | --- | --- | --- |"]
@@ -305,8 +346,10 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer) -> 
     return "\n".join(out)
 
 
-def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
+def feedback_html(student: str, results: list[LabResult], ex: Explainer, late: set[str] = frozenset(),
+                  name: str = "") -> str:
     e = html.escape
+    student = name or student             # the heading and the title: the roster's name where it has one
     out = ["<!doctype html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>Feedback for {e(student)}</title>",
            "<style>body{font-family:sans-serif;max-width:60em;margin:auto}"
@@ -314,15 +357,18 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer) -> str:
            ".failed{color:#b00}.skipped{color:#666}pre{background:#f4f4f4;padding:6px;overflow:auto}"
            "</style></head><body>",
            f"<h1>Feedback for {e(student)}</h1>",
-           f"<p><strong>Total: {e(_total_points(results))}</strong></p>"]
+           f"<p><strong>Total: {e(_total_heading(results))}</strong></p>"]
     drawn: set[str] = set()
     for r in sorted(results, key=lambda r: r.lab):
         pictures = 0
-        out.append(f"<h2>Lab {e(r.lab)}: {e(_lab_points(r))}</h2>")
+        out.append(f"<h2>Lab {e(r.lab)}: {e(_lab_heading(r))}</h2>")
         out += [f"<p>{e(upload_line(r))}</p>"] if upload_line(r) else []
+        out += [f"<p>{e(LATE_LINE)}</p>"] if r.lab in late else []
         out += [f"<p>{e(variant_line(r))}</p>"] if variant_line(r) else []
         if r.judge_note and not r.not_graded:
             out.append(f"<p class=\"failed\">Not judged: {e(r.judge_note)}.</p>")
+        if bs.not_judged(r):            # no test ran: no table of FAILED tests
+            continue
         if not r.complete:
             out.append(f"<p class=\"skipped\"><strong>{e(r.incomplete_line())}</strong></p>")
         out.append("<table><tr><th>test</th><th>tier</th><th>result</th><th>points</th></tr>")
@@ -384,7 +430,7 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
                  median=statistics.median(pts) if pts else None, min=min(pts, default=None),
                  best=max(pts, default=None),
                  full_marks=sum(1 for r in rs if bs.has_number(r) and r.points >= r.max_points > 0),
-                 incomplete=sum(1 for r in rs if not r.complete), histogram=histogram(pts, mx))
+                 incomplete=sum(1 for r in rs if not r.complete or bs.not_judged(r)), histogram=histogram(pts, mx))
         data["labs"][lab] = d
         num = lambda x: "" if x is None else fmt_points(x)      # noqa: E731
         md.append(f"| {lab} | {d['submissions']} | {d['nothing_handed_in']} | {d['not_graded']} | {d['graded']} | "
@@ -403,7 +449,7 @@ def class_summary(results: list[LabResult], top: int = 10) -> tuple[str, dict]:
     data["most_failed"] = {}
     for lab in sorted(by_lab):
         fails = Counter(v.test for r in by_lab[lab] for v in r.failed)
-        inc = sum(1 for r in by_lab[lab] if not r.complete)
+        inc = sum(1 for r in by_lab[lab] if not r.complete or bs.not_judged(r))
         d = data["labs"][lab]
         md += [f"### Lab {lab} ({d['submissions']} submissions"
                + (f", {d['nothing_handed_in']} student(s) handed in nothing" if d["nothing_handed_in"] else "")

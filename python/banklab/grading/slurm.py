@@ -286,7 +286,7 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     bg.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
     # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
-    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"])
+    d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"], lms=item.get("lms") or {})
     br.write_json(Path(item["rfile"]), d)
 
 
@@ -343,7 +343,9 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     """Grade grade-class's `jobs` (student, lab, source, why, result file, cache key, ...) on
     Slurm. Returns how many got their result there in this run, and the jobs left to the local
     pool (those with nothing handed in: no judge runs for them). The results land in OUT/results/
-    as the local engine's do. Raises SlurmError (nothing submitted)."""
+    as the local engine's do; those known not gradable without a judge (a variant or identity that
+    cannot be known) are left to the local pool too, which writes them not graded at once. Raises
+    SlurmError (nothing submitted)."""
     out = out.resolve()
     ctx = {"out": out, "judge_id": judge_id, "argv": sys.argv[1:], "command": list(sys.argv), "cwd": os.getcwd(),
            "tables": tables,
@@ -352,12 +354,14 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
     _sbatch_flags(a, 1)                  # a flag the engine sets itself is refused before anything
     if a.slurm_shard < 1 or a.slurm_retries < 0 or a.slurm_throttle < 0:
         raise SlurmError("--slurm-shard must be >= 1, --slurm-retries and --slurm-throttle >= 0")
-    local = [j for j in jobs if j[2] is None]        # nothing handed in: no node is needed
+    # Nothing handed in, or known not gradable before any judge runs (the student's variant or
+    # identity cannot be known: assigned.Assignment.ungraded): no node is needed, never a task.
+    local = [j for j in jobs if j[2] is None or (len(j) > 6 and j[6] is not None and j[6].ungraded)]
     items = []
-    for j in (j for j in jobs if j[2] is not None):
+    for j in (j for j in jobs if j not in local):
         st, lab, src, why, rfile, key = j[:6]
         asg = j[6] if len(j) > 6 else None    # the student's variant (assigned.Assignment): the placeholders show it
-        items.append({"student": st.name, "lms_id": st.lms_id, "lab": lab, "src": str(Path(src).resolve()),
+        items.append({"student": st.name, "lms_id": st.lms_id, "lms": st.lms, "lab": lab, "src": str(Path(src).resolve()),
                       "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key,
                       "variant": asg.k if asg is not None and asg.count else None,
                       "variant_key": asg.key() if asg is not None else ""})

@@ -13,8 +13,11 @@ A grade leaves the tools only when it was judged. A result is one of:
   "not judged: pending"), counted and named on the terminal with the command that collects it,
   and grade-class exits PENDING_EXIT while any is left (NOT_GRADED_EXIT first where both are);
 - not judged: nothing gradable was handed in (no kernel, several candidates, an archive refused,
-  an upload the grader does not recognise): blank in every LMS import file, its reason in the
-  gradebook; a student who handed in nothing at all is counted apart from the submissions.
+  an upload the grader does not recognise; not_judged()): its tests never ran, so it is blank or
+  "not judged" in every output (the LMS import files, the terminal, the gradebook and results,
+  the feedback), never 0 or FAILED and never complete, its reason in the gradebook; a student who
+  handed in nothing at all (a roster's student with no upload too) is counted apart from the
+  submissions.
 Python 3 standard library.
 """
 
@@ -53,6 +56,16 @@ STATUS_FILE = "not-graded.csv"
 def nothing_handed_in(r: bg.LabResult) -> bool:
     """The student handed in nothing for this lab (no file at all, not a refused or unknown one)."""
     return not r.source and not r.not_graded and not bg.names_a_problem(r.judge_note or "")
+
+
+def not_judged(r: bg.LabResult) -> str:
+    """Why nothing of this lab was judged ("" when it was, or when it is not graded): nothing
+    gradable was handed in (no kernel, a PDF alone, several candidates, a refused archive). Its
+    tests never ran: every output shows it blank or "not judged", never 0 or FAILED, and it is
+    not a complete grade."""
+    if r.source or r.not_graded:
+        return ""
+    return r.judge_note or "nothing was handed in"
 
 
 def blank_reason(r: bg.LabResult) -> str:

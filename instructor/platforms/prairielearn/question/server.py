@@ -4,7 +4,7 @@
 # /grade/data/data.json and grades the submission as variant K), and the variant's numbers and
 # question texts that question.html shows; the file editor starts from kernel_vK.cu, the variant's
 # stub. The table below and the kernel_vK.cu files are written for a lab by
-#   python3 python/banklab_run.py -m banklab.release.prairielearn --lab NN OUT
+#   python3 python/banklab_run.py -m banklab.release.prairielearn --lab NN --image REGISTRY/NAME OUT
 # (python/banklab/release/prairielearn.py; as committed: lab 05's). No answer is in either.
 import hashlib
 
