@@ -5,7 +5,8 @@
 # valid alternatives; the course's generic cheats with lab 05).
 #   bash bench/device_cases.sh [LAB ...]          (default: 00 ... 07)
 #   Env: KINDS (run_cases --kind values, default "cheat alternative bad"), JUDGE (an existing judge),
-#   LIMIT (seconds for each lab's cases, default 420: what is not graded by then is not in its file).
+#   LIMIT (seconds for each lab's cases, default 420: what is not graded by then is not in its file),
+#   LAB_ONLY=1 (only the lab's own cases, solutions/NN_name/cases/, not the course's generic cheats).
 # Writes $OUT/cases_LAB.txt (run_cases' lines), $OUT/grades_LAB.txt (the solution's and the stub's
 # failed GPU tests), $OUT/summary.txt; exit 0 when every case is as expected.
 set -uo pipefail
@@ -34,7 +35,10 @@ print(f"{sys.argv[2]}: {len(gpu) - len(bad)} of {len(gpu)} GPU tests passed; not
 PY
     done
   } > "$out/grades_$lab.txt" 2>&1
-  timeout "${LIMIT:-420}" python3 -u grader/selftest/run_cases.py --judge "$J" --lab "$lab" "${kinds[@]}" --tier all \
+  local only=()
+  if [[ ${LAB_ONLY:-} == 1 ]]; then for c in solutions/"$dir"/cases/*/*.patch solutions/"$dir"/cases/*/*.cu; do
+    [[ -f $c ]] && only+=(--case "$c"); done; fi
+  timeout "${LIMIT:-420}" python3 -u grader/selftest/run_cases.py --judge "$J" --lab "$lab" "${kinds[@]}" "${only[@]}" --tier all \
     --gpu --skip-slow --work "$work/cases_$lab" > "$out/cases_$lab.txt" 2>&1
   [[ $? -eq 124 ]] && echo "NOT FINISHED: lab $lab's cases ran past ${LIMIT:-420} s" >> "$out/cases_$lab.txt"
 }
