@@ -19,25 +19,13 @@ import concurrent.futures as cf
 import json
 import os
 import runpy
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
-from banklab.grading import grading, points  # noqa: E402
+from banklab.grading import grading, invocation, points  # noqa: E402
 from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
-
-
-def expected_tests(judge: str, lab: str) -> list[tuple[str, str]]:
-    """The judge's list of the lab's tests, (name, tier), as grade-class reads it."""
-    out = subprocess.run([judge, "list", "--lab", lab], capture_output=True, text=True, check=True).stdout
-    rows = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) >= 3 and parts[0] == lab:
-            rows.append((parts[1], parts[2]))
-    return rows
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +44,7 @@ def main(argv: list[str]) -> int:
         if v is None or (a.labs and number not in [n.zfill(2) for n in a.labs]):
             continue
         table = points.load_points(ROOT, number)
-        expected = expected_tests(a.judge, number)
+        expected = invocation.list_tests(Path(a.judge), number)
         for k in range(v.count):
             for kind, text in (("solution", banklab_variants.solution(lab, k)), ("stub", banklab_variants.stub(lab, k))):
                 f = a.out / "files" / f"{number}_v{k}_{kind}.cu"

@@ -363,9 +363,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
       if (same_failure(res, c))
         return fault("the judge's sandbox could not run the compiler (" + c.failure + "): the same compile of the judge's "
                      "own known-good file failed the same way just now (" + c.said + ").");
-      checked = "(The judge compiled its own known-good file the same way just now, and it " +
-                (c.failure.empty() ? std::string("compiled") : "did not fail this way (" + c.failure + ")") +
-                ": this failure is your file's.)\n";
+      checked = control_says_yours(c, "compiled its own known-good file", "compiled") + "\n";
     }
     std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
     const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
@@ -453,9 +451,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     if (same_failure(p3, c))
       return fault("the judge's sandbox could not run your file's probe (" + c.failure + "): the judge's own known-good "
                    "file's probe failed the same way just now (" + c.said + ").");
-    checked = " (The judge ran its own known-good file's probe the same way just now, and it " +
-              (c.failure.empty() ? std::string("ran") : "did not fail this way (" + c.failure + ")") +
-              ": this failure is your file's.)";
+    checked = " " + control_says_yours(c, "ran its own known-good file's probe", "ran");
   }
   if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
     return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "

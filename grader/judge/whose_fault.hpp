@@ -42,6 +42,16 @@ inline bool same_failure(const StepResult& student, const ControlResult& control
   return !control.failure.empty() && control.failure == failure_class(student);
 }
 
+/// The sentence a message adds when the control did not fail as the student's step did: "(The judge
+/// DID the same way just now, and it OK_WORD: this failure is your file's.)", where the control
+/// failed otherwise "and it did not fail this way (ITS FAILURE)". `did`: "compiled its own
+/// known-good file", say; `ok_word`: what the control did where it ran fine ("compiled", "ran").
+inline std::string control_says_yours(const ControlResult& c, const std::string& did, const char* ok_word) {
+  return "(The judge " + did + " the same way just now, and it " +
+         (c.failure.empty() ? std::string(ok_word) : "did not fail this way (" + c.failure + ")") +
+         ": this failure is your file's.)";
+}
+
 /// The first line of a step's stderr, cleaned (for a message).
 std::string first_line(const StepResult& r);
 
