@@ -393,9 +393,9 @@ def lead_with_cause(message: str) -> str:
     words what it found AFTER the stop (a probe killed at 20 s is reported as answers it could not
     read; a test killed at its limit as a verdict it did not write): a student must first read
     that their code did not finish, then the judge's own words. Other messages are unchanged."""
+    message = ct.message(message)     # bounded and visible before anything reads it (cleantext.py)
     if message.lower().startswith(("your code did not finish", "compiling your file took")):
         return message
-    message = ct.message(message)     # bounded before any pattern runs over it
     w = _watchdog_line(message)
     if w and w[0] > 0:                # the GPU watchdog's own line, buried in a test's log
         return f"your code did not finish: {w[1].strip()} The judge's own words: {message}"
@@ -462,7 +462,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     # (the student's file is then "kernel.cu", as on their own machine).
     for rec in records.values():
         if isinstance(rec.get("message"), str):
-            rec["message"] = lead_with_cause(ct.message(rec["message"].replace(str(work) + "/", "")))
+            rec["message"] = lead_with_cause(rec["message"].replace(str(work) + "/", ""))  # cleaned there
     verdicts = []
     seen = set()
     for test, t_tier in (expected or []):
