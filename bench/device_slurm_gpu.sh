@@ -12,7 +12,8 @@
 #   local -j and the Slurm tasks' --cpus-per-task, default 8), SHARD (--slurm-shard, default 8),
 #   TIER (default all), GRADED (1: --graded, the default), GPU_FILE (the gres's device, default
 #   /dev/nvidia0; on a machine without one, e.g. this script's dry run on a GPU-less machine, give
-#   any device file: every GPU-tier task then finds no usable GPU), LIMIT (seconds for each engine, default 240).
+#   any device file: every GPU-tier task then finds no usable GPU), LIMIT (seconds for each engine, default 240), KINDS (the students kept of "solved stub bad",
+#   default all three), BUILD (the judge's build folder, default /tmp/slurmgpu-build).
 # Writes $OUT/summary.txt and $OUT/table.md as it goes, and $OUT/device_slurm_gpu.tar.gz (both OUT
 # folders' gradebooks and results, Slurm's logs, the task logs). Exit 0 when the engines agree and
 # the broken GPU was no grade.
@@ -22,12 +23,13 @@ W=${WORK:-/tmp/device_slurm_gpu}; rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"   #
 S=$out/summary.txt; : >"$S"
 say() { echo "$*" | tee -a "$S"; }
 t0=$(date +%s)
-if [[ -n ${JUDGE:-} ]]; then J=$JUDGE; else source bench/lib/build_judge.sh; build_judge "$PWD/build/slurmgpu" || exit 1; fi
+if [[ -n ${JUDGE:-} ]]; then J=$JUDGE; else source bench/lib/build_judge.sh; build_judge "${BUILD:-/tmp/slurmgpu-build}" || exit 1; fi
 say "judge ready in $(( $(date +%s) - t0 )) s: $J; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU'), $(nproc) CPUs"
 labs=("$@")
 JOBS=${JOBS:-8}; SHARD=${SHARD:-8}; TIER=${TIER:-all}; LIMIT=${LIMIT:-240}
 graded=(); [[ ${GRADED:-1} == 1 ]] && graded=(--graded)
-python3 bench/slurm_gpu_class.py make "$W/subs" "${labs[@]}" | tee -a "$S"
+python3 bench/slurm_gpu_class.py make "$W/subs" "${labs[@]}"
+[[ -n ${KINDS:-} ]] && for k in solved stub bad; do [[ " $KINDS " == *" $k "* ]] || rm -rf "${W:?}/subs/$k"; done | tee -a "$S"
 chmod -R a+rX "$W/subs"
 n=$(find "$W/subs" -name '*.cu' | wc -l)
 lab_arg=(--lab all)
@@ -68,7 +70,7 @@ one=$(ls "$W"/subs/solved/01_*.cu 2>/dev/null | head -1); [[ -n $one ]] || one=$
 mkdir -p "$W/broken-subs/ada"; cp "$one" "$W/broken-subs/ada/"; chmod -R a+rX "$W/broken-subs"
 touch "$W/slurm/break-gpu"
 t=$(date +%s)
-timeout 120 python3 instructor/batch/grade-class "$W/broken-subs" --out "$W/broken" "${lab_arg[@]}" --tier all --graded \
+timeout "${BROKEN_LIMIT:-120}" python3 instructor/batch/grade-class "$W/broken-subs" --out "$W/broken" "${lab_arg[@]}" --tier all --graded \
   --judge "$J" --timeout 300 --engine slurm --slurm-poll 1 --slurm-retries 1 >"$W/broken.log" 2>&1
 rc_broken=$?
 rm -f "$W/slurm/break-gpu"

@@ -94,8 +94,18 @@ EOF
     { echo "slurm_node: munged did not start" >&2; tail -n 5 "$state/log/munged.log" >&2; return 1; }
   LD_LIBRARY_PATH=$lp "$carry/sbin/slurmctld" -i ||
     { echo "slurm_node: slurmctld did not start" >&2; tail -n 20 "$state/log/slurmctld.log" >&2; return 1; }
-  LD_LIBRARY_PATH=$lp "$carry/sbin/slurmd" -N "$host" -d "$carry/sbin/slurmstepd" ||
-    { echo "slurm_node: slurmd did not start" >&2; tail -n 20 "$state/log/slurmd.log" >&2; return 1; }
+  # slurmd always loads a cgroup plugin, though nothing here uses cgroups (proctrack/linuxproc,
+  # task/none). On a cgroup v2 machine without systemd's D-Bus (a container, the GPU machine) the v2
+  # plugin cannot start: the v1 plugin's start touches no cgroup; where that fails, v2 without systemd.
+  local cg ok=""
+  for cg in "CgroupPlugin=cgroup/v1" $'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes'; do
+    printf '# written by banklab bench/lib/slurm_node.sh\n%s\n' "$cg" >"$state/cgroup.conf"
+    if LD_LIBRARY_PATH=$lp "$carry/sbin/slurmd" -N "$host" -d "$carry/sbin/slurmstepd"; then ok=1; break; fi
+    echo "slurm_node: slurmd did not start with ${cg//$'\n'/, }" >&2
+    tail -n 4 "$state/log/slurmd.log" >&2
+  done
+  [[ -n $ok ]] || { echo "slurm_node: slurmd did not start" >&2; return 1; }
+  echo "slurm_node: slurmd started with cgroup.conf: $(grep -v '^#' "$state/cgroup.conf" | tr '\n' ' ')"
   local st=""
   for _ in $(seq 60); do
     st=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)
