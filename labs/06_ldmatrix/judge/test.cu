@@ -137,19 +137,25 @@ const grader::gpu::KernelName kGemmKernel{lab06_judge::kernel_gemm_ldmatrix.symb
                                           lab06_judge::kernel_gemm_ldmatrix.readable};
 
 // The launcher's operands after c: a and b themselves. ncu's op_ld counts the LDSM wavefronts,
-// op_st the stores that fill the tiles.
-const grader::gemm::Gemm kGemm{
-    kGemmKernel,
-    "lab06::gemm_ldmatrix",
-    "gemm_ldmatrix",
-    "a, b",
-    lab06_judge::instructions_of_gemm_ldmatrix,
-    true,
-    [](const __half* a, const __half* b, int m, int n, int k, grader::gemm::Operands* out) -> ::testing::AssertionResult {
-      out->after_c = {{a, 2ull * m * k}, {b, 2ull * n * k}};
-      return ::testing::AssertionSuccess();
-    },
-    {}};
+// op_st the stores that fill the tiles. One unit of work is one step of the graded variant's
+// kTileK along k (the probe's instructions), made once the variant is known (in a test, not at
+// static initialisation).
+const grader::gemm::Gemm& lab_gemm() {
+  static const grader::gemm::Gemm g{
+      kGemmKernel,
+      "lab06::gemm_ldmatrix",
+      "gemm_ldmatrix",
+      "a, b",
+      lab06_judge::instructions_of_gemm_ldmatrix,
+      true,
+      [](const __half* a, const __half* b, int m, int n, int k, grader::gemm::Operands* out) -> ::testing::AssertionResult {
+        out->after_c = {{a, 2ull * m * k}, {b, 2ull * n * k}};
+        return ::testing::AssertionSuccess();
+      },
+      {},
+      variant_tk()};
+  return g;
+}
 
 // The student's launcher on the judge's c, a and b (m x n x k).
 cudaError_t launch_gemm(const grader::gemm::StudentGemm& st, float* c, const __half* a, const __half* b, int m, int n, int k) {
@@ -244,14 +250,14 @@ cudaError_t launch_reference_gemm(float* c, const __half* a, const __half* b, in
 
 TEST(Lab06OnGpu, ProductIsCorrectFor128x192x384) {
   BANKLAB_REQUIRE_GPU();
-  const grader::gemm::StudentGemm st(kGemm);
+  const grader::gemm::StudentGemm st(lab_gemm());
   const std::vector<long long>& s = lab06_desc::size("gemm", "traced");  // 128 x 192 x 384
   BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
 TEST(Lab06OnGpu, ProductIsCorrectForATallThinMatrix) {
   BANKLAB_REQUIRE_GPU();
-  const grader::gemm::StudentGemm st(kGemm);
+  const grader::gemm::StudentGemm st(lab_gemm());
   const std::vector<long long>& s = lab06_desc::size("gemm", "correct");  // 320 x 64 x 384
   BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
@@ -259,7 +265,7 @@ TEST(Lab06OnGpu, ProductIsCorrectForATallThinMatrix) {
 TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   BANKLAB_REQUIRE_TRACE();
-  const grader::gemm::StudentGemm st(kGemm);
+  const grader::gemm::StudentGemm st(lab_gemm());
   // The first correctness check's launch, traced.
   const std::vector<long long>& s = lab06_desc::size("gemm", "traced");
   const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
@@ -267,12 +273,13 @@ TEST(Lab06OnGpu, TracedSharedAccessesAreConflictFree) {
       st, m, n, k, lab06_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree,
       "per block and step of " + std::to_string(variant_tk()) + " along k: the stores that fill both tiles and " +
           std::to_string(variant_tk() / 4) + " ldmatrix.x4 per warp, at full warps",
-      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix", grader::gemm::units(m, n, k), kLdmatrixHint));
+      grader::gpu::described_kinds(lab06_desc::kInstructions, "gemm_ldmatrix", grader::gemm::units(m, n, k, variant_tk()),
+                                    kLdmatrixHint));
 }
 
 TEST(Lab06OnGpu, GemmMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  const grader::gemm::StudentGemm st(kGemm);
+  const grader::gemm::StudentGemm st(lab_gemm());
   BANKLAB_ASSERT(st.found);
   // A and B (15 MiB each) stay in L2, so the kernel's time is set by its shared-memory traffic:
   // 4 ldmatrix.x4 per warp for every 16 halves of k the block loads.
