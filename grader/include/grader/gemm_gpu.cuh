@@ -115,7 +115,8 @@ inline ::testing::AssertionResult ProductIsCorrect(const StudentGemm& st, int m,
   Operands ops;
   if (auto ok = g.make_operands(da.get(), db.get(), m, n, k, &ops); !ok) return ok;
   // For ncu's op_ld/op_st wavefront counters: op_ld counts the LDSM wavefronts (measured on the
-  // H200 for lab 06: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's).
+  // H200 for lab 06: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's,
+  // at k = 256, before lab 06's sizes became multiples of its variants' rows).
   const std::vector<Instruction> step = g.step();
   const long long steps = units(m, n, k, g.k_step);
   gpu::announce_model_prediction(
