@@ -37,6 +37,9 @@ from banklab.lab import variants as V
 
 SEED = "test-course-seed"   # a course's seed, for this test only
 STUDENTS = [f"student{i:02d}" for i in range(12)]
+# The labs whose variants' kernels differ so that a copy earns next to nothing (issue 44 item 1): their
+# cyclic copies (x's solved file as x + 1) are graded for points too (check_cyclic_copies).
+COPIES_CHECKED = {"06"}
 
 
 def grade(judge: str, lab: str, source: Path, work: Path, variant: int | None) -> dict[str, dict]:
@@ -133,6 +136,35 @@ def check_ctest_reads_the_line(judge: str, lab: str, pre: str, k: int, text: str
           failures)
 
 
+def check_cyclic_copies(judge: str, lab, count: int, tmp: Path, failures: list[str]) -> None:
+    """Issue 44 item 1: variant x's solved file graded as variant x + 1 (mod the count), the way
+    bench/variant_copies.py grades it (banklab.grading.grading.grade_one, the course's points, CPU tier),
+    earns at most variant x + 1's untouched stub plus 10 % of the lab's points on that tier."""
+    from banklab.grading import grading, invocation, points
+    root = Path(__file__).resolve().parents[2]
+    table = points.load_points(root, lab.number)
+    expected = invocation.list_tests(Path(judge), lab.number)
+    jobs = [(f"stub{x}", V.stub(lab, x), x) for x in range(count)] + \
+           [(f"copy{x}", V.solution(lab, x), (x + 1) % count) for x in range(count)]
+
+    def one(job):
+        name, text, variant = job
+        (tmp / name).mkdir()
+        (tmp / name / "kernel.cu").write_text(text)
+        r = grading.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "w", expected=expected,
+                              tier="cpu", table=table, variant=variant)
+        return name, r
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        res = dict(pool.map(one, jobs))
+    for x in range(count):
+        y = (x + 1) % count
+        copy, stub = res[f"copy{x}"], res[f"stub{y}"]
+        limit = stub.points + 0.1 * copy.max_points
+        check(copy.max_points > 0 and copy.points <= limit + 1e-9,
+              f"variant {x}'s solved file graded as variant {y} earns {copy.points:g} of {copy.max_points:g} CPU points, "
+              f"at most variant {y}'s stub ({stub.points:g}) + 10 % ({limit:g})", failures)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
@@ -192,6 +224,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             check_ctest_reads_the_line(a.judge, lab.number, pre, k, V.solution(lab, k), graded[f"mine{k}"], Path(tmp),
                                        failures)
+    if lab.number in COPIES_CHECKED:
+        with tempfile.TemporaryDirectory() as tmp:
+            check_cyclic_copies(a.judge, lab, v.count, Path(tmp), failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 
