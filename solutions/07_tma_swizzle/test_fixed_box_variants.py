@@ -4,8 +4,8 @@
 file and passed by a valid alternative (the selftest's cases run as variants 0 and 4, whose box
 follows the mode, so they never reach these).
 
-  test_lab07_fixed_box.py --judge BANKLAB_JUDGE_LAB07 --banklab BANKLAB --root ROOT
-      (CTest: judge.Lab07FixedBoxVariants)
+  solutions/07_tma_swizzle/test_fixed_box_variants.py --judge BANKLAB_JUDGE_LAB07 --banklab BANKLAB --root ROOT
+      (CTest: judge.Lab07FixedBoxVariants; instructor side: it holds solution lines)
 
 Each file is a variant's solved file (banklab.lab.variants.solution) with one change, graded on the
 CPU tier as that variant:
