@@ -138,8 +138,7 @@ const grader::gpu::KernelName kGemmKernel{lab06_judge::kernel_gemm_ldmatrix.symb
 
 // The launcher's operands after c: a and b themselves. ncu's op_ld counts the LDSM wavefronts,
 // op_st the stores that fill the tiles. One unit of work is one step of the graded variant's
-// kTileK along k (the probe's instructions), made once the variant is known (in a test, not at
-// static initialisation).
+// kTileK along k (the probe's instructions: Gemm::tile_k, asked when a test runs).
 const grader::gemm::Gemm& lab_gemm() {
   static const grader::gemm::Gemm g{
       kGemmKernel,
@@ -153,7 +152,7 @@ const grader::gemm::Gemm& lab_gemm() {
         return ::testing::AssertionSuccess();
       },
       {},
-      variant_tk()};
+      variant_tk};
   return g;
 }
 

@@ -223,7 +223,9 @@ def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> di
         if q["asks"] == "value" and "value" in a and not re.search(r"[A-Za-z_]\w*\s*\(", a["value"]):
             result[q["name"]] = banklab_expr.evaluate(a["value"])
             continue
-        if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q or "tma_swizzle" in q:
+        # (`tma_swizzle` names the mode of the self-check command only: the access line is already
+        # the swizzled offsets, as answers.toml writes it, so the model counts it as any other.)
+        if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q:
             raise DescriptionError(f"question {q['name']} ({q['asks']}): a variant's solved file takes plain wavefront "
                                    "and constant value questions so far (docs/dev/VARIANTS.md, what is left)")
         acc = banklab_expr.parse_access(a["access"], a.get("mask", "0xffffffff"))
