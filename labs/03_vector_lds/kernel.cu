@@ -82,6 +82,8 @@ constexpr int kFloat4PairSharedStride32NcuConflicts = -1;
 constexpr int kFloat4SameAddressLoad = -1;
 // LAB TODO: float4 STORE, every lane at offset 0.
 constexpr int kFloat4SameAddressStore = -1;
+// LAB TODO: float4 load, lane i at i * 16 (the kernel's load of a from a plain structure of arrays).
+constexpr int kFloat4PlainSoaLoad = -1;
 }  // namespace predict
 
 }  // namespace lab03

@@ -89,6 +89,8 @@ constexpr int kFloat4PairSharedStride32NcuConflicts = 2;  // 4 - minimum 2 of th
 constexpr int kFloat4SameAddressLoad = 2;  // merged half-warps (halves never merge)
 // float4 STORE, every lane at offset 0.
 constexpr int kFloat4SameAddressStore = 4;  // four quarter-warps, one write each
+// float4 load, lane i at i * 16 (the kernel's load of a from a plain structure of arrays).
+constexpr int kFloat4PlainSoaLoad = 4;  // the model's count (one row: contiguous)
 }  // namespace predict
 
 }  // namespace lab03
