@@ -38,10 +38,6 @@ from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as V
 
 SEED = "test-course-seed"   # a course's seed, for this test only
-# The labs whose copies between variants are held to issue 44's target (check_cyclic_copies): a lab
-# joins once bench/variant_copies.py reads no row OVER for it (lab 05 today: 12.5 of 100 CPU points
-# for variant 0's solved file graded as variant 1, over its limit of 10).
-COPIES_AT_TARGET = {"06", "07"}
 STUDENTS = [f"student{i:02d}" for i in range(12)]
 
 
@@ -139,34 +135,48 @@ def check_ctest_reads_the_line(judge: str, lab: str, pre: str, k: int, text: str
           failures)
 
 
-def check_cyclic_copies(judge: str, root: Path, lab: banklab_labs.Lab, v: "V.Variants", tmp: Path,
-                        failures: list[str]) -> None:
-    """Issue 44 item 1, for a lab whose variants change the kernel: variant i's solved file graded as
-    variant i + 1 (mod the count; a classmate's copy, with --variant as grade-class passes it) earns
-    at most variant i + 1's untouched stub's CPU points plus 10 % of the lab, in the course's points
-    (banklab.grading.points, as bench/variant_copies.py counts them)."""
+# Labs whose variants change the kernel and whose judge fails a file of another variant's kernel (issue
+# 44): a classmate's solved file must earn at most the untouched stub's points plus 10 % of the lab.
+# A lab joins when its copies meet that target (bench/variant_copies.py measures every ordered pair).
+COPIES_AT_TARGET = {"02", "03", "06", "07"}
+
+
+def check_copies(judge: str, root: Path, lab, count: int, tmp: Path, failures: list[str]) -> None:
+    """For the cyclic pairs (variant i's solved file graded as variant i + 1 mod count, the way
+    grade-class grades a student of that variant), the copy earns at most that variant's untouched
+    stub's CPU points + 10 % of the lab, in the course's points (banklab.grading.points, as
+    bench/variant_copies.py counts them), and its record names the file's variant (i >= 1)."""
     from banklab.grading import grading, invocation, points
     table = points.load_points(root, lab.number)
     expected = invocation.list_tests(Path(judge), lab.number)
-    jobs = [(f"copy{i}", V.solution(lab, i), (i + 1) % v.count) for i in range(v.count)]
-    jobs += [(f"stub{j}", V.stub(lab, j), j) for j in range(v.count)]
+    jobs = []
+    for i in range(count):
+        j = (i + 1) % count
+        jobs.append((f"stub{i}", V.stub(lab, i), i))
+        jobs.append((f"copy{i}to{j}", V.solution(lab, i), j))
 
     def one(job):
         name, text, variant = job
         (tmp / name).mkdir()
         (tmp / name / "kernel.cu").write_text(text)
-        res = grading.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "g", expected=expected,
-                                tier="cpu", table=table, variant=variant)
-        judged = sum(1 for x in res.verdicts if x.status in ("passed", "failed"))
-        return name, (res.points, res.max_points, judged)
+        return name, grading.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "w",
+                                       expected=expected, tier="cpu", table=table, variant=variant)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        got = dict(pool.map(one, jobs))
-    for i in range(v.count):
-        j = (i + 1) % v.count
-        pts, mx, judged = got[f"copy{i}"]
-        limit = got[f"stub{j}"][0] + 0.1 * mx
-        check(judged > 0 and pts <= limit + 1e-9, f"variant {i}'s solved file graded as variant {j} earns {pts:g} of "
-              f"{mx:g} CPU points, at most variant {j}'s stub's {got[f'stub{j}'][0]:g} + 10 % ({limit:g})", failures)
+        res = dict(pool.map(one, jobs))
+    pre = f"Lab{lab.number}"
+    for i in range(count):
+        j = (i + 1) % count
+        copy, stub = res[f"copy{i}to{j}"], res[f"stub{j}"]
+        limit = stub.points + 0.1 * copy.max_points
+        judged = [x for x in copy.verdicts if x.status in ("passed", "failed")]
+        check(bool(judged) and copy.points <= limit + 1e-9, f"variant {i}'s solved file graded as variant {j} earns "
+              f"{copy.points} of {copy.max_points} points, at most variant {j}'s stub's {stub.points} + 10 % "
+              f"({round(limit, 3)})", failures)
+        if i:
+            rec = [x for x in copy.verdicts if x.test == f"{pre}.Variant" and x.status == "failed"]
+            msg = rec[0].message if rec else ""
+            check(f"this file is lab {lab.number}'s variant {i}" in msg, f"the copy of variant {i} graded as "
+                  f"variant {j} is named as variant {i}'s file: {msg[:160]!r}", failures)
 
 
 def main() -> int:
@@ -230,7 +240,7 @@ def main() -> int:
                                        failures)
     if lab.number in COPIES_AT_TARGET:
         with tempfile.TemporaryDirectory() as tmp:
-            check_cyclic_copies(a.judge, Path(a.root), lab, v, Path(tmp), failures)
+            check_copies(a.judge, Path(a.root), lab, v.count, Path(tmp), failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 
