@@ -32,6 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from banklab.grading import grading, invocation, points
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as V
 
@@ -133,6 +134,33 @@ def check_ctest_reads_the_line(judge: str, lab: str, pre: str, k: int, text: str
           failures)
 
 
+def check_cyclic_copies(judge: str, lab, v, root: Path, tmp: Path, failures: list[str]) -> None:
+    """Issue 44's target, for the cyclic pairs: variant i's solved file graded as variant i + 1 (mod the
+    count) earns at most that variant's untouched stub's CPU points plus 10 % of the lab, in the
+    course's points (banklab.grading.points, as bench/variant_copies.py counts them)."""
+    table = points.load_points(root, lab.number)
+    expected = invocation.list_tests(Path(judge), lab.number)
+    jobs = [(f"copy{i}", V.solution(lab, i), (i + 1) % v.count) for i in range(v.count)]
+    jobs += [(f"stubpts{j}", V.stub(lab, j), j) for j in range(v.count)]
+
+    def one(job):
+        name, text, variant = job
+        (tmp / name).mkdir()
+        (tmp / name / "kernel.cu").write_text(text)
+        return name, grading.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "w",
+                                       expected=expected, tier="cpu", table=table, variant=variant)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        res = dict(pool.map(one, jobs))
+    for i in range(v.count):
+        j = (i + 1) % v.count
+        copy, stub = res[f"copy{i}"], res[f"stubpts{j}"]
+        limit = stub.points + 0.1 * copy.max_points
+        judged = [x for x in copy.verdicts if x.status in ("passed", "failed")]
+        check(bool(judged) and copy.points <= limit + 1e-9,
+              f"variant {i}'s solved file graded as variant {j} earns {copy.points} of {copy.max_points} CPU points, "
+              f"at most variant {j}'s stub's {stub.points} + 10 % ({limit:g})", failures)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True)
@@ -192,6 +220,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             check_ctest_reads_the_line(a.judge, lab.number, pre, k, V.solution(lab, k), graded[f"mine{k}"], Path(tmp),
                                        failures)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_cyclic_copies(a.judge, lab, v, Path(a.root), Path(tmp), failures)
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 
