@@ -69,7 +69,7 @@ def cases(root: Path) -> list[tuple[str, int]]:
 def applicable(lab: banklab_labs.Lab, k: int, case: materialize.Case) -> bool:
     """Whether the case's patch leaves every text variant k replaces (lab.toml [variants] kernel,
     variants.toml solution_kernel): a case that edits one is about the lab as written's kernel (lab
-    04's loops of a 32-row tile, its kPad = 1), NOT APPLICABLE to a variant of another kernel, as
+    04's loops of a 32-row tile, its pad), NOT APPLICABLE to a variant of another kernel, as
     run_cases.py counts it (render_case raises for it). Only the texts are compared: no model run."""
     v = V.read(lab)
     try:
