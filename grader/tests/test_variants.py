@@ -34,6 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from banklab.grading import grading, invocation, points
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as V
 
@@ -138,7 +139,7 @@ def check_ctest_reads_the_line(judge: str, lab: str, pre: str, k: int, text: str
 # Labs whose variants change the kernel and whose judge fails a file of another variant's kernel (issue
 # 44): a classmate's solved file must earn at most the untouched stub's points plus 10 % of the lab.
 # A lab joins when its copies meet that target (bench/variant_copies.py measures every ordered pair).
-COPIES_AT_TARGET = {"02", "03", "06", "07"}
+COPIES_AT_TARGET = {"02", "03", "04", "05", "06", "07"}
 
 
 def check_copies(judge: str, root: Path, lab, count: int, tmp: Path, failures: list[str]) -> None:
@@ -146,7 +147,6 @@ def check_copies(judge: str, root: Path, lab, count: int, tmp: Path, failures: l
     grade-class grades a student of that variant), the copy earns at most that variant's untouched
     stub's CPU points + 10 % of the lab, in the course's points (banklab.grading.points, as
     bench/variant_copies.py counts them), and its record names the file's variant (i >= 1)."""
-    from banklab.grading import grading, invocation, points
     table = points.load_points(root, lab.number)
     expected = invocation.list_tests(Path(judge), lab.number)
     jobs = []
