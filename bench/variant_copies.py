@@ -24,7 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
-from banklab.grading import grading, invocation, points  # noqa: E402
+from banklab.grading import judging, invocation  # noqa: E402
+from banklab.grading import points as bpt  # noqa: E402
 from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
 
 
@@ -45,7 +46,7 @@ def main(argv: list[str]) -> int:
         v = banklab_variants.read(lab)
         if v is None or (a.labs and number not in [n.zfill(2) for n in a.labs]):
             continue
-        table = points.load_points(ROOT, number)
+        table = bpt.load_points(ROOT, number)
         expected = invocation.list_tests(Path(a.judge), number)
         for k in range(v.count):
             for kind, text in (("solution", banklab_variants.solution(lab, k)), ("stub", banklab_variants.stub(lab, k))):
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
 
     def run(job):
         number, source, j, stem, table, expected = job
-        res = grading.grade_one(Path(a.judge), number, source, a.out / "work" / number / stem, expected=expected,
+        res = judging.grade_one(Path(a.judge), number, source, a.out / "work" / number / stem, expected=expected,
                                 tier=a.tier, graded=a.graded, table=table, variant=j)
         judged = [x for x in res.verdicts if x.status in ("passed", "failed")]
         return number, stem, j, res.points, res.max_points, len(judged), [x.test for x in res.verdicts if x.status == "failed"]

@@ -38,7 +38,7 @@ function(banklab_lab_description num folder out_var)
   set(answers ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
   set(cmd ${BANKLAB_PY} -m banklab.lab.gen ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
   file(GLOB lablib ${PROJECT_SOURCE_DIR}/python/banklab/lab/*.py)
-  # banklab_expr.py reads the model's op table and shared-memory size from these.
+  # banklab.lab.expr reads the model's op table and shared-memory size from these.
   set(model ${PROJECT_SOURCE_DIR}/common/include/banklab/model.hpp ${PROJECT_SOURCE_DIR}/common/src/model.cpp
             ${PROJECT_SOURCE_DIR}/common/include/banklab/hardware.hpp)
   set(deps ${toml} ${probe} ${lablib} ${model})
@@ -74,7 +74,7 @@ function(banklab_lab_description num folder out_var)
   set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp PARENT_SCOPE)
 endfunction()
 
-# Generates every lab's C++ at configure time in one Python process (banklab_gen.py --batch), so
+# Generates every lab's C++ at configure time in one Python process (banklab.lab.gen --batch), so
 # that configuring does not start Python once per lab. Labs given as banklab_find_labs() lists
 # them. When a description is broken nothing is marked done, and banklab_lab_description() runs
 # the generator for each lab again, which names the file and the key.
@@ -182,7 +182,7 @@ endfunction()
 # A lab is a folder labs/NN_name/ holding its stub kernel.cu and its judge's files (description
 # lab.toml, probe.cu, test.cu) in labs/NN_name/judge/ (grader/labs/NN_name/ in the student release).
 # The result is a flat list of pairs, number then folder, in lab order; banklab_judge_dir(<NN> <var>)
-# then gives a lab's judge folder (banklab_labs.py's judge_dir(), the one rule). ROOT defaults to the source
+# then gives a lab's judge folder (banklab.lab.labs's judge_dir(), the one rule). ROOT defaults to the source
 # tree that holds this file. A lab folder or description added later re-runs the configure step.
 function(banklab_find_labs out_var)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "ROOT" "")

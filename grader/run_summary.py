@@ -9,7 +9,7 @@ lab's build record of this run (labNN.build runs first: the fixture's setup) are
 says which tiers ran and how many tests passed and failed, how many tests and points were not
 judged and why ("no GPU on this machine", "checked by your instructor", "not graded: REASON" for
 a `fault`), and that the CPU tier never runs the kernel. FILE lists the lab's tests (one a line,
-written by CMake), for the points (python/banklab/grading/grading.py's table, when it can be read).
+written by CMake), for the points (banklab.grading.points' table, when it can be read).
 In a student's release the judge grades the release's variant whatever line the file carries; where
 the line names another variant or none, labNN.build writes DIR/labNN/variant.txt and the line says
 it ("graded as variant 4 (...), your own; this file was written for variant 0 ...").
@@ -74,10 +74,10 @@ def read_records(lab_dir: Path, since: float) -> tuple[dict[str, dict], list[str
 
 
 def points_of(root: Path, lab: str, tests: list[str]) -> dict[str, float]:
-    """Each test's points (python/banklab/grading/grading.py); {} when the table cannot be read."""
+    """Each test's points (banklab.grading.points); {} when the table cannot be read."""
     try:
-        from banklab.grading import grading as banklab_grading  # noqa: PLC0415
-        return banklab_grading.load_points(root, lab).allocate(tests)
+        from banklab.grading import points as bpt  # noqa: PLC0415
+        return bpt.load_points(root, lab).allocate(tests)
     except Exception:  # noqa: BLE001  (points are a courtesy here: the counts say what was judged)
         return {}
 

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from banklab.docs import site as site  # noqa: E402
+from banklab.docs import site  # noqa: E402
+from banklab.docs import sources  # noqa: E402
 
 
 def main() -> int:
@@ -26,9 +27,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     try:
-        figs = {f.name: f for f in site.read_all_figures(a.source.resolve())}
+        figs = {f.name: f for f in sources.read_all_figures(a.source.resolve())}
         if a.name not in figs:
-            raise site.SiteError(f"no figure named {a.name!r} in any figures.txt")
+            raise sources.SiteError(f"no figure named {a.name!r} in any figures.txt")
         fig = figs[a.name]
         a.out.mkdir(parents=True, exist_ok=True)
         svg = a.out / f"{fig.name}.svg"
@@ -37,13 +38,13 @@ def main() -> int:
         env = dict(os.environ, NO_COLOR="1")
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            raise site.SiteError(f"{fig.source}:{fig.line}: figure {fig.name}: `{' '.join(cmd)}` "
+            raise sources.SiteError(f"{fig.source}:{fig.line}: figure {fig.name}: `{' '.join(cmd)}` "
                                  f"exited {r.returncode}:\n{r.stderr or r.stdout}")
         head = tmp.read_text(encoding="utf-8")[:400] if tmp.exists() else ""
         if "<svg" not in head:
-            raise site.SiteError(f"figure {fig.name}: `{' '.join(cmd)}` wrote no SVG to {tmp}")
+            raise sources.SiteError(f"figure {fig.name}: `{' '.join(cmd)}` wrote no SVG to {tmp}")
         os.replace(tmp, svg)
-    except site.SiteError as e:
+    except sources.SiteError as e:
         site.fail(str(e))
     return 0
 

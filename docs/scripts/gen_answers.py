@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-from banklab.docs import site as site  # noqa: E402
+from banklab.docs import site  # noqa: E402
+from banklab.docs import sources  # noqa: E402
 
 ACCESS_RE = re.compile(r"BANKLAB_HD\s+constexpr\s+(int|std::uint32_t|unsigned|long)\s+(\w+)\s*\(\s*int\s+\w+\s*,\s*int\s+\w+\s*\)\s*\{(.*?)\n\}",
                        re.S)
@@ -35,7 +36,7 @@ def access_functions(text: str) -> dict[str, str]:
 
 
 def generate(root: Path) -> str:
-    labs = [lab for lab in site.find_labs(root, "solutions") if (lab.path / "kernel.cu").is_file()]
+    labs = [lab for lab in sources.find_labs(root, "solutions") if (lab.path / "kernel.cu").is_file()]
     includes = set()
     for lab in labs:
         for kind in ("labs", "solutions"):

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from banklab.docs import site as site  # noqa: E402
+from banklab.docs import site  # noqa: E402
 from banklab.lab import labs as banklab_labs  # noqa: E402  (BANKLAB_CLI: the command as a release builds it)
 
 SHOW_RE = re.compile(r"^<!--\s*show:\s*(\S+)\s*-->\s*$", re.M)  # a file of the repository, shown as is

@@ -22,9 +22,10 @@ from collections import OrderedDict
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from banklab.docs import site as site
-from banklab.docs import lab_work as lab_work  # noqa: E402
+from banklab.docs import site
+from banklab.docs import lab_work  # noqa: E402
 from banklab.lab import labs as banklab_labs  # noqa: E402  (BANKLAB_CLI: the command as a release builds it)
+from banklab.docs import sources  # noqa: E402
 
 ID_RE = re.compile(r"^n_(?P<family>.+)_w(?P<width>\d+)_(?P<op>ld|st)$")
 WAVE_COLS = ["id", "op", "width", "mask", "offsets", "wavefronts", "bank_conflicts", "instructions"]
@@ -36,10 +37,10 @@ def read_csv(path: Path, required: list[str]) -> list[dict]:
     with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     if not rows:
-        raise site.SiteError(f"{path}: no rows")
+        raise sources.SiteError(f"{path}: no rows")
     missing = [c for c in required if c not in rows[0]]
     if missing:
-        raise site.SiteError(f"{path}: missing column(s) {', '.join(missing)}")
+        raise sources.SiteError(f"{path}: missing column(s) {', '.join(missing)}")
     for n, r in enumerate(rows, start=2):
         r["_line"] = n
         for key in ("width", "wavefronts", "bank_conflicts", "instructions"):
@@ -47,14 +48,14 @@ def read_csv(path: Path, required: list[str]) -> list[dict]:
                 try:
                     r[key] = int(r[key])
                 except ValueError:
-                    raise site.SiteError(f"{path}:{n}: {key} {r[key]!r} is not a whole number")
+                    raise sources.SiteError(f"{path}:{n}: {key} {r[key]!r} is not a whole number")
     return rows
 
 
 def family_of(row) -> str:
     m = ID_RE.match(row["id"])
     if not m:
-        raise site.SiteError(f"line {row['_line']}: pattern id {row['id']!r} is not n_<family>_w<width>_<op>")
+        raise sources.SiteError(f"line {row['_line']}: pattern id {row['id']!r} is not n_<family>_w<width>_<op>")
     return m.group("family")
 
 
@@ -233,7 +234,7 @@ def throughput(waves: list[dict], cycles: list[dict], facts: dict) -> str:
     joined = []
     for c in cycles:
         if c["id"] not in wf:
-            raise site.SiteError(f"h200_cycles_named.csv:{c['_line']}: {c['id']} has no wavefront measurement")
+            raise sources.SiteError(f"h200_cycles_named.csv:{c['_line']}: {c['id']} has no wavefront measurement")
         cyc = float(c["cycles_per_warp_instruction"])
         joined.append((c, wf[c["id"]]["wavefronts"], cyc, float(c["grid_ms"])))
     dev = max(abs(cyc / w - 1.0) for _, w, cyc, _ in joined)
@@ -293,7 +294,7 @@ def instructions_section(readme: Path) -> str:
     text = readme.read_text(encoding="utf-8")
     m = re.search(r"^## What the H200 measured for ldmatrix[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     if not m:
-        raise site.SiteError(f"{readme}: no section '## What the H200 measured for ldmatrix ...'")
+        raise sources.SiteError(f"{readme}: no section '## What the H200 measured for ldmatrix ...'")
     return m.group(1).strip() + "\n"
 
 
@@ -383,12 +384,12 @@ def main() -> int:
         for key, value in fill.items():
             marker = f"<!-- banklab:{key} -->"
             if marker not in text:
-                raise site.SiteError(f"{a.template}: marker {marker} is missing")
+                raise sources.SiteError(f"{a.template}: marker {marker} is missing")
             text = text.replace(marker, value)
         left = re.findall(r"<!-- banklab:[^>]*-->", text)
         if left:
-            raise site.SiteError(f"{a.template}: unknown marker(s) {left}")
-        all_figs = site.read_all_figures(root)
+            raise sources.SiteError(f"{a.template}: unknown marker(s) {left}")
+        all_figs = sources.read_all_figures(root)
         shown = {f.name for f in site.figures_to_draw(all_figs, root, a.solutions, not a.no_figures)}
         # A drawing states its wavefronts: one of an access a lab asks about is that lab's answer,
         # so (default build) the page names the lab instead, as the tables do.
@@ -396,7 +397,7 @@ def main() -> int:
 
         def graded_figure(m: re.Match) -> str:
             f = by_name.get(m.group(1))
-            lab = site.graded_figure_lab(f, root) if f and not a.solutions else None
+            lab = lab_work.graded_figure_lab(f, root) if f and not a.solutions else None
             if lab:
                 return (f"*The drawing of `{f.spec}` is left out here: its wavefronts are the answer "
                         f"to a question of lab {lab}.*")
@@ -405,7 +406,7 @@ def main() -> int:
         rw = site.LinkRewriter(root, a.template, by_name, shown, a.solutions)
         text = site.rewrite(text, rw)
         site.write_if_changed(a.out, text)
-    except site.SiteError as e:
+    except sources.SiteError as e:
         site.fail(str(e))
     return 0
 

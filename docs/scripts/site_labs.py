@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The labs the course site has, as JSON, for the site's tests that are not Python
-(docs/tests/browser.mjs): read from the labs' descriptions through python/banklab/lab (banklab_site.find_labs),
+(docs/tests/browser.mjs): read from the labs' descriptions through python/banklab/lab (banklab.lab.labs.find_labs),
 so a new lab joins the browser tests with no list to edit.
 
   site_labs.py --source S      [{"num": "05", "folder": "05_swizzle", "page": "lab05_swizzle.html",
@@ -20,8 +20,9 @@ from pathlib import Path
 runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from banklab.docs import site as site  # noqa: E402
-from banklab.docs import lab_work as lab_work  # noqa: E402
+from banklab.docs import site  # noqa: E402
+from banklab.docs import lab_work  # noqa: E402
+from banklab.docs import sources  # noqa: E402
 
 
 def main() -> int:
@@ -29,8 +30,8 @@ def main() -> int:
     ap.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[2], help="the repository root")
     a = ap.parse_args()
     try:
-        labs = [lab for lab in site.find_labs(a.source.resolve()) if lab.readme.is_file()]
-    except site.SiteError as e:
+        labs = [lab for lab in sources.find_labs(a.source.resolve()) if lab.readme.is_file()]
+    except sources.SiteError as e:
         site.fail(str(e))
     print(json.dumps([{"num": lab.num, "folder": lab.folder, "page": f"{lab.page_id}.html",
                        "title": lab.info.title,

@@ -73,7 +73,6 @@ import html
 import html.parser
 import json
 import re
-import subprocess
 import sys
 import runpy
 from pathlib import Path
@@ -82,8 +81,9 @@ runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run
 
 HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True
-from banklab.docs import site as site  # noqa: E402
-from banklab.docs import lab_work as lab_work  # noqa: E402
+from banklab.docs import lab_work  # noqa: E402
+from banklab.docs import sources  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # Page text -> units
@@ -204,7 +204,7 @@ COURSE_PAGE_RE = re.compile(r"^(index|labs|hardware|banklab_cli|gpu_perf|referen
 
 def course_pages(html_dir: Path, root: Path) -> list[Path]:
     """The course pages of the built site: the fixed ones and every lab's page (its page id)."""
-    ids = {lab.page_id for lab in site.find_labs(root)}
+    ids = {lab.page_id for lab in sources.find_labs(root)}
     return sorted(p for p in html_dir.glob("*.html") if COURSE_PAGE_RE.match(p.name) or p.stem in ids)
 
 
@@ -295,7 +295,7 @@ class KeyExpr:
 
 def key_expressions(root: Path) -> list[KeyExpr]:
     keys: list[KeyExpr] = []
-    for lab in site.find_labs(root, "solutions"):
+    for lab in sources.find_labs(root, "solutions"):
         sol_f, stub_f = lab.path / "kernel.cu", root / "labs" / lab.folder / "kernel.cu"
         if not (sol_f.is_file() and stub_f.is_file()):
             continue
@@ -397,7 +397,7 @@ def stub_counterpart(stub: str, sol_line: str) -> str | None:
 # ------------------------------------------------------------------------------------------------
 # Rule "pattern": drawn / commanded accesses equal to a solution's access pattern
 # ------------------------------------------------------------------------------------------------
-def patterns_in(kind: str, text: str, figures: dict[str, site.Figure],
+def patterns_in(kind: str, text: str, figures: dict[str, sources.Figure],
                 commands: bool = True) -> list[tuple[str, list[int]]]:
     found = []
     if kind == "figure":
@@ -552,11 +552,11 @@ def measured_patterns(root: Path) -> dict[str, tuple[str, int, list[int], int]]:
 def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     predicts, accesses = read_answers(answers)
     keys = key_expressions(root)
-    figures = {f.name: f for f in site.read_all_figures(root)}
+    figures = {f.name: f for f in sources.read_all_figures(root)}
     # The access each question asks about: its answer's `access` line(s)
     # (solutions/NN_name/answers.toml), with its x (a pad, ...) set from the answers.
     qpatterns: dict[tuple[str, str], list[tuple[str, int, list[int]]]] = {}
-    for lab in site.find_labs(root):
+    for lab in sources.find_labs(root):
         for q in lab_work.answered_questions(lab.info):
             x = lab_work.question_x(q, predicts.get(lab.num, {}))
             qpatterns[(lab.num, q["name"])] = lab_work.access_patterns(q, x)
@@ -564,7 +564,7 @@ def check_pages(pages: list[Path], root: Path, answers: Path) -> list[str]:
     leaks: list[str] = []
     for page in pages:
         units = page_units(page.read_text(encoding="utf-8"))
-        page_lab = site.banklab_labs.lab_number(page.name) if page.name.startswith("lab") else None
+        page_lab = banklab_labs.lab_number(page.name) if page.name.startswith("lab") else None
         for kind, text in units:
             # pattern-keyed values: a measured row or a figure of the exact access a question asks about
             shown: list[tuple[str, tuple[str, int, list[int]]]] = []
@@ -700,7 +700,7 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
         rel = f.relative_to(tree)
         if not f.is_file() or f.is_symlink() or TREE_SKIP_DIRS & set(rel.parts) or f.suffix not in TREE_TEXT:
             continue
-        if f.name == site.banklab_labs.DESCRIPTION:
+        if f.name == banklab_labs.DESCRIPTION:
             # A lab's description is the grader's data, as its code is: the questions' premises,
             # which the stub's own comments state too. The release check (banklab.release.answers) checks it
             # for answers (it holds none: they are in solutions/NN_name/answers.toml).
@@ -711,7 +711,7 @@ def tree_pages(tree: Path, tmp: Path) -> list[Path]:
             continue
         if "\0" in text:
             continue
-        n = site.banklab_labs.lab_number(rel)   # labs/05_swizzle/..., docs/pages/lab05_...: lab 05's
+        n = banklab_labs.lab_number(rel)   # labs/05_swizzle/..., docs/pages/lab05_...: lab 05's
         flat = str(rel).replace("/", "__")
         name = (f"lab{n}_{flat}" if n else f"file__{flat}") + ".html"
         if f.suffix in (".html", ".htm"):

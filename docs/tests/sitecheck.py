@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import html
 import html.parser
-import os
 import re
 import shutil
 import struct
@@ -32,7 +31,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from banklab.docs import site as site  # noqa: E402
+from banklab.docs import site  # noqa: E402
+from banklab.docs import sources  # noqa: E402
 
 SKIP = 77
 PROJECT_NAME = "banklab"
@@ -78,8 +78,8 @@ def page_title(text: str) -> str:
     return html.unescape(m.group(1)).strip() if m else ""
 
 
-def lab_pages(a) -> list[site.Lab]:
-    return site.find_labs(a.source)
+def lab_pages(a) -> list[sources.Lab]:
+    return sources.find_labs(a.source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def cmd_pages(a) -> int:
     if not labs:
         print("note: no labs/NN_name/ folder in this checkout: no lab page to check")
 
-    figures = site.figures_to_draw(site.read_all_figures(a.source), a.source, a.solutions)
+    figures = site.figures_to_draw(sources.read_all_figures(a.source), a.source, a.solutions)
     all_html = {p.name: p.read_text(encoding="utf-8") for p in html_files(a.html)}
     for fig in figures:
         svg = a.html / f"{fig.name}.svg"
@@ -323,7 +323,7 @@ def solution_markers(a) -> list[tuple[str, str]]:
     README.md) that is not in the stub, long enough to be unmistakable. Pure comments too: a
     solution's explanation is as much a give-away as its code."""
     out = []
-    for sol in site.find_labs(a.source, "solutions"):
+    for sol in sources.find_labs(a.source, "solutions"):
         for name, min_len in (("kernel.cu", 14), ("README.md", 30)):
             s_file = sol.path / name
             if not s_file.is_file():
@@ -358,7 +358,7 @@ def cmd_no_solutions(a) -> int:
     probe = normalise("\n".join(t for _, t in markers))
     assert all(t in probe for _, t in markers)
     found = [(w, t) for w, t in markers if t in text]
-    sol_figs = [fig for fig in site.read_all_figures(a.source) if fig.is_solution]
+    sol_figs = [fig for fig in sources.read_all_figures(a.source) if fig.is_solution]
     fig_files = [fig for fig in sol_figs if (a.html / f"{fig.name}.svg").exists()]
     kernels = [w for w, _ in markers if "kernel.cu" in w]
     print(f"{len(markers)} distinctive solution lines ({len(kernels)} from kernel.cu files) and "
@@ -369,7 +369,7 @@ def cmd_no_solutions(a) -> int:
         if markers and not found:
             f.add("instructor build (BANKLAB_DOCS_SOLUTIONS=ON), but no solution line is on the site")
         missing_figs = [fig.name for fig in sol_figs if fig.lab and (a.source / "labs").is_dir()
-                        and fig not in fig_files and any(l.num == fig.lab for l in site.find_labs(a.source))]
+                        and fig not in fig_files and any(l.num == fig.lab for l in sources.find_labs(a.source))]
         for n in missing_figs:
             f.add(f"instructor build: solution figure {n}.svg is missing")
         return f.done("the instructor site shows the solutions")

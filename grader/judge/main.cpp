@@ -15,9 +15,9 @@
 // Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code), 1 for a
 // fault (graded mode: a test that must run could not run here, e.g. no usable GPU: not judged, the
 // grading machine's problem, a red test on purpose); it is derived from the verdict record this
-// process wrote, never from anything the student's code did. A test of several tests: test_run.hpp.
+// process wrote, never from anything the student's code did. A test of several tests: run_in_process.hpp.
 //
-// grade runs the lab's tests in as few processes as isolation allows (test_groups.hpp): the CPU
+// grade runs the lab's tests in as few processes as isolation allows (process_groups.hpp): the CPU
 // tests in one, the untraced GPU tests in one, the traced ones in one; --one-per-process (or
 // BANKLAB_JUDGE_ONE_TEST_PER_PROCESS=1) runs each in its own, as before issue 33.
 #include <gtest/gtest.h>
@@ -47,8 +47,8 @@
 #include "process.hpp"
 #include "sandbox.hpp"
 #include "sha256.hpp"
-#include "test_groups.hpp"
-#include "test_run.hpp"
+#include "process_groups.hpp"
+#include "run_in_process.hpp"
 #include "verdict.hpp"
 
 namespace judge {

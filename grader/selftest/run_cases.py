@@ -151,7 +151,7 @@ def stub_grade(run: Run, lab: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def lab_of(lab: str) -> "materialize.banklab_labs.Lab":
+def lab_of(lab: str) -> "materialize.banklab.lab.labs.Lab":
     """Lab `lab` as python/banklab/lab/labs.py reads it (once a run: its variants render every case)."""
     return materialize.banklab_labs.find_labs(Path(ROOT))[lab]
 

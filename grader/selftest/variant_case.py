@@ -27,14 +27,14 @@ HERE = Path(__file__).resolve().parent
 import materialize  # noqa: E402  (this folder is the script's: first on the path; it sets banklab's path)
 from banklab.lab import labs as banklab_labs  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
-from banklab.lab import variants as V  # noqa: E402
-from banklab.lab.description import DescriptionError  # noqa: E402
+from banklab.lab import variants as banklab_variants  # noqa: E402
+from banklab.lab.schema import DescriptionError  # noqa: E402
 
 
 def chosen_variant(lab: banklab_labs.Lab) -> int | None:
     """The variant a lab's cases are judged as besides 0: the last (None: the lab has no variants'
     answers, solutions/NN_name/variants.toml)."""
-    v = V.read(lab)
+    v = banklab_variants.read(lab)
     if v is None or v.answer_templates is None:
         return None
     return v.count - 1
@@ -87,10 +87,10 @@ def prediction_line(text: str, name: str) -> str | None:
 def render(lab: banklab_labs.Lab, k: int, patched: str) -> tuple[str, list[str]]:
     """The case's file (the solution with its patch) as variant k, and the templated predictions the
     patch changed (kept as the case wrote them)."""
-    v = V.read(lab)
+    v = banklab_variants.read(lab)
     base = lab.solution.read_text()
     kept = sorted(n for n in (v.answer_templates or {}) if prediction_line(patched, n) != prediction_line(base, n))
-    return V.solution(lab, k, patched, set(kept)), kept
+    return banklab_variants.solution(lab, k, patched, set(kept)), kept
 
 
 def render_case(lab: banklab_labs.Lab, k: int, case: materialize.Case, text: str) -> tuple[str, list[str]]:
@@ -100,7 +100,7 @@ def render_case(lab: banklab_labs.Lab, k: int, case: materialize.Case, text: str
     about the lab as written: not applicable to the variant)."""
     if case.patches_solution:
         return render(lab, k, text)
-    return V.stub(lab, k, text), []
+    return banklab_variants.stub(lab, k, text), []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAILED: {a.case} cannot be rendered as variant {a.variant}: {e}")
         return 1
     Path(a.out).write_text(text)
-    print(f"{a.case} as lab {lab.number}'s variant {a.variant} ({V.read(lab).describe(a.variant)}): the patch "
+    print(f"{a.case} as lab {lab.number}'s variant {a.variant} ({banklab_variants.read(lab).describe(a.variant)}): the patch "
           f"applied to the solution, rendered as the variant" + (f"; the patch's own predictions kept: {', '.join(kept)}"
                                                                  if kept else ""))
     return 0

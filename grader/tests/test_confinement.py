@@ -321,7 +321,7 @@ const int kForked = [] {
         work = os.path.join(self.tmp, "w-ancestors")
         cmd = [sys.executable, "-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[3:]))", roster, out,
                *self.command("build", "--lab", "05", "--source", self.cheat("reads_what_its_ancestors_name"), "--work", work)]
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, env=self.env(),
+        subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, env=self.env(),
                            cwd=self.tmp)
         with open(os.path.join(work, "probe.log")) as f:
             log = f.read()

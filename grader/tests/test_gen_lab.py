@@ -3,7 +3,7 @@
 
 Each case edits a copy of lab 05's description labs/05_swizzle/judge/lab.toml, of its answers
 solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (found through
-python/banklab/lab/labs.py) and expects banklab_gen.py to fail with a message that names the file
+python/banklab/lab/labs.py) and expects banklab.lab.gen to fail with a message that names the file
 and says what is wrong; the unedited description must pass.
 
   test_gen_lab.py --root .

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """grade's tests in as few processes as isolation allows give the records each test gets in a
-process of its own (issue 33; grader/judge/test_groups.cpp), on the real judge, without a GPU:
+process of its own (issue 33; grader/judge/process_groups.cpp), on the real judge, without a GPU:
 lab 05's stub graded (its GPU tests faults) and lab 02's solution plain (its GPU tests skipped),
 --tier all, grouped and with BANKLAB_JUDGE_ONE_TEST_PER_PROCESS=1; and `test` with several tests.
 

@@ -22,13 +22,13 @@ import subprocess
 import sys
 import tomllib
 
-from banklab.lab import gen as gen_lab  # noqa: E402  (the generator's own expression evaluator and access-line parser)
+from banklab.lab import description as banklab_description  # noqa: E402
 
 
 def offsets(q, x):
-    op, width, expr = gen_lab.split_access(q["access"])
+    op, width, expr = banklab_description.split_access(q["access"])
     mask = int(q.get("mask", "0xffffffff"), 16)
-    offs = [gen_lab.eval_expr(expr, lane=l, x=x) if (mask >> l) & 1 else 0 for l in range(32)]
+    offs = [banklab_description.eval_expr(expr, lane=l, x=x) if (mask >> l) & 1 else 0 for l in range(32)]
     return op, width, mask, offs
 
 
@@ -67,7 +67,7 @@ def main():
             lo, hi, step = q.get("x_range", [0, 0, 1])
             for x in sorted({lo, hi, lo + step, (lo + hi) // 2 // step * step}):
                 op, width, mask, offs = offsets(q, x)
-                _, _, expr = gen_lab.split_access(q["access"])
+                _, _, expr = banklab_description.split_access(q["access"])
                 expr_x = re.sub(r"\bx\b", f"({x})", expr)
                 line = f"{op} {width} {mask:08x} " + " ".join(str(o) for o in offs)
                 rc1, by_expr = explain(a.banklab, [op, str(width), expr_x, "--mask", f"{mask:x}"])

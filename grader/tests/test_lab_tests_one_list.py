@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from banklab.lab import labs as bl
+from banklab.lab import labs as banklab_labs
 
 #: CTest's tests of a lab that are not a judge test of it (cmake/BanklabLab.cmake).
 NOT_JUDGE_TESTS = ("build", "summary", "ncu", "sanitize.memcheck", "sanitize.racecheck")
@@ -26,7 +26,7 @@ def ctest_tests(ctest: str, build: Path) -> dict[str, list[tuple[str, list[str]]
     out: dict[str, list[tuple[str, list[str]]]] = {}
     for t in json.loads(r.stdout)["tests"]:
         label, _, rest = t["name"].partition(".")
-        n = bl.lab_number(label)
+        n = banklab_labs.lab_number(label)
         if not (label == f"lab{n}" and rest and rest not in NOT_JUDGE_TESTS):
             continue
         labels = next((p["value"] for p in t.get("properties", []) if p["name"] == "LABELS"), [])
@@ -72,7 +72,7 @@ def main() -> int:
     ap.add_argument("--root", type=Path, required=True)
     ap.add_argument("--ctest", default="ctest", help="the ctest of the build (default: ctest on PATH)")
     a = ap.parse_args()
-    labs = bl.find_labs(a.root)
+    labs = banklab_labs.find_labs(a.root)
     registered, held = ctest_tests(a.ctest, a.build), judge_tests(a.judge)
     bad = []
     for n, lab in labs.items():

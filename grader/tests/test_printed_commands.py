@@ -148,12 +148,12 @@ def main() -> int:
             fails.append(f"lab 05 stub: a message names part of the lab's answer: {m.group(0)!r}")
         # ... nor any solution line or answer, by the release check's rules (banklab.release.answers)
         if (root / "solutions").is_dir():
-            from banklab.release import answers as check_no_answers  # noqa: PLC0415
+            from banklab.release import answers as release_answers  # noqa: PLC0415
             empty = Path(tmp) / "empty"
             empty.mkdir()
             extra = [(f"(messages of {name})", "\n".join(str(v.get("message", "")) for v in vs))
                      for name, vs in grades.items() if name.endswith("stub")]
-            hits, problems, _ = check_no_answers.check(empty, root, extra)
+            hits, problems, _ = release_answers.check(empty, root, extra)
             fails += [f"a stub's messages give an answer away: {h}" for h in hits] + problems
         wrong05 = {v.get("test"): str(v.get("message", "")) for v in grades.get("lab 05 with wrong predictions", [])}
         saved = wrong05.get("Lab05Predictions.BytesSavedOverPaddingArePredicted", "")

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from banklab.grading import grading, invocation, points
 from banklab.lab import labs as banklab_labs
-from banklab.lab import variants as V
+from banklab.lab import variants as banklab_variants
 
 SEED = "test-course-seed"   # a course's seed, for this test only
 STUDENTS = [f"student{i:02d}" for i in range(12)]
@@ -188,28 +188,28 @@ def main() -> int:
     a = ap.parse_args()
     os.environ["BANKLAB_CLI"] = a.banklab
     lab = banklab_labs.find_labs(Path(a.root))[a.lab]
-    v = V.read(lab)
+    v = banklab_variants.read(lab)
     failures: list[str] = []
-    chosen = {s: V.choose(lab.number, s, SEED, v.count) for s in STUDENTS}
+    chosen = {s: banklab_variants.choose(lab.number, s, SEED, v.count) for s in STUDENTS}
     check(len(set(chosen.values())) >= 3, f"12 students get {len(set(chosen.values()))} distinct variants of lab "
           f"{lab.number} (at least 3): {sorted(set(chosen.values()))}", failures)
     k, j = sorted({x for x in chosen.values() if x})[:2]   # two students' variants, neither the base
     every = range(1, v.count)   # variant 0 is the lab as written: the selftest grades its stub and solution
-    stubs = {x: V.stub(lab, x) for x in every}
+    stubs = {x: banklab_variants.stub(lab, x) for x in every}
     check(len(set(stubs.values())) == len(stubs), f"variants {list(every)} have {len(set(stubs.values()))} "
           "different stubs (one each)", failures)
     # labs-check compares the answers' texts; the counts themselves must differ too (the model's, here built).
-    counts = {x: V.model_answers(V.description(lab, x), V.answers(lab, x), set(v.answer_templates or {}))
+    counts = {x: banklab_variants.model_answers(banklab_variants.description(lab, x), banklab_variants.answers(lab, x), set(v.answer_templates or {}))
               for x in range(v.count)}
     same = [(x, y) for x in counts for y in counts if x < y and counts[x] == counts[y]]
     check(not same, f"the {v.count} variants' answers (the model's counts) differ pairwise: same {same}", failures)
-    jobs = [(f"stub{x}", stubs[x], x) for x in every] + [(f"mine{x}", V.solution(lab, x), None) for x in every]
-    jobs.append(("classmate", V.solution(lab, j), k))
+    jobs = [(f"stub{x}", stubs[x], x) for x in every] + [(f"mine{x}", banklab_variants.solution(lab, x), None) for x in every]
+    jobs.append(("classmate", banklab_variants.solution(lab, j), k))
     # The lab as written's solved file (no marker line: the course's own text) graded as variant k, and
     # k's own solved file with its marker line deleted (valid: the student answered k's questions).
     jobs.append(("as_written", lab.solution.read_text(), k))
-    jobs.append(("unmarked", "".join(l for l in V.solution(lab, k).splitlines(keepends=True)
-                                     if not V.MARKER_RE.match(l)), k))
+    jobs.append(("unmarked", "".join(l for l in banklab_variants.solution(lab, k).splitlines(keepends=True)
+                                     if not banklab_variants.MARKER_RE.match(l)), k))
     # Variant k's stub after a comment line of 256 Ki spaces, no --variant: the judge reads its line past
     # it (std::regex over the file overflowed the judge's stack: exit 139, no grade; issue 45).
     jobs.append(("long_line", "//" + " " * (256 << 10) + "\n" + stubs[k], None))
@@ -236,7 +236,7 @@ def main() -> int:
     check_as_written(pre, k, graded["as_written"], graded["unmarked"], failures, kernel_changes)
     if kernel_changes:
         with tempfile.TemporaryDirectory() as tmp:
-            check_ctest_reads_the_line(a.judge, lab.number, pre, k, V.solution(lab, k), graded[f"mine{k}"], Path(tmp),
+            check_ctest_reads_the_line(a.judge, lab.number, pre, k, banklab_variants.solution(lab, k), graded[f"mine{k}"], Path(tmp),
                                        failures)
     if lab.number in COPIES_AT_TARGET:
         with tempfile.TemporaryDirectory() as tmp:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 runpy.run_path(str(Path(__file__).resolve().parents[2] / "python" / "banklab_run.py"))  # banklab's path, set in one place
-from banklab.release import answers  # noqa: E402
+from banklab.release import answers as release_answers  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(answers.main())
+    sys.exit(release_answers.main())

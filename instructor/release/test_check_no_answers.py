@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 COURSE = HERE.parents[1]
-from banklab.release import answers as cna  # noqa: E402  (the check; check_no_answers.py is its command)
+from banklab.release import answers as release_answers  # noqa: E402  (the check; check_no_answers.py is its command)
 from banklab.lab import expr as banklab_expr  # noqa: E402
 
 
@@ -41,18 +41,18 @@ def solution_constant(folder: str, name: str) -> str:
 def first_needle(folder: str, comment: bool) -> tuple[str, str]:
     """A distinctive part of a solution's line (code or comment) and the file:line the check names."""
     sol = (COURSE / "solutions" / folder / "kernel.cu").read_text().splitlines()
-    for nd in cna.solution_needles(COURSE, folder):
+    for nd in release_answers.solution_needles(COURSE, folder):
         n = int(nd.what.rsplit(":", 1)[1])
-        code, note = cna.split_comment(sol[n - 1])
+        code, note = release_answers.split_comment(sol[n - 1])
         part = note if comment else code
-        if part.strip() and cna.tokens(part) == nd.toks:
+        if part.strip() and release_answers.tokens(part) == nd.toks:
             return part.strip(), nd.what
     raise AssertionError(f"solutions/{folder}/kernel.cu has no distinctive {'comment' if comment else 'code'}")
 
 
 def respaced(text: str) -> str:
     """The same tokens, spaced otherwise: `f(a * (b + c));` -> `f ( a * ( b + c ) ) ;`."""
-    return " ".join(cna.tokens(text))
+    return " ".join(release_answers.tokens(text))
 
 
 # Each case: (name, file of the release to write into, a function giving (text to append,
@@ -159,7 +159,7 @@ class AnswerCheck(unittest.TestCase):
     def test_solutions_folder_and_answers_file(self):
         rel = self.copy("solutions")
         shutil.copytree(COURSE / "solutions" / "04_padding", rel / "solutions" / "04_padding")
-        hits, _, _ = cna.check(rel, COURSE)
+        hits, _, _ = release_answers.check(rel, COURSE)
         self.assertTrue(any(h.startswith("solutions/: the release holds") for h in hits), hits)
         self.assertTrue(any("answers.toml: an answers file" in h for h in hits), hits)
 
@@ -167,7 +167,7 @@ class AnswerCheck(unittest.TestCase):
         rel = self.copy("innocent")
         path = "labs/05_swizzle/README.md"
         line = self.plant(rel, path, innocent_lines())
-        hits, problems, _ = cna.check(rel, COURSE)
+        hits, problems, _ = release_answers.check(rel, COURSE)
         self.assertEqual(problems, [])
         planted = range(line, line + innocent_lines().count("\n"))
         self.assertEqual([h for h in hits if h.startswith(path + ":") and int(h.split(":")[1]) in planted], [])

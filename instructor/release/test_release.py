@@ -46,7 +46,7 @@ def main() -> int:
     for gone in ("solutions", "grader/selftest", "instructor"):
         if (rel / gone).exists():
             failures.append(f"the release holds {gone}/")
-    # The judge's files of each lab leave the student's folder (instructor/make-release, banklab_labs.judge_dir).
+    # The judge's files of each lab leave the student's folder (instructor/make-release, banklab.lab.labs.judge_dir).
     for d in sorted((rel / "labs").iterdir()):
         if (d / "judge").exists() or any((d / f).exists() for f in ("lab.toml", "probe.cu", "test.cu")):
             failures.append(f"the release's student folder labs/{d.name}/ holds the judge's files")

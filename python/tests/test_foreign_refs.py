@@ -6,15 +6,14 @@ real lab passes, and a mention of another lab where a lab may name it is let thr
 
 import re
 import shutil
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-from banklab.lab import foreign_refs as fr   # noqa: E402
-from banklab.lab import labs as bl   # noqa: E402
+from banklab.lab import foreign_refs   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
 
 HAS_SOLUTIONS = (ROOT / "solutions" / "04_padding").is_dir()
 
@@ -48,14 +47,14 @@ class ForeignRefs(unittest.TestCase):
         self.tmp.cleanup()
 
     def check(self, number="08", folder="08_padding"):
-        return fr.check(number, folder, [self.root / "labs" / folder, self.root / "solutions" / folder], self.root)
+        return foreign_refs.check(number, folder, [self.root / "labs" / folder, self.root / "solutions" / folder], self.root)
 
     def test_every_real_lab_passes(self):
-        labs = bl.find_labs(ROOT)
+        labs = banklab_labs.find_labs(ROOT)
         self.assertGreaterEqual(len(labs), 8)
         for n, lab in labs.items():
             with self.subTest(lab=lab.folder):
-                self.assertEqual(fr.check(n, lab.folder, [lab.dir, lab.solution_dir], ROOT), [])
+                self.assertEqual(foreign_refs.check(n, lab.folder, [lab.dir, lab.solution_dir], ROOT), [])
 
     @unittest.skipUnless(HAS_SOLUTIONS, "the course's solutions/ (the student release has none)")
     def test_a_copy_of_lab_04_renamed_by_the_recipe_is_flagged_in_every_file_that_still_names_04(self):

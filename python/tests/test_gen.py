@@ -6,12 +6,13 @@ symbols a compiler gave, and the teaching errors of index / label / at_minimum /
 """
 import copy
 import os
-import sys
 import tomllib
 import unittest
 
-from banklab.lab import gen as gen  # noqa: E402
+from banklab.lab import gen  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
+from banklab.lab import description as banklab_description  # noqa: E402
+from banklab.lab import schema  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -44,16 +45,16 @@ class Mangle(unittest.TestCase):
     def test_symbols_a_compiler_gave(self):
         for ns, name, params, symbol in SYMBOLS:
             with self.subTest(kernel=name):
-                self.assertEqual(gen.mangle(ns, name, params), symbol)
+                self.assertEqual(banklab_description.mangle(ns, name, params), symbol)
 
     def test_a_type_it_does_not_know(self):
-        with self.assertRaisesRegex(gen.DescriptionError, "not part of the types"):
-            gen.mangle("lab07", "k", "float (&a)[4]")
+        with self.assertRaisesRegex(schema.DescriptionError, "not part of the types"):
+            banklab_description.mangle("lab07", "k", "float (&a)[4]")
 
 
 class InstructionTests(unittest.TestCase):
     def check(self, d):
-        gen.check(d)
+        banklab_description.check(d)
         return d
 
     def test_every_lab_generates_its_tests(self):
@@ -68,49 +69,49 @@ class InstructionTests(unittest.TestCase):
     def test_a_label_names_an_index_it_does_not_have(self):
         d = description()
         d["instructions"][0]["label"] = "warp {q}"
-        with self.assertRaisesRegex(gen.DescriptionError, r"key 'label'.*'index' \[w, s\]"):
+        with self.assertRaisesRegex(schema.DescriptionError, r"key 'label'.*'index' \[w, s\]"):
             self.check(d)
 
     def test_index_needs_one_name_per_dim(self):
         d = description()
         d["instructions"][0]["index"] = ["w"]
-        with self.assertRaisesRegex(gen.DescriptionError, "one name per dimension"):
+        with self.assertRaisesRegex(schema.DescriptionError, "one name per dimension"):
             self.check(d)
 
     def test_at_minimum_needs_a_label(self):
         d = description()
         del d["instructions"][0]["label"]
-        with self.assertRaisesRegex(gen.DescriptionError, "needs key 'label'"):
+        with self.assertRaisesRegex(schema.DescriptionError, "needs key 'label'"):
             self.check(d)
 
     def test_at_minimum_needs_exactly_one_hint(self):
         d = description()
         d["instructions"][0]["at_minimum"] = {"test": "X"}
-        with self.assertRaisesRegex(gen.DescriptionError, "either 'hint'"):
+        with self.assertRaisesRegex(schema.DescriptionError, "either 'hint'"):
             self.check(d)
 
     def test_two_at_minimum_tests_of_one_name(self):
         d = description()
         d["instructions"][1]["at_minimum"] = copy.deepcopy(d["instructions"][0]["at_minimum"])
-        with self.assertRaisesRegex(gen.DescriptionError, "already the test of row_write"):
+        with self.assertRaisesRegex(schema.DescriptionError, "already the test of row_write"):
             self.check(d)
 
     def test_only_names_an_index(self):
         d = description()
         d["instructions"][0]["at_minimum"]["only"] = {"m": 0}
-        with self.assertRaisesRegex(gen.DescriptionError, "key 'only': 'm' is not one of key 'index'"):
+        with self.assertRaisesRegex(schema.DescriptionError, "key 'only': 'm' is not one of key 'index'"):
             self.check(d)
 
     def test_a_picked_word_needs_two_words(self):
         d = description()
         d["instructions"][0]["label"] = "warp {w: A}"
-        with self.assertRaisesRegex(gen.DescriptionError, "separated by '\\|'"):
+        with self.assertRaisesRegex(schema.DescriptionError, "separated by '\\|'"):
             self.check(d)
 
     def test_a_kernel_without_its_entry(self):
         d = description()
         d["kernels"][0]["name"] = "other"
-        with self.assertRaisesRegex(gen.DescriptionError, "has no \\[\\[kernels\\]\\] entry"):
+        with self.assertRaisesRegex(schema.DescriptionError, "has no \\[\\[kernels\\]\\] entry"):
             self.check(d)
 
     def test_the_labels_of_lab06(self):

@@ -7,11 +7,23 @@ new script or module cannot quietly undo them.
   live in labs/NN_name/judge/).
 - The package is a package: python/banklab/ has an __init__.py.
 - Nothing in grader/ reaches into tools/: no #include of a tools/ path, no CMake line naming one.
+- No unused import in any Python file (pyflakes, Debian's python3-pyflakes; skipped, saying so, where
+  it is not installed): an import block copied whole fails here.
+- A banklab module is imported under one name everywhere (`from banklab.lab import labs as
+  banklab_labs` in every file), and a name means one module.
+- No facade: a name taken from a banklab module (`bpt.apply_points`, `from banklab.grading.points
+  import PointsTable`) is one that module defines, not one it imports from another.
+- No production file is named like a test: a file named test_* lives in a tests/ folder or is a Python
+  program that CTest runs (a CMake file names it); the C++ tests are tests/*_test.cpp.
 """
 from __future__ import annotations
 
+import ast
 import os
 import re
+import shutil
+import subprocess
+import sys
 import unittest
 from pathlib import Path
 
@@ -42,6 +54,61 @@ def python_files():
 def is_test(p: Path) -> bool:
     rel = p.relative_to(ROOT).as_posix()
     return "/tests/" in f"/{rel}" or p.name.startswith("test_")
+
+
+def pyflakes_command() -> list[str] | None:
+    """How to run pyflakes here: this interpreter's, else Debian's python3-pyflakes (for /usr/bin/python3,
+    also installed as pyflakes3), else None."""
+    for cmd in ([sys.executable, "-m", "pyflakes"], ["/usr/bin/python3", "-m", "pyflakes"], ["pyflakes3"]):
+        if (Path(cmd[0]).is_file() or shutil.which(cmd[0])) and subprocess.run(
+                [*cmd, "--version"], capture_output=True).returncode == 0:
+            return cmd
+    return None
+
+
+def module_of(dotted: str) -> Path | None:
+    """python/banklab/x/y.py for "banklab.x.y", None where that is no module of the package."""
+    p = (ROOT / "python" / Path(*dotted.split("."))).with_suffix(".py")
+    return p if dotted.startswith("banklab.") and p.is_file() else None
+
+
+_DEFINED: dict[Path, set[str]] = {}
+
+
+def defined_in(module: Path) -> set[str]:
+    """The names a module defines at its top level (def, class, assignment), not those it imports."""
+    if module not in _DEFINED:
+        out: set[str] = set()
+
+        def body(stmts):
+            for n in stmts:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    out.add(n.name)
+                elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                        out.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+                elif isinstance(n, ast.If):
+                    body(n.body), body(n.orelse)
+                elif isinstance(n, ast.Try):
+                    body(n.body), body(n.orelse), body(n.finalbody), [body(h.body) for h in n.handlers]
+                elif isinstance(n, (ast.For, ast.With)):
+                    body(n.body)
+        body(ast.parse(module.read_text()).body)
+        _DEFINED[module] = out
+    return _DEFINED[module]
+
+
+def banklab_imports(tree: ast.AST):
+    """(line, what is imported: "banklab.x.y" or "banklab.x.y:Name", the local name) of each banklab import."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").startswith("banklab"):
+            for a in n.names:
+                sub = f"{n.module}.{a.name}"
+                yield n.lineno, sub if module_of(sub) else f"{n.module}:{a.name}", a.asname or a.name
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                if a.asname and module_of(a.name):
+                    yield n.lineno, a.name, a.asname
 
 
 class StructureCounts(unittest.TestCase):
@@ -77,6 +144,70 @@ class StructureCounts(unittest.TestCase):
                 reach += [f"{p.relative_to(ROOT)}: {l.strip()}" for l in p.read_text(errors="replace").splitlines()
                           if re.search(r"(SOURCE_DIR\}|\.\.)/tools/", l.split("#", 1)[0])]
         self.assertEqual(reach, [], "grader/ reaches into tools/ (the tracer's core is trace/, the package python/)")
+
+
+    def test_no_unused_import(self):
+        cmd = pyflakes_command()
+        if cmd is None:
+            self.skipTest("pyflakes is not installed (Debian: apt-get install python3-pyflakes; tools/setup-debian --all)")
+        paths = sorted(str(p) for p in python_files())
+        r = subprocess.run([*cmd, *paths], capture_output=True, text=True)
+        unused = [line.replace(str(ROOT) + "/", "") for line in r.stdout.splitlines()
+                  if "imported but unused" in line or "redefinition of unused" in line]
+        self.assertEqual(unused, [], "unused imports (an import block copied whole?): remove them, and import "
+                         "what a file uses from the module that defines it")
+
+    def test_one_name_per_module(self):
+        names: dict[str, dict[str, list[str]]] = {}
+        for p in python_files():
+            for line, what, local in banklab_imports(ast.parse(p.read_text())):
+                if ":" not in what:
+                    names.setdefault(what, {}).setdefault(local, []).append(f"{p.relative_to(ROOT)}:{line}")
+        twice = {m: {k: v[:3] for k, v in by.items()} for m, by in names.items() if len(by) > 1}
+        self.assertEqual(twice, {}, "a banklab module imported under several names: use the one the other files use")
+        meaning: dict[str, set[str]] = {}
+        for m, by in names.items():
+            for local in by:
+                meaning.setdefault(local, set()).add(m)
+        self.assertEqual({k: sorted(v) for k, v in meaning.items() if len(v) > 1}, {},
+                         "one name given to several banklab modules: each module keeps one name of its own")
+
+    def test_no_facade(self):
+        found = []
+        for p in python_files():
+            tree = ast.parse(p.read_text())
+            alias = {}
+            for line, what, local in banklab_imports(tree):
+                if ":" in what:
+                    mod, name = what.split(":")
+                    m = module_of(mod)
+                    if m is not None and name not in defined_in(m):
+                        found.append(f"{p.relative_to(ROOT)}:{line}: from {mod} import {name} ({mod} does not define it)")
+                else:
+                    alias[local] = what
+            for n in ast.walk(tree):
+                if (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in alias
+                        and not n.attr.startswith("__")):
+                    m = module_of(alias[n.value.id])
+                    if n.attr not in defined_in(m):
+                        found.append(f"{p.relative_to(ROOT)}:{n.lineno}: {n.value.id}.{n.attr} "
+                                     f"({alias[n.value.id]} does not define it)")
+        self.assertEqual(found, [], "a name taken from a module that only imports it: import it from the module "
+                         "that defines it")
+
+    def test_no_production_file_is_named_like_a_test(self):
+        cmake = "\n".join(p.read_text(errors="replace") for p in files()
+                          if p.name == "CMakeLists.txt" or p.suffix == ".cmake")
+        wrong = []
+        for p in files():
+            rel = p.relative_to(ROOT).as_posix()
+            if not p.name.startswith("test_") or "/tests/" in f"/{rel}":
+                continue              # a tests/ folder holds tests and their helpers
+            if p.suffix == ".py" and re.search(rf"\b{re.escape(p.stem)}\b", cmake):
+                continue              # a test program that CTest runs (by its path, or -m unittest NAME)
+            wrong.append(rel)
+        self.assertEqual(wrong, [], "files named test_* that are no test (name them for what they do; tools and "
+                         "people that skip tests skip them): a test lives in a tests/ folder or is a program CTest runs")
 
 
 if __name__ == "__main__":

@@ -1,19 +1,18 @@
 """The one kill-the-process-group step (banklab.grading.invocation.wait_or_kill_group),
-which the judge's run (banklab.grading.grading.run_limited) and the unpacking process
+which the judge's run (banklab.grading.judging.run_limited) and the unpacking process
 (banklab.grading.archives.unpack_upload) both use: past the timeout no process of the group is
 left, grandchildren included; before it, the child's output and status come back, and nothing
 it left in its group runs on.
 
   cd python && python3 -m unittest tests.test_invocation -v
 """
-import os
 import subprocess
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-from banklab.grading import grading as bg
+from banklab.grading import judging
 from banklab.grading.invocation import wait_or_kill_group
 
 
@@ -90,7 +89,7 @@ class WaitOrKillGroup(unittest.TestCase):
     def test_the_judges_run_kills_the_group_at_its_limit(self):
         with tempfile.TemporaryDirectory() as d:
             t = time.monotonic()
-            rc, note = bg.run_limited(["bash", "-c", FAMILY, d], 1.5, Path(d) / "log")
+            rc, note = judging.run_limited(["bash", "-c", FAMILY, d], 1.5, Path(d) / "log")
             self.assertLess(time.monotonic() - t, 3)
             self.assertIsNone(rc)
             self.assertIn("did not finish within 1.5 s", note)

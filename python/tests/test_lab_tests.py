@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 from banklab.lab import gen  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
-from banklab.lab import labs as bl  # noqa: E402
+from banklab.lab import labs as banklab_labs  # noqa: E402
 
 #: How a second list of a lab's tests shows itself: a parser of TEST(...) lines (a regex anchored
 #: at TEST(, in Python or CMake), or a list named after the generated tests.
@@ -35,7 +35,7 @@ def tracked_files() -> list[Path]:
 
 class OneList(unittest.TestCase):
     def test_each_lab_lists_its_tests_once_with_tier_and_labels(self):
-        labs = bl.find_labs(ROOT)
+        labs = banklab_labs.find_labs(ROOT)
         self.assertTrue(labs)
         for n, lab in labs.items():
             tests = lab.tests()
@@ -52,7 +52,7 @@ class OneList(unittest.TestCase):
     def test_the_generator_registers_exactly_the_generated_tests_of_the_list(self):
         """The data gen.py writes (kLayoutTests, kPredictionTests) names Lab.tests()'s generated
         tests, in its order, and each is registered by the one test of its kind."""
-        for n, lab in bl.find_labs(ROOT).items():
+        for n, lab in banklab_labs.find_labs(ROOT).items():
             with tempfile.TemporaryDirectory() as out:
                 rc = gen.main(["gen", str(lab.description_path), out, "--probe", str(lab.probe),
                                "--answers", str(lab.answers_path)])
@@ -72,7 +72,7 @@ class OneList(unittest.TestCase):
             self.assertTrue(all(t.suite == f"Lab{n}Predictions" for t in lab.tests() if t.kind == "question"))
 
     def test_the_cmake_list_is_the_labs_lists(self):
-        labs = bl.find_labs(ROOT)
+        labs = banklab_labs.find_labs(ROOT)
         fields = lab_tests.cmake_list(labs).split(";")
         self.assertEqual(len(fields) % 5, 0)
         rows = [fields[i:i + 5] for i in range(0, len(fields), 5)]

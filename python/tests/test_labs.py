@@ -15,7 +15,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-from banklab.lab import labs as bl   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
+from banklab.lab import schema  # noqa: E402
 
 LABS_CHECK = ROOT / "instructor" / "labs-check"
 
@@ -30,40 +31,40 @@ class LabNumbers(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             root = Path(d)
             shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
-            self.assertEqual(bl.find_labs(root)["05"].test, root / "labs" / "05_swizzle" / "judge" / "test.cu")
+            self.assertEqual(banklab_labs.find_labs(root)["05"].test, root / "labs" / "05_swizzle" / "judge" / "test.cu")
             (root / "grader" / "labs").mkdir(parents=True)
             shutil.move(root / "labs" / "05_swizzle" / "judge", root / "grader" / "labs" / "05_swizzle")
-            lab = bl.find_labs(root)["05"]
+            lab = banklab_labs.find_labs(root)["05"]
             self.assertEqual(lab.description_path, root / "grader" / "labs" / "05_swizzle" / "lab.toml")
-            self.assertEqual(bl.folder_of(lab.probe), "05_swizzle")
-            self.assertEqual(bl.folder_of(ROOT / "labs" / "05_swizzle" / "judge" / "lab.toml"), "05_swizzle")
+            self.assertEqual(banklab_labs.folder_of(lab.probe), "05_swizzle")
+            self.assertEqual(banklab_labs.folder_of(ROOT / "labs" / "05_swizzle" / "judge" / "lab.toml"), "05_swizzle")
 
     def test_every_form_of_a_lab_number_is_read_by_one_parser(self):
         for text in ("05", "lab05", "Lab05", "Lab05Layout.TileIndexIsInBounds", "Lab05OnGpu.TracedX",
                      "05_swizzle", "labs/05_swizzle/kernel.cu", "/x/solutions/05_swizzle/README.md",
                      "labs/05_swizzle/judge/test.cu", "labs/05_swizzle/judge/lab.toml", "solutions/05_swizzle/cases/bad/x.patch"):
             with self.subTest(text=text):
-                self.assertEqual(bl.lab_number(text), "05")
+                self.assertEqual(banklab_labs.lab_number(text), "05")
 
     def test_what_is_not_a_lab_number_gives_none(self):
         for text in ("", "kernel.cu", "lab5", "050_x", "junit-lab05.xml", "Lab", "labs/"):
             with self.subTest(text=text):
-                self.assertIsNone(bl.lab_number(text))
+                self.assertIsNone(banklab_labs.lab_number(text))
 
     def test_a_path_belongs_to_the_lab_of_its_folder(self):
-        lab = bl.lab_of_path(ROOT / "labs" / "05_swizzle" / "kernel.cu", ROOT)
+        lab = banklab_labs.lab_of_path(ROOT / "labs" / "05_swizzle" / "kernel.cu", ROOT)
         self.assertEqual((lab.number, lab.folder), ("05", "05_swizzle"))
         self.assertEqual(lab.stub, ROOT / "labs" / "05_swizzle" / "kernel.cu")
         self.assertEqual(lab.test, ROOT / "labs" / "05_swizzle" / "judge" / "test.cu")
         self.assertEqual(lab.probe, ROOT / "labs" / "05_swizzle" / "judge" / "probe.cu")
         self.assertEqual(lab.answers_path, ROOT / "solutions" / "05_swizzle" / "answers.toml")
         self.assertEqual(lab.cases("bad")[0].parent, ROOT / "solutions" / "05_swizzle" / "cases" / "bad")
-        self.assertIsNone(bl.lab_of_path("common/include/banklab/model.hpp", ROOT))
+        self.assertIsNone(banklab_labs.lab_of_path("common/include/banklab/model.hpp", ROOT))
 
 
 class FindingLabs(unittest.TestCase):
     def test_every_lab_folder_of_the_course_is_a_lab_with_a_valid_description(self):
-        labs, problems = bl.survey(ROOT)
+        labs, problems = banklab_labs.survey(ROOT)
         self.assertEqual(problems, [])
         folders = sorted(d.name for d in (ROOT / "labs").iterdir() if (d / "kernel.cu").is_file())
         self.assertEqual([lab.folder for lab in labs.values()], folders)
@@ -78,15 +79,15 @@ class FindingLabs(unittest.TestCase):
             (root / "labs" / "05_swizzle" / "judge").mkdir(parents=True)
             (root / "labs" / "05_swizzle" / "kernel.cu").write_text("")
             (root / "labs" / "05_swizzle" / "judge" / "lab.toml").write_text('title = \n')
-            with self.assertRaisesRegex(bl.DescriptionError, "05_swizzle/judge/lab.toml"):
-                bl.find_labs(root)
+            with self.assertRaisesRegex(schema.DescriptionError, "05_swizzle/judge/lab.toml"):
+                banklab_labs.find_labs(root)
 
     def test_a_table_header_above_the_judges_keys_is_refused(self):
-        text = bl.find_labs(ROOT)["05"].description_path.read_text()
+        text = banklab_labs.find_labs(ROOT)["05"].description_path.read_text()
         text = re.sub(r"^points\.gates = ", "[points]\ngates = ", text, flags=re.M)
         text = text.replace("# ---- judge ----", '# ---- judge ----\nconstants = ["TILE_DIM"]', 1)
         data = __import__("tomllib").loads(text)
-        problems = bl.validate_description(data, Path("labs/05_swizzle/judge/lab.toml"))
+        problems = banklab_labs.validate_description(data, Path("labs/05_swizzle/judge/lab.toml"))
         self.assertTrue(any("[points]: unknown key" in p for p in problems), problems)
 
     def test_the_lab_list_checks_the_whole_description_as_the_generator_does(self):
@@ -97,11 +98,11 @@ class FindingLabs(unittest.TestCase):
             shutil.copytree(ROOT / "labs" / "05_swizzle", root / "labs" / "05_swizzle")
             toml = root / "labs" / "05_swizzle" / "judge" / "lab.toml"
             toml.write_text(toml.read_text().replace('op = "st"\nwidth = 4', 'op = "sts"\nwidth = 4', 1))
-            with self.assertRaisesRegex(bl.DescriptionError, r"05_swizzle/judge/lab.toml: \[\[instructions\]\] "
+            with self.assertRaisesRegex(schema.DescriptionError, r"05_swizzle/judge/lab.toml: \[\[instructions\]\] "
                                         r"#1 \(row_write\): key 'op' = 'sts'"):
-                bl.find_labs(root)
-            self.assertEqual(bl.find_labs(ROOT)["05"].description, __import__("tomllib").loads(
-                bl.find_labs(ROOT)["05"].description_path.read_text()))   # checked on a copy: as written
+                banklab_labs.find_labs(root)
+            self.assertEqual(banklab_labs.find_labs(ROOT)["05"].description, __import__("tomllib").loads(
+                banklab_labs.find_labs(ROOT)["05"].description_path.read_text()))   # checked on a copy: as written
 
 
 class LabsCheck(unittest.TestCase):
@@ -151,10 +152,10 @@ class LabsCheck(unittest.TestCase):
         r = labs_check(ROOT, "--list")
         self.assertEqual(r.returncode, 0)
         self.assertEqual([line.split() for line in r.stdout.splitlines()],
-                         [[n, lab.folder] for n, lab in bl.find_labs(ROOT).items()])
+                         [[n, lab.folder] for n, lab in banklab_labs.find_labs(ROOT).items()])
 
     def desc(self, root: Path, n: str) -> Path:
-        return bl.find_labs(root)[n].description_path
+        return banklab_labs.find_labs(root)[n].description_path
 
     def test_a_lab_folder_without_a_description_fails(self):
         root = self.copy()
@@ -177,7 +178,7 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_question_without_an_answer_and_an_answer_without_a_question_fail(self):
         root = self.copy()
-        lab = bl.find_labs(root)["04"]
+        lab = banklab_labs.find_labs(root)["04"]
         name = lab.questions[0]["name"]
         self.edit(lab.answers_path, f"[{name}]", "[kNoSuchQuestion]")
         self.fails(root, f"solutions/04_padding/answers.toml: no [{name}] table",
@@ -185,14 +186,14 @@ class LabsCheck(unittest.TestCase):
 
     def test_an_answer_with_both_an_access_and_a_value_fails(self):
         root = self.copy()
-        lab = bl.find_labs(root)["04"]
+        lab = banklab_labs.find_labs(root)["04"]
         name = lab.questions[0]["name"]
         self.edit(lab.answers_path, f"[{name}]\n", f"[{name}]\nvalue = \"1\"\n")
         self.fails(root, f"solutions/04_padding/answers.toml: [{name}] must hold exactly one of `access` and `value`")
 
     def test_a_known_bad_case_naming_another_labs_or_no_test_fails(self):
         root = self.copy()
-        case = bl.find_labs(root)["04"].cases("bad")[0]
+        case = banklab_labs.find_labs(root)["04"].cases("bad")[0]
         text = case.read_text()
         test = re.search(r"EXPECT_FAIL:\s*(\S+)", text).group(1)
         case.write_text(text.replace(test, test.replace("Lab04", "Lab05")))
@@ -244,7 +245,7 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_gate_may_name_a_generated_question_test(self):
         root = self.copy()
-        lab = bl.find_labs(root)["05"]
+        lab = banklab_labs.find_labs(root)["05"]
         test = lab.questions[0]["test"]
         self.edit(self.desc(root, "05"), "points.gates = [",
                   f'points.gates = ["Lab05Predictions.{test}", ')
@@ -253,14 +254,14 @@ class LabsCheck(unittest.TestCase):
 
     def test_an_instruction_the_probe_does_not_report_fails(self):
         root = self.copy()
-        lab = bl.find_labs(root)["05"]
+        lab = banklab_labs.find_labs(root)["05"]
         name = lab.instructions[0]["name"]
         self.edit(self.desc(root, "05"), f'name = "{name}"', 'name = "no_such_instruction"')
         self.fails(root, "labs/05_swizzle/judge/probe.cu: defines no `access_no_such_instruction(...)`")
 
     def test_a_launcher_kernel_cu_does_not_define_fails(self):
         root = self.copy()
-        lab = bl.find_labs(root)["06"]
+        lab = banklab_labs.find_labs(root)["06"]
         name = lab.launches[0]["launcher"]
         self.edit(self.desc(root, "06"), f'launcher = "{name}"', 'launcher = "no_such_launcher"')
         self.fails(root, "labs/06_ldmatrix/kernel.cu: defines no launcher `no_such_launcher(...)`")
@@ -278,7 +279,7 @@ class LabsCheck(unittest.TestCase):
         # and every other form of its number (lab 06, 06_ldmatrix, --lab 06, its cheats' _06: what
         # foreign_refs.py flags when left). Lab 06 copied to the number after the course's last lab.
         root = self.copy()
-        last = max(bl.find_labs(root))
+        last = max(banklab_labs.find_labs(root))
         new = f"{int(last) + 1:02d}"
         for side in ("labs", "solutions"):
             shutil.copytree(root / side / "06_ldmatrix", root / side / f"{new}_more")
@@ -313,7 +314,7 @@ class LabsCheck(unittest.TestCase):
 
     def test_a_case_description_edited_makes_the_selftest_table_stale_and_write_fixes_it(self):
         root = self.copy()
-        case = bl.find_labs(root)["02"].cases("alternatives")[0]
+        case = banklab_labs.find_labs(root)["02"].cases("alternatives")[0]
         text = case.read_text()
         case.write_text(text.replace("\n", " A NEW WORD.\n", 1))
         self.fails(root, "grader/selftest/README.md: the tables of cases differ")

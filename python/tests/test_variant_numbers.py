@@ -12,23 +12,23 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-from banklab.lab import labs as bl   # noqa: E402
-from banklab.lab import variant_numbers as vn   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
+from banklab.lab import variant_numbers   # noqa: E402
 
 
 class VariantNumbers(unittest.TestCase):
     def test_every_lab_passes(self):
-        for n, lab in bl.find_labs(ROOT).items():
+        for n, lab in banklab_labs.find_labs(ROOT).items():
             with self.subTest(lab=n):
-                self.assertEqual(vn.check(lab), [])
+                self.assertEqual(variant_numbers.check(lab), [])
 
     def test_constants_are_evaluated_from_each_variants_stub(self):
-        lab = bl.find_labs(ROOT)["05"]
-        varying = vn.varying_constants(lab)
+        lab = banklab_labs.find_labs(ROOT)["05"]
+        varying = variant_numbers.varying_constants(lab)
         self.assertIn("kChunkTileBytes", varying)
         v0, k, vk = varying["kChunkTileBytes"]
         self.assertNotEqual(v0, vk)
-        self.assertEqual(vn.stub_constants("constexpr int kA = 4;\nconstexpr int kB = kA * 8 + (1 << 2);\n"
+        self.assertEqual(variant_numbers.stub_constants("constexpr int kA = 4;\nconstexpr int kB = kA * 8 + (1 << 2);\n"
                                            "constexpr int kC = sizeof(float);\n"), {"kA": 4, "kB": 36})
 
     def test_variant_zeros_number_in_the_handout_is_flagged(self):
@@ -36,21 +36,21 @@ class VariantNumbers(unittest.TestCase):
             root = Path(d)
             for side in ("labs", "solutions"):
                 shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
-            lab = bl.find_labs(root)["05"]
-            v0 = vn.varying_constants(lab)["kChunkTileBytes"][0]
+            lab = banklab_labs.find_labs(root)["05"]
+            v0 = variant_numbers.varying_constants(lab)["kChunkTileBytes"][0]
             readme = lab.handout
             text = readme.read_text()
             for planted in (f"The tile stays `kChunkTileBytes` {v0}.", f"inside the {v0}-byte tile,",
                             f"kChunkTileBytes = {v0} here"):
                 with self.subTest(planted=planted):
                     readme.write_text(text + "\n" + planted + "\n")
-                    got = vn.check(lab)
+                    got = variant_numbers.check(lab)
                     self.assertEqual(len(got), 1, got)
                     self.assertIn("variant 0's number", got[0])
             for fine in ("The tile stays `kChunkTileBytes` bytes.", f"a {v0 + 16}-byte tile", "kChunkTileBytes; 4096 ways"):
                 with self.subTest(fine=fine):
                     readme.write_text(text + "\n" + fine + "\n")
-                    self.assertEqual(vn.check(lab), [])
+                    self.assertEqual(variant_numbers.check(lab), [])
 
     def test_variant_zeros_number_left_in_a_variants_stub_comment_is_flagged(self):
         """A [variants] kernel replacement taken away: variant k's stub keeps the lab's comment

@@ -5,8 +5,8 @@ import subprocess
 import unittest
 
 from banklab.lab import labs as banklab_labs
-from banklab.lab import variants as V
-from banklab.lab.description import DescriptionError
+from banklab.lab import variants as banklab_variants
+from banklab.lab.schema import DescriptionError
 
 SEED = "unit-test-seed"
 
@@ -18,19 +18,19 @@ class LabVariants:
     @classmethod
     def setUpClass(cls):
         cls.lab = banklab_labs.find_labs()[cls.number]
-        cls.v = V.read(cls.lab)
+        cls.v = banklab_variants.read(cls.lab)
 
     def truth(self, k):
         """The model's count of every templated question of variant k (variant 0 too, from answers.toml)."""
         try:
-            V.banklab_cli()
+            banklab_variants.banklab_cli()
         except DescriptionError as e:
             self.skipTest(str(e))
-        return V.model_answers(V.description(self.lab, k), V.answers(self.lab, k), set(self.v.answer_templates))
+        return banklab_variants.model_answers(banklab_variants.description(self.lab, k), banklab_variants.answers(self.lab, k), set(self.v.answer_templates))
 
     def test_at_least_4_variants_above_the_base_and_12_students_get_3(self):
         self.assertGreaterEqual(self.v.count, 5)
-        chosen = {V.choose(self.number, f"student{i:02d}", SEED, self.v.count) for i in range(12)}
+        chosen = {banklab_variants.choose(self.number, f"student{i:02d}", SEED, self.v.count) for i in range(12)}
         self.assertGreaterEqual(len(chosen), 3, chosen)
 
     def test_every_variants_numbers_differ_and_its_solved_file_holds_them(self):
@@ -42,7 +42,7 @@ class LabVariants:
             self.assertNotIn(key, seen, f"variant {k} has variant {seen.get(key)}'s numbers: {truth}")
             seen[key] = k
             if k:
-                sol = V.solution(self.lab, k)
+                sol = banklab_variants.solution(self.lab, k)
                 for name, n in truth.items():
                     self.assertIn(f"constexpr int {name} = {n};", sol)
                 self.lesson(truth, k)
@@ -51,7 +51,7 @@ class LabVariants:
         base = self.lab.answers()
         base_qs = {q["name"]: q for q in self.lab.questions}
         for k in range(1, self.v.count):
-            a, d = V.answers(self.lab, k), V.description(self.lab, k)
+            a, d = banklab_variants.answers(self.lab, k), banklab_variants.description(self.lab, k)
             for q in d["questions"]:
                 if q["name"] not in self.v.answer_templates:
                     self.assertEqual(a[q["name"]], base[q["name"]])
@@ -59,8 +59,8 @@ class LabVariants:
 
     def test_a_variants_stub_names_it_and_keeps_every_prediction_a_placeholder(self):
         for k in range(1, self.v.count):
-            s = V.stub(self.lab, k)
-            self.assertEqual(V.named_variant(s, self.number), k)
+            s = banklab_variants.stub(self.lab, k)
+            self.assertEqual(banklab_variants.named_variant(s, self.number), k)
             self.assertEqual(re.findall(r"constexpr int (k\w+) = -1;", s), [q["name"] for q in self.lab.questions])
             for p in self.v.params_of(k).values():
                 self.assertIn(str(p), s)

@@ -96,7 +96,9 @@ TEST(PredictCommand, TmaSwizzleEqualsTheLineWithSwizzledOffsets) {
     const Result e = run("predict '" + tmp("tma_swizzled.txt") + "'", "tma_explicit");
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, e.out) << "mode " << mode;
-    if (m != 0) EXPECT_NE(r.out, run("predict '" + tmp("tma_plain.txt") + "'", "tma_none").out) << mode;
+    if (m != 0) {
+      EXPECT_NE(r.out, run("predict '" + tmp("tma_plain.txt") + "'", "tma_none").out) << mode;
+    }
   }
 }
 

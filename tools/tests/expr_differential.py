@@ -14,7 +14,7 @@ same message. The expressions:
   - seeded random expressions (--seed, --count): well-formed ones and mutated ones.
 An expression with x (a question's unknown) is compared with x written as a number, "(x)", since
 the C++ language has only `lane`; and Python's own x gives the same values.
-The op table: banklab_expr.OPS (read from the model's C++ source) equals the compiled model's.
+The op table: banklab.lab.expr.OPS (read from the model's C++ source) equals the compiled model's.
 
   expr_differential.py --driver build/.../banklab_expr_driver --root . [--seed 22] [--count 3000]
 """
@@ -115,28 +115,28 @@ def hexed(s):
     return s.encode("utf-8", "surrogateescape").hex() or "."
 
 
-def python_expr_line(be, text):
+def python_expr_line(banklab_expr, text):
     try:
-        e = be.Expr(text)
-    except be.ExprError as err:
+        e = banklab_expr.Expr(text)
+    except banklab_expr.ExprError as err:
         return f"E\t{err.column}\t{err}"
     out = ["V"]
     for lane in range(32):
         try:
             out.append(str(e.eval(lane=lane)))
-        except be.ExprError as err:
+        except banklab_expr.ExprError as err:
             out.append(f"!{err.column}!{err}")
     return "\t".join(out)
 
 
-def python_access_line(be, op, width, mask, text):
+def python_access_line(banklab_expr, op, width, mask, text):
     try:
-        o = be.parse_op(op)
-        w = be.parse_width(width)
-        be.check_width(o, w)
-        m = be.parse_mask(mask)
-        a = be.access(o, w, m, text)
-    except be.ExprError as err:
+        o = banklab_expr.parse_op(op)
+        w = banklab_expr.parse_width(width)
+        banklab_expr.check_width(o, w)
+        m = banklab_expr.parse_mask(mask)
+        a = banklab_expr.access(o, w, m, text)
+    except banklab_expr.ExprError as err:
         return f"E\t{err.column}\t{err}"
     return "\t".join(["A", a.op, str(a.width), str(a.mask)] + [str(v) for v in a.offsets])
 
@@ -247,7 +247,7 @@ def main():
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--count", type=int, default=3000)
     a = ap.parse_args()
-    from banklab.lab import expr as be  # noqa: E402
+    from banklab.lab import expr as banklab_expr  # noqa: E402
 
     exprs = []        # (where, text)
     accesses = []     # (where, op, width, mask, text)
@@ -285,7 +285,7 @@ def main():
         exprs.append((f"random #{n} (seed {a.seed})", t))
         exprs.append((f"random #{n} mutated (seed {a.seed})", mutate(rng, t)))
         if n % 10 == 0:
-            accesses.append((f"random #{n} (seed {a.seed})", rng.choice(list(be.OPS)),
+            accesses.append((f"random #{n} (seed {a.seed})", rng.choice(list(banklab_expr.OPS)),
                              str(rng.choice([1, 2, 4, 8, 16])), rng.choice(["ffffffff", "0000ffff", "1"]), t))
 
     requests = ["ops"] + [f"expr {hexed(t)}" for _, t in exprs] + \
@@ -296,15 +296,15 @@ def main():
         print(f"FAIL: the C++ driver exited with {p.returncode}: {p.stderr}")
         return 1
     lines = p.stdout.split("\n")
-    n_ops = len(be.OPS) + 2
+    n_ops = len(banklab_expr.OPS) + 2
     cpp_ops, rest = lines[:n_ops], lines[n_ops:]
     bad = 0
 
-    py_ops = [f"op {op} " + " ".join(map(str, ws)) for op, ws in be.OPS.items()] + \
-             ["legal " + " ".join(map(str, be.LEGAL_WIDTHS)), f"max_shared {be.MAX_SHARED_BYTES}"]
+    py_ops = [f"op {op} " + " ".join(map(str, ws)) for op, ws in banklab_expr.OPS.items()] + \
+             ["legal " + " ".join(map(str, banklab_expr.LEGAL_WIDTHS)), f"max_shared {banklab_expr.MAX_SHARED_BYTES}"]
     if cpp_ops != py_ops or not rest[0:1] or rest[0].startswith("op "):
         bad += 1
-        print("FAIL: the op table banklab_expr.py reads from the model's source differs from the compiled model's:")
+        print("FAIL: the op table banklab.lab.expr reads from the model's source differs from the compiled model's:")
         print("  C++:    " + "\n          ".join(cpp_ops))
         print("  Python: " + "\n          ".join(py_ops))
         print("  (python/banklab/lab/expr.py, read_model(): update the reading along with the C++)")
@@ -318,12 +318,12 @@ def main():
 
     n_err = 0
     for (where, text), cpp in zip(exprs, rest):
-        py = python_expr_line(be, text)
+        py = python_expr_line(banklab_expr, text)
         n_err += cpp.startswith("E") or "!" in cpp
         if cpp != py:
             report("expression", where, text, cpp, py)
     for (where, op, w, m, text), cpp in zip(accesses, rest[len(exprs):]):
-        py = python_access_line(be, op, w, m, text)
+        py = python_access_line(banklab_expr, op, w, m, text)
         if cpp != py:
             report("access", where, f"{op} {w} {text} mask {m}", cpp, py)
     if len(rest) < len(exprs) + len(accesses):
@@ -332,11 +332,11 @@ def main():
     # x: Python evaluates the question's own text with x; the C++ had x written in as a number.
     for where, op, w, m, text, x in x_checks:
         sub = re.sub(r"\bx\b", f"({x})", text)
-        want = python_access_line(be, op, w, m, sub)   # equal to the C++ (compared above / below)
+        want = python_access_line(banklab_expr, op, w, m, sub)   # equal to the C++ (compared above / below)
         try:
-            got = be.parse_access(f"{op} {w} {text}", m, x=x)
+            got = banklab_expr.parse_access(f"{op} {w} {text}", m, x=x)
             got = "\t".join(["A", got.op, str(got.width), str(got.mask)] + [str(v) for v in got.offsets])
-        except be.ExprError:
+        except banklab_expr.ExprError:
             got = "E"
         if (got if want.startswith("A") else got[:1]) != (want if want.startswith("A") else "E"):
             report("x", where, f"{op} {w} {text} with x = {x}", want, got)
@@ -346,7 +346,7 @@ def main():
     p = subprocess.run([a.driver], input="\n".join(xreq) + "\n", capture_output=True, text=True, errors="surrogateescape")
     for (where, op, w, m, text, x), cpp in zip(x_checks, p.stdout.split("\n")):
         sub = re.sub(r"\bx\b", f"({x})", text)
-        py = python_access_line(be, op, w, m, sub)
+        py = python_access_line(banklab_expr, op, w, m, sub)
         if cpp != py:
             report("x written in", where, f"{op} {w} {sub}", cpp, py)
 
@@ -354,7 +354,7 @@ def main():
           f"the rest from {n_files} lab descriptions ({len(desc)} access lines, {len(values)} values) and "
           f"{len(docs)} access lines of the docs; "
           f"{n_err} with an error in the parse or some lane), {len(accesses)} accesses and "
-          f"{len(x_checks)} expressions with x, lanes 0..31; op table of {len(be.OPS)} ops")
+          f"{len(x_checks)} expressions with x, lanes 0..31; op table of {len(banklab_expr.OPS)} ops")
     if bad:
         print(f"FAIL: {bad} difference(s) between python/banklab/lab/expr.py and the C++ evaluator "
               "(tools/lib/src/expr.cpp): make the Python evaluator do what the C++ does, then run again:")

@@ -81,7 +81,11 @@ __device__ __forceinline__ bool merge(DeviceBuffer* buf, unsigned group, unsigne
       e->record.offset[lane] = offset;
       if (lane == leader) {
         e->record.pc = pc;
-        *reinterpret_cast<uint64_t*>(&e->record.mask) = head;
+#ifdef __CUDA_ARCH__
+        *reinterpret_cast<uint64_t*>(&e->record.mask) = head;  // mask, kind, width, flags: one 8-byte store
+#else
+        __builtin_memcpy(&e->record.mask, &head, sizeof head);  // the CPU test's: the same bytes, no type pun
+#endif
         for (int i = 0; i < banklab::trace::kRecordLanes; ++i)
           if (!(group >> i & 1u)) e->record.offset[i] = 0;
         e->hash = h;

@@ -1,6 +1,6 @@
 // What the judge knows about the submission under judgement, for the checks that need it. The
 // harness (the lab's tests, the checks) receives it: the judge hands it over with set_context()
-// before any test runs (grader/judge/test_run.cpp); nothing here calls into the judge's own code.
+// before any test runs (grader/judge/run_in_process.cpp); nothing here calls into the judge's own code.
 #pragma once
 
 #include <functional>

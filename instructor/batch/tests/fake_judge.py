@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-from banklab.lab import labs as bl   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
 GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
 GPU_FAULT = ("not graded: no GPU on this machine (no NVIDIA device or driver; CUDA: cudaErrorInsufficientDriver). "
              "Graded mode needs this test judged, and this machine cannot run it")
@@ -46,7 +46,7 @@ EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i
 def tests_of(lab):
     """[(test, tier)] of lab NN: Lab.tests(), the one list, less the instructor-only checks (this
     double knows none: test_batch.lab_max)."""
-    lab_ = bl.find_labs(ROOT).get(lab)
+    lab_ = banklab_labs.find_labs(ROOT).get(lab)
     if lab_ is None or not lab_.test.is_file():
         return []
     return [(t.full_name, t.tier) for t in lab_.tests() if t.kind != "instructor"]
@@ -84,7 +84,7 @@ def main():
         print("sandbox: bwrap (test double)")
         return 0
     if a.cmd == "list":
-        labs = [a.lab] if a.lab else list(bl.find_labs(ROOT))
+        labs = [a.lab] if a.lab else list(banklab_labs.find_labs(ROOT))
         for lab in labs:
             for test, tier in tests_of(lab):
                 print(f"{lab} {test} {tier}")

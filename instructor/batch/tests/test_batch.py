@@ -26,8 +26,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
+from banklab.grading import judging   # noqa: E402
+from banklab.grading import points as bpt   # noqa: E402
+from banklab.grading import invocation   # noqa: E402
+from banklab.grading.result import LabResult, Verdict   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import platforms as bp  # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
@@ -39,7 +44,7 @@ def cpu_tests(lab):
     """The CPU tests of lab NN as the fake judge lists them (Lab.tests(), the one list: test.cu's and
     those the judge registers from the description's questions and at_minimum entries; no
     instructor-only check)."""
-    return [t.full_name for t in bg.bl.find_labs(ROOT)[lab].tests() if t.tier == "cpu" and t.kind != "instructor"]
+    return [t.full_name for t in banklab_labs.find_labs(ROOT)[lab].tests() if t.tier == "cpu" and t.kind != "instructor"]
 
 
 def _weights():
@@ -47,7 +52,7 @@ def _weights():
 
 
 def _gates(lab):
-    pats = bg.bl.find_labs(ROOT)[lab].gates
+    pats = banklab_labs.find_labs(ROOT)[lab].gates
     return lambda t: any(fnmatch.fnmatchcase(t, p) for p in pats)
 
 
@@ -142,17 +147,17 @@ class PointsTables(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "lab05.toml"
             p.write_text(text)
-            return bg.PointsTable.load(p)
+            return bpt.PointsTable.load(p)
 
     def test_every_lab_folder_has_a_points_table_that_loads(self):
-        for lab in bg.find_labs(ROOT):
-            t = bg.load_points(ROOT, lab)
+        for lab in banklab_labs.lab_folders(ROOT):
+            t = bpt.load_points(ROOT, lab)
             self.assertEqual(t.lab, lab)
             self.assertTrue(t.groups)
 
     def test_the_labs_central_objective_carries_at_least_half_of_its_points(self):
-        for lab in bg.find_labs(ROOT):
-            t = bg.load_points(ROOT, lab)
+        for lab in banklab_labs.lab_folders(ROOT):
+            t = bpt.load_points(ROOT, lab)
             tests = [x for x, _ in _fake_list(lab)]
             for extra in ([], [f"Lab{lab}InstructorX.A"]):     # the release, and the course with its checks
                 alloc = t.allocate(tests + extra)
@@ -162,8 +167,8 @@ class PointsTables(unittest.TestCase):
                     self.assertGreaterEqual(traced + 1e-9, sum(alloc.values()) / 2)
 
     def test_without_the_gpu_tier_no_lab_can_reach_half_of_its_points(self):
-        for lab in bg.find_labs(ROOT):
-            alloc = bg.load_points(ROOT, lab).allocate(t for t, _ in _fake_list(lab))
+        for lab in banklab_labs.lab_folders(ROOT):
+            alloc = bpt.load_points(ROOT, lab).allocate(t for t, _ in _fake_list(lab))
             cpu = sum(v for k, v in alloc.items() if "OnGpu." not in k)
             self.assertLess(cpu, sum(alloc.values()) / 2, lab)
 
@@ -173,21 +178,21 @@ class PointsTables(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             w = (ROOT / "grader" / "points" / "weights.toml").read_text()
             (Path(d) / "weights.toml").write_text(re.sub(r"(?m)^layout\s*=\s*\d+", "layout = 3", w))
-            t = bg.load_points(ROOT, "05", Path(d))
+            t = bpt.load_points(ROOT, "05", Path(d))
             self.assertEqual({g.name: g.points for g in t.groups}["layout"], 3)
             self.assertEqual({g.name: g.points for g in t.groups}["objective"], _weights()["objective"])
 
     def test_a_labs_table_is_its_gates_then_the_groups_every_lab_shares(self):
-        for lab in bg.find_labs(ROOT):
-            t = bg.load_points(ROOT, lab)
-            desc = bg.bl.find_labs(ROOT)[lab].description
+        for lab in banklab_labs.lab_folders(ROOT):
+            t = bpt.load_points(ROOT, lab)
+            desc = banklab_labs.find_labs(ROOT)[lab].description
             with self.subTest(lab=lab):
                 self.assertEqual([g.name for g in t.groups],
                                  ["gates", "objective", "predictions", "layout", "timing", "instructor"])
                 self.assertEqual(t.groups[0].patterns, desc["points"]["gates"])
                 self.assertEqual(t.groups[0].points, 0)
                 self.assertEqual(t.group("objective").patterns, [f"Lab{lab}OnGpu.Traced*"])
-                self.assertIn(f"labs/{bg.find_labs(ROOT)[lab]}/judge/lab.toml", t.path)
+                self.assertIn(f"labs/{banklab_labs.lab_folders(ROOT)[lab]}/judge/lab.toml", t.path)
                 self.assertIn("grader/points/weights.toml", t.path)
 
     def test_a_labs_own_test_points_come_from_its_description(self):
@@ -199,7 +204,7 @@ class PointsTables(unittest.TestCase):
             text = desc.read_text().replace(
                 "# ---- judge ----", 'points.tests."Lab05Layout.A" = 20\n# ---- judge ----')
             desc.write_text(text)
-            t = bg.load_points(root, "05")
+            t = bpt.load_points(root, "05")
             alloc = t.allocate(["Lab05Layout.A", "Lab05Layout.B"])
             self.assertEqual(alloc, {"Lab05Layout.A": 20, "Lab05Layout.B": _weights()["layout"] - 20})
 
@@ -207,23 +212,23 @@ class PointsTables(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             (Path(d) / "lab05.toml").write_text(
                 'lab = "05"\n[groups.p]\nmatch = "Lab05Predictions.*"\npoints = 30\n')
-            t = bg.load_points(ROOT, "05", Path(d))
+            t = bpt.load_points(ROOT, "05", Path(d))
             self.assertEqual([g.name for g in t.groups], ["p"])
             self.assertEqual(t.allocate(["Lab05Predictions.A"]), {"Lab05Predictions.A": 30})
-            self.assertEqual(bg.load_points(ROOT, "04", Path(d)).group("gates").patterns,
-                             bg.bl.find_labs(ROOT)["04"].gates)
+            self.assertEqual(bpt.load_points(ROOT, "04", Path(d)).group("gates").patterns,
+                             banklab_labs.find_labs(ROOT)["04"].gates)
 
     def test_a_group_that_requires_the_gates_earns_nothing_while_a_gate_fails(self):
         t = self.table('lab = "05"\n[groups.g]\nmatch = "Lab05Layout.InBounds"\npoints = 0\n'
                        '[groups.l]\nmatch = "Lab05Layout.*"\npoints = 20\nrequires = ["g"]\n')
-        r = bg.LabResult("s", "05", "k.cu", "x", "cpu",
-                         [bg.Verdict("Lab05Layout.InBounds", "cpu", "failed", "out of bounds"),
-                          bg.Verdict("Lab05Layout.Conflicts", "cpu", "passed", "", 1)])
-        bg.apply_points(r, t)
+        r = LabResult("s", "05", "k.cu", "x", "cpu",
+                         [Verdict("Lab05Layout.InBounds", "cpu", "failed", "out of bounds"),
+                          Verdict("Lab05Layout.Conflicts", "cpu", "passed", "", 1)])
+        bpt.apply_points(r, t)
         self.assertEqual((r.points, r.max_points), (0, 20))
         self.assertIn("earns nothing until Lab05Layout.InBounds passes", r.verdicts[1].note)
         r.verdicts[0].status = "passed"
-        bg.apply_points(r, t)
+        bpt.apply_points(r, t)
         self.assertEqual(r.points, 20)
 
     def test_a_table_requiring_an_unknown_group_is_refused(self):
@@ -246,7 +251,7 @@ class PointsTables(unittest.TestCase):
         self.assertEqual(t.allocate(["Lab05.Build", "Lab05Layout.A"]), {"Lab05.Build": 0, "Lab05Layout.A": 40})
 
     def test_a_group_with_no_test_in_the_list_adds_nothing_to_the_maximum(self):
-        t = bg.load_points(ROOT, "05")
+        t = bpt.load_points(ROOT, "05")
         alloc = t.allocate(["Lab05Layout.A"])
         self.assertEqual(sum(alloc.values()), _weights()["layout"])
 
@@ -258,11 +263,11 @@ class PointsTables(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             (Path(d) / "lab04.toml").write_text('lab = "05"\n')
             with self.assertRaisesRegex(ValueError, 'says lab = "05", expected "04"'):
-                bg.load_points(ROOT, "04", Path(d))
+                bpt.load_points(ROOT, "04", Path(d))
 
 
 def _fake_list(lab):
-    return bg.list_tests(FAKE, lab)
+    return invocation.list_tests(FAKE, lab)
 
 
 # ----------------------------------------------------------------------------- fail closed
@@ -272,14 +277,14 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.tmp = Path(tempfile.mkdtemp(prefix="banklab-batch-"))
         self.tmp.chmod(0o755)
         self.addCleanup(shutil.rmtree, self.tmp)
-        self.table = bg.load_points(ROOT, "05")
+        self.table = bpt.load_points(ROOT, "05")
         self.expected = _fake_list("05")          # every tier: the GPU tests stay in the maximum
 
     def grade(self, marker, **kw):
         src = self.tmp / f"{abs(hash(marker))}.cu"
         src.write_text(f"// FAKE-JUDGE: {marker}\n")
         kw.setdefault("expected", self.expected)
-        return bg.grade_one(FAKE, "05", src, self.tmp / "w", table=self.table, **kw)
+        return judging.grade_one(FAKE, "05", src, self.tmp / "w", table=self.table, **kw)
 
     def test_a_solved_lab_earns_every_cpu_point(self):
         r = self.grade("solved")
@@ -319,15 +324,15 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
 
     def test_a_judge_list_that_names_no_test_of_the_lab_is_an_error(self):
         with self.assertRaisesRegex(RuntimeError, "named no test of lab 42"):
-            bg.list_tests(FAKE, "42")
+            invocation.list_tests(FAKE, "42")
 
     def test_the_judge_list_is_read_as_json_or_as_lines(self):
-        self.assertEqual(bg.parse_list('[{"lab": "05", "test": "Lab05Layout.A", "tier": "cpu"}]'),
+        self.assertEqual(invocation.parse_list('[{"lab": "05", "test": "Lab05Layout.A", "tier": "cpu"}]'),
                          [("05", "Lab05Layout.A", "cpu")])
-        self.assertEqual(bg.parse_list("05  Lab05OnGpu.B  gpu\n"), [("05", "Lab05OnGpu.B", "gpu")])
+        self.assertEqual(invocation.parse_list("05  Lab05OnGpu.B  gpu\n"), [("05", "Lab05OnGpu.B", "gpu")])
 
     def test_a_passed_record_with_zero_checks_is_a_failure(self):
-        v = bg.read_verdict("T.A", "cpu", {"status": "passed", "checks": 0}, "")
+        v = judging.read_verdict("T.A", "cpu", {"status": "passed", "checks": 0}, "")
         self.assertEqual(v.status, "failed")
 
     def test_a_test_the_judge_lists_but_gives_no_record_for_fails(self):
@@ -346,21 +351,21 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         r = self.grade("nocompile")
         md = br.feedback_markdown("s", [r], br.Explainer(None))
         self.assertEqual(md.count("error: expected ';'"), 1)
-        gs = br.gradescope_results([r])
+        gs = bp.gradescope_results([r])
         self.assertEqual(sum("error: expected" in t["output"] for t in gs["tests"]), 1)
-        pl = br.prairielearn_results([r])
+        pl = bp.prairielearn_results([r])
         self.assertIs(pl["gradable"], False)
         self.assertEqual(len(pl["format_errors"]), 1)
         self.assertIn("error: expected ';'", pl["format_errors"][0])
 
     def test_feedback_commands_run_from_the_students_checkout(self):
-        v = bg.Verdict("Lab05Layout.A", "cpu", "failed",
+        v = Verdict("Lab05Layout.A", "cpu", "failed",
                        'x. See it: /work/course/build/gpu/tools/banklab explain --line "ld 4 ffffffff 0"')
-        r = bg.LabResult("s", "05", "k.cu", "x", "cpu", [v])
+        r = LabResult("s", "05", "k.cu", "x", "cpu", [v])
         md = br.feedback_markdown("s", [r], br.Explainer(None))
         self.assertIn('See it: build/dev/tools/banklab explain --line "ld 4 ffffffff 0"', md)
         self.assertNotIn("/work/course", md)
-        self.assertNotIn("/work/course", json.dumps(br.gradescope_results([r])))
+        self.assertNotIn("/work/course", json.dumps(bp.gradescope_results([r])))
 
     def test_a_timed_out_result_is_marked_so_that_it_is_never_reused(self):
         r = self.grade("hang", timeout=2)
@@ -381,10 +386,10 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertFalse(r.complete)
         self.assertIn("Not graded: no GPU on this machine", r.incomplete_line())
         self.assertEqual(br.lms_score(r, 100), "")
-        gs = br.gradescope_results([r])
+        gs = bp.gradescope_results([r])
         self.assertNotIn("score", gs)              # Gradescope: an autograder failure, never a 0
         self.assertEqual(gs["tests"], [])
-        pl = br.prairielearn_results([r])
+        pl = bp.prairielearn_results([r])
         self.assertIs(pl["succeeded"], False)
         self.assertNotIn("score", pl)
 
@@ -549,7 +554,7 @@ class GradingAClass(unittest.TestCase):
             pf = self.out / "platforms" / student
             gs = pf / "gradescope" / "results.json"
             if not gs.exists():          # not graded: no results.json (Gradescope shows a failed run), why beside it
-                d = json.loads((pf / "gradescope" / br.GRADESCOPE_NOT_GRADED_FILE).read_text())
+                d = json.loads((pf / "gradescope" / bp.GRADESCOPE_NOT_GRADED_FILE).read_text())
                 self.assertNotIn("score", d)
                 self.assertIn("not graded", d["output"].lower())
             else:
@@ -616,7 +621,7 @@ class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
     RX = re.compile(r"compiles?\b[^.\n|]{0,60}?\b(\d+) ?s\b|\b(\d+) ?s\b[^.\n|]{0,12}\bcompile", re.I)
 
     def test_every_document_states_the_judges_compile_limit(self):
-        limit = bg.judge_limits()["compile"]
+        limit = judging.judge_limits()["compile"]
         found = 0
         for rel in self.DOCS:
             p = ROOT / rel
@@ -629,14 +634,14 @@ class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
         self.assertGreater(found, 0)
 
     def test_every_outer_limit_leaves_room_for_two_compiles_and_the_probe(self):
-        lim = bg.judge_limits()
+        lim = judging.judge_limits()
         need = 2 * lim["compile"] + lim["probe"]
         run = (ROOT / "instructor/platforms/prairielearn/run").read_text()
         pl_run = float(re.search(r"BANKLAB_TIMEOUT:-(\d+)", run).group(1))
         info = json.loads((ROOT / "instructor/platforms/prairielearn/question/info.json").read_text())
         self.assertGreater(pl_run, need)
         self.assertGreater(info["externalGradingOptions"]["timeout"], pl_run)
-        self.assertGreater(bg.DEFAULT_GRADE_TIMEOUT_S, need)
+        self.assertGreater(judging.DEFAULT_GRADE_TIMEOUT_S, need)
 
 
 # ----------------------------------------------------------------------------- an LMS export
@@ -872,7 +877,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertAlmostEqual(d["score"], CPU_SOLVED / lab_max("05"), places=5)
 
     def test_github_writes_the_points_of_every_lab_to_the_job_summary(self):
-        labs = bg.find_labs(ROOT)
+        labs = banklab_labs.lab_folders(ROOT)
         for lab, lab_dir in labs.items():
             mode = {"05": "solved", "04": "stub", "03": "forge"}.get(lab, "stub")
             self.put(f"labs/{lab_dir}/kernel.cu", f"// FAKE-JUDGE: {mode}")
@@ -919,11 +924,11 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], CPU_SOLVED)
 
     def test_instructor_checks_are_not_visible_on_gradescope_until_published(self):
-        v = [bg.Verdict("Lab05InstructorEdgeTiles.A", "cpu", "failed", "secret drawing"),
-             bg.Verdict("Lab05Layout.B", "cpu", "passed", "", 1)]
-        r = bg.LabResult("s", "05", "k.cu", "x", "cpu", v)
+        v = [Verdict("Lab05InstructorEdgeTiles.A", "cpu", "failed", "secret drawing"),
+             Verdict("Lab05Layout.B", "cpu", "passed", "", 1)]
+        r = LabResult("s", "05", "k.cu", "x", "cpu", v)
         for vis in ("after_published", "hidden"):
-            tests = {t["name"]: t["visibility"] for t in br.gradescope_results([r], vis)["tests"]}
+            tests = {t["name"]: t["visibility"] for t in bp.gradescope_results([r], vis)["tests"]}
             self.assertEqual(tests["lab05 Lab05InstructorEdgeTiles.A"], vis)
             self.assertEqual(tests["lab05 Lab05Layout.B"], "visible")
 

@@ -22,29 +22,29 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from banklab.grading import copies
+from banklab.grading import copies as bcopies
 from banklab.lab import labs as banklab_labs
-from banklab.lab import variants as bv
+from banklab.lab import variants as banklab_variants
 from batch_common import FAKE, GRADE_CLASS, ROOT, read_csv
 
 LAB = "05"
 L = banklab_labs.find_labs(ROOT)[LAB]
-COUNT = bv.read(L).count
+COUNT = banklab_variants.read(L).count
 SOLVED = "// FAKE-JUDGE: solved\n"   # the test double's marker (a comment: sim_c never sees it)
 STUDENTS = ("alice", "bob", "carol", "dave", "erin", "frank")
 
 
 def course_seed() -> str:
     """A seed under which erin's variant is not 0 (her variant-0 file is then another variant's)."""
-    return next(s for s in (f"copies-seed-{i}" for i in range(1000)) if bv.choose(LAB, "erin", s, COUNT))
+    return next(s for s in (f"copies-seed-{i}" for i in range(1000)) if banklab_variants.choose(LAB, "erin", s, COUNT))
 
 
 def relaid(text: str, k: int) -> str:
     """`text` as a copier hands it in: comments gone, other indentation and names, variant k's line."""
     out = []
     for line in text.splitlines():
-        if bv.MARKER_RE.match(line):
-            out.append(bv.MARKER.format(lab=LAB, k=k, params=bv.read(L).describe(k)))
+        if banklab_variants.MARKER_RE.match(line):
+            out.append(banklab_variants.MARKER.format(lab=LAB, k=k, params=banklab_variants.read(L).describe(k)))
             continue
         code = line.split("//", 1)[0].rstrip()
         if code.strip():
@@ -70,17 +70,17 @@ class LikelyCopiesReport(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def class_of_six(self, seed: str) -> Path:
-        k = {s: bv.choose(LAB, s, seed, COUNT) for s in STUDENTS}
+        k = {s: banklab_variants.choose(LAB, s, seed, COUNT) for s in STUDENTS}
         solution = L.solution.read_text()
-        alice = bv.stub(L, k["alice"], text=solution)          # alice's solved file, her variant's line
-        stub_b = bv.stub(L, k["bob"])
+        alice = banklab_variants.stub(L, k["alice"], text=solution)          # alice's solved file, her variant's line
+        stub_b = banklab_variants.stub(L, k["bob"])
         old = "BANKLAB_HD constexpr int tile_index(int row, int col) {\n  return row * TILE_DIM + col;\n}\n"
         self.assertIn(old, stub_b)
         files = {"alice": alice, "carol": relaid(alice, k["carol"]),
                  "bob": stub_b.replace(old, DISTINCT.lstrip()),   # a solution of his own
-                 "dave": bv.stub(L, k["dave"]),                    # the untouched stub
+                 "dave": banklab_variants.stub(L, k["dave"]),                    # the untouched stub
                  "erin": solution,                                 # the lab as written's: no line
-                 "frank": bv.stub(L, (k["frank"] + 1) % COUNT)}    # another variant's stub
+                 "frank": banklab_variants.stub(L, (k["frank"] + 1) % COUNT)}    # another variant's stub
         subs = self.tmp / "subs"
         for s, text in files.items():
             (subs / s).mkdir(parents=True)
@@ -101,7 +101,7 @@ class LikelyCopiesReport(unittest.TestCase):
     def test_another_variants_files_and_a_near_identical_pair_are_listed_distinct_solutions_are_not(self):
         seed = course_seed()
         self.grade(self.class_of_six(seed), seed)
-        rows = read_csv(self.tmp / "out" / copies.CSV_NAME)
+        rows = read_csv(self.tmp / "out" / bcopies.CSV_NAME)
         other = {r["student"]: r["detail"] for r in rows if r["kind"] == "another variant"}
         self.assertEqual(set(other), {"erin", "frank"}, rows)
         self.assertIn("carries no `// banklab variant:` line", other["erin"])
@@ -109,7 +109,7 @@ class LikelyCopiesReport(unittest.TestCase):
                       f"{self.k['frank']}", other["frank"])
         pairs = {frozenset((r["student"], r["other"])): r["similarity"] for r in rows if r["kind"] == "near-identical"}
         self.assertIn(frozenset(("alice", "carol")), pairs, rows)
-        self.assertGreaterEqual(int(pairs[frozenset(("alice", "carol"))].split()[0]), copies.SIMILAR_PERCENT)
+        self.assertGreaterEqual(int(pairs[frozenset(("alice", "carol"))].split()[0]), bcopies.SIMILAR_PERCENT)
         self.assertFalse([p for p in pairs if p & {"bob", "dave"}], rows)   # distinct work, the untouched stub
         self.assertFalse([r for r in rows if r["kind"] == "not compared"], rows)
         md = (self.tmp / "out" / "summary.md").read_text()
@@ -125,26 +125,26 @@ class LikelyCopiesReport(unittest.TestCase):
         for tool in ("python3", "env"):
             (bin_ / tool).symlink_to(sys.executable if tool == "python3" else shutil.which(tool))
         self.grade(subs, seed, env=dict(os.environ, PATH=str(bin_)))
-        rows = read_csv(self.tmp / "out" / copies.CSV_NAME)
+        rows = read_csv(self.tmp / "out" / bcopies.CSV_NAME)
         self.assertEqual([r["detail"] for r in rows if r["kind"] == "not compared"],
-                         [f"near-identical kernels were not looked for: sim_c is not installed ({copies.SIM_HINT})"])
+                         [f"near-identical kernels were not looked for: sim_c is not installed ({bcopies.SIM_HINT})"])
         self.assertFalse([r for r in rows if r["kind"] == "near-identical"])
         self.assertEqual({r["student"] for r in rows if r["kind"] == "another variant"}, {"erin", "frank"})
         self.assertIn("sim_c is not installed", (self.tmp / "out" / "summary.md").read_text())
         # ... and a sim_c that fails is said as such, never an empty list of pairs.
-        handed = [copies.Handed(s, LAB, subs / s / "kernel.cu", self.k[s]) for s in STUDENTS]
-        copies.report(self.tmp / "out", handed, ROOT, sim=shutil.which("false"))
-        rows = read_csv(self.tmp / "out" / copies.CSV_NAME)
+        handed = [bcopies.Handed(s, LAB, subs / s / "kernel.cu", self.k[s]) for s in STUDENTS]
+        bcopies.report(self.tmp / "out", handed, ROOT, sim=shutil.which("false"))
+        rows = read_csv(self.tmp / "out" / bcopies.CSV_NAME)
         self.assertEqual([r["detail"] for r in rows if r["kind"] == "not compared"],
                          ["near-identical kernels were not looked for: sim_c exited 1: "])
         # A run that read no submission (--rescore) keeps the last report and says nothing.
-        kept = (self.tmp / "out" / copies.CSV_NAME).read_text()
-        self.assertEqual(copies.report(self.tmp / "out", [], ROOT), "")
-        self.assertEqual((self.tmp / "out" / copies.CSV_NAME).read_text(), kept)
+        kept = (self.tmp / "out" / bcopies.CSV_NAME).read_text()
+        self.assertEqual(bcopies.report(self.tmp / "out", [], ROOT), "")
+        self.assertEqual((self.tmp / "out" / bcopies.CSV_NAME).read_text(), kept)
 
     def test_names_are_printed_with_their_control_characters_escaped(self):
-        self.assertEqual(copies.shown("mallory\x1b]2;owned\x07\r\u202e"), "mallory\\x1b]2;owned\\x07\\r\\u202e")
-        self.assertEqual(copies.shown("Zoë Smith"), "Zoë Smith")
+        self.assertEqual(bcopies.shown("mallory\x1b]2;owned\x07\r\u202e"), "mallory\\x1b]2;owned\\x07\\r\\u202e")
+        self.assertEqual(bcopies.shown("Zoë Smith"), "Zoë Smith")
 
 
 if __name__ == "__main__":

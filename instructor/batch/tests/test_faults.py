@@ -5,7 +5,7 @@ cancelled on the cluster, and a node without a usable GPU under --tier all --gra
 submission NOT GRADED: blank in every LMS file, named on the terminal and in not-graded.csv, and
 grade-class exits 4; submissions queued with --slurm-no-wait are pending: counted, the command
 that collects them printed (it runs as printed), and grade-class exits 5 until they are collected;
-README.md's exit status table is banklab_status.EXIT_STATUS; each LMS format writes a blank for each kind of result that is no judged
+README.md's exit status table is banklab.grading.status.EXIT_STATUS; each LMS format writes a blank for each kind of result that is no judged
 grade; Gradescope shows no failed 0/N line for a test not judged, no score for a fault, and no
 total that tells the hidden instructor checks' points; a re-run after --rescore --points-dir
 says how many it re-scored; the summary counts a student who handed in nothing apart.
@@ -14,7 +14,6 @@ says how many it re-scored; the summary counts a student who handed in nothing a
   python3 -m unittest -v test_faults
 """
 
-import csv
 import json
 import os
 import re
@@ -25,11 +24,12 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading.result import LabResult, Verdict   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
-from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
+from banklab.grading import platforms as bp  # noqa: E402
+from batch_common import FAKE, GRADE_CLASS, PLATFORM, ROOT, fake_slurm_env, read_csv  #  E402
 
 
 class Tmp(unittest.TestCase):
@@ -165,10 +165,10 @@ class SubmissionsPendingOnSlurmAreNoFinishedRun(Tmp):
 
 class TheSlurmStatusFileGoesThroughTheOneCsvWriter(Tmp):
     def test_a_formula_in_a_students_name_is_not_run_by_a_spreadsheet(self):
-        from banklab.grading import slurm as bsl
+        from banklab.grading import slurm as banklab_slurm
         out = self.tmp / "status-out"
         (out / "slurm").mkdir(parents=True, exist_ok=True)
-        bsl._write_status(out, [["=HYPERLINK(\"http://x\")", "05", "not graded", "12", "3", "cancelled", "log"],
+        banklab_slurm._write_status(out, [["=HYPERLINK(\"http://x\")", "05", "not graded", "12", "3", "cancelled", "log"],
                                      ["aadams", "05", "graded", "12", "4", "", "log"]])
         rows = read_csv(out / "slurm" / "status.csv")
         self.assertEqual([r["student"] for r in rows], ["'=HYPERLINK(\"http://x\")", "aadams"])
@@ -233,9 +233,9 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         self.assertIn("### Lab 05 (1 submissions, 1 student(s) handed in nothing, 1 NOT graded", md)
 
 
-def result(student: str, source: str, status: str = "passed", note: str = "", ungraded: str = "") -> bg.LabResult:
-    v = bg.Verdict("Lab05Predictions.Q1", "cpu", status, "" if status == "passed" else "why", 1 if status == "passed" else 0)
-    r = bg.LabResult(student, "05", source, "0" * 64 if source else "", "cpu", [v], note, ungraded=ungraded)
+def result(student: str, source: str, status: str = "passed", note: str = "", ungraded: str = "") -> LabResult:
+    v = Verdict("Lab05Predictions.Q1", "cpu", status, "" if status == "passed" else "why", 1 if status == "passed" else 0)
+    r = LabResult(student, "05", source, "0" * 64 if source else "", "cpu", [v], note, ungraded=ungraded)
     r.verdicts[0].max_points = 10.0
     r.verdicts[0].points = 10.0 if status == "passed" else 0.0
     return r
@@ -308,15 +308,15 @@ class GradescopeShowsNoFailedLineForATestNotJudged(Tmp):
 
     def test_hidden_instructor_checks_make_the_score_visible_only_once_published(self):
         r = result("s", "kernel.cu")
-        inst = bg.Verdict("Lab05InstructorChecks.Something", "cpu", "passed", "", 5, 20.0, 20.0)
+        inst = Verdict("Lab05InstructorChecks.Something", "cpu", "passed", "", 5, 20.0, 20.0)
         r.verdicts.append(inst)
-        d = br.gradescope_results([r], "after_published")
+        d = bp.gradescope_results([r], "after_published")
         self.assertEqual(d["visibility"], "after_published")
         self.assertEqual(d["score"], 30.0)
         shown = [t for t in d["tests"] if t["visibility"] == "visible"]
         self.assertEqual(sum(t["score"] for t in shown), 10.0)
         self.assertNotIn("30", d["output"])
-        d = br.gradescope_results([result("s", "kernel.cu")], "after_published")
+        d = bp.gradescope_results([result("s", "kernel.cu")], "after_published")
         self.assertEqual(d["visibility"], "visible")          # no hidden check: the score is shown at once
 
 

@@ -20,7 +20,7 @@ import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-from banklab.grading import gpus as gpus    # noqa: E402
+from banklab.grading import gpus as banklab_gpus    # noqa: E402
 from batch_common import FAKE, GRADE_CLASS, fake_slurm_env  # noqa: E402
 
 UUID_A = "GPU-6f1c0a4e-0000-4a3b-9c1d-00000000000a"
@@ -46,22 +46,22 @@ def max_at_once(runs: list[dict], gpu) -> int:
 
 class WhichGpusAreSeen(unittest.TestCase):
     def test_nvidia_smi_by_uuid_and_a_mig_gpu_by_its_instances(self):
-        self.assertEqual(gpus.from_nvidia_smi(SMI_TWO), [UUID_A, UUID_B])
-        self.assertEqual(gpus.from_nvidia_smi(SMI_MIG), ["MIG-aaaa-1", "MIG-aaaa-2", UUID_B])
-        self.assertEqual(gpus.from_nvidia_smi("No devices were found\n"), [])
+        self.assertEqual(banklab_gpus.from_nvidia_smi(SMI_TWO), [UUID_A, UUID_B])
+        self.assertEqual(banklab_gpus.from_nvidia_smi(SMI_MIG), ["MIG-aaaa-1", "MIG-aaaa-2", UUID_B])
+        self.assertEqual(banklab_gpus.from_nvidia_smi("No devices were found\n"), [])
 
     def test_cuda_visible_devices_first_and_what_names_no_gpu(self):
-        self.assertEqual(gpus.from_visible_devices("0,1"), ["0", "1"])
-        self.assertEqual(gpus.from_visible_devices(f" {UUID_B} , 3"), [UUID_B, "3"])
-        self.assertEqual(gpus.from_visible_devices("2,-1,3"), ["2"], "CUDA ignores what follows -1")
+        self.assertEqual(banklab_gpus.from_visible_devices("0,1"), ["0", "1"])
+        self.assertEqual(banklab_gpus.from_visible_devices(f" {UUID_B} , 3"), [UUID_B, "3"])
+        self.assertEqual(banklab_gpus.from_visible_devices("2,-1,3"), ["2"], "CUDA ignores what follows -1")
         for none in ("", "NoDevFiles", "-1"):
-            self.assertEqual(gpus.from_visible_devices(none), [], none)
+            self.assertEqual(banklab_gpus.from_visible_devices(none), [], none)
         # Set (as Slurm sets it for the task's GPUs): nvidia-smi, which lists the whole node, is not asked.
-        self.assertEqual(gpus.discover({"CUDA_VISIBLE_DEVICES": "1", "PATH": "/nonexistent"}), ["1"])
-        self.assertEqual(gpus.discover({"PATH": "/nonexistent"}), [], "no nvidia-smi: no GPU")
+        self.assertEqual(banklab_gpus.discover({"CUDA_VISIBLE_DEVICES": "1", "PATH": "/nonexistent"}), ["1"])
+        self.assertEqual(banklab_gpus.discover({"PATH": "/nonexistent"}), [], "no nvidia-smi: no GPU")
 
     def test_the_least_loaded_gpu_and_at_most_a_fair_share_on_each(self):
-        pool = gpus.GpuPool(["a", "b"])
+        pool = banklab_gpus.GpuPool(["a", "b"])
         got, at_once, lock = [], {"a": 0, "b": 0}, threading.Lock()
         most = {"a": 0, "b": 0}
 
@@ -83,7 +83,7 @@ class WhichGpusAreSeen(unittest.TestCase):
         self.assertEqual(len(got), 24)
         self.assertEqual(most, {"a": 2, "b": 2}, "-j 4 over 2 GPUs: two judges on each, never three")
         self.assertEqual(pool.running, [0, 0])
-        one = gpus.GpuPool(["only"])
+        one = banklab_gpus.GpuPool(["only"])
         with one.one() as g:
             self.assertIsNone(g, "one GPU: the environment is left as it is")
 

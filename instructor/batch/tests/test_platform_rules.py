@@ -20,9 +20,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading.result import LabResult, Verdict   # noqa: E402
 from banklab.grading import platforms as bp  # noqa: E402
-from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
 from batch_common import FAKE, PLATFORM      # noqa: E402
 
@@ -66,10 +65,10 @@ def gradescope_shows(folder: Path) -> tuple[str, float | None]:
     return "scored", float(sum(t.get("score", 0) for t in d.get("tests") or []))
 
 
-def result(status: str) -> bg.LabResult:
-    v = bg.Verdict("Lab05Predictions.Q1", "cpu", status, "" if status == "passed" else "why", 1 if status == "passed" else 0)
+def result(status: str) -> LabResult:
+    v = Verdict("Lab05Predictions.Q1", "cpu", status, "" if status == "passed" else "why", 1 if status == "passed" else 0)
     v.max_points, v.points = 10.0, 10.0 if status == "passed" else 0.0
-    return bg.LabResult("s", "05", "kernel.cu", "0" * 64, "cpu", [v])
+    return LabResult("s", "05", "kernel.cu", "0" * 64, "cpu", [v])
 
 
 class Tmp(unittest.TestCase):
@@ -92,7 +91,7 @@ class Tmp(unittest.TestCase):
 
 class PrairieLearnCountsNoAttemptThatWasNotGraded(Tmp):
     def test_a_fault_is_not_gradable_no_score_no_attempt(self):
-        rec = prairielearn_records(br.prairielearn_results([result("fault")]))
+        rec = prairielearn_records(bp.prairielearn_results([result("fault")]))
         self.assertEqual(rec, {"gradable": False, "score": None, "attempt_counted": False})
 
     def test_graded_mode_without_a_gpu_through_grade_platform(self):
@@ -117,7 +116,7 @@ class PrairieLearnCountsNoAttemptThatWasNotGraded(Tmp):
         self.assertTrue(rec["attempt_counted"], d)
         self.assertGreater(rec["score"], 0)
         self.assertAlmostEqual(rec["score"], d["points"] / d["max_points"], places=5)
-        failed = prairielearn_records(br.prairielearn_results([result("failed")]))
+        failed = prairielearn_records(bp.prairielearn_results([result("failed")]))
         self.assertEqual(failed, {"gradable": True, "score": 0.0, "attempt_counted": True})   # a real 0 stays one
 
     def test_the_model_is_prairielearns(self):
@@ -153,9 +152,9 @@ class GradescopeShowsAFailedRunNeverAZeroTotal(Tmp):
         self.assertEqual((shown, total), ("scored", d["score"]))
         self.assertGreater(total, 0)
         self.assertFalse((res / bp.GRADESCOPE_NOT_GRADED_FILE).exists())
-        br.write_gradescope(res, br.gradescope_results([result("fault")]))
+        bp.write_gradescope(res, bp.gradescope_results([result("fault")]))
         self.assertEqual(gradescope_shows(res), ("failed", None))
-        br.write_gradescope(res, br.gradescope_results([result("failed")]))     # a real 0 is shown as one
+        bp.write_gradescope(res, bp.gradescope_results([result("failed")]))     # a real 0 is shown as one
         self.assertEqual(gradescope_shows(res), ("scored", 0.0))
 
     def test_the_model_is_gradescopes(self):
@@ -168,10 +167,10 @@ class GradescopeShowsAFailedRunNeverAZeroTotal(Tmp):
 
 class GitHubSummarySaysNotJudged(unittest.TestCase):
     def test_a_lab_with_nothing_handed_in_is_not_judged_not_0_and_not_complete(self):
-        v = bg.Verdict("Lab06Predictions.Q1", "cpu", "failed", "not judged: no kernel.cu for lab 06 was submitted", 0)
+        v = Verdict("Lab06Predictions.Q1", "cpu", "failed", "not judged: no kernel.cu for lab 06 was submitted", 0)
         v.max_points = 10.0
-        missing = bg.LabResult("s", "06", "", "", "cpu", [v], "no kernel.cu for lab 06 was submitted")
-        md = br.github_summary([result("passed"), missing])
+        missing = LabResult("s", "06", "", "", "cpu", [v], "no kernel.cu for lab 06 was submitted")
+        md = bp.github_summary([result("passed"), missing])
         self.assertIn("| 06 | not judged | not judged: no kernel.cu for lab 06 was submitted | none |", md)
         self.assertNotIn("Lab06Predictions.Q1", md)              # no failed test that never ran
         self.assertIn("| 05 | 10 / 10 | yes | none |", md)       # a judged lab as before

@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import unittest
-from pathlib import Path
 
 from batch_common import HERE, ROOT  # noqa: E402
 

@@ -22,21 +22,22 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
+from banklab.grading import points as bpt   # noqa: E402
 from test_batch import validate_gradescope, validate_junit, validate_prairielearn  # noqa: E402
 
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 BANKLAB = os.environ.get("BANKLAB_EXE")
 #: The two labs graded here ({"04": "04_padding", ...}: their folders, from the descriptions) and a
 #: known-bad case of each (solutions/NN_name/cases/bad/).
-LABS = {n: lab.folder for n, lab in bg.bl.find_labs(ROOT).items() if n in ("04", "05")}
+LABS = {n: lab.folder for n, lab in banklab_labs.find_labs(ROOT).items() if n in ("04", "05")}
 WRONG = {"04": "pad_two.patch", "05": "wrong_bits.patch"}
 SELFTEST = ROOT / "grader" / "selftest"
 
 
 def wrong_case(lab):
     """Lab `lab`'s known-bad case WRONG[lab]: solutions/NN_name/cases/bad/<case>."""
-    return next(p for p in bg.bl.find_labs(ROOT)[lab].cases("bad") if p.name == WRONG[lab])
+    return next(p for p in banklab_labs.find_labs(ROOT)[lab].cases("bad") if p.name == WRONG[lab])
 
 
 def known_bad(lab):
@@ -116,7 +117,7 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
         cls.proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
         with open(cls.out / "results.csv") as f:
             cls.rows = {(r["student"], r["lab"]): r for r in csv.DictReader(f)}
-        cls.tables = {lab: bg.load_points(ROOT, lab) for lab in LABS}
+        cls.tables = {lab: bpt.load_points(ROOT, lab) for lab in LABS}
 
     @classmethod
     def tearDownClass(cls):

@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 GRADE_CLASS = HERE.parent / "grade-class"
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import judging   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
 FAKE = HERE / "fake_judge.py"
 JUDGE = os.environ.get("BANKLAB_JUDGE")
@@ -118,7 +118,7 @@ class WithoutACluster(Tmp):
         """What an array's task runs on its node: grade-class with --slurm-task RUN_DIR."""
         run = Path(tempfile.mkdtemp(dir=self.tmp))
         if judge_id is None:
-            judge_id = bg.judge_identity(FAKE, ROOT)
+            judge_id = judging.judge_identity(FAKE, ROOT)
         (run / "manifest.json").write_text(json.dumps({"judge_id": judge_id, "shards": [shard]}))
         env = dict(os.environ, SLURM_ARRAY_TASK_ID="0")
         return grade(self.tmp / "subs", self.tmp / "out3", "--judge", str(judge), "--engine", "slurm",

@@ -26,8 +26,7 @@ import zipfile
 from pathlib import Path
 
 from banklab.grading import cleantext as ct   # noqa: E402
-from banklab.grading import grading as bg     # noqa: E402
-from banklab.grading import reports as br     # noqa: E402
+from banklab.grading import judging   # noqa: E402
 from batch_common import FAKE, GRADE_CLASS, read_csv   # noqa: E402
 
 #: What a hostile compile error line carries: the clipboard (OSC 52: "curl ... | sudo sh"), the
@@ -232,14 +231,14 @@ class TheRuleItself(unittest.TestCase):
     def test_the_watchdog_pattern_is_linear(self):
         line = "did not finish within 5 s " * 10_000 + "x" * 262_144        # no cause on the line
         t0 = time.monotonic()
-        self.assertEqual(bg.lead_with_cause("a\n" + line), ct.message("a\n" + line))
-        self.assertIsNone(bg._watchdog_line("x\n" + line))
-        self.assertIsNone(bg._watchdog_line("xdid not finish within 5 s " * 10_000 + "x" * 262_144))   # no word start
-        self.assertIsNone(bg._watchdog_line("did not finish within s " * 10_000 + "x" * 262_144))      # no number
+        self.assertEqual(judging.lead_with_cause("a\n" + line), ct.message("a\n" + line))
+        self.assertIsNone(judging._watchdog_line("x\n" + line))
+        self.assertIsNone(judging._watchdog_line("xdid not finish within 5 s " * 10_000 + "x" * 262_144))   # no word start
+        self.assertIsNone(judging._watchdog_line("did not finish within s " * 10_000 + "x" * 262_144))      # no number
         self.assertLess(time.monotonic() - t0, 0.5)
-        found = bg._watchdog_line("log\nkernel did not finish within 5 s: a loop in the kernel never ends\nz")
+        found = judging._watchdog_line("log\nkernel did not finish within 5 s: a loop in the kernel never ends\nz")
         self.assertEqual(found, (4, "kernel did not finish within 5 s: a loop in the kernel never ends"))
-        self.assertIsNone(bg._watchdog_line("xdid not finish within 5 s: a loop in the kernel never ends"))
+        self.assertIsNone(judging._watchdog_line("xdid not finish within 5 s: a loop in the kernel never ends"))
 
 
 class ALongLineIsCutEverywhere(Run):
@@ -259,7 +258,7 @@ class ALongLineIsCutEverywhere(Run):
             r = json.loads((self.out / "results" / st / "lab05.json").read_text())
             self.assertLess(r["seconds"], 5.0)                      # the judge double's own start included
         t0 = time.monotonic()
-        bg.lead_with_cause("bwrap: " + "A" * 262_144)
+        judging.lead_with_cause("bwrap: " + "A" * 262_144)
         self.assertLess(time.monotonic() - t0, 0.25)
 
     def test_every_report_is_cut_and_bounded(self):

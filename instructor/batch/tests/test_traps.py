@@ -36,8 +36,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import judging   # noqa: E402
+from banklab.grading import identity as bi   # noqa: E402
+from banklab.grading import archives   # noqa: E402
+from banklab.grading.result import LabResult, Verdict, fmt_points   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import csvfile  # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
@@ -140,7 +144,7 @@ class CsvInjection(Export):
                 for row in csv.reader(fh):
                     for cell in row:
                         with self.subTest(file=f.name, cell=cell):
-                            if cell[:1] in br.FORMULA_STARTS:
+                            if cell[:1] in csvfile.FORMULA_STARTS:
                                 float(cell)           # only a number may start with - or +
 
     def test_each_name_is_kept_behind_one_quote(self):
@@ -159,10 +163,10 @@ class CsvInjection(Export):
         self.assertIn("'" + MALLORY, {r["Last Name"] for r in bb})   # one word: all of it the last name
 
     def test_the_rule_follows_where_a_value_came_from_not_its_text(self):
-        self.assertEqual(br.csv_cell(-2.5), "-2.5")          # a number the grader computed
-        self.assertEqual(br.csv_cell(-3), "-3")
-        self.assertEqual(br.csv_cell("-2.5"), "'-2.5")       # text from outside, even when it reads as one
-        self.assertEqual(br.csv_cell("a=b"), "a=b")
+        self.assertEqual(csvfile.csv_cell(-2.5), "-2.5")          # a number the grader computed
+        self.assertEqual(csvfile.csv_cell(-3), "-3")
+        self.assertEqual(csvfile.csv_cell("-2.5"), "'-2.5")       # text from outside, even when it reads as one
+        self.assertEqual(csvfile.csv_cell("a=b"), "a=b")
         lms = {r["Student"]: r for r in read_csv(self.out / "lms.csv")}
         self.assertEqual(lms["Plain Name"]["SIS User ID"], "'-7")
         self.assertEqual(lms["Plain Name"]["Section"], "'=Sec")
@@ -264,21 +268,21 @@ class Archives(Export):
     def test_the_limits_stop_a_bomb_while_it_decompresses(self):
         d = Path(tempfile.mkdtemp(prefix="banklab-unpack-"))
         self.addCleanup(shutil.rmtree, d)
-        with self.assertRaisesRegex(bg.UnsafeArchive, "more than 64 MiB"):
-            bg.unpack_upload(self.subs / "bomb" / "submission.zip", d)
+        with self.assertRaisesRegex(archives.UnsafeArchive, "more than 64 MiB"):
+            archives.unpack_upload(self.subs / "bomb" / "submission.zip", d)
         tar_bomb = make_tar(d.parent / f"{d.name}.tar.gz", {f"build/o{i}.bin": bytes(7 << 20) for i in range(10)})
         self.addCleanup(tar_bomb.unlink)
-        with self.assertRaisesRegex(bg.UnsafeArchive, "more than 64 MiB"):    # skipped, yet counted
-            bg.unpack_upload(tar_bomb, Path(tempfile.mkdtemp(dir=d)))
+        with self.assertRaisesRegex(archives.UnsafeArchive, "more than 64 MiB"):    # skipped, yet counted
+            archives.unpack_upload(tar_bomb, Path(tempfile.mkdtemp(dir=d)))
         self.assertLessEqual(sum(p.stat().st_size for p in d.rglob("*") if p.is_file()), 64 << 20)
         big = make_zip(d.parent / f"{d.name}.zip", {"kernel.cu": bytes(9 << 20)})
         self.addCleanup(big.unlink)
-        with self.assertRaisesRegex(bg.UnsafeArchive, "more than 8 MiB"):
-            bg.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)))
-        many = make_zip(d.parent / f"{d.name}-many.zip", {f"f{i}.cu": b"x" for i in range(bg.ARCHIVE_MAX_ENTRIES + 1)})
+        with self.assertRaisesRegex(archives.UnsafeArchive, "more than 8 MiB"):
+            archives.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)))
+        many = make_zip(d.parent / f"{d.name}-many.zip", {f"f{i}.cu": b"x" for i in range(archives.ARCHIVE_MAX_ENTRIES + 1)})
         self.addCleanup(many.unlink)
-        with self.assertRaisesRegex(bg.UnsafeArchive, "entries"):
-            bg.unpack_upload(many, Path(tempfile.mkdtemp(dir=d)))
+        with self.assertRaisesRegex(archives.UnsafeArchive, "entries"):
+            archives.unpack_upload(many, Path(tempfile.mkdtemp(dir=d)))
 
 
 # ----------------------------------------------------------------------------- LMS exports
@@ -372,7 +376,7 @@ class LmsExports(Export):
     def test_blackboard_gets_usernames_names_and_a_points_column(self):
         text = (self.out / "lms-blackboard.csv").read_text(encoding="utf-8")
         self.assertTrue(text.startswith('"Last Name","First Name","Username","Student ID",'
-                                        f'"banklab lab 05 [Total Pts: {br.fmt_points(br.LMS_POINTS)} Score]"'), text[:200])
+                                        f'"banklab lab 05 [Total Pts: {fmt_points(br.LMS_POINTS)} Score]"'), text[:200])
         rows = {r["Username"]: r for r in read_csv(self.out / "lms-blackboard.csv")}
         self.assertEqual((rows["bbrown"]["First Name"], rows["bbrown"]["Last Name"]), ("Bob", "Brown"))
         self.assertIn("c_chen", rows)
@@ -381,7 +385,7 @@ class LmsExports(Export):
         self.assertIn("jdoe", confirmed)
 
     def test_the_export_parser_reads_each_name_shape(self):
-        es = {e.name: e for e in bg.parse_export(self.subs)}
+        es = {e.name: e for e in bi.parse_export(self.subs)}
         self.assertEqual(es["Alice Adams"].lms, {"source": "moodle", "id": "123456", "name": "Alice Adams"})
         self.assertEqual(es["Alice Adams"].folder.name, "Alice Adams_123456_assignsubmission_file_")
         self.assertEqual([es["bbrown"].name_of(f) for f in es["bbrown"].files], ["kernel.cu"])
@@ -446,7 +450,7 @@ class Rescoring(Export):
         book, lms = self.grades()
         mx = sum(v for k, v in w.items() if k != "instructor")
         solved = next(b for b in book if b["student"] == "solved")
-        self.assertEqual(float(solved[f"lab05 ({br.fmt_points(mx)})"]), w["predictions"] + w["layout"])
+        self.assertEqual(float(solved[f"lab05 ({fmt_points(mx)})"]), w["predictions"] + w["layout"])
         self.assertEqual(float(lms[0]["banklab lab 05"]), br.LMS_POINTS)       # points possible unmoved
         row = next(x for x in lms if x["Student"] == "solved")
         self.assertAlmostEqual(float(row["banklab lab 05"]), (w["predictions"] + w["layout"]) / mx * br.LMS_POINTS, places=2)
@@ -468,7 +472,7 @@ class Rescoring(Export):
         book, lms = self.grades()
         mx = sum(v for k, v in w.items() if k != "instructor")
         solved = next(b for b in book if b["student"] == "solved")
-        self.assertEqual(float(solved[f"lab05 ({br.fmt_points(mx)})"]), w["predictions"] + w["layout"])
+        self.assertEqual(float(solved[f"lab05 ({fmt_points(mx)})"]), w["predictions"] + w["layout"])
         self.assertEqual(float(lms[0]["banklab lab 05"]), br.LMS_POINTS)
 
     def test_3_a_failing_judge_really_fails_when_called(self):
@@ -523,12 +527,12 @@ class FakeExplainer:
 
 
 def stub_like(lab, n_lines):
-    vs = [bg.Verdict(f"Lab{lab}Layout.T{i}", "cpu", "failed",
+    vs = [Verdict(f"Lab{lab}Layout.T{i}", "cpu", "failed",
                      f"32 wavefronts, minimum 1. See it: banklab explain --line \"ld 4 ffffffff {lab} {i * 128}\"", 32)
           for i in range(n_lines)]
-    vs.append(bg.Verdict(f"Lab{lab}Layout.Again", "cpu", "failed",
+    vs.append(Verdict(f"Lab{lab}Layout.Again", "cpu", "failed",
                          f"again: See it: banklab explain --line \"ld 4 ffffffff {lab} 0\"", 32))
-    return bg.LabResult("stub", lab, "kernel.cu", "x", "cpu", vs)
+    return LabResult("stub", lab, "kernel.cu", "x", "cpu", vs)
 
 
 class Feedback(unittest.TestCase):
@@ -575,12 +579,12 @@ class Feedback(unittest.TestCase):
     def test_a_hang_leads_with_its_cause(self):
         for judge_words, where in ((PROBE_HANG, "code that runs when your program starts"),
                                    (TEST_HANG, "in a kernel"), (WATCHDOG_HANG, "a loop in the kernel never ends")):
-            led = bg.lead_with_cause(judge_words)
+            led = judging.lead_with_cause(judge_words)
             self.assertTrue(led.startswith("your code did not finish"), led)
             self.assertIn(where, led)
             self.assertIn(judge_words, led)                         # the judge's own words kept, after
-        self.assertEqual(bg.lead_with_cause("lanes 0 and 16 ask bank 0"), "lanes 0 and 16 ask bank 0")
-        self.assertTrue(bg.TIMEOUT_NOTE.startswith("the grading of your file did not finish"))
+        self.assertEqual(judging.lead_with_cause("lanes 0 and 16 ask bank 0"), "lanes 0 and 16 ask bank 0")
+        self.assertTrue(judging.TIMEOUT_NOTE.startswith("the grading of your file did not finish"))
 
     def test_the_batch_grader_shows_a_probe_hang_by_its_cause(self):
         tmp = Path(tempfile.mkdtemp(prefix="banklab-hang-"))

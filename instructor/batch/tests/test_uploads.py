@@ -21,7 +21,6 @@ instructor/batch/grade-class with the TEST DOUBLE judge (tests/fake_judge.py):
 
 import csv
 import io
-import json
 import os
 import shutil
 import subprocess
@@ -35,7 +34,7 @@ import lzma
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-from banklab.grading import archives as ba   # noqa: E402
+from banklab.grading import archives   # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
 GRADE_CLASS = HERE.parent / "grade-class"
@@ -239,15 +238,15 @@ class HostileArchives(unittest.TestCase):
         d = Path(tempfile.mkdtemp(dir=self.tmp))
         seven = tar_header(b"build.o", 7 << 20, b"0") + bytes(7 << 20)      # skipped, yet decompressed
         big = put(self.tmp / "plain.tar.xz", lzma.compress(seven * 4 + kernel_entry(SOLVED), preset=0))
-        with self.assertRaisesRegex(ba.UnsafeArchive, "still unpacking after 0.01 s and was stopped"):
-            ba.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)), timeout=0.01)
+        with self.assertRaisesRegex(archives.UnsafeArchive, "still unpacking after 0.01 s and was stopped"):
+            archives.unpack_upload(big, Path(tempfile.mkdtemp(dir=d)), timeout=0.01)
         # xz -9e: its decoder needs a 64 MiB dictionary, more than 32 MiB of address space gives.
         wide = put(self.tmp / "wide.tar.xz", lzma.compress(kernel_entry(SOLVED), preset=9 | lzma.PRESET_EXTREME))
-        with self.assertRaisesRegex(ba.UnsafeArchive, "it needs more than 32 MiB of memory to unpack"):
-            ba.unpack_upload(wide, Path(tempfile.mkdtemp(dir=d)), memory=32 << 20)
+        with self.assertRaisesRegex(archives.UnsafeArchive, "it needs more than 32 MiB of memory to unpack"):
+            archives.unpack_upload(wide, Path(tempfile.mkdtemp(dir=d)), memory=32 << 20)
         for archive in (big, wide):                 # within the default limits: the kernel, nothing else
             ok = Path(tempfile.mkdtemp(dir=d))
-            self.assertEqual(ba.unpack_upload(archive, ok), [])
+            self.assertEqual(archives.unpack_upload(archive, ok), [])
             self.assertEqual([p.name for p in ok.rglob("*") if p.is_file()], ["kernel.cu"])
             self.assertEqual((ok / "kernel.cu").read_text(), SOLVED)
 
@@ -258,7 +257,7 @@ class HostileArchives(unittest.TestCase):
         for comp in (lambda b: zlib.compress(b, 6, wbits=31), lzma.compress):
             p = put(self.tmp / "split.tar.gz", b"".join(comp(raw[a:b]) for a, b in zip(cuts, cuts[1:])))
             dest = Path(tempfile.mkdtemp(dir=self.tmp))
-            self.assertEqual(ba._unpack_here(p, dest), {"nested": []})      # the reader, in this process
+            self.assertEqual(archives._unpack_here(p, dest), {"nested": []})      # the reader, in this process
             self.assertEqual((dest / "kernel.cu").read_text(), SOLVED)
 
     def test_a_tar_is_read_in_each_format_and_codec_and_a_header_within_the_limit_passes(self):
@@ -274,7 +273,7 @@ class HostileArchives(unittest.TestCase):
                             info.size = len(data)
                             t.addfile(info, io.BytesIO(data))
                     dest = Path(tempfile.mkdtemp(dir=self.tmp))
-                    self.assertEqual(ba._unpack_here(p, dest), {"nested": ["top/old.zip"]})
+                    self.assertEqual(archives._unpack_here(p, dest), {"nested": ["top/old.zip"]})
                     files = [q for q in dest.rglob("*") if q.is_file()]
                     self.assertEqual([q.name for q in files], ["kernel.cu"])
                     self.assertEqual(files[0].read_text(), SOLVED)

@@ -24,13 +24,14 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from banklab.grading import grading as bg        # noqa: E402
-from banklab.lab import variants as bv            # noqa: E402
+from banklab.lab import labs as banklab_labs   # noqa: E402
+from banklab.grading import judging   # noqa: E402
+from banklab.lab import variants as banklab_variants            # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
-from batch_common import FAKE, GRADE_CLASS, HERE, PLATFORM, ROOT, fake_slurm_env, read_csv  # noqa: E402,F401
+from batch_common import FAKE, GRADE_CLASS, PLATFORM, ROOT, fake_slurm_env, read_csv  #  E402
 
 LAB = "05"
-COUNT = bv.read(bg.bl.find_labs(ROOT)[LAB]).count
+COUNT = banklab_variants.read(banklab_labs.find_labs(ROOT)[LAB]).count
 JUDGE = os.environ.get("BANKLAB_JUDGE")
 
 
@@ -38,7 +39,7 @@ def seed_parting(*ids: str) -> str:
     """A course seed under which the ids all have different variants of lab 05 (found, not assumed)."""
     for i in range(1000):
         seed = f"course-seed-{i}"
-        if len({bv.choose(LAB, x, seed, COUNT) for x in ids}) == len(ids):
+        if len({banklab_variants.choose(LAB, x, seed, COUNT) for x in ids}) == len(ids):
             return seed
     raise AssertionError("no seed parts these ids")
 
@@ -81,7 +82,7 @@ class Tmp(unittest.TestCase):
 
     @staticmethod
     def sha(path: Path) -> str:
-        return bg.sha256_of(path)
+        return judging.sha256_of(path)
 
 
 class GradeClassGradesEachStudentsOwnVariant(Tmp):
@@ -92,7 +93,7 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         p = self.grade(subs, "out", "--course-seed", seed)
         self.assertEqual(p.returncode, 0, p.stderr)
         got = judged(self.log)
-        want = {"alice": bv.choose(LAB, "alice", seed, COUNT), "Bob": bv.choose(LAB, "bob", seed, COUNT)}
+        want = {"alice": banklab_variants.choose(LAB, "alice", seed, COUNT), "Bob": banklab_variants.choose(LAB, "bob", seed, COUNT)}
         self.assertNotEqual(want["alice"], want["Bob"])
         for st, k in want.items():
             with self.subTest(student=st):
@@ -110,7 +111,7 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         p = self.grade(subs, "env", seed_env=seed)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(set(judged(self.log).values()),
-                         {str(bv.choose(LAB, s, seed, COUNT)) for s in ("alice", "bob")})
+                         {str(banklab_variants.choose(LAB, s, seed, COUNT)) for s in ("alice", "bob")})
         self.log.unlink()
         p = self.grade(subs, "none")
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -128,7 +129,7 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n\"Adams, Alice\",101,S101,aadams,A\n")
         p = self.grade(subs, "out", "--course-seed", seed, "--roster", roster)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "aadams", seed, COUNT))])
+        self.assertEqual(list(judged(self.log).values()), [str(banklab_variants.choose(LAB, "aadams", seed, COUNT))])
         # Without the roster the export holds an id and no login: not graded, with the fix.
         self.log.unlink()
         p = self.grade(subs, "noroster", "--course-seed", seed)
@@ -145,7 +146,7 @@ class GradeClassGradesEachStudentsOwnVariant(Tmp):
         self.assertEqual(p.returncode, 4, p.stderr)
         self.assertIn("no login: pass --roster", p.stderr)                 # Canvas's id alone: not graded
         self.assertRegex(p.stdout, r"slurm: submitted job \d+: 1 submission\(s\)")   # carol's only
-        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "carol", seed, COUNT))])
+        self.assertEqual(list(judged(self.log).values()), [str(banklab_variants.choose(LAB, "carol", seed, COUNT))])
         self.assertEqual(int((self.tmp / "slurm-state" / "next-job").read_text()), 1001)   # one sbatch
 
 
@@ -183,8 +184,8 @@ class AnUnknownIdentityWithASeedIsNotGraded(Tmp):
             w.writerows(rows)
         p = self.grade(subs, "out", "--course-seed", seed, "--roster", roster, "--identities", self.tmp / "ids.csv")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "ali", seed, COUNT))])
-        self.assertEqual(read_csv(out / "gradebook.csv")[0][f"lab{LAB} variant"], str(bv.choose(LAB, "ali", seed, COUNT)))
+        self.assertEqual(list(judged(self.log).values()), [str(banklab_variants.choose(LAB, "ali", seed, COUNT))])
+        self.assertEqual(read_csv(out / "gradebook.csv")[0][f"lab{LAB} variant"], str(banklab_variants.choose(LAB, "ali", seed, COUNT)))
 
     def test_without_a_seed_the_same_class_is_graded_as_variant_0(self):
         subs = self.files("subs", {"ali/kernel.cu": "// FAKE-JUDGE: solved\n"})
@@ -223,7 +224,7 @@ class PlatformsPassTheRightVariant(Tmp):
             with self.subTest(by=name):
                 p, d = self.platform("gradescope", self.gradescope_root(name, users), "--course-seed", seed)
                 self.assertEqual(p.returncode, 0, p.stderr)
-                k = bv.choose(LAB, want, seed, COUNT)
+                k = banklab_variants.choose(LAB, want, seed, COUNT)
                 self.assertEqual(judged(self.log)[self.sha(self.tmp / name / "submission" / "kernel.cu")], str(k))
                 self.assertIn("score", d)
                 self.assertIn(f"lab {LAB}: graded as variant {k}", d["output"])
@@ -250,7 +251,7 @@ class PlatformsPassTheRightVariant(Tmp):
                            env=dict(env, AUTOGRADER_ROOT=str(root), BANKLAB_SOURCE=str(src),
                                     FAKE_JUDGE_ENV_LOG=str(self.log)))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(list(judged(self.log).values()), [str(bv.choose(LAB, "dana", seed, COUNT))])
+        self.assertEqual(list(judged(self.log).values()), [str(banklab_variants.choose(LAB, "dana", seed, COUNT))])
         # Without a seed in the zip: variant 0, and it says so.
         (src / "banklab.env").write_text((src / "banklab.env").read_text().replace(f"BANKLAB_COURSE_SEED={seed}\n", ""))
         self.log.unlink()
@@ -300,10 +301,10 @@ class PlatformsPassTheRightVariant(Tmp):
 
     def test_github_grades_the_variant_the_students_own_file_names(self):
         root = self.tmp / "repo"
-        folder = bg.bl.find_labs(ROOT)[LAB].folder
+        folder = banklab_labs.find_labs(ROOT)[LAB].folder
         src = root / "labs" / folder / "kernel.cu"
         src.parent.mkdir(parents=True)
-        src.write_text(bv.MARKER.format(lab=LAB, k=2, params="p") + "\n// FAKE-JUDGE: solved\n")
+        src.write_text(banklab_variants.MARKER.format(lab=LAB, k=2, params="p") + "\n// FAKE-JUDGE: solved\n")
         p = subprocess.run([sys.executable, str(PLATFORM), "github", "--root", str(root), "--lab", LAB,
                             "--judge", str(FAKE), "--out", str(self.tmp / "gh")], capture_output=True, text=True,
                            timeout=300, env=dict(os.environ, FAKE_JUDGE_ENV_LOG=str(self.log)))
@@ -322,11 +323,11 @@ class ACopiedVariantEarnsLessWithTheRealJudge(unittest.TestCase):
         cls.tmp = Path(tempfile.mkdtemp(prefix="banklab-variants-real-"))
         cls.tmp.chmod(0o755)
         cls.seed = seed_parting("alice", "bob")
-        lab = bg.bl.find_labs(ROOT)[LAB]
-        cls.k = {s: bv.choose(LAB, s, cls.seed, COUNT) for s in ("alice", "bob", "carol")}
+        lab = banklab_labs.find_labs(ROOT)[LAB]
+        cls.k = {s: banklab_variants.choose(LAB, s, cls.seed, COUNT) for s in ("alice", "bob", "carol")}
         if cls.k["carol"] == cls.k["alice"]:
             raise unittest.SkipTest("carol's variant is alice's under this seed")
-        cls.solved = {s: bv.solution(lab, cls.k[s]) for s in ("alice", "bob")}
+        cls.solved = {s: banklab_variants.solution(lab, cls.k[s]) for s in ("alice", "bob")}
         subs = cls.tmp / "subs"
         for st, text in (("alice", cls.solved["alice"]), ("bob", cls.solved["bob"]), ("carol", cls.solved["alice"])):
             (subs / st).mkdir(parents=True)

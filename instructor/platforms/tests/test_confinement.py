@@ -62,7 +62,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 from banklab.files import load_file   # noqa: E402
 mz = load_file(ROOT / "grader" / "selftest" / "materialize.py")
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import points as bpt   # noqa: E402
+from banklab.grading import invocation   # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 _terminal = load_file(ROOT / "grader" / "tests" / "test_terminal.py")
 make_controlling_terminal, waiting_input = _terminal.make_controlling_terminal, _terminal.waiting_input
@@ -230,9 +231,9 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                          "\n" + case.read_text() for case in ALSO),
                      "incbin": mz.materialize(mz.load_case(str(INCBIN)), lab_dir),
                      "solution": (ROOT / "solutions" / FOLDER / "kernel.cu").read_text()}
-        tests = bg.list_tests(Path(JUDGE), LAB)
+        tests = invocation.list_tests(Path(JUDGE), LAB)
         cls.cpu_tests = [t for t, tier in tests if tier == "cpu"]
-        cls.table = bg.load_points(ROOT, LAB)
+        cls.table = bpt.load_points(ROOT, LAB)
         alloc = cls.table.allocate(t for t, _ in tests)
         cls.cpu_points = sum(alloc[t] for t in cls.cpu_tests)
         cls.total_points = sum(alloc.values())
@@ -271,7 +272,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             self.skipTest(self.user_why)
         cell = Cell(who, bwrap, self.base)
         r = cell.run([JUDGE, "sandbox"], timeout=120)
-        conf = bg.parse_sandbox(r.returncode, r.stdout + r.stderr)
+        conf = invocation.parse_sandbox(r.returncode, r.stdout + r.stderr)
         print(f"\n[{cell.name}] banklab-judge sandbox: {conf.line}", flush=True)
         expect = "bwrap" if bwrap else "none"
         with self.subTest(cell=cell.name, sandbox=expect):
@@ -455,7 +456,7 @@ class WhereTheJudgeConfinesNothingNoGraderGrades(unittest.TestCase):
                  (0, "", "none")]
         for rc, text, mode in cases:
             with self.subTest(text=text, rc=rc):
-                self.assertEqual(bg.parse_sandbox(rc, text).mode, mode)
+                self.assertEqual(invocation.parse_sandbox(rc, text).mode, mode)
 
     def test_grade_class_says_so_once_before_grading_anything(self):
         (self.tmp / "subs" / "alice").mkdir(parents=True)

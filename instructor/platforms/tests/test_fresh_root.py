@@ -34,7 +34,8 @@ CUDA = Path(os.path.realpath("/usr/local/cuda"))
 TARBALL = CACHE / "debian12-minbase.tar"
 MIRROR = os.environ.get("BANKLAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import points as bpt   # noqa: E402
+from banklab.grading import invocation   # noqa: E402
 
 
 def why_not() -> str:
@@ -125,9 +126,9 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
         r = in_root(self.root, "/autograder/source/run_autograder", self.env)
         self.assertEqual(r.returncode, 0, (r.stdout + r.stderr)[-4000:])
         d = json.loads((self.root / "autograder" / "results" / "results.json").read_text())
-        table = bg.load_points(ROOT, "05")
-        cpu = [n for n, t in bg.list_tests(self._judge(src), "05") if t == "cpu"]
-        alloc = table.allocate(n for n, _ in bg.list_tests(self._judge(src), "05"))
+        table = bpt.load_points(ROOT, "05")
+        cpu = [n for n, t in invocation.list_tests(self._judge(src), "05") if t == "cpu"]
+        alloc = table.allocate(n for n, _ in invocation.list_tests(self._judge(src), "05"))
         self.assertAlmostEqual(d["score"], sum(alloc[n] for n in cpu), places=2, msg=d.get("output"))
         self.assertGreater(d["score"], 0)
         self.assertIn("Incomplete grade", d["output"])

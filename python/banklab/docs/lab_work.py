@@ -173,7 +173,7 @@ Pattern = tuple[str, int, list[int]]   # (op, width, byte offsets of the active 
 
 
 def answered_questions(lab) -> list[dict]:
-    """The questions of a lab (a banklab_labs.Lab), each with the keys of its answer table in
+    """The questions of a lab (a banklab.lab.labs.Lab), each with the keys of its answer table in
     solutions/NN_name/answers.toml (`access`, `mask`, `value`) merged in; a question without an
     answer (and every question where the file does not exist: the student release) as the
     description has it. Read through python/banklab/lab (Lab.answers()), as the judge's generator reads them."""

@@ -10,12 +10,11 @@ import posixpath
 import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
-from banklab.lab import labs as banklab_labs  # noqa: E402,F401  (what a lab is: python/banklab/lab/labs.py)
 # The site's sources (the labs, the figure lists) and the questions' accesses: below this module.
-from banklab.docs.sources import (  # noqa: F401  (site.Figure, site.find_labs, ... as before)
-    FIGURE_NAME_RE, Figure, Lab, SiteError, figure_lists, find_labs, read_all_figures, read_figures)
-from banklab.docs.lab_work import graded_figure_lab  # noqa: F401
+from banklab.docs.sources import Figure, SiteError, find_labs
+from banklab.docs.lab_work import graded_figure_lab
 
 # The pages of docs/perf/ the course site shows its students, in order (the workbook's kernels on a
 # GPU, the tracer against Nsight Compute). The other docs/perf/*.md are the developers' measurement
@@ -252,6 +251,6 @@ def write_if_changed(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def fail(msg: str) -> "NoReturn":  # noqa: F821
+def fail(msg: str) -> NoReturn:
     print(f"banklab docs: error: {msg}", file=sys.stderr)
     sys.exit(1)

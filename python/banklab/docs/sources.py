@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from banklab.lab import labs as banklab_labs  # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
+from banklab.lab.schema import DescriptionError  # noqa: E402
 
 FIGURE_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 
@@ -147,12 +148,12 @@ class Lab:
 
 
 def find_labs(root: Path, kind: str = "labs") -> list[Lab]:
-    """The labs of <root> (banklab_labs.find_labs), with their folder under labs/ (or, for
+    """The labs of <root> (banklab.lab.labs.find_labs), with their folder under labs/ (or, for
     kind="solutions", those whose solutions/NN_name/ exists), sorted by number. A description
     that does not parse stops the build (SiteError)."""
     try:
         labs = banklab_labs.find_labs(root)
-    except banklab_labs.DescriptionError as e:
+    except DescriptionError as e:
         raise SiteError(str(e)) from e
     return [Lab(n, lab.folder, root / kind / lab.folder, lab) for n, lab in labs.items()
             if (root / kind / lab.folder).is_dir()]

@@ -395,7 +395,7 @@ def unpack_upload(archive: Path, dest: Path, *, memory: int = UNPACK_MEMORY_BYTE
 
 
 def _unpacking_process(argv: list[str]) -> int:
-    """`banklab_archives.py --unpack ARCHIVE DEST MEMORY SECONDS`: limit this process, unpack,
+    """`python/banklab/grading/archives.py --unpack ARCHIVE DEST MEMORY SECONDS`: limit this process, unpack,
     print one JSON line ({"nested": [...]} or {"refused": why})."""
     import resource
     archive, dest, memory, seconds = Path(argv[0]), Path(argv[1]), int(argv[2]), int(argv[3])
@@ -422,5 +422,5 @@ def _unpacking_process(argv: list[str]) -> int:
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "--unpack":
         sys.exit(_unpacking_process(sys.argv[2:]))
-    print("usage: banklab_archives.py --unpack ARCHIVE DEST MEMORY_BYTES SECONDS", file=sys.stderr)
+    print("usage: python/banklab/grading/archives.py --unpack ARCHIVE DEST MEMORY_BYTES SECONDS", file=sys.stderr)
     sys.exit(2)

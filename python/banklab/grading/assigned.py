@@ -18,11 +18,14 @@ import dataclasses
 import os
 from pathlib import Path
 
-from banklab.lab import labs as bl
-from banklab.lab import variants as bv
-from banklab.lab.description import DescriptionError
+from banklab.lab import labs as banklab_labs
+from banklab.lab import variants as banklab_variants
+from banklab.lab.schema import DescriptionError
+from banklab.grading import points as bpt
+from banklab.grading.result import LabResult, Verdict
+from banklab.grading.uploads import ORIGIN
 
-SEED_ENV = bv.SEED_ENV
+SEED_ENV = banklab_variants.SEED_ENV
 #: Said once (grade-class's terminal and summary, a platform's output) when no seed was given.
 NO_SEED = ("variants were not used: no course seed (--course-seed or $" + SEED_ENV + "), so every lab "
            "with variants was graded as variant 0, the lab as written, whatever the student's own")
@@ -56,8 +59,8 @@ def course_seed(given: str | None) -> str:
 
 def variant_count(lab: str, course: Path | None = None) -> int:
     """How many variants lab `lab` has in the course at `course` (0: none, or no such lab)."""
-    found = bl.find_labs(course).get(lab) if course else bl.find_labs().get(lab)
-    v = bv.read(found) if found else None
+    found = banklab_labs.find_labs(course).get(lab) if course else banklab_labs.find_labs().get(lab)
+    v = banklab_variants.read(found) if found else None
     return v.count if v else 0
 
 
@@ -96,7 +99,7 @@ def for_student(lab: str, count: int, seed: str, ident: str, why: str) -> Assign
         return Assignment(lab, None, count, ungraded=(
             f"lab {lab} has a variant per student, and this student's cannot be known: {why}. "
             "It is not graded against another student's variant"))
-    return Assignment(lab, bv.choose(lab, ident, seed, count), count, basis=f"login {ident.strip().lower()}")
+    return Assignment(lab, banklab_variants.choose(lab, ident, seed, count), count, basis=f"login {ident.strip().lower()}")
 
 
 def from_param(lab: str, count: int, value, where: str) -> Assignment:
@@ -116,22 +119,20 @@ def not_graded_result(student: str, lab: str, source: Path | None, sha: str, tie
                       expected: list[tuple[str, str]], table, why: str):
     """A lab left ungraded before any judge ran (its variant cannot be known): every test of the
     lab "not graded" with why, no number anywhere (status.py), graded again on the next run."""
-    from banklab.grading import grading as bg
-    from banklab.grading.uploads import ORIGIN
-    verdicts = [bg.Verdict(t, tr, "fault", f"not graded: {why}") for t, tr in expected] or \
-        [bg.Verdict(f"Lab{lab}.Judge", "cpu", "fault", f"not graded: {why}")]
-    r = bg.LabResult(student, lab, ORIGIN.get(source, str(source)) if source else "", sha, tier, verdicts,
+    verdicts = [Verdict(t, tr, "fault", f"not graded: {why}") for t, tr in expected] or \
+        [Verdict(f"Lab{lab}.Judge", "cpu", "fault", f"not graded: {why}")]
+    r = LabResult(student, lab, ORIGIN.get(source, str(source)) if source else "", sha, tier, verdicts,
                      why, ungraded=why)
     if table is not None:
-        bg.apply_points(r, table)
+        bpt.apply_points(r, table)
     return r
 
 
 def describe(lab: str, k: int, course: Path | None = None) -> str:
     """The variant's parameters in words ("col = 7, chunk = 5, ..."), "" where unknown."""
     try:
-        found = bl.find_labs(course).get(lab) if course else bl.find_labs().get(lab)
-        v = bv.read(found) if found else None
+        found = banklab_labs.find_labs(course).get(lab) if course else banklab_labs.find_labs().get(lab)
+        v = banklab_variants.read(found) if found else None
         return v.describe(k) if v else ""
     except DescriptionError:
         return ""
@@ -195,7 +196,7 @@ def platform_assignments(platform: str, sources: dict, course: Path, seed: str, 
 def _named(src: Path | None, lab: str, count: int) -> int:
     """The variant a kernel.cu names on its line (0: none, no file, or not one of the lab's)."""
     try:
-        k = bv.named_variant(src.read_text(errors="replace")[:1 << 20], lab) if src else None
+        k = banklab_variants.named_variant(src.read_text(errors="replace")[:1 << 20], lab) if src else None
     except OSError:
         k = None
     return k if k is not None and 0 <= k < count else 0

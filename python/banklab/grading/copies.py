@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from banklab.grading import cleantext
+from banklab.grading import cleantext as ct
 from banklab.grading.csvfile import write_csv
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
@@ -60,7 +60,7 @@ class Handed:
 
 def shown(name: str) -> str:
     """A student-chosen name as printed: the one cleaning rule (banklab.grading.cleantext.name)."""
-    return cleantext.name(name)
+    return ct.name(name)
 
 
 def _text(path: Path) -> str | None:

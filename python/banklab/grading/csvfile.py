@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from banklab.grading.grading import fmt_points
+from banklab.grading.result import fmt_points
 from banklab.grading import cleantext as ct
 
 

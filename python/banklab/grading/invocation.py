@@ -3,24 +3,15 @@ refusal where nothing well-kept can confine), and the list of a lab's tests it p
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
-import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
-import time
-import tomllib
 from pathlib import Path
 
-from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
-from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
-from typing import Iterable
+from banklab.lab import labs as banklab_labs   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
 
 
 def probe_access_problem(work: Path) -> str:
@@ -144,7 +135,7 @@ def parse_list(text: str) -> list[tuple[str, str, str]]:
         return out
     for line in text.splitlines():
         toks = line.replace(",", " ").replace("\t", " ").split()
-        lab = next((t for t in toks if bl.lab_number(t) == t), None)
+        lab = next((t for t in toks if banklab_labs.lab_number(t) == t), None)
         name = next((t for t in toks if re.fullmatch(r"[A-Za-z0-9_]+\.[A-Za-z0-9_]+", t)), None)
         tier = next((t for t in toks if t in ("cpu", "gpu")), None)
         if lab and name and tier:

@@ -1,6 +1,6 @@
-"""The files each grading platform reads, made from graded results (banklab_grading.LabResult):
+"""The files each grading platform reads, made from graded results (banklab.grading.result.LabResult):
 JUnit XML, Gradescope's results.json, PrairieLearn's results.json, a GitHub job summary. A result
-that is not graded (banklab_status) is never a score on any of them. Standard library only."""
+that is not graded (banklab.grading.status) is never a score on any of them. Standard library only."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from banklab.lab import labs as banklab_labs
 from banklab.grading import cleantext as ct   # text a student chose, in Markdown (issue 45)
 from banklab.grading import status as bs
-from banklab.grading.grading import LabResult, Verdict, bl, fmt_points
+from banklab.grading.result import LabResult, Verdict, fmt_points
 from banklab.grading.wording import (NOT_BUILT, STATUS_WORD, failure_groups, student_message,
                                     lab_points as _lab_points, tests_named as _names, total_points as _total_points)
 
@@ -47,7 +48,7 @@ def build_failure(r: LabResult) -> str:
 
 def _is_instructor(test: str) -> bool:
     """LabNNInstructor*.*: an instructor-only check (solutions/NN_name/instructor_*_test.cu)."""
-    return bl.lab_number(test) is not None and test[len("LabNN"):].startswith("Instructor")
+    return banklab_labs.lab_number(test) is not None and test[len("LabNN"):].startswith("Instructor")
 
 
 def not_graded_lines(results: list[LabResult]) -> list[str]:
@@ -77,7 +78,7 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
     visibility overrides it) is "after_published", so that their points cannot be read off the
     score before the grades are published. A build failure is one test with the compiler's
     message, not one per test; tests not judged (no GPU here) are one line worth 0 of 0 that says
-    so, never a failed 0/N. A submission not graded (a fault: banklab_status) gets no score and no
+    so, never a failed 0/N. A submission not graded (a fault: banklab.grading.status) gets no score and no
     tests: write_gradescope() then writes no results.json at all (a results.json without a score is
     a 0, the sum of no tests), so that Gradescope shows the autograder as failed."""
     ng = not_graded_lines(results)

@@ -1,26 +1,20 @@
 """Points: the weight of each role (grader/points/weights.toml) and each lab's table of groups and
-gates (its description), read into a PointsTable. banklab.grading.grading applies them to verdicts."""
+gates (its description), read into a PointsTable; apply_points() gives a result's verdicts their
+points with it, and rescore_saved()/rescore_folder() score saved results again from their stored
+verdicts (no judge runs)."""
 from __future__ import annotations
 
 import dataclasses
 import fnmatch
 import hashlib
 import json
-import os
-import re
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 import tomllib
 from pathlib import Path
-
-from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
-from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
 from typing import Iterable
+
+from banklab.lab import labs as banklab_labs
+from banklab.lab.schema import DescriptionError
+from banklab.grading.result import LabResult
 
 
 #: The one place where the weight of each role, and the groups every lab shares, are set:
@@ -84,7 +78,7 @@ class PointsTable:
         """The table `data` (as a table file parses); `text` is what its digest covers."""
         weights = weights or {}
         lab = str(data.get("lab", ""))
-        if bl.lab_number(lab) != lab:
+        if banklab_labs.lab_number(lab) != lab:
             raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
         groups = []
         for name, g in (data.get("groups") or {}).items():
@@ -202,12 +196,12 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
         table.path = rel(own)
     else:
         try:
-            found = bl.find_labs(root).get(lab)
-        except bl.DescriptionError as e:
+            found = banklab_labs.find_labs(root).get(lab)
+        except DescriptionError as e:
             raise ValueError(str(e)) from e
         if found is None:
             raise ValueError(f"no points for lab {lab}: no folder {root / 'labs'}/{lab}_name/ holds its "
-                             f"description {bl.DESCRIPTION}")
+                             f"description {banklab_labs.DESCRIPTION}")
         desc_path, desc = found.description_path, found.description
         data = lab_table_data(desc, wdata, lab)
         # The digest covers what decides the points: the lab's [points] and the weights file.
@@ -217,6 +211,66 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
     if table.lab != lab:
         raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
     return table
+
+
+# --------------------------------------------------------------------------- a result's points
+
+def apply_points(res: LabResult, table: PointsTable) -> None:
+    """Points of each verdict: its share when it passed and every test of the groups its group
+    `requires` (those this run judged) passed too; nothing otherwise. The maximum counts every
+    test of the lab, judged or not."""
+    alloc = table.allocate(v.test for v in res.verdicts)
+    status = {v.test: v.status for v in res.verdicts}
+    blocked: dict[str, list[str]] = {}
+    for g in table.groups:
+        if g.requires:
+            blocked[g.name] = [t for t, st in status.items() if st == "failed"
+                               and table.group_of(t) in g.requires]
+    for v in res.verdicts:
+        v.max_points = alloc.get(v.test, 0.0)   # unrounded: the sums are rounded, not the shares
+        gate = blocked.get(table.group_of(v.test) or "", [])
+        v.points = v.max_points if v.status == "passed" and not gate else 0.0
+        v.note = ""
+        if v.status == "passed" and gate and v.max_points > 0:
+            v.note = (f"passed, but earns nothing until {', '.join(gate[:3])}"
+                         f"{' ...' if len(gate) > 3 else ''} pass{'es' if len(gate) == 1 else ''}")
+    res.points_table = table.path
+
+
+
+
+#: Keys of a saved result (OUT/results/STUDENT/labNN.json) that are the batch grader's, not the
+#: LabResult's: kept as they are when the result is re-scored.
+SAVED_KEYS = ("graded", "cache_key", "verdict_key", "lms_id", "lms")
+
+
+def rescore_saved(saved: dict, table: PointsTable, new_cache_key: str | None = None) -> tuple[LabResult, dict]:
+    """A saved result scored again with `table` from its stored verdicts (no judge runs): the
+    result and the record to save in its place (its cache_key replaced when one is given)."""
+    r = LabResult.from_json(saved)
+    apply_points(r, table)
+    d = r.to_json()
+    d.update({k: saved[k] for k in SAVED_KEYS if k in saved})
+    d["points_digest"] = table.digest        # what grade-class compares before reusing it
+    if new_cache_key is not None:
+        d["cache_key"] = new_cache_key
+    return r, d
+
+
+def rescore_folder(results_dir: Path, table_of) -> int:
+    """Every saved result under `results_dir` (OUT/results/STUDENT/labNN.json) scored again from
+    its stored verdicts with table_of(lab), and saved (grade-class --rescore: no judge). Returns
+    how many; an unreadable record or a lab without a table is left as it is."""
+    n = 0
+    for f in sorted(results_dir.glob("*/lab*.json")):
+        try:
+            saved = json.loads(f.read_text())
+            _, d = rescore_saved(saved, table_of(str(saved["lab"])))
+        except (ValueError, KeyError, TypeError, OSError):
+            continue
+        f.write_text(json.dumps(d, indent=1) + "\n")
+        n += 1
+    return n
 
 
 # --------------------------------------------------------------------------- the tables a grading kept

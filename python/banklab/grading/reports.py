@@ -1,4 +1,4 @@
-"""Reports made from graded results (banklab_grading.LabResult): the gradebook, per-student
+"""Reports made from graded results (banklab.grading.result.LabResult): the gradebook, per-student
 feedback (Markdown and HTML, with `banklab explain` drawings), the class summary, and the
 platform files (JUnit XML, Gradescope results.json, PrairieLearn results.json, a GitHub job
 summary). Every file shows the points table it was scored with. Standard library only."""
@@ -17,18 +17,13 @@ from pathlib import Path
 
 from banklab.grading import status as bs
 from banklab.grading import cleantext as ct   # text a student chose: Markdown, JSON (issue 45)
-from banklab.grading.grading import LabResult, Verdict, explain_lines, fmt_points
+from banklab.grading.result import LabResult, fmt_points
 # The one CSV writer (banklab/grading/csvfile.py) and how a result is worded (banklab/grading/wording.py):
 # below this module, so that the status file and the platform files use them without importing it.
-from banklab.grading.csvfile import FORMULA_STARTS, csv_cell, write_csv  # noqa: F401
-from banklab.grading.wording import (  # noqa: F401
-    NOT_BUILT, STATUS_WORD, STUDENT_BANKLAB, failure_groups, student_message,
+from banklab.grading.csvfile import write_csv
+from banklab.grading.wording import (
+    STATUS_WORD, explain_lines, failure_groups, student_message,
     lab_points as _lab_points, tests_named as _names, total_points as _total_points)
-# The platform files (JUnit, Gradescope, PrairieLearn, GitHub): banklab/grading/platforms.py;
-# br.gradescope_results() and friends resolve here too.
-from banklab.grading.platforms import (  # noqa: F401
-    GRADESCOPE_NOT_GRADED_FILE, build_failure, github_summary, gradescope_results, junit_xml, not_gradable_result,
-    not_graded_lines, prairielearn_results, write_gradescope)
 
 
 # --------------------------------------------------------------------------- drawings
@@ -81,8 +76,8 @@ def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None =
     complete (every test judged, GPU tier included), the total, the incomplete labs, and what
     could not be judged and why (an unrecognised upload is named there, never a silent 0); a
     column "labNN late" where the LMS marked a submission of the lab late (`lab_ids`: the identity
-    saved with each result, banklab_identity.late_labs); a column "name" where the roster names a
-    student otherwise than the export does (`names`: banklab_identity.roster_name).
+    saved with each result, banklab.grading.identity.late_labs); a column "name" where the roster names a
+    student otherwise than the export does (`names`: banklab.grading.identity.roster_name).
     Student names are verbatim (a name that a spreadsheet would run is quoted: csv_cell())."""
     labs, by = by_student(results)
     varied = {r.lab for r in results if r.variant is not None or _variant_unknown(r)}
@@ -163,14 +158,14 @@ def lms_column(lab: str) -> str:
 
 def lms_score(r: LabResult, points_possible: float) -> float | str:
     """A lab's points in the LMS: its share of the lab's maximum, times the column's points possible;
-    BLANK ("") where it is no judged grade (banklab_status.blank_reason: not graded, nothing
+    BLANK ("") where it is no judged grade (banklab.grading.status.blank_reason: not graded, nothing
     gradable handed in): an import leaves a blank cell alone, where a 0 would be a grade."""
     if not bs.has_number(r):
         return ""
     return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
 
 
-# Which identity each import file writes is banklab_identity's (the export's own ids, never a name).
+# Which identity each import file writes is banklab.grading.identity's (the export's own ids, never a name).
 from banklab.grading.identity import identity_of as _identity, lab_identities, late_labs, login_of as _login   # noqa: E402
 
 
@@ -190,12 +185,12 @@ def write_lms_files(results: list[LabResult], ids: dict, out: Path,
       name, Grade, Maximum Grade, Last modified (grade);
     - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
       Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
-    `ids`: each student's identity (banklab_identity.match_roster: the export's own ids, completed
+    `ids`: each student's identity (banklab.grading.identity.match_roster: the export's own ids, completed
     from the roster row with the same id); `lab_ids`: {(student, lab): identity} saved with each
-    result, whose Moodle participant id is that lab's (banklab_identity.lab_identities). A student without one in a file is still written, with
-    empty ID cells, and grade-class warns of each such file (banklab_identity.check_import_files).
+    result, whose Moodle participant id is that lab's (banklab.grading.identity.lab_identities). A student without one in a file is still written, with
+    empty ID cells, and grade-class warns of each such file (banklab.grading.identity.check_import_files).
     A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
-    ambiguous and missing; grade-class prints how many (banklab_status.report)."""
+    ambiguous and missing; grade-class prints how many (banklab.grading.status.report)."""
     labs, by = by_student(results)
     written = []
     score = lambda st, lab: lms_score(by[st][lab], points_possible) if lab in by[st] else ""
@@ -307,8 +302,8 @@ def _total_heading(results: list[LabResult]) -> str:
 
 def feedback_markdown(student: str, results: list[LabResult], ex: Explainer, late: set[str] = frozenset(),
                       name: str = "") -> str:
-    """The student's feedback; `late`: the labs the LMS marked late (banklab_identity.late_labs);
-    `name`: the roster's name for them where it is not `student` (banklab_identity.roster_name)."""
+    """The student's feedback; `late`: the labs the LMS marked late (banklab.grading.identity.late_labs);
+    `name`: the roster's name for them where it is not `student` (banklab.grading.identity.roster_name)."""
     out = [f"# Feedback for {ct.md_text(name or student)}", ""]
     drawn: set[str] = set()
     out += [f"**Total: {_total_heading(results)}**", ""]

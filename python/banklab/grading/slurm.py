@@ -3,7 +3,7 @@
 One run submits one job array (`sbatch --array`): task i grades shard i of the submissions (up to
 --slurm-shard of them) on the GPUs it was given (`--gres=gpu:1` for the GPU tiers unless --slurm-arg
 names other GPU flags, e.g. --slurm-arg=--gpus-per-task=2; none for the CPU tier): at least one judge
-per GPU, as many as its --cpus-per-task, each judge on one GPU (banklab_gpus.py). A task is grade-class
+per GPU, as many as its --cpus-per-task, each judge on one GPU (banklab.grading.gpus). A task is grade-class
 itself, run on the node with the instructor's own arguments and `--slurm-task RUN_DIR`: it finds
 the same submissions, keys and judge, keeps only its shard (shard_of) and grades it with the local
 engine's pool into the same OUT/results/, then stops before the reports (task_end). The submitting
@@ -19,7 +19,7 @@ While the array runs, squeue is polled and the progress printed. A task that fai
 (its node died, it was cancelled or ran out of time) leaves its submissions without a result: they
 are submitted once more in a new array, and if that fails too they are reported by name, on the
 terminal, in OUT/slurm/status.csv and in the student's feedback: not graded, blank in the
-gradebook and every LMS file (never a silent 0), and grade-class exits non-zero (banklab_status.py). A
+gradebook and every LMS file (never a silent 0), and grade-class exits non-zero (banklab.grading.status). A
 task whose result is a fault (its node has no usable GPU under --graded, the judge crashed) fails
 too, so that its submissions are submitted again. Submissions queued but not yet graded (--slurm-no-wait, or Ctrl-C)
 are *pending* (an incomplete grade, as a --tier cpu one): their GPU tests are "not judged:
@@ -27,7 +27,7 @@ pending", their CPU tests keep the verdicts of an
 earlier --tier cpu run of the same file with the same judge (the two-stage flow), and a re-run
 waits for the array already queued instead of submitting them again; while any is pending,
 grade-class names how many, prints the command that collects them (report_pending) and exits
-non-zero (banklab_status.PENDING_EXIT). Results are reused as by
+non-zero (banklab.grading.status.PENDING_EXIT). Results are reused as by
 the local engine, so a re-run submits only what changed or did not finish.
 
 The environment the tasks give the judge never holds BANKLAB_ALLOW_UNCONFINED. Python 3 standard
@@ -48,18 +48,21 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[3] / "instructor" / "batch"   # grade-class
-from banklab.grading import grading as bg   # noqa: E402
+from banklab.grading import judging   # noqa: E402
+from banklab.grading import points as bpt   # noqa: E402
+from banklab.grading import invocation   # noqa: E402
+from banklab.grading.result import LabResult, Verdict   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
 # What both sides read (a submission's saved result) and what a task does on its node:
 # banklab/grading/slurm_task.py.
-from banklab.grading.slurm_task import (  # noqa: E402,F401  (banklab_slurm.shard_of, task_end as before)
-    _done, _fault_of, _ident, _saved, _tail, shard_of, task_end)
+from banklab.grading.slurm_task import _done, _fault_of, _ident, _tail  # noqa: E402
+from banklab.grading import csvfile  # noqa: E402  (the one CSV writer)
 
 ENGINES = ("local", "slurm")
 #: What the judge must never see when it grades someone else's file (the grader's confinement
-#: contract, banklab_grading.grading_others): the task removes it before anything else.
-UNCONFINED_VAR = bg.UNCONFINED_VAR
+#: contract, banklab.grading.invocation.grading_others): the task removes it before anything else.
+UNCONFINED_VAR = invocation.UNCONFINED_VAR
 #: sbatch flags that ask for GPUs: given any of them, the engine adds no --gres of its own.
 GPU_FLAGS = ("--gres", "--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket",
              "--tres-per-task", "--tres-per-node")
@@ -125,7 +128,7 @@ def collect_command(argv: list[str], cwd: str) -> str:
 
 def queued_by_file(out: Path) -> dict[str, tuple[str, str]]:
     """{result file: (job id, the command that collects it)} of every array OUT/slurm/state.json
-    still holds (what banklab_status.report_pending names)."""
+    still holds (what banklab.grading.status.report_pending names)."""
     return {it["rfile"]: (arr.job_id, arr.collect) for arr in _load_state(out.resolve()) for it in arr.items}
 
 
@@ -193,7 +196,7 @@ def _submit(items: list[dict], a, ctx: dict, attempt: int) -> Array:
     array = f"--array=0-{len(shards) - 1}" + (f"%{a.slurm_throttle}" if a.slurm_throttle > 0 else "")
     cmd = [sbatch, "--parsable", array, f"--output={run_dir}/task-%a.out"] + _sbatch_flags(a, len(items)) \
         + [str(script)]
-    env = bg.env_for_grading()
+    env = invocation.env_for_grading()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env,
                            stdin=subprocess.DEVNULL)
@@ -248,17 +251,17 @@ def _ended_states(job_id: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _earlier_cpu(item: dict, ctx: dict, a) -> dict[str, bg.Verdict]:
+def _earlier_cpu(item: dict, ctx: dict, a) -> dict[str, Verdict]:
     """The judged CPU-tier verdicts an earlier result of this very file and judge holds: a
     --tier cpu run's (stage one of the two-stage flow), or an earlier placeholder's of this key."""
     try:
         d = json.loads(Path(item["rfile"]).read_text())
-        old = bg.LabResult.from_json(d)
+        old = LabResult.from_json(d)
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     table = ctx["tables"][item["lab"]]
     sha = item["sha"]
-    ok = {bg.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"], item.get("variant_key", ""))
+    ok = {judging.cache_key(ctx["judge_id"], table, sha, "cpu", g, item["why"], item.get("variant_key", ""))
           for g in (False, True)}     # the same variant's CPU verdicts only
     ok |= {f"{bs.PENDING_KEY}{item['cache_key']}", f"lost:{item['cache_key']}"}
     if d.get("cache_key") not in ok or old.source_sha256 != sha:
@@ -274,18 +277,18 @@ def _placeholder(item: dict, ctx: dict, a, kind: str, note: str, judge_note: str
     earlier = _earlier_cpu(item, ctx, a)
     verdicts = []
     for test, tier in ctx["expected"][lab]:
-        verdicts.append(earlier.pop(test, None) or bg.Verdict(test, tier, "skipped", note))
+        verdicts.append(earlier.pop(test, None) or Verdict(test, tier, "skipped", note))
     verdicts += list(earlier.values())          # e.g. LabNN.Build, which the judge's list omits
     # A lost one names no source: nothing was judged from it this run, and the reports then list
     # its note with what could not be judged (the gradebook's column for it, where it has one).
     # Lost: not graded (blank everywhere, grade-class exits 4). Pending: an incomplete grade, as a
     # --tier cpu one is (the CPU verdicts of stage one kept), collected by the next run.
     ungraded = (judge_note or note.removeprefix("not judged: ")) if kind == "lost" else ""
-    r = bg.LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
+    r = LabResult(item["student"], lab, "" if kind == "lost" else item["src"], item["sha"], a.tier,
                      verdicts, judge_note, ungraded=ungraded, variant=item.get("variant"))
-    bg.apply_points(r, ctx["tables"][lab])
+    bpt.apply_points(r, ctx["tables"][lab])
     d = r.to_json()
-    # What grade-class keeps with a result; a key that is not bg.cache_key()'s is never reused.
+    # What grade-class keeps with a result; a key that is not judging.cache_key()'s is never reused.
     d.update(graded=a.graded, cache_key=f"{kind}:{item['cache_key']}", lms_id=item["lms_id"], lms=item.get("lms") or {})
     br.write_json(Path(item["rfile"]), d)
 
@@ -329,7 +332,7 @@ def _save_state(out: Path, arrays: list[Array]) -> None:
 def _write_status(out: Path, rows: list[list[str]]) -> None:
     """OUT/slurm/status.csv through the one CSV writer (a student's name is untrusted: a cell a
     spreadsheet would run is neutralised there)."""
-    br.write_csv(out / "slurm" / "status.csv", ["student", "lab", "status", "job", "task", "why", "log"],
+    csvfile.write_csv(out / "slurm" / "status.csv", ["student", "lab", "status", "job", "task", "why", "log"],
                  sorted(rows))
 
 
@@ -362,7 +365,7 @@ def grade(jobs: list, a, judge: Path, judge_id: str, expected: dict, tables: dic
         st, lab, src, why, rfile, key = j[:6]
         asg = j[6] if len(j) > 6 else None    # the student's variant (assigned.Assignment): the placeholders show it
         items.append({"student": st.name, "lms_id": st.lms_id, "lms": st.lms, "lab": lab, "src": str(Path(src).resolve()),
-                      "sha": bg.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key,
+                      "sha": judging.sha256_of(src), "why": why, "rfile": _ident(rfile, key)[0], "cache_key": key,
                       "variant": asg.k if asg is not None and asg.count else None,
                       "variant_key": asg.key() if asg is not None else ""})
     if not items:

@@ -11,7 +11,9 @@ import socket
 import sys
 from pathlib import Path
 
-from banklab.grading import grading as bg
+from banklab.grading import judging
+from banklab.grading import invocation
+from banklab.grading.result import LabResult
 from banklab.grading import gpus as banklab_gpus
 from banklab.grading import status as bs
 
@@ -48,7 +50,7 @@ def _fault_of(item: dict) -> str:
     if d.get("cache_key") != item["cache_key"]:
         return ""
     try:
-        return bg.LabResult.from_json(d).not_graded
+        return LabResult.from_json(d).not_graded
     except (KeyError, TypeError, ValueError):
         return ""
 
@@ -71,7 +73,7 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
     judge or course files hash otherwise grades nothing and exits 3, saying why."""
     if not getattr(a, "slurm_task", None):
         return jobs
-    bg.grading_others()
+    invocation.grading_others()
     index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
     m = json.loads((Path(a.slurm_task) / "manifest.json").read_text())
     if not 0 <= index < len(m["shards"]):
@@ -95,11 +97,11 @@ def shard_of(a, jobs: list, judge_id: str) -> list:
 
     def on_term(signum, frame):        # scancel, a time limit, a node going down: stop every judge
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        bg.stop_all()
+        judging.stop_all()
         raise KeyboardInterrupt        # grade-class's Ctrl-C path: keep nothing half-judged, clean up
     signal.signal(signal.SIGTERM, on_term)
     # The CPUs the task was given (--slurm-arg=--cpus-per-task=N), and for the GPU tiers at least one
-    # judge per GPU it was given, each judge on one of them (banklab_gpus.py; each GPU's lock keeps
+    # judge per GPU it was given, each judge on one of them (banklab.grading.gpus; each GPU's lock keeps
     # its timed runs one at a time).
     a.jobs = banklab_gpus.slurm_task_jobs(a.tier)
     print(f"banklab slurm task {index} on {socket.gethostname()}: {len(mine)} submission(s), "

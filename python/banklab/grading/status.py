@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from banklab.grading import grading as bg
+from banklab.grading import uploads as bu
+from banklab.grading.result import LabResult
 from banklab.grading.csvfile import write_csv   # the one CSV writer (cells a spreadsheet would run are quoted)
 
 #: grade-class's exit status when it finished but left some submission not graded (a fault).
@@ -53,12 +54,12 @@ PENDING_KEY = "pending:"
 STATUS_FILE = "not-graded.csv"
 
 
-def nothing_handed_in(r: bg.LabResult) -> bool:
+def nothing_handed_in(r: LabResult) -> bool:
     """The student handed in nothing for this lab (no file at all, not a refused or unknown one)."""
-    return not r.source and not r.not_graded and not bg.names_a_problem(r.judge_note or "")
+    return not r.source and not r.not_graded and not bu.names_a_problem(r.judge_note or "")
 
 
-def not_judged(r: bg.LabResult) -> str:
+def not_judged(r: LabResult) -> str:
     """Why nothing of this lab was judged ("" when it was, or when it is not graded): nothing
     gradable was handed in (no kernel, a PDF alone, several candidates, a refused archive). Its
     tests never ran: every output shows it blank or "not judged", never 0 or FAILED, and it is
@@ -68,7 +69,7 @@ def not_judged(r: bg.LabResult) -> str:
     return r.judge_note or "nothing was handed in"
 
 
-def blank_reason(r: bg.LabResult) -> str:
+def blank_reason(r: LabResult) -> str:
     """Why an LMS import file leaves this lab's score blank ("" when it carries a number): not
     graded (a fault, a lost or pending task), or nothing gradable handed in (missing, ambiguous,
     refused, unrecognised)."""
@@ -79,7 +80,7 @@ def blank_reason(r: bg.LabResult) -> str:
     return ""
 
 
-def has_number(r: bg.LabResult) -> bool:
+def has_number(r: LabResult) -> bool:
     """Whether `r` may be written as a number in an import file or a platform's score."""
     return not blank_reason(r)
 
@@ -92,7 +93,7 @@ def reusable(saved: dict) -> bool:
     return not any(isinstance(v, dict) and v.get("status") == "fault" for v in saved.get("verdicts") or [])
 
 
-def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
+def status_rows(results: list[LabResult]) -> list[list[str]]:
     """[student, lab, status, why] of every result that is no number: "not graded" first."""
     rows = []
     for r in results:
@@ -104,14 +105,14 @@ def status_rows(results: list[bg.LabResult]) -> list[list[str]]:
     return sorted(rows, key=lambda x: (x[2] != "not graded", x[0], x[1]))
 
 
-def write_status_file(results: list[bg.LabResult], out: Path) -> Path:
+def write_status_file(results: list[LabResult], out: Path) -> Path:
     """OUT/not-graded.csv: every (student, lab) whose score is left blank, and why."""
     path = out / STATUS_FILE
     write_csv(path, ["student", "lab", "status", "why"], status_rows(results))
     return path
 
 
-def report(results: list[bg.LabResult], out: Path, say=print) -> int:
+def report(results: list[LabResult], out: Path, say=print) -> int:
     """What grade-class says at the end about results that are not grades: the blank LMS cells
     counted, every submission not graded named with why. Returns how many are not graded."""
     rows = status_rows(results)
@@ -141,7 +142,7 @@ def is_pending(saved: dict) -> bool:
 def report_pending(pending: list[tuple[str, str, str]], queued: dict[str, tuple[str, str]], say=print) -> int:
     """What grade-class says at the end about results still pending on the cluster ((student,
     lab, result file) each): how many, in which job, and the command that collects them (the one
-    that queued them: `queued`, banklab_slurm.queued_by_file). Returns how many are pending."""
+    that queued them: `queued`, banklab.grading.slurm.queued_by_file). Returns how many are pending."""
     if not pending:
         return 0
     groups: dict[str, list] = {}
@@ -170,7 +171,7 @@ def exit_status_help() -> str:
     return "exit status:\n" + "\n".join(f"  {code:<4}{why}" for code, why in EXIT_STATUS.items())
 
 
-def summary_counts(rs: list[bg.LabResult]) -> dict:
+def summary_counts(rs: list[LabResult]) -> dict:
     """One lab's counts for the class summary: students (rows), submissions (something handed in),
     nothing handed in, not graded, and the results with a number (the statistics are theirs)."""
     numbered = [r for r in rs if has_number(r)]

@@ -2,7 +2,7 @@
 
 A submission is a folder (one student's) or loose files (an LMS's flat export of one student). It
 may hold the kernel as it is (at a path of source_candidates(), or, for one lab's assignment, as
-its one .cu file), inside archives (unpacked by banklab_archives.unpack_upload, in a process of
+its one .cu file), inside archives (unpacked by banklab.grading.archives.unpack_upload, in a process of
 its own) and as NAME.cu.txt. Each of these is an *upload*; when more than one upload holds a
 kernel for the lab (different bytes), or one holds a kernel and another could not be read or
 holds an archive inside it, nothing is graded and the reason lists them all: a stale stub beside
@@ -30,7 +30,7 @@ AMBIGUOUS = "more than one upload could be lab"
 #: What it says of an archive inside an archive (never opened).
 NESTED = "holds an archive inside it"
 #: At most this many archives of one submission are opened (each in a process of its own, up to
-#: banklab_archives.UNPACK_TIMEOUT_S): more is refused unopened, so that one student's thousand
+#: banklab.grading.archives.UNPACK_TIMEOUT_S): more is refused unopened, so that one student's thousand
 #: archives cannot hold the class up.
 MAX_ARCHIVES = 20
 TOO_MANY = "archives were handed in"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from banklab.grading.grading import LabResult, Verdict, fmt_points
+from banklab.grading.result import LabResult, Verdict, fmt_points
 
 STATUS_WORD = {"passed": "passed", "failed": "FAILED", "skipped": "skipped", "fault": "NOT GRADED"}
 
@@ -57,3 +57,11 @@ def total_points(results: list[LabResult]) -> str:
     if any(r.not_graded for r in results):
         return f"not known yet: a lab is not graded (out of {maxi} points)"
     return f"{fmt_points(sum(r.points for r in results))} / {maxi} points"
+
+
+EXPLAIN_RE = re.compile(r'banklab explain --line "([^"]+)"')
+
+
+def explain_lines(message: str) -> list[str]:
+    """The access lines of every `banklab explain --line "..."` command in a teaching message."""
+    return list(dict.fromkeys(EXPLAIN_RE.findall(message)))

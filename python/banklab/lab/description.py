@@ -2,22 +2,17 @@
 expressions, names and questions (docs/dev/LAB_CONTRACT.md, "The lab's description"). A broken
 one raises DescriptionError naming the file and the key. banklab.lab.gen writes the C++ from a
 checked description."""
-import os
 import re
 import sys
 
-try:
-    import tomllib
-except ImportError:  # before Python 3.11
+if sys.version_info < (3, 11):  # tomllib, which the labs' descriptions need
     sys.exit("python/banklab/lab/gen.py needs Python 3.11 or newer (tomllib) to read the labs' descriptions")
 
 # The lane-expression language and the op table: banklab/lab/expr.py.
 from banklab.lab import expr as banklab_expr  # noqa: E402
 # The description's keys as data, their one check of shape and the one error class: banklab/lab/schema.py.
-from banklab.lab.schema import (  # noqa: E402,F401  (description.TOP, description.check_keys, ... as before)
-    DescriptionError, Key, IDENT, TYPES, TOP, POINTS, SELFTEST, PROBE, TABLE, INSTRUCTION, AT_MINIMUM, KERNEL,
-    LAUNCH, QUESTION, ANSWER, ASKS, NEEDS, ANSWER_NEEDS, ROLES, check_keys, check_shape, identifier,
-    at_minimum_tests)
+from banklab.lab.schema import (  # noqa: E402
+    DescriptionError, ANSWER, ASKS, NEEDS, ANSWER_NEEDS, ROLES, check_keys, check_shape, at_minimum_tests)
 from banklab.lab.predictions import check_question_keys, prediction_range, table_value  # noqa: E402
 
 OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
@@ -25,7 +20,7 @@ OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include
 
 # ---- the lane-expression language: python/banklab/lab/expr.py, the C++ evaluator's twin ---------
 # (its grammar, C semantics and messages; tested against tools/lib/src/expr.cpp by the CTest
-# cli.ExprPythonAgreesWithCpp). The ops and their widths are the model's (banklab_expr.OPS).
+# cli.ExprPythonAgreesWithCpp). The ops and their widths are the model's (banklab.lab.expr.OPS).
 
 def tokenize(text):
     """The names `text` uses, as ("var", name) pairs (the only tokens callers look at)."""

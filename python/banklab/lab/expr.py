@@ -377,7 +377,7 @@ def read_model(root: Path | None = None) -> tuple[dict[str, tuple[int, ...]], tu
             m = re.fullmatch(r"return (width == \d+(?: \|\| width == \d+)*);", stmt)
             if not m:
                 raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r}, where "
-                                      "banklab_expr.py reads only 'case Op::X:', 'default:', "
+                                      "banklab.lab.expr reads only 'case Op::X:', 'default:', "
                                       "'return width == N || ...;' and 'return is_legal_width(width);'")
             ws = tuple(sorted(int(w) for w in re.findall(r"\d+", m.group(1))))
         if not labels:

@@ -10,7 +10,7 @@ A lab's tests come from three places, in this order (the order CTest registers t
 Each is a LabTest: its suite, name, tier ("gpu" for suites ending in OnGpu, else "cpu"), CTest
 labels and kind. CMake asks `python3 python/banklab_run.py -m banklab.lab.labs tests ROOT`;
 gen.py registers exactly generated(); labs-check and the batch tools' tests read tests(). The judge
-C++ names a test's tier by the same rule (grader/judge/test_groups.cpp tier_of_test), and
+C++ names a test's tier by the same rule (grader/judge/process_groups.cpp tier_of_test), and
 judge.LabTestsAreOneList checks CTest's tests and `banklab-judge list` against this list.
 """
 

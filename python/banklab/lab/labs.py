@@ -24,7 +24,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from banklab.lab import description as _description
+from banklab.lab import description as banklab_description
 from banklab.lab.schema import DescriptionError  # noqa: F401  (labs.DescriptionError, as before)
 
 #: The name of a lab folder: two digits, an underscore, lower-case words.
@@ -47,7 +47,7 @@ RELEASE_JUDGE = "grader/labs"
 def judge_dir(root: Path, folder: str) -> Path:
     """Where lab `folder`'s judge files are: labs/<folder>/judge/ (the course repository), else
     grader/labs/<folder>/ (the student release). The one rule; CMake's banklab_judge_dir() and
-    banklab_gen.py's folder_of() follow it."""
+    banklab.lab.gen's folder_of() follow it."""
     course = Path(root) / "labs" / folder / JUDGE
     return course if course.is_dir() else Path(root) / RELEASE_JUDGE / folder
 
@@ -187,7 +187,7 @@ class Lab:
     def answers(self) -> dict[str, dict] | None:
         """solutions/NN_name/answers.toml, parsed: {question name: {"access" | "mask" | "value": ...}};
         None where the file does not exist (the student release). DescriptionError when it does
-        not parse. (The judge's generator, banklab_gen.py, checks each answer against its question.)"""
+        not parse. (The judge's generator, banklab.lab.gen, checks each answer against its question.)"""
         if not self.answers_path.is_file():
             return None
         return {k: dict(v) for k, v in read_answers(self.answers_path).items() if isinstance(v, dict)}
@@ -215,7 +215,7 @@ def validate_description(data: dict, path: Path) -> list[str]:
     """What is wrong with description `data` (read from `path`): [] or its first problem, naming the
     file and the key (banklab.lab.description.check, the one validator, on a copy of `data`)."""
     try:
-        _description.check(copy.deepcopy(data))
+        banklab_description.check(copy.deepcopy(data))
     except DescriptionError as e:
         return [f"{path}: {e}"]
     return []
@@ -326,11 +326,11 @@ def lab_of_path(path: str | Path, root: Path | None = None) -> Lab | None:
 
 
 def _main(argv: list[str]) -> int:
-    """`banklab_labs.py cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
-    broken description: its problem on stderr, exit 1). `banklab_labs.py list [ROOT]`: "NN NN_name" lines.
-    `banklab_labs.py generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true.
-    `banklab_labs.py judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute).
-    `banklab_labs.py tests [ROOT]`: every lab's tests, "NN;Suite.Name;tier;labels;kind;..." (Lab.tests())."""
+    """`banklab.lab.labs cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
+    broken description: its problem on stderr, exit 1). `banklab.lab.labs list [ROOT]`: "NN NN_name" lines.
+    `banklab.lab.labs generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true.
+    `banklab.lab.labs judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute).
+    `banklab.lab.labs tests [ROOT]`: every lab's tests, "NN;Suite.Name;tier;labels;kind;..." (Lab.tests())."""
     import sys
     if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "judge-dirs", "tests"):
         print(_main.__doc__, file=sys.stderr)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from banklab.lab import expr as banklab_expr
 from banklab.lab import labs as banklab_labs
-from banklab.lab.description import DescriptionError
+from banklab.lab.schema import DescriptionError
 
 #: The answers' templates of a lab's variants: solutions/NN_name/variants.toml (never in a release).
 ANSWERS_FILE = "variants.toml"

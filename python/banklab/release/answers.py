@@ -227,7 +227,7 @@ def variant_needles(course: Path, release: Path, folder: str) -> tuple[list[Need
     of the variant its stub names, checked like the lab's."""
     from banklab.lab import labs as banklab_labs  # noqa: E402
     from banklab.lab import variants as banklab_variants  # noqa: E402
-    from banklab.lab.description import DescriptionError  # noqa: E402
+    from banklab.lab.schema import DescriptionError  # noqa: E402
     stub = release / "labs" / folder / "kernel.cu"
     lab = banklab_labs.find_labs(course).get(folder[:2])
     k = banklab_variants.named_variant(stub.read_text(), folder[:2]) if stub.is_file() else None

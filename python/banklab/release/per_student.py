@@ -23,7 +23,7 @@ from pathlib import Path
 
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
-from banklab.lab.description import DescriptionError
+from banklab.lab.schema import DescriptionError
 
 #: The heading of the section a variant's README gets, before its "## Your task".
 NUMBERS_HEADING = "## Your numbers"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
-from banklab.lab.description import DescriptionError
+from banklab.lab.schema import DescriptionError
 
 QUESTION = Path("instructor") / "platforms" / "prairielearn" / "question"
 #: The kit's question names this image: a placeholder, never written into a generated question.

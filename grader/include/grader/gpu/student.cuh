@@ -116,7 +116,7 @@ inline StudentModule& student_module() {
 }  // namespace detail
 
 /// Unloads the student's module and forgets the image read: the next test of this process
-/// (banklab-judge test judges several in one, grader/judge/test_run.cpp) reads, checks and loads
+/// (banklab-judge test judges several in one, grader/judge/run_in_process.cpp) reads, checks and loads
 /// its own, as a process of its own would.
 inline void forget_student_module() {
   detail::StudentModule& m = detail::student_module();

@@ -1,7 +1,7 @@
 // `banklab-judge grade`'s tests in as few processes as the judge's isolation allows (issue 33):
 // the CPU tests in one, the untraced GPU tests in one (one CUDA context), the traced tests in one
 // (the tracer started once, before any CUDA call). Each test in such a process still starts as
-// in a process of its own (test_run.hpp). Where a process ends before every test of it has a
+// in a process of its own (run_in_process.hpp). Where a process ends before every test of it has a
 // record (a crash, a hang stopped by its watchdog or its time limit, a GPU left unusable), the
 // test that was running keeps the verdict a process of its own would give it (no verdict: a
 // failure naming what ended it, with its own output) and the tests left run again, each in a

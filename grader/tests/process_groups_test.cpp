@@ -1,9 +1,9 @@
-// grader/judge/test_groups.cpp without a GPU: which tests share a process, and what happens when a
+// grader/judge/process_groups.cpp without a GPU: which tests share a process, and what happens when a
 // process of several tests ends early. The judge's `test` command is played by a shell script
 // that behaves by the tests' names (it passes them, crashes in one, hangs in one, or stops after
 // one as the judge does after a GPU left unusable), through the judge's own runner (real
 // processes, real records and logs, the real time limits).
-#include "test_groups.hpp"
+#include "process_groups.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

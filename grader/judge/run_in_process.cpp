@@ -1,5 +1,5 @@
-// `banklab-judge test`: one or several tests of a lab in this process (test_run.hpp).
-#include "test_run.hpp"
+// `banklab-judge test`: one or several tests of a lab in this process (run_in_process.hpp).
+#include "run_in_process.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@
 #include "grader/gpu/trace.cuh"
 #include "output_capture.hpp"
 #include "process.hpp"
-#include "test_groups.hpp"
+#include "process_groups.hpp"
 
 namespace judge {
 

@@ -1,5 +1,5 @@
-// grade's tests in as few processes as isolation allows (test_groups.hpp).
-#include "test_groups.hpp"
+// grade's tests in as few processes as isolation allows (process_groups.hpp).
+#include "process_groups.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

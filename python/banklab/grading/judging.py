@@ -1,8 +1,9 @@
-"""Grading one submission with the judge, and turning verdicts into points.
-
-This is the one home of the rules that turn the judge's verdict records
-(docs/dev/GRADER.md) into points: the batch grader (grade-class), the platform
-scripts (Gradescope, PrairieLearn, GitHub Actions) and the reports all call it.
+"""Judging one submission: grade_one() runs `banklab-judge grade` on one kernel.cu in a process
+of its own and reads its verdict records (docs/dev/GRADER.md) into a LabResult
+(banklab.grading.result), scored with the lab's points table (banklab.grading.points). The batch
+grader (grade-class), its Slurm tasks and the platform scripts (Gradescope, PrairieLearn, GitHub
+Actions) all grade through it; it also says what decides a saved result (judge_identity,
+cache_key, verdict_key).
 
 Fail closed: a test earns its points only when the judge's own record for it,
 in a grade file whose source hash is the hash of the file we gave the judge,
@@ -13,8 +14,6 @@ a message that says why. Python 3 standard library only.
 
 from __future__ import annotations
 
-import dataclasses
-import fnmatch
 import hashlib
 import json
 import os
@@ -22,24 +21,23 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
 
-from banklab.lab import labs as bl   # noqa: E402  (what a lab is: python/banklab/lab/labs.py)
-from banklab.grading import gpus as banklab_gpus         # noqa: E402  (which GPU each judge gets: python/banklab/grading/gpus.py)
-from banklab.grading import cleantext as ct              # noqa: E402  (text a student chose, made harmless)
-from typing import Iterable
+from banklab.lab import labs as banklab_labs
+from banklab.lab import variants as banklab_variants
+from banklab.lab.schema import DescriptionError
+from banklab.grading import gpus as banklab_gpus   # which GPU each judge gets
+from banklab.grading import cleantext as ct        # text a student chose, made harmless
+from banklab.grading.invocation import env_for_grading, judge_cmd, wait_or_kill_group
+from banklab.grading.points import PointsTable, apply_points
+from banklab.grading.result import STATUSES, LabResult, Verdict
+from banklab.grading.uploads import IGNORED, ORIGIN
 
 GRADE_SCHEMA = "banklab.grade.v1"
 VERDICT_SCHEMA = "banklab.verdict.v1"
-#: A verdict's status (docs/dev/GRADER.md): "fault" = not judged because of the grading machine
-#: (graded mode without a usable GPU, a tracer that cannot start, a judge that crashed): the whole
-#: submission is then not graded (LabResult.not_graded), never a number (banklab_status.py).
-STATUSES = ("passed", "failed", "skipped", "fault")
 TIERS = ("cpu", "gpu", "all")
 
 #: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
@@ -72,140 +70,6 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# --------------------------------------------------------------------------- labs
-
-def find_labs(root: Path) -> dict[str, str]:
-    """The labs of the course at `root` ({"05": "05_swizzle"}): python/banklab/lab/labs.py."""
-    return bl.lab_folders(root)
-
-
-# Uploads (which file is a lab's kernel, archives opened in a process of their own) and identities
-# (who a submission belongs to) have modules of their own; their names are re-exported here for
-# the tools that import this one.
-from banklab.grading.archives import (ARCHIVE_MAX_ENTRIES, ARCHIVE_MAX_FILE_BYTES, ARCHIVE_MAX_TOTAL_BYTES,  # noqa: E402,F401
-                              ARCHIVE_REFUSED, ARCHIVE_SUFFIXES, RENAMED_SUFFIX, UnsafeArchive, is_archive,
-                              unpack_upload)
-from banklab.grading.uploads import (IGNORED, ORIGIN, UNRECOGNISED, find_source, find_source_in_files,  # noqa: E402,F401
-                             is_refusal, names_a_problem, source_candidates, sources_guarded, submitted_labs)
-from banklab.grading.identity import (BLACKBOARD_RE, CANVAS_RE, MOODLE_RE, ExportEntry, match_roster,  # noqa: E402,F401
-                              parse_export, read_roster)
-
-
-# --------------------------------------------------------------------------- points
-
-# Points (the weights and each lab's table): banklab/grading/points.py.
-from banklab.grading.points import (  # noqa: E402,F401
-    _read_weights_file, load_weights, Group, PointsTable, lab_table_data, load_points, WEIGHTS_FILE)
-
-
-# --------------------------------------------------------------------------- judge
-
-@dataclasses.dataclass
-class Verdict:
-    test: str
-    tier: str
-    status: str        # passed | failed | skipped | fault (after our own fail-closed reading)
-    message: str
-    checks: int = 0
-    points: float = 0.0
-    max_points: float = 0.0
-    note: str = ""     # why a passed test earned nothing (a required group failed)
-
-    def __post_init__(self):
-        # The message may quote the student's file, compiler or probe: bounded and visible from here
-        # on (cleantext.py), whatever reads it (a pattern, a report, a terminal, a saved result).
-        self.message = ct.message(self.message)
-
-
-@dataclasses.dataclass
-class LabResult:
-    student: str
-    lab: str
-    source: str
-    source_sha256: str
-    tier: str
-    verdicts: list[Verdict]
-    judge_note: str = ""       # why the judge's file was not used (empty when it was)
-    seconds: float = 0.0
-    points_table: str = ""
-    timed_out: bool = False    # the outer timeout stopped the judge: never reused on a resume
-    ungraded: str = ""         # why this is no grade though no verdict says fault (a lost or pending task)
-    ignored: list[str] = dataclasses.field(default_factory=list)   # files handed in, not graded
-    variant: int | None = None  # the variant graded, for a lab with variants (banklab/grading/assigned.py)
-    kept_work: str = ""        # --keep-work: what of the work folder was not kept, and why (keepwork.py)
-
-    def __post_init__(self):
-        # No text a student chose is kept raw (cleantext.py): the name (a folder's), the file graded
-        # and those ignored (archive members), the notes that name them.
-        self.student, self.source = ct.name(self.student), ct.name(self.source, 1024)
-        self.judge_note, self.ungraded = ct.message(self.judge_note), ct.message(self.ungraded)
-        self.ignored = [ct.name(n, 1024) for n in self.ignored]
-
-    @property
-    def points(self) -> float:
-        return round(sum(v.points for v in self.verdicts), 3)
-
-    @property
-    def max_points(self) -> float:
-        return round(sum(v.max_points for v in self.verdicts), 3)
-
-    @property
-    def failed(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.status == "failed"]
-
-    @property
-    def not_judged(self) -> list[Verdict]:
-        """Tests this grade does not cover: left out of the run (--tier cpu), skipped (no GPU), or
-        not judged because of the grading machine (fault)."""
-        return [v for v in self.verdicts if v.status in ("skipped", "fault")]
-
-    @property
-    def not_graded(self) -> str:
-        """Why this result is no grade at all ("" when it is one): a test the judge could not run
-        where it had to (a fault: no usable GPU in graded mode, a crashed judge), or a cluster task
-        lost or still pending. Such a result is a number nowhere (banklab_status.py)."""
-        if self.ungraded:
-            return self.ungraded
-        f = next((v for v in self.verdicts if v.status == "fault"), None)
-        return f.message.removeprefix("not graded: ").strip() if f else ""
-
-    @property
-    def complete(self) -> bool:
-        """A grade is complete when every test of the lab was judged (none skipped or left out)."""
-        return not self.not_judged
-
-    def incomplete_line(self) -> str:
-        """One sentence for the feedback and the reports; "" when the grade is complete."""
-        if self.complete:
-            return ""
-        if self.not_graded:
-            return (f"Not graded: {self.not_graded.rstrip('.')}. This is not a grade and not a zero: "
-                    "nothing here is the student's doing, and the submission is graded again.")
-        pts = sum(v.max_points for v in self.not_judged)
-        tiers = sorted({v.tier for v in self.not_judged})
-        return (f"Incomplete grade: {len(self.not_judged)} test(s) of the {'/'.join(tiers)} tier "
-                f"({fmt_points(round(pts, 2))} of {fmt_points(self.max_points)} points) were not judged "
-                f"(no GPU, or the run left that tier out); they earn nothing until a run with "
-                f"--tier all on a GPU judges them.")
-
-    def to_json(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["schema"] = "banklab.batch.result.v1"
-        d["points"] = self.points
-        d["max_points"] = self.max_points
-        d["complete"] = self.complete
-        return d
-
-    @staticmethod
-    def from_json(d: dict) -> "LabResult":
-        d = dict(d)
-        for k in ("schema", "points", "max_points", "graded", "complete", "cache_key", "lms_id",
-                  "verdict_key", "lms", "points_digest"):
-            d.pop(k, None)
-        d["verdicts"] = [Verdict(**v) for v in d["verdicts"]]
-        return LabResult(**d)
-
-
 def find_judge(root: Path, given: str | None = None) -> Path:
     """The judge binary: --judge, else $BANKLAB_JUDGE, else the first banklab-judge under build/."""
     cand = given or os.environ.get("BANKLAB_JUDGE")
@@ -230,8 +94,8 @@ def judge_identity(judge: Path, course: Path) -> str:
     h = hashlib.sha256(judge.read_bytes())
     files = [p for d in ("grader/include", "common/include") for p in sorted((course / d).rglob("*"))]
     try:
-        labs = bl.find_labs(course).values()
-    except bl.DescriptionError:
+        labs = banklab_labs.find_labs(course).values()
+    except DescriptionError:
         labs = []             # a broken description: the judge refuses the lab anyway
     for lab in labs:
         files += [lab.probe, lab.test, lab.description_path, lab.answers_path]
@@ -257,47 +121,6 @@ def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str, var
     changed) is re-scored from its stored verdicts (rescore_saved()), never judged again."""
     return hashlib.sha256(json.dumps(["verdicts", judge_id, sha, tier, graded, "" if sha else note]
                                      + ([variant] if variant else [])).encode()).hexdigest()
-
-
-#: Keys of a saved result (OUT/results/STUDENT/labNN.json) that are the batch grader's, not the
-#: LabResult's: kept as they are when the result is re-scored.
-SAVED_KEYS = ("graded", "cache_key", "verdict_key", "lms_id", "lms")
-
-
-def rescore_saved(saved: dict, table: PointsTable, new_cache_key: str | None = None) -> tuple[LabResult, dict]:
-    """A saved result scored again with `table` from its stored verdicts (no judge runs): the
-    result and the record to save in its place (its cache_key replaced when one is given)."""
-    r = LabResult.from_json(saved)
-    apply_points(r, table)
-    d = r.to_json()
-    d.update({k: saved[k] for k in SAVED_KEYS if k in saved})
-    d["points_digest"] = table.digest        # what grade-class compares before reusing it
-    if new_cache_key is not None:
-        d["cache_key"] = new_cache_key
-    return r, d
-
-
-def rescore_folder(results_dir: Path, table_of) -> int:
-    """Every saved result under `results_dir` (OUT/results/STUDENT/labNN.json) scored again from
-    its stored verdicts with table_of(lab), and saved (grade-class --rescore: no judge). Returns
-    how many; an unreadable record or a lab without a table is left as it is."""
-    n = 0
-    for f in sorted(results_dir.glob("*/lab*.json")):
-        try:
-            saved = json.loads(f.read_text())
-            _, d = rescore_saved(saved, table_of(str(saved["lab"])))
-        except (ValueError, KeyError, TypeError, OSError):
-            continue
-        f.write_text(json.dumps(d, indent=1) + "\n")
-        n += 1
-    return n
-
-
-# The judge's command line, environment and confinement: banklab/grading/invocation.py.
-from banklab.grading.invocation import (  # noqa: E402,F401
-    probe_access_problem, judge_cmd, grading_others, env_for_grading, Confinement,
-    parse_sandbox, confinement, refusal_text, parse_list, list_tests,
-    UNCONFINED_VAR, wait_or_kill_group)
 
 
 _RUNNING: set[subprocess.Popen] = set()
@@ -489,8 +312,7 @@ def variant_args(lab: str, variant: int | None) -> tuple[list[str], int | None]:
     the one place a variant becomes the judge's arguments (grade-class, its Slurm tasks, the platforms
     all grade through grade_one). Always named, so that a file's own `// banklab variant:` line never
     decides which variant grades it."""
-    from banklab.lab import variants as banklab_variants   # the variants' one reader
-    found = bl.find_labs().get(lab)
+    found = banklab_labs.find_labs().get(lab)
     if not found or banklab_variants.read(found) is None:
         return [], None
     k = variant or 0
@@ -521,7 +343,7 @@ def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, grade
         if graded:
             cmd.append("--graded")
         try:
-            # One GPU of those this process sees, the least loaded (banklab_gpus.py).
+            # One GPU of those this process sees, the least loaded (banklab.grading.gpus).
             with banklab_gpus.judge_env(env_for_grading(), tier) as env:
                 rc, note = run_limited(cmd, timeout, work / "judge.log", env)
             timed_out = rc is None
@@ -541,37 +363,3 @@ def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, grade
     return records, note, fault, timed_out, sha
 
 
-def apply_points(res: LabResult, table: PointsTable) -> None:
-    """Points of each verdict: its share when it passed and every test of the groups its group
-    `requires` (those this run judged) passed too; nothing otherwise. The maximum counts every
-    test of the lab, judged or not."""
-    alloc = table.allocate(v.test for v in res.verdicts)
-    status = {v.test: v.status for v in res.verdicts}
-    blocked: dict[str, list[str]] = {}
-    for g in table.groups:
-        if g.requires:
-            blocked[g.name] = [t for t, st in status.items() if st == "failed"
-                               and table.group_of(t) in g.requires]
-    for v in res.verdicts:
-        v.max_points = alloc.get(v.test, 0.0)   # unrounded: the sums are rounded, not the shares
-        gate = blocked.get(table.group_of(v.test) or "", [])
-        v.points = v.max_points if v.status == "passed" and not gate else 0.0
-        v.note = ""
-        if v.status == "passed" and gate and v.max_points > 0:
-            v.note = (f"passed, but earns nothing until {', '.join(gate[:3])}"
-                         f"{' ...' if len(gate) > 3 else ''} pass{'es' if len(gate) == 1 else ''}")
-    res.points_table = table.path
-
-
-# --------------------------------------------------------------------------- messages
-
-EXPLAIN_RE = re.compile(r'banklab explain --line "([^"]+)"')
-
-
-def explain_lines(message: str) -> list[str]:
-    """The access lines of every `banklab explain --line "..."` command in a teaching message."""
-    return list(dict.fromkeys(EXPLAIN_RE.findall(message)))
-
-
-def fmt_points(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".") if x != int(x) else str(int(x))
