@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "grader" / "selftest"))
 
 
 def lab_dirs(labs: list[str]) -> dict[str, str]:
@@ -44,7 +43,10 @@ def gpu_bad_case(lab_dir: str) -> Path | None:
 
 
 def make(subs: Path, labs: list[str]) -> int:
-    import materialize   # noqa: E402  (grader/selftest: a case as the kernel.cu it stands for)
+    import runpy
+    import types
+    # grader/selftest/materialize.py (a case as the kernel.cu it stands for), read without a sys.path change
+    materialize = types.SimpleNamespace(**runpy.run_path(str(ROOT / "grader" / "selftest" / "materialize.py")))
     for lab, d in lab_dirs(labs).items():
         for who, src in (("solved", ROOT / "solutions" / d / "kernel.cu"), ("stub", ROOT / "labs" / d / "kernel.cu")):
             p = subs / who / f"{d}.cu"
@@ -93,7 +95,7 @@ def compare(local: Path, slurm: Path, md: Path | None, secs: list[str] | None) -
         same_all &= same
         gf = ", ".join(t.split(".", 1)[1] for t in a.get("gpu_failed", [])) or "none"
         rows.append(f"| {rel.parent} | {rel.stem[3:]} | {a['text']} | {b['text']} | {gf} | {'yes' if same else 'NO'} |")
-    lines = [f"| student | lab | local engine | --engine slurm | GPU tests failed (local) | equal |",
+    lines = ["| student | lab | local engine | --engine slurm | GPU tests failed (local) | equal |",
              "|---|---|---|---|---|---|"] + rows + [""]
     for f in ("gradebook.csv", "lms.csv"):
         try:

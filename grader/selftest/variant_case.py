@@ -71,7 +71,7 @@ def applicable(lab: banklab_labs.Lab, k: int, case: materialize.Case) -> bool:
     variants.toml solution_kernel): a case that edits one is about the lab as written's kernel (lab
     04's loops of a 32-row tile, its pad), NOT APPLICABLE to a variant of another kernel, as
     run_cases.py counts it (render_case raises for it). Only the texts are compared: no model run."""
-    v = V.read(lab)
+    v = banklab_variants.read(lab)
     try:
         patched = materialize.materialize(case, str(lab.solution_dir))
     except materialize.CaseError:

@@ -34,7 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from banklab.grading import grading, invocation, points
+from banklab.grading import judging, invocation
+from banklab.grading import points as bpt
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
 
@@ -147,19 +148,19 @@ def check_copies(judge: str, root: Path, lab, count: int, tmp: Path, failures: l
     grade-class grades a student of that variant), the copy earns at most that variant's untouched
     stub's CPU points + 10 % of the lab, in the course's points (banklab.grading.points, as
     bench/variant_copies.py counts them), and its record names the file's variant (i >= 1)."""
-    table = points.load_points(root, lab.number)
+    table = bpt.load_points(root, lab.number)
     expected = invocation.list_tests(Path(judge), lab.number)
     jobs = []
     for i in range(count):
         j = (i + 1) % count
-        jobs.append((f"stub{i}", V.stub(lab, i), i))
-        jobs.append((f"copy{i}to{j}", V.solution(lab, i), j))
+        jobs.append((f"stub{i}", banklab_variants.stub(lab, i), i))
+        jobs.append((f"copy{i}to{j}", banklab_variants.solution(lab, i), j))
 
     def one(job):
         name, text, variant = job
         (tmp / name).mkdir()
         (tmp / name / "kernel.cu").write_text(text)
-        return name, grading.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "w",
+        return name, judging.grade_one(Path(judge), lab.number, tmp / name / "kernel.cu", tmp / name / "w",
                                        expected=expected, tier="cpu", table=table, variant=variant)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
         res = dict(pool.map(one, jobs))

@@ -60,14 +60,14 @@ class VariantNumbers(unittest.TestCase):
             root = Path(d)
             for side in ("labs", "solutions"):
                 shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
-            lab = bl.find_labs(root)["05"]
-            v0 = vn.varying_constants(lab)["kChunkTileBytes"][0]
+            lab = banklab_labs.find_labs(root)["05"]
+            v0 = variant_numbers.varying_constants(lab)["kChunkTileBytes"][0]
             toml = lab.dir / "judge" / "lab.toml"
             text = toml.read_text()
             line = '["kChunkRows * kChunksPerRow * kChunkBytes;  // 4096", "kChunkRows * kChunksPerRow * kChunkBytes;  // 32 x {rowbytes}"],'
             self.assertIn(line, text)
             toml.write_text(text.replace(line, ""))
-            got = vn.check(bl.find_labs(root)["05"])
+            got = variant_numbers.check(banklab_labs.find_labs(root)["05"])
             self.assertTrue(got and all("kernel.cu as variant" in g and f"kChunkTileBytes = {v0}" in g for g in got), got)
 
 

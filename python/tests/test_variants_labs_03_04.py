@@ -89,7 +89,7 @@ class Lab04VariantsTest(LabVariants, unittest.TestCase):
         file's kPad is it (evaluated from the file's constants), the stub's (0) is conflicted."""
         from banklab.lab import variant_numbers
         try:
-            cli = V.banklab_cli()
+            cli = banklab_variants.banklab_cli()
         except DescriptionError as e:
             self.skipTest(str(e))
 
@@ -103,8 +103,8 @@ class Lab04VariantsTest(LabVariants, unittest.TestCase):
             rows = int(self.v.params_of(k)["rows"])
             smallest = next(p for p in range(33) if wavefronts(p, rows) == 1)
             pads[k] = smallest
-            sol = variant_numbers.stub_constants(V.solution(self.lab, k))
-            stub = variant_numbers.stub_constants(V.stub(self.lab, k))
+            sol = variant_numbers.stub_constants(banklab_variants.solution(self.lab, k))
+            stub = variant_numbers.stub_constants(banklab_variants.stub(self.lab, k))
             self.assertEqual(sol["kPad"], smallest, k)
             self.assertEqual(sol["kTileFloats"], rows * (32 + smallest), k)
             self.assertGreater(wavefronts(stub["kPad"], rows), 1, k)

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from banklab.lab import labs as banklab_labs
-from banklab.lab import variants as V
+from banklab.lab import variants as banklab_variants
 
 MODE = "constexpr int kSwizzleBytes = kTmaBoxBytes != 0 ? kTmaBoxBytes : 128;"
 BODY = """  const int unswizzled = unswizzled_offset(row, chunk);
@@ -65,7 +65,7 @@ def main() -> int:
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, k, reps, must_fail, phrase in CASES:
-            text = V.solution(lab, k)
+            text = banklab_variants.solution(lab, k)
             for old, new in reps:
                 if text.count(old) != 1:
                     raise SystemExit(f"FAIL: variant {k}'s solved file has no single {old!r}: this test is stale")

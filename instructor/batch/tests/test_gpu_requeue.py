@@ -15,7 +15,6 @@ usable. `--tier all --graded`:
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
