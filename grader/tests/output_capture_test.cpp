@@ -53,7 +53,9 @@ TEST_P(OutputCaptureCleans, NoByteATerminalActsOn) {
   EXPECT_EQ(shown.find('\x07'), std::string::npos) << shown;
   EXPECT_NE(shown.find("\\x1b]52;c;"), std::string::npos) << "the text is shown, escaped: " << shown;
   EXPECT_NE(shown.find("ok\n"), std::string::npos) << shown;
-  if (to_log) EXPECT_EQ(slurp(outer), "") << "a test with a log prints nothing of its own output";
+  if (to_log) {
+    EXPECT_EQ(slurp(outer), "") << "a test with a log prints nothing of its own output";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Where, OutputCaptureCleans,
