@@ -192,6 +192,12 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             check_ctest_reads_the_line(a.judge, lab.number, pre, k, V.solution(lab, k), graded[f"mine{k}"], Path(tmp),
                                        failures)
+    # Issue 44: where every variant's kernel is its own, a classmate's copy earns at most the stub's
+    # CPU points + 10 % of the lab (variant_copies_check.py: each cyclic pair, i's file as i + 1).
+    if all(code_of(stubs[x]) != code_of(lab.stub.read_text()) for x in every):
+        from variant_copies_check import check_cyclic_copies
+        with tempfile.TemporaryDirectory() as tmp:
+            check_cyclic_copies(a.judge, lab, Path(a.root), Path(tmp), lambda ok, what: check(ok, what, failures))
     print("FAILED: " + "; ".join(failures) if failures else "all variant checks passed")
     return 1 if failures else 0
 
