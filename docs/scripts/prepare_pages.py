@@ -227,12 +227,17 @@ are what `banklab` predicts for the same accesses, with no GPU.
 """
 
 
-def perf_page(text: str, solutions: bool) -> str:
-    """A page of docs/perf/: the introduction after its title; in the default build, the tables
-    that state the model's wavefronts of the labs' accesses (answers to predictions) are left to
-    the instructor build."""
+def site_perf_pages(source: Path) -> list[Path]:
+    """The docs/perf/ pages of the site (SITE_PERF_PAGES), those this checkout has, in order."""
+    return [source / "docs" / "perf" / n for n in site.SITE_PERF_PAGES if (source / "docs" / "perf" / n).is_file()]
+
+
+def perf_page(text: str, solutions: bool, intro: str = "") -> str:
+    """A page of docs/perf/ the site shows (site.SITE_PERF_PAGES): its introduction after its title; in the default build,
+    the tables that state the model's wavefronts of the labs' accesses (answers to predictions) are
+    left to the instructor build."""
     head, sep, rest = text.partition("\n")
-    out = head + "\n" + PERF_INTRO + sep + rest
+    out = head + "\n" + (PERF_INTRO if intro == "PERF_INTRO" else "") + sep + rest
     if solutions:
         return out
     lines = out.splitlines()
@@ -257,7 +262,7 @@ def plan(args) -> list[tuple[str, str]]:
     out = [("page", "index.md"), ("page", "labs.md")]
     out += [("lab", f"{lab.page_id}.md") for lab in site.find_labs(args.source) if lab.readme.is_file()]
     out += [("page", p) for p in STATIC_PAGES]
-    out += [("page", f"perf_{p.name}") for p in sorted((args.source / "docs" / "perf").glob("*.md"))]
+    out += [("page", f"perf_{p.name}") for p in site_perf_pages(args.source)]
     if args.solutions:
         sols = site.find_labs(args.source, "solutions")
         out.append(("page", "solutions.md"))
@@ -322,9 +327,10 @@ def pages(args) -> None:
         rw = site.LinkRewriter(args.source, src, figures, shown, args.solutions, args.repo_url)
         site.write_if_changed(args.out / name, site.rewrite(src.read_text(encoding="utf-8"), rw))
 
-    for src in sorted((args.source / "docs" / "perf").glob("*.md")):
+    for src in site_perf_pages(args.source):
         site.write_if_changed(args.out / f"perf_{src.name}",
-                              perf_page(src.read_text(encoding="utf-8"), args.solutions))
+                              perf_page(src.read_text(encoding="utf-8"), args.solutions,
+                                        "PERF_INTRO" if src.name == "gpu_perf.md" else ""))
 
     if args.solutions:
         sols = site.find_labs(args.source, "solutions")

@@ -270,10 +270,34 @@ def cmd_pages(a) -> int:
             if lab and f"{lab.page_id}.html" not in shown_on:
                 f.add(f"figure {fig.name}.svg belongs to lab {fig.lab} but is not on {lab.page_id}.html (it is on {shown_on})")
     print(f"{len(labs)} lab folders and {len(figures)} figures checked")
+    navigation(a, f)
     for name in ("hardware.html", "banklab_cli.html", "reference.html"):
         if not (a.html / name).is_file():
             f.add(f"{name} is missing")
     return f.done("the lab pages and figures")
+
+
+def navigation(a, f) -> None:
+    """The sidebar a student reads (navtreedata.js): titles as text (no markup: a code span in a
+    heading showed as a raw <tt> tag), and no developer page of docs/perf/ (site.SITE_PERF_PAGES
+    are the site's)."""
+    nav = a.html / "navtreedata.js"
+    if not nav.is_file():
+        f.add("navtreedata.js is missing: the site has no sidebar")
+        return
+    titles = re.findall(r'\[ "((?:[^"\\]|\\.)*)", "', nav.read_text(encoding="utf-8"))
+    for t in titles:
+        if re.search(r"<[A-Za-z/]|&lt;[A-Za-z/]", t):
+            f.add(f"the sidebar shows markup in a title: {t!r} (a heading with a code span: write it as text)")
+    for page in sorted((a.source / "docs" / "perf").glob("*.md")):
+        if page.name in site.SITE_PERF_PAGES:
+            continue
+        title = re.sub(r"\s*\{#[^}]*\}\s*$", "", page.read_text(encoding="utf-8").partition("\n")[0][2:]).strip()
+        plain = re.sub(r"`([^`]*)`", r"<tt>\1</tt>", title)
+        if any(t in (title, plain) for t in titles):
+            f.add(f"the sidebar lists docs/perf/{page.name}, a developer's page ({title!r}): the site's perf pages "
+                  "are site.SITE_PERF_PAGES")
+    print(f"{len(titles)} sidebar titles checked")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include "grader/gpu/gpu_lock.hpp"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
+#include "output_capture.hpp"
 #include "process.hpp"
 #include "test_groups.hpp"
 
@@ -77,43 +78,6 @@ int finish_verdict(const Verdict& v, const std::string& results, bool print_mess
 
 namespace {
 
-// This process's output (descriptors 1 and 2) sent to one test's log while the test runs.
-class OutputSwitch {
- public:
-  OutputSwitch() : out_(dup(1)), err_(dup(2)) {}
-  ~OutputSwitch() {
-    back();
-    if (out_ >= 0) close(out_);
-    if (err_ >= 0) close(err_);
-  }
-  OutputSwitch(const OutputSwitch&) = delete;
-  OutputSwitch& operator=(const OutputSwitch&) = delete;
-  void to(const std::string& path) {
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;  // the output stays where it was: the test still writes its record
-    flush();
-    dup2(fd, 1);
-    dup2(fd, 2);
-    close(fd);
-    switched_ = true;
-  }
-  void back() {
-    if (!switched_) return;
-    flush();
-    if (out_ >= 0) dup2(out_, 1);
-    if (err_ >= 0) dup2(err_, 2);
-    switched_ = false;
-  }
-
- private:
-  static void flush() {
-    std::fflush(stdout);
-    std::fflush(stderr);
-  }
-  int out_, err_;
-  bool switched_ = false;
-};
-
 // What a GPU test leaves behind is gone before the next test of the process starts: the student's
 // module unloaded (the next test loads its own), a pending error cleared. False when the GPU's
 // context is unusable (a sticky error such as an illegal address: every later call would fail) or
@@ -141,7 +105,7 @@ class Recorder : public ::testing::EmptyTestEventListener {
 
   void OnTestStart(const ::testing::TestInfo& t) override {
     const std::string name = std::string(t.test_suite_name()) + "." + t.name();
-    if (!run_.logs.empty()) output_.to(run_.logs + "/" + name + ".log");
+    output_.start(run_.logs.empty() ? "" : run_.logs + "/" + name + ".log");  // let out cleaned at its end
     grader::checks() = 0;
     verdict_ = Verdict{};
     verdict_.lab = run_.lab;
@@ -194,18 +158,18 @@ class Recorder : public ::testing::EmptyTestEventListener {
     if (!clean) {
       std::printf("[ STOPPED ] the GPU is unusable after %s (or its work did not end): the tests after it run "
                   "each in a process of its own\n", v.test.c_str());
-      output_.back();
+      output_.release();
       std::fflush(stdout);
       std::_Exit(kStoppedEarly);
     }
-    output_.back();
+    output_.release();
   }
  private:
   const TestRun& run_;
   Verdict verdict_;
   std::string skip_message_;
   std::optional<grader::gpu::GpuLock> gpu_lock_;
-  OutputSwitch output_;
+  OutputCapture output_;
 };
 
 Verdict plain(const TestRun& run, const std::string& test, const std::string& message) {

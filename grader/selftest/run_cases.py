@@ -15,7 +15,7 @@ not hold, 0 otherwise. Every case runs in a folder of its own under --work; case
 (variant_case.py: a patch of the solution as that variant's solved file is, a cheat of the stub as
 its stub is), the plain stub is variant K's and every grade is `--variant K`; a case's expectations
 are its own (a GPU_EVIDENCE count holds where the variant's kernels do the lab's work in other
-shapes: lab 05's variants 1 and 4 move the same bytes through 16-chunk rows). A case that edits a text the
+shapes: lab 05's variant 4 moves the same bytes through 32-chunk rows). A case that edits a text the
 variant replaces is NOT APPLICABLE (counted apart, never OK). Python 3 standard library only.
 """
 

@@ -60,9 +60,23 @@ def cases(root: Path) -> list[tuple[str, int]]:
             continue
         for kind in ("bad", "alternatives"):
             for p in sorted((lab.solution_dir / "cases" / kind).glob("*.patch")):
-                if cpu_tier(materialize.load_case(str(p))):
+                case = materialize.load_case(str(p))
+                if cpu_tier(case) and applicable(lab, k, case):
                     out.append((p.as_posix(), k))
     return out
+
+
+def applicable(lab: banklab_labs.Lab, k: int, case: materialize.Case) -> bool:
+    """Whether the case's patch leaves every text variant k replaces (lab.toml [variants] kernel,
+    variants.toml solution_kernel): a case that edits one is about the lab as written's kernel (lab
+    04's loops of a 32-row tile, its pad), NOT APPLICABLE to a variant of another kernel, as
+    run_cases.py counts it (render_case raises for it). Only the texts are compared: no model run."""
+    v = V.read(lab)
+    try:
+        patched = materialize.materialize(case, str(lab.solution_dir))
+    except materialize.CaseError:
+        return True   # its own run says why it cannot be made
+    return all(old in patched for old, _ in [*v.kernel, *v.solution_kernel])
 
 
 def prediction_line(text: str, name: str) -> str | None:

@@ -172,6 +172,29 @@ class AnswerCheck(unittest.TestCase):
         planted = range(line, line + innocent_lines().count("\n"))
         self.assertEqual([h for h in hits if h.startswith(path + ":") and int(h.split(":")[1]) in planted], [])
 
+    def test_make_release_runs_the_check(self):
+        """make-release checks every student release itself: a course file that gives an answer away
+        makes it exit 1, say so without repeating the answer, and commit nothing with --git."""
+        course = self.tmp / "course"
+        subprocess.run(["git", "clone", "-q", str(COURSE), str(course)], check=True)
+        tracked = subprocess.run(["git", "-C", str(COURSE), "ls-files", "-z"], check=True, capture_output=True,
+                                 text=True).stdout.split("\0")
+        for rel in filter(None, tracked):   # the working tree's files, as make-release reads them
+            if (COURSE / rel).is_file():
+                shutil.copy2(COURSE / rel, course / rel)
+        text, _, secret = case_solution_code()
+        readme = course / "labs" / "05_swizzle" / "README.md"
+        readme.write_text(readme.read_text() + "\n" + text)   # tracked: make-release copies the working tree
+        out = self.tmp / "leaky-release"
+        r = subprocess.run([sys.executable, course / "instructor" / "make-release", out, "--git"],
+                           capture_output=True, text=True)
+        said = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 1, said)
+        self.assertIn("gives answers away", said)
+        self.assertIn("labs/05_swizzle/README.md:", said)
+        self.assertNotIn(secret.strip(), said, "the message repeats the answer")
+        self.assertFalse((out / ".git").exists(), "a release that gives answers away was committed")
+
 
 if __name__ == "__main__":
     unittest.main()

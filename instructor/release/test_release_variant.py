@@ -11,8 +11,8 @@ labs/05_swizzle/kernel.cu, as a student would:
   - a classmate's variant-0 file (the lab's solution: no `// banklab variant:` line; the issue's case,
     all green before): a Layout test fails (its float4 tile is not variant 4's) and the run summary
     says "graded as variant 4 ...; this file carries no `// banklab variant:` line";
-  - a classmate's variant-2 solved file (its line names 2; rows of 4 chunks, variant 4's of 16: variant
-    1's would pass the Layout tests, its kernel is variant 4's): a Layout test fails, the summary says
+  - a classmate's variant-2 solved file (its line names 2; rows of 4 chunks, variant 4's of 32: no two
+    variants share a float4 kernel): a Layout test fails, the summary says
     "was written for variant 2", and `banklab-judge grade` with no --variant gives Lab05.Variant failed;
   - the student's own variant-4 solved file: every Layout test passes and the summary says nothing of
     a variant (the valid case).

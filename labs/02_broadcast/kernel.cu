@@ -2,10 +2,11 @@
 // number of lanes in one wavefront (and a store of many lanes to one word is one write). Only
 // DIFFERENT words in the same bank cost extra wavefronts.
 //
-// The kernel evaluates a polynomial per channel. A warp serves kChannels channels: lanes
-// 8c .. 8c+7 take samples of channel c. Each channel has its own kTerms coefficients, kept in a
-// shared table. At each step of Horner's rule, the 8 lanes of a channel read the same
-// coefficient (a broadcast), so the warp reads kChannels different words.
+// The kernel evaluates a polynomial per channel. A warp serves kChannels channels, each of
+// kLanesPerChannel consecutive lanes: lanes c * kLanesPerChannel onwards take samples of channel c.
+// Each channel has its own kTerms coefficients, kept in a shared table. At each step of Horner's
+// rule, the lanes of a channel read the same coefficient (a broadcast), so the warp reads
+// kChannels different words.
 // This file is the only one you edit: look for LAB TODO.
 #include <cuda_runtime.h>
 
@@ -19,7 +20,7 @@ constexpr int kTerms = 32;                                         // coefficien
 constexpr int kTableFloats = kChannels * kTerms;                   // the shared table
 constexpr int kBlockThreads = kTableFloats;  // one thread stages one coefficient
 
-// Channel of a lane: lanes 0-7 take channel 0, 8-15 channel 1, ...
+// Channel of a lane: the first kLanesPerChannel lanes take channel 0, the next ones channel 1, ...
 BANKLAB_HD constexpr int channel_of(int lane) { return lane / kLanesPerChannel; }
 
 // The access function: where coefficient `term` of channel `channel` lives in the shared table.

@@ -226,6 +226,8 @@ class LabsCheck(unittest.TestCase):
         desc = self.desc(root, "02")
         self.edit(desc, 'name = "kStubTableLoad"', 'name = "kStubTableLoads"')
         self.edit(desc, 'asked = ["kStubTableLoad"]', 'asked = ["kStubTableLoads"]')   # its Layout test's
+        self.edit(desc, 'kStubTableLoad = "', 'kStubTableLoads = "', 2)   # its variants' what and hint
+        self.edit(root / "solutions" / "02_broadcast" / "variants.toml", "[kStubTableLoad]", "[kStubTableLoads]")
         out = self.fails(root, "labs/02_broadcast/kernel.cu: namespace predict defines",
                          "solutions/02_broadcast/kernel.cu: namespace predict defines")
         self.assertIn("kStubTableLoads", out)

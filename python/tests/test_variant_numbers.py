@@ -52,6 +52,24 @@ class VariantNumbers(unittest.TestCase):
                     readme.write_text(text + "\n" + fine + "\n")
                     self.assertEqual(vn.check(lab), [])
 
+    def test_variant_zeros_number_left_in_a_variants_stub_comment_is_flagged(self):
+        """A [variants] kernel replacement taken away: variant k's stub keeps the lab's comment
+        `// 4096` on kChunkTileBytes' line (its tile is another size), and is flagged; the lab's
+        own replacements pass (test_every_lab_passes)."""
+        with tempfile.TemporaryDirectory() as d:
+            root = Path(d)
+            for side in ("labs", "solutions"):
+                shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
+            lab = bl.find_labs(root)["05"]
+            v0 = vn.varying_constants(lab)["kChunkTileBytes"][0]
+            toml = lab.dir / "judge" / "lab.toml"
+            text = toml.read_text()
+            line = '["kChunkRows * kChunksPerRow * kChunkBytes;  // 4096", "kChunkRows * kChunksPerRow * kChunkBytes;  // 32 x {rowbytes}"],'
+            self.assertIn(line, text)
+            toml.write_text(text.replace(line, ""))
+            got = vn.check(bl.find_labs(root)["05"])
+            self.assertTrue(got and all("kernel.cu as variant" in g and f"kChunkTileBytes = {v0}" in g for g in got), got)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,6 +1,7 @@
 """Lab 03's and lab 04's per-student variants (issue 35, docs/dev/VARIANTS.md): their numbers come
 from the model through solutions/NN_name/variants.toml, differ per variant and keep the lesson."""
 import re
+import subprocess
 import unittest
 
 from banklab.lab import labs as banklab_labs
@@ -81,6 +82,33 @@ class Lab04VariantsTest(LabVariants, unittest.TestCase):
     def lesson(self, truth, k):
         # the unpadded column read conflicts, the padded one takes fewer wavefronts
         self.assertGreater(truth["kUnpaddedColumnReadWavefronts"], truth["kPaddedColumnReadWavefronts"], k)
+
+    def test_every_variants_kernel_needs_another_pad_and_its_solved_file_has_the_smallest(self):
+        """The kernel's tile of `rows` rows: a warp's column read takes 32 / rows columns (lane l: row
+        l % rows), so the model's smallest conflict-free pad differs in every variant; the solved
+        file's kPad is it (evaluated from the file's constants), the stub's (0) is conflicted."""
+        from banklab.lab import variant_numbers
+        try:
+            cli = V.banklab_cli()
+        except DescriptionError as e:
+            self.skipTest(str(e))
+
+        def wavefronts(pad, rows):
+            offs = " ".join(str(((l % rows) * (32 + pad) + l // rows) * 4) for l in range(32))
+            out = subprocess.run([cli, "predict", "-"], input=f"ld 4 ffffffff {offs}\n", capture_output=True,
+                                 text=True, check=True).stdout
+            return int(out.split()[0])
+        pads = {}
+        for k in range(self.v.count):
+            rows = int(self.v.params_of(k)["rows"])
+            smallest = next(p for p in range(33) if wavefronts(p, rows) == 1)
+            pads[k] = smallest
+            sol = variant_numbers.stub_constants(V.solution(self.lab, k))
+            stub = variant_numbers.stub_constants(V.stub(self.lab, k))
+            self.assertEqual(sol["kPad"], smallest, k)
+            self.assertEqual(sol["kTileFloats"], rows * (32 + smallest), k)
+            self.assertGreater(wavefronts(stub["kPad"], rows), 1, k)
+        self.assertEqual(len(set(pads.values())), self.v.count, pads)
 
 
 if __name__ == "__main__":

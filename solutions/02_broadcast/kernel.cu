@@ -2,10 +2,11 @@
 // number of lanes in one wavefront (and a store of many lanes to one word is one write). Only
 // DIFFERENT words in the same bank cost extra wavefronts.
 //
-// The kernel evaluates a polynomial per channel. A warp serves kChannels channels: lanes
-// 8c .. 8c+7 take samples of channel c. Each channel has its own kTerms coefficients, kept in a
-// shared table. At each step of Horner's rule, the 8 lanes of a channel read the same
-// coefficient (a broadcast), so the warp reads kChannels different words.
+// The kernel evaluates a polynomial per channel. A warp serves kChannels channels, each of
+// kLanesPerChannel consecutive lanes: lanes c * kLanesPerChannel onwards take samples of channel c.
+// Each channel has its own kTerms coefficients, kept in a shared table. At each step of Horner's
+// rule, the lanes of a channel read the same coefficient (a broadcast), so the warp reads
+// kChannels different words.
 // The solution: same interface as labs/02_broadcast/kernel.cu.
 #include <cuda_runtime.h>
 
@@ -19,15 +20,16 @@ constexpr int kTerms = 32;                                         // coefficien
 constexpr int kTableFloats = kChannels * kTerms;                   // the shared table
 constexpr int kBlockThreads = kTableFloats;  // one thread stages one coefficient
 
-// Channel of a lane: lanes 0-7 take channel 0, 8-15 channel 1, ...
+// Channel of a lane: the first kLanesPerChannel lanes take channel 0, the next ones channel 1, ...
 BANKLAB_HD constexpr int channel_of(int lane) { return lane / kLanesPerChannel; }
 
 // The access function: where coefficient `term` of channel `channel` lives in the shared table.
 // The kernel and the grader both use it.
 // Solution: store the table term by term (table[term][channel]). One step reads term t of the
-// 4 channels: words 4t .. 4t+3, four different banks, each broadcast to its 8 lanes: 1
-// wavefront. Channel by channel (channel * kTerms + term) put them 32 words apart, all in bank
-// t: 4 wavefronts. The staging store becomes word i: conflict-free as well.
+// kChannels channels: kChannels consecutive words from kChannels * t on, in as many different
+// banks, each broadcast to the kLanesPerChannel lanes of its channel: 1 wavefront. Channel by
+// channel (channel * kTerms + term) put them kTerms words apart, few banks for many words. The
+// staging store becomes word i: conflict-free as well.
 BANKLAB_HD constexpr int coef_index(int channel, int term) { return term * kChannels + channel; }
 
 // y[s] = sum over t of coefs[c][t] * x[s]^t, where c = channel_of(s % 32). coefs is

@@ -1,8 +1,9 @@
 // Lab 03: vector loads and stores (float2, float4). An "array of structures" to "structure of
 // arrays" conversion: the input holds pairs {a, b} of float4 side by side (a0 b0 a1 b1 ...); the
-// kernel writes all a's to one array and all b's to another. A block stages its 256 pairs in
-// shared memory with coalesced 16-byte copies, then each thread picks up the a and the b of
-// its own pair. The layout of the staging tile decides how many wavefronts every access takes.
+// kernel writes all a's to one array and all b's to another. A block stages its kPairsPerBlock
+// pairs in shared memory with coalesced 16-byte copies, then each thread picks up the a and the b
+// of its own kPairsPerThread pairs (thread t: pairs t * kPairsPerThread onwards). The layout of the
+// staging tile decides how many wavefronts every access takes.
 // Solution.
 #include <cuda_runtime.h>
 
@@ -12,44 +13,55 @@
 
 namespace lab03 {
 
-constexpr int kPairsPerBlock = 256;             // one pair per thread
-constexpr int kThreads = kPairsPerBlock;        // 8 warps
+constexpr int kPairsPerBlock = 256;             // pairs a block stages
+constexpr int kPairsPerThread = 1;              // pairs each thread picks up
+constexpr int kThreads = kPairsPerBlock / kPairsPerThread;  // threads a block
 constexpr int kVecBytes = 16;                   // sizeof(float4)
 
-// Structure of arrays: all a's, then all b's. The b array starts 64 bytes (16 banks) later than
-// a plain "a's then b's" would put it, so that the staging stores, where a quarter-warp writes
-// 4 a's and 4 b's, use 16 banks for the a's and the other 16 for the b's.
-constexpr std::uint32_t kSkewBytes = 64;
-constexpr std::uint32_t kTileBytes = 2 * kPairsPerBlock * kVecBytes + kSkewBytes;
+// Structure of arrays: all a's, then all b's, each member in kPairsPerThread rows: row j holds
+// the pairs t * kPairsPerThread + j of threads t = 0, 1, ..., which one load instruction reads, so
+// a warp's 32 lanes read 32 consecutive float4 (4 wavefronts, the minimum). A quarter-warp's
+// staging store writes the a and the b of 4 consecutive pairs: with more than one row, each row is
+// padded (kRowPad float4) so that those 4 a's use 4 consecutive groups of 4 banks, and the b's start
+// 64 bytes (16 banks) off the a's modulo 128 (kSkewBytes), so the 4 b's use the other 16 banks.
+constexpr int kRowPad = kPairsPerThread == 1 ? 0 : 4 / (kPairsPerThread < 4 ? kPairsPerThread : 4);
+constexpr std::uint32_t kRowBytes = static_cast<std::uint32_t>((kThreads + kRowPad) * kVecBytes);
+constexpr std::uint32_t kMemberBytes = kPairsPerThread * kRowBytes;
+constexpr std::uint32_t kSkewBytes = (192 - kMemberBytes % 128) % 128;
+constexpr std::uint32_t kTileBytes = 2 * kMemberBytes + kSkewBytes;
 
 // The access function: byte offset in the staging tile of member `member` (0 = a, 1 = b) of
-// pair `pair` (0-255). The kernel and the grader both use it.
-// The a's at 0, 16, 32, ... and the b's at 4160, 4176, ...: the loads of a and of b read 32
-// consecutive float4 (4 wavefronts, the minimum), and a staging store's quarter-warp (4 a's and
-// 4 b's) lands in banks 0-15 and 16-31 (or the other way round).
+// pair `pair` (0 to kPairsPerBlock - 1). The kernel and the grader both use it.
+// Row pair % kPairsPerThread of the member's array, column pair / kPairsPerThread.
 BANKLAB_HD constexpr std::uint32_t slot_offset(int pair, int member) {
-  return static_cast<std::uint32_t>(member) * (kPairsPerBlock * kVecBytes + kSkewBytes) +
-         static_cast<std::uint32_t>(pair * kVecBytes);
+  return static_cast<std::uint32_t>(member) * (kMemberBytes + kSkewBytes) +
+         static_cast<std::uint32_t>(pair % kPairsPerThread) * kRowBytes +
+         static_cast<std::uint32_t>((pair / kPairsPerThread) * kVecBytes);
 }
 
-// a_out[i] = in[2 i], b_out[i] = in[2 i + 1] for i in [0, pairs); pairs a multiple of 256.
+// a_out[i] = in[2 i], b_out[i] = in[2 i + 1] for i in [0, pairs); pairs a multiple of kPairsPerBlock.
 __global__ void deinterleave(float4* a_out, float4* b_out, const float4* in, int pairs) {
   __shared__ __align__(16) unsigned char tile[kTileBytes];
   const int t = static_cast<int>(threadIdx.x);
   const long first = static_cast<long>(blockIdx.x) * kPairsPerBlock;  // first pair of this block
 
-  // Staging: the block's 512 float4 in input order, thread t takes float4 number t and t + 256
-  // (coalesced: a warp copies 512 contiguous bytes). Float4 number e is member e % 2 of pair e / 2.
-  for (int k = 0; k < 2; ++k) {
+  // Staging: the block's 2 * kPairsPerBlock float4 in input order, thread t takes float4 number
+  // k * kThreads + t for each k (coalesced: a warp copies 512 contiguous bytes). Float4 number e
+  // is member e % 2 of pair e / 2.
+  for (int k = 0; k < 2 * kPairsPerThread; ++k) {
     const int e = k * kThreads + t;
     *reinterpret_cast<float4*>(tile + slot_offset(e / 2, e % 2)) = in[2 * first + e];
   }
 
   __syncthreads();
 
-  // Each thread loads the a and the b of pair t (two 16-byte loads per warp).
-  a_out[first + t] = *reinterpret_cast<const float4*>(tile + slot_offset(t, 0));
-  b_out[first + t] = *reinterpret_cast<const float4*>(tile + slot_offset(t, 1));
+  // Thread t loads the a and the b of pairs t * kPairsPerThread + j (two 16-byte loads per warp
+  // for each j).
+  for (int j = 0; j < kPairsPerThread; ++j) {
+    const int p = t * kPairsPerThread + j;
+    a_out[first + p] = *reinterpret_cast<const float4*>(tile + slot_offset(p, 0));
+    b_out[first + p] = *reinterpret_cast<const float4*>(tile + slot_offset(p, 1));
+  }
 }
 
 inline void split_pairs(float4* a_out, float4* b_out, const float4* in, int pairs, cudaStream_t stream = 0) {
@@ -77,6 +89,8 @@ constexpr int kFloat4PairSharedStride32NcuConflicts = 2;  // 4 - minimum 2 of th
 constexpr int kFloat4SameAddressLoad = 2;  // merged half-warps (halves never merge)
 // float4 STORE, every lane at offset 0.
 constexpr int kFloat4SameAddressStore = 4;  // four quarter-warps, one write each
+// float4 load, lane i at i * 16 (the kernel's load of a from a plain structure of arrays).
+constexpr int kFloat4PlainSoaLoad = 4;  // the model's count (one row: contiguous)
 }  // namespace predict
 
 }  // namespace lab03

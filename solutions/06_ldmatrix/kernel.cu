@@ -20,20 +20,24 @@ constexpr int kChunkBytes = 16;  // one 16-byte chunk = 8 halves = one row of an
 constexpr int kChunksPerRow = kTileK * 2 / kChunkBytes;  // 8 chunks: 128 bytes per row
 constexpr int kThreads = 128;    // 4 warps; warp w computes the 32 x 32 part (w / 2, w % 2) of C
 // Bytes of one tile; every offset tile_offset() returns lies in [0, kTileBytes). No padding:
-// the swizzle keeps the tile at 64 rows of 128 bytes.
+// the swizzle keeps the tile at its 64 rows, unpadded.
 constexpr std::uint32_t kTileBytes = kTileRows * kChunksPerRow * kChunkBytes;  // 8192
 
 // The access function: byte offset of chunk `chunk` (0-7, halves 8 chunk .. 8 chunk + 7) of row
 // `row` (0-63) in a tile. Both tiles use it, for the stores that fill them and for every
 // ldmatrix row address.
-// The layout a TMA copy with 128-byte swizzle (CU_TENSOR_MAP_SWIZZLE_128B) writes, which is
-// CuTe's Swizzle<3, 4, 3> on the byte offset: the 3 chunk bits [4, 7) are XORed with the 3 row
-// bits [7, 10), so row r keeps chunk c at chunk c ^ (r % 8). Any 8 consecutive rows then hold one
-// chunk column in 8 different chunks (8 different groups of 4 banks), and each row's chunks are
-// only permuted: offsets stay 16-byte aligned, inside the tile and one-to-one.
+// The layout a TMA copy swizzled over the row's span writes (CU_TENSOR_MAP_SWIZZLE_128B for rows of
+// 128 bytes, CuTe's Swizzle<3, 4, 3> on the byte offset), written for rows of kChunksPerRow chunks:
+// row r keeps chunk c at chunk c ^ ((r / R) % F). F, the chunks an XOR of the low chunk bits moves
+// among, is the largest power of two that divides kChunksPerRow, at most 8 (8 chunks: one 128-byte
+// line of banks); the R = 8 / F consecutive rows that a line of banks holds at one chunk column
+// take the F values of the key one after the other, so any 8 consecutive rows put one chunk column
+// in 8 different groups of 4 banks. Each row's chunks are only permuted in aligned groups of F:
+// offsets stay 16-byte aligned, inside the tile and one-to-one, and 8 consecutive chunks of the
+// tile (a quarter-warp's stores) stay in 8 different groups.
 BANKLAB_HD constexpr std::uint32_t tile_offset(int row, int chunk) {
-  return banklab::tma_swizzled_offset(banklab::TmaSwizzle::Bytes128,
-                                      static_cast<std::uint32_t>(row * kChunksPerRow * kChunkBytes + chunk * kChunkBytes));
+  constexpr int F = kChunksPerRow % 8 == 0 ? 8 : kChunksPerRow % 4 == 0 ? 4 : 2;
+  return static_cast<std::uint32_t>(row * kChunksPerRow * kChunkBytes + (chunk ^ (row / (8 / F) % F)) * kChunkBytes);
 }
 
 // ldmatrix.x4: lane l gives the shared-memory address of row l % 8 of matrix l / 8; r[j] of

@@ -12,6 +12,10 @@
 
 #include "banklab/hardware.hpp"
 
+// SOLUTION (instructor only): a variant's stub gives the tensor maps' box before the mode
+// (lab07::kTmaBoxBytes, docs/dev/VARIANTS.md); the lab as written gives none and finds this 0.
+[[maybe_unused]] constexpr int kTmaBoxBytes = 0;
+
 namespace lab07 {
 
 constexpr int kTileRows = 64;    // rows of a tile: 64 rows of A (or of B) per block
@@ -24,8 +28,10 @@ constexpr int kTileBytes = kTileRows * kChunksPerRow * kChunkBytes;  // 8192: a 
 // The TMA swizzle mode of both tiles, in bytes: 0 (none), 32, 64 or 128. Whoever calls gemm()
 // encodes the two tensor maps with this mode (the grader does, with cuTensorMapEncodeTiled).
 // SOLUTION: the 128-byte mode, whose span is a whole row of the tile: one box per tile, and 8
-// consecutive rows XOR their chunk with 8 different keys.
-constexpr int kSwizzleBytes = 128;
+// consecutive rows XOR their chunk with 8 different keys. Where the course's tensor maps fix the
+// box (a variant's kTmaBoxBytes), the mode whose span is the box's row: a narrower one refuses the
+// box, a wider one spreads its rows the span apart (more than the tile).
+constexpr int kSwizzleBytes = kTmaBoxBytes != 0 ? kTmaBoxBytes : 128;
 
 // One TMA copy (a "box") is 64 rows of kBoxBytes bytes. A swizzled box row may be at most the
 // mode's span, so with a swizzle a tile arrives as 128 / kBoxBytes boxes side by side along k;
@@ -37,12 +43,20 @@ constexpr int kBoxesPerTile = kChunksPerRow * kChunkBytes / kBoxBytes;
 // The access function: byte offset, from the tile's start, of chunk `chunk` (0-7, halves
 // 8 chunk .. 8 chunk + 7) of row `row` (0-63) as TMA wrote it in mode kSwizzleBytes. Every
 // ldmatrix row address of both tiles goes through it.
-// SOLUTION: in the 128-byte mode TMA XORs bits 7-9 of the box offset (the row's low 3 bits, rows
-// being 128 bytes) onto bits 4-6 (the chunk): chunk c of row r lands in chunk c ^ (r % 8) of its
-// row. 8 consecutive rows then keep one chunk in 8 different groups of 4 banks.
+// SOLUTION: the stub read the tile as TMA writes it without swizzle (unswizzled_offset below, the
+// stub's tile_offset): correct, but the 8 lanes that give the rows of one 8 x 8 matrix
+// (8 consecutive rows, one chunk) all land in the same 4 banks.
+// In the 128-byte mode TMA XORs bits 7-9 of the box offset (the row's low 3 bits, rows being 128
+// bytes) onto bits 4-6 (the chunk): chunk c of row r lands in chunk c ^ (r % 8) of its row. 8
+// consecutive rows then keep one chunk in 8 different groups of 4 banks. The same in every mode
+// (mask kSwizzleBytes / 16 - 1: bits 7-7, 7-8 or 7-9 onto 4-4, 4-5 or 4-6), on the tile's offset
+// too: a box starts at a multiple of 64 x its row, above the bits the mode reads.
+BANKLAB_HD constexpr int unswizzled_offset(int row, int chunk) {
+  return row * kChunksPerRow * kChunkBytes + chunk * kChunkBytes;
+}
 BANKLAB_HD constexpr int tile_offset(int row, int chunk) {
-  const int unswizzled = row * kChunksPerRow * kChunkBytes + chunk * kChunkBytes;
-  return unswizzled ^ (((unswizzled >> 7) & 7) << 4);
+  const int unswizzled = unswizzled_offset(row, chunk);
+  return unswizzled ^ (((unswizzled >> 7) & (kSwizzleBytes / 16 - 1)) << 4);
 }
 
 // ---- the plumbing: mbarrier and TMA (given; keep it) ------------------------------------------

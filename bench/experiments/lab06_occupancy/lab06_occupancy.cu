@@ -59,7 +59,7 @@ int main() {
   CK(cudaMemcpy(a, ha.data(), ha.size() * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(b, hb.data(), hb.size() * 2, cudaMemcpyHostToDevice));
   struct V { const char* name; Kern k; int cap; };
-  const Kern kr = ref::reference_gemm, ks = sol::lab06::gemm_ldmatrix, ka = alt::lab06::gemm_ldmatrix,
+  const Kern kr = ref::reference_gemm<64>, ks = sol::lab06::gemm_ldmatrix, ka = alt::lab06::gemm_ldmatrix,
              kp = pad::lab06::gemm_ldmatrix;
   for (auto [nm, kk] : {std::pair<const char*, Kern>{"reference", kr}, {"solution", ks}, {"alternative", ka}, {"padded, conflicted", kp}}) {
     cudaFuncAttributes at{};
@@ -76,7 +76,7 @@ int main() {
   std::vector<std::size_t> pads;
   for (auto& v : vs) pads.push_back(v.cap ? pad_for(v.k, v.cap) : 0);
   // the reference's product, for checking every variant once
-  ref::reference_gemm<<<grid, 128>>>(cr, a, b, m, n, k); CK(cudaDeviceSynchronize());
+  ref::reference_gemm<64><<<grid, 128>>>(cr, a, b, m, n, k); CK(cudaDeviceSynchronize());
   std::vector<float> want(static_cast<std::size_t>(m) * n), got(want.size());
   CK(cudaMemcpy(want.data(), cr, 4ull * m * n, cudaMemcpyDeviceToHost));
   std::vector<std::vector<double>> t(vs.size());

@@ -20,8 +20,8 @@ PY
 python3 - "$(ls labs/06_ldmatrix/test.cu labs/06_ldmatrix/judge/test.cu 2>/dev/null | head -1)" $w/ref.cu <<'PY'
 import sys
 src = open(sys.argv[1]).read()
-a = src.index('__device__ __forceinline__ std::uint32_t ref_offset')
-b = src.index('}  // namespace\n\nTEST(Lab06OnGpu, ProductIsCorrectFor128x192x256')
+a = src.index('template <int K>\n__device__ __forceinline__ std::uint32_t ref_offset')
+b = src.index('// The reference for the graded variant')
 open(sys.argv[2], 'w').write(src[a:b])
 PY
 nvcc -std=c++17 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -Icommon/include -DSOL_FILE="\"$w/sol.cu\"" -DALT_FILE="\"$w/alt.cu\"" \

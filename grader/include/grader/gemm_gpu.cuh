@@ -54,9 +54,12 @@ inline std::vector<float> cpu_product(const std::vector<__half>& a, const std::v
   return c;
 }
 
-/// Blocks times steps of 64 along k: the units of work of an m x n x k product in 64 x 64 tiles
-/// (each unit: one block's instructions for one step, as the probe describes them).
-inline long long units(int m, int n, int k) { return static_cast<long long>(m / 64) * (n / 64) * (k / 64); }
+/// Blocks times steps of `tile_k` (64 unless a lab's tile says otherwise) along k: the units of work
+/// of an m x n x k product in 64 x 64 tiles of c (each unit: one block's instructions for one step,
+/// as the probe describes them).
+inline long long units(int m, int n, int k, int tile_k = 64) {
+  return static_cast<long long>(m / 64) * (n / 64) * (k / tile_k);
+}
 
 /// The device buffers a lab's launcher takes after c, made from the grader's a and b, and what
 /// must live until the launch has finished (tensor maps, say).
@@ -78,6 +81,10 @@ struct Gemm {
   std::function<::testing::AssertionResult(const __half* a, const __half* b, int m, int n, int k, Operands* out)>
       make_operands;
   std::function<std::string()> wrong_product_note;  ///< added to a wrong product's message (may be empty)
+  /// The halves along k of one step (one unit's instructions): 64 when null; a lab whose variants
+  /// change the tile's k (lab 07) gives the graded variant's.
+  int (*tile_k)() = nullptr;
+  int step_k() const { return tile_k ? tile_k() : 64; }
 };
 
 /// The student's GEMM kernel from the fatbin and the launcher calls the probe recorded.
@@ -111,9 +118,10 @@ inline ::testing::AssertionResult ProductIsCorrect(const StudentGemm& st, int m,
   Operands ops;
   if (auto ok = g.make_operands(da.get(), db.get(), m, n, k, &ops); !ok) return ok;
   // For ncu's op_ld/op_st wavefront counters: op_ld counts the LDSM wavefronts (measured on the
-  // H200 for lab 06: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's).
+  // H200 for lab 06: 6144 for the 1536 ldmatrix.x4 of the solution's launch here, 49152 for the stub's,
+  // at k = 256, before lab 06's sizes became multiples of its variants' rows).
   const std::vector<Instruction> step = g.step();
-  const long long steps = units(m, n, k);
+  const long long steps = units(m, n, k, g.step_k());
   gpu::announce_model_prediction(
       g.ncu_kernel, steps * (total_wavefronts(step, banklab::Op::Load) + total_wavefronts(step, banklab::Op::LoadMatrix)),
       g.stores_in_model ? steps * total_wavefronts(step, banklab::Op::Store) : 0);
@@ -145,7 +153,7 @@ inline void ExpectTracedSharedAccessesAreConflictFree(const StudentGemm& st, int
   BANKLAB_EXPECT(gpu::TracedSharedAccessesAreAtTheMinimum(
       st.lab.what + " (m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k) +
           "), the correctness check's launch",
-      [&] { correct = ProductIsCorrect(st, m, n, k); }, hint, gpu::work_minimum(st.lab.step(), units(m, n, k)), work,
+      [&] { correct = ProductIsCorrect(st, m, n, k); }, hint, gpu::work_minimum(st.lab.step(), units(m, n, k, st.lab.step_k())), work,
       required));
   BANKLAB_EXPECT(correct);
 }

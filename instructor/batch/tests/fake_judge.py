@@ -20,7 +20,9 @@ FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISI
 started with (null when unset), its lab, the --variant it was given (null when none), the sha256 of
 the source it graded, and when it started and ended (time.time()), so that a
 test can see which GPU each judge got and how many ran on each at once; FAKE_JUDGE_SECONDS=S makes
-each grade last S seconds.
+each grade last S seconds. FAKE_JUDGE_USABLE_GPU=ID: a judge started with CUDA_VISIBLE_DEVICES=ID
+finds a usable GPU (its GPU tests judged: solved passes them, anything else fails them); with any
+other GPU, or none, the GPU tests are not judged (a fault in graded mode), as on a GPU-less machine.
 """
 
 import argparse
@@ -145,9 +147,15 @@ def main():
         for t, tier in tests:
             recs.append(record(lab, t, tier, "passed", 0))
     else:
+        # The GPU check: a GPU is usable only where $FAKE_JUDGE_USABLE_GPU names the one
+        # CUDA_VISIBLE_DEVICES gives this judge (what a test says works); anywhere else, none is.
+        usable_gpu = bool(os.environ.get("FAKE_JUDGE_USABLE_GPU")) and \
+            os.environ.get("CUDA_VISIBLE_DEVICES") == os.environ["FAKE_JUDGE_USABLE_GPU"]
         first_layout = next((t for t, _ in tests if ".Layout" in t or "Layout." in t), None)
         for t, tier in tests:
-            if tier == "gpu":
+            if tier == "gpu" and usable_gpu:
+                st = ("passed", 32, "") if mode == "solved" else ("failed", 32, "not the right result on the GPU")
+            elif tier == "gpu":
                 # graded mode: the real judge's `fault` (not judged, the machine's problem, not graded)
                 st = ("fault", 0, GPU_FAULT) if a.graded else ("skipped", 0, GPU_SKIP)
             elif mode == "solved":

@@ -5,7 +5,8 @@ this machine, before it returns; squeue then lists nothing (the array has ended)
 each task's end state. A task whose shard holds a student named in $FAKE_SLURM_CANCEL (comma
 list) is not run and ends CANCELLED, as a task cancelled by an administrator or a node that died.
 `sbatch --hold` queues the array without running it: squeue lists its tasks PENDING (JobHeldUser)
-until `scontrol release JOB` runs them (as sbatch would have). State lives in $FAKE_SLURM_DIR. Lets tests/test_faults.py check what grade-class --engine slurm
+until `scontrol release JOB` runs them (as sbatch would have). $FAKE_SLURM_GPUS: the GPU each
+array's tasks are given (_gpu_of_array), e.g. one CUDA cannot open, then a usable one. State lives in $FAKE_SLURM_DIR. Lets tests/test_faults.py check what grade-class --engine slurm
 does with a cancelled task without a cluster (tests/test_slurm.py does it on a real one)."""
 
 import json
@@ -45,10 +46,27 @@ def run(job: int, args: list[str]) -> None:
             states[t] = ("CANCELLED", "0:15")
             continue
         env = dict(os.environ, SLURM_JOB_ID=str(job), SLURM_ARRAY_JOB_ID=str(job), SLURM_ARRAY_TASK_ID=str(t))
+        gpu = _gpu_of_array(job, args)
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = gpu
         with open(log, "w") as out:
             rc = subprocess.run(["sh", script], stdout=out, stderr=subprocess.STDOUT, env=env).returncode
         states[t] = ("COMPLETED" if rc == 0 else "FAILED", f"{rc}:0")
     (STATE / f"{job}.json").write_text(json.dumps(states))
+
+
+def _gpu_of_array(job: int, args: list[str]) -> str | None:
+    """The GPU a task of this array is given, as Slurm's gres sets CUDA_VISIBLE_DEVICES, where the
+    array asks for one (--gres=gpu...) and $FAKE_SLURM_GPUS names them: a comma list, the first
+    array's tasks get its first entry, the next array's (a retry) the second, and so on, the last
+    one repeated. Without $FAKE_SLURM_GPUS: None (the environment as it is)."""
+    gpus = [g for g in os.environ.get("FAKE_SLURM_GPUS", "").split(",") if g]
+    if not gpus or not any(a.startswith("--gres=gpu") for a in args):
+        return None
+    n_file = STATE / "gpu-arrays"
+    n = int(n_file.read_text()) if n_file.is_file() else 0
+    n_file.write_text(str(n + 1))
+    return gpus[min(n, len(gpus) - 1)]
 
 
 def squeue(args: list[str]) -> int:

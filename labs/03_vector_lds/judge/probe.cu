@@ -9,13 +9,14 @@ using namespace lab03;
 long long lab03_desc::table_slot_offset(const int* i) { return slot_offset(i[0], i[1]); }
 
 // Staging copy k of warp w: lane l stores float4 number e = k * kThreads + 32 w + l, member
-// e % 2 of pair e / 2. Then warp w loads member m of pairs 32 w + lane.
+// e % 2 of pair e / 2. Then, for each j, warp w loads member m of pairs (32 w + lane) *
+// kPairsPerThread + j.
 long long lab03_desc::access_staging_store(const int* i, int lane) {
   const int e = i[1] * kThreads + 32 * i[0] + lane;
   return static_cast<long long>(slot_offset(e / 2, e % 2));
 }
 long long lab03_desc::access_member_load(const int* i, int lane) {
-  return static_cast<long long>(slot_offset(32 * i[0] + lane, i[1]));
+  return static_cast<long long>(slot_offset((32 * i[0] + lane) * kPairsPerThread + i[1], i[2]));
 }
 
 // The launcher, called as the GPU tier's checks call it.

@@ -20,6 +20,7 @@
 #include "grader/grader.hpp"
 #include "grader/lab03_description.hpp"
 #include "grader/lab03_judge.hpp"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -31,29 +32,62 @@ Instruction pattern(const char* what, Op op, int width, std::uint32_t (*offset)(
   return grader::instruction(what, op, width, offset);
 }
 
+// The kernel's contract, the graded variant's (lab.toml [variants] pairs, per, threads; 256 pairs a
+// block, one a thread, as written). Read when a test asks (the test process learns its variant in
+// main()); the checks and the grader's reference read these, never the student's constants.
+long long variant(const char* name) { return lab03_desc::variant_value(name, grader::graded_variant()); }
+int kPairs() { return static_cast<int>(variant("pairs")); }
+int kPer() { return static_cast<int>(variant("per")); }
+int kThreadsOf() { return static_cast<int>(variant("threads")); }
+
+// The file's constants are the graded variant's, as its stub declares them: a file of another
+// variant (a classmate's, or the lab as written's) has another kernel, and every check would judge
+// accesses that are not the student's exercise. A gate: the stub passes it, and while it fails the
+// Layout and GPU groups earn nothing.
+::testing::AssertionResult KernelIsTheVariants() {
+  const long long p = answers().value("kPairsPerBlock"), r = answers().value("kPairsPerThread"),
+                  th = answers().value("kThreads"), v = answers().value("kVecBytes");
+  if (p == kPairs() && r == kPer() && th == kThreadsOf() && v == 16) return ::testing::AssertionSuccess();
+  const int k = grader::graded_variant();
+  return ::testing::AssertionFailure()
+         << "kPairsPerBlock = " << p << ", kPairsPerThread = " << r << ", kThreads = " << th << ", kVecBytes = " << v
+         << ": " << (k ? "your variant " + std::to_string(k) + "'s" : std::string("this lab's")) << " block stages "
+         << kPairs() << " pairs of float4 and each of its " << kThreadsOf() << " threads picks up " << kPer()
+         << (kPer() == 1 ? " pair" : " pairs") << " (kPairsPerBlock = " << kPairs() << ", kPairsPerThread = " << kPer()
+         << ", kThreads = " << kThreadsOf() << ", kVecBytes = 16), as its stub declares them. A file written for "
+            "another kernel is judged against yours and loses this lab's Layout and GPU points."
+         << "\n  Try: start again from your own stub (`build/dev/tools/banklab variant --lab 03 --variant " << k
+         << " --write-stub kernel.cu`), keep its constants, and change only slot_offset() and kTileBytes.";
+}
+
 }  // namespace
+
+TEST(Lab03Layout, TheKernelIsYourVariants) { BANKLAB_EXPECT(KernelIsTheVariants()); }
 
 // ---- the layout -------------------------------------------------------------------------------
 
 TEST(Lab03Layout, SlotOffsetsAreSixteenByteAligned) {
+  BANKLAB_ASSERT(KernelIsTheVariants());
   const grader::Table& t = answers().table("slot_offset");
+  const int pairs = kPairs();
   int bad = 0, fp = -1, fm = -1;
-  for (int pair = 0; pair < 256; ++pair)
+  for (int pair = 0; pair < pairs; ++pair)
     for (int member = 0; member < 2; ++member)
       if (t({pair, member}) % 16 != 0 && bad++ == 0) {
         fp = pair;
         fm = member;
       }
-  BANKLAB_CHECK(bad == 0) << bad << " of 512 slot offsets are not multiples of 16; the first, slot_offset(" << fp << ", "
+  BANKLAB_CHECK(bad == 0) << bad << " of " << 2 * pairs << " slot offsets are not multiples of 16; the first, slot_offset(" << fp << ", "
                           << fm << ") = " << (bad ? t({fp, fm}) : 0)
                           << ": a float4 in shared memory must be 16-byte aligned.\n  Try: move whole 16-byte slots, "
                              "and skew by multiples of 16 bytes.";
 }
 
 TEST(Lab03Layout, SlotOffsetIsInBoundsAndOneToOne) {
+  BANKLAB_ASSERT(KernelIsTheVariants());
   const grader::Table& t = answers().table("slot_offset");
   BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
-      {"slot_offset", &t, 256, 2, answers().value("kTileBytes") / 16 * 16, "kTileBytes, the bytes of the tile",
+      {"slot_offset", &t, kPairs(), 2, answers().value("kTileBytes") / 16 * 16, "kTileBytes, the bytes of the tile",
        "make kTileBytes large enough for your layout, or keep every slot_offset(pair, member) below it.",
        "give every (pair, member) its own 16-byte slot, and make kTileBytes large enough for your layout.", 16}));
 }
@@ -88,21 +122,45 @@ void split(const std::vector<float>& in, std::vector<float>& a, std::vector<floa
     }
 }
 
-// The grader's own deinterleave: the a's in the first 4 KiB in pair order, the b's in the second
-// 4 KiB with each group of 8 pairs rotated by 4 slots, so the 4 a's and 4 b's a quarter-warp
-// stores use 8 different groups of 4 banks.
+// The grader's own deinterleave of P pairs a block, R a thread (the variant's; T = P / R threads):
+// member m's pairs in R rows of T slots, row j holding the pairs t R + j, each group of 8 slots of a
+// row rotated by (j + 4 m) * 4 / R' slots (R' = min(R, 4)): one load reads 8 consecutive pairs' rows
+// per quarter-warp in 8 groups of banks, and the 4 a's and 4 b's a quarter-warp stores (4
+// consecutive pairs) use 8 different groups of 4 banks. No padding.
+template <int P, int R>
 __global__ void reference_deinterleave(float4* a_out, float4* b_out, const float4* in, int) {
-  __shared__ float4 tile[512];
+  constexpr int T = P / R, Q = R < 4 ? R : 4;
+  __shared__ float4 tile[2 * P];
   const int t = static_cast<int>(threadIdx.x);
-  const long first = static_cast<long>(blockIdx.x) * 256;
-  auto slot = [](int pair, int member) { return member ? 256 + (pair & ~7) + ((pair + 4) & 7) : pair; };
-  for (int k = 0; k < 2; ++k) {
-    const int e = k * 256 + t;
+  const long first = static_cast<long>(blockIdx.x) * P;
+  auto slot = [](int pair, int member) {
+    const int j = pair % R, c = pair / R, rot = ((j % Q) * (4 / Q) + 4 * member) & 7;
+    return member * P + j * T + (c & ~7) + ((c + rot) & 7);
+  };
+  for (int k = 0; k < 2 * R; ++k) {
+    const int e = k * T + t;
     tile[slot(e / 2, e % 2)] = in[2 * first + e];
   }
   __syncthreads();
-  a_out[first + t] = tile[slot(t, 0)];
-  b_out[first + t] = tile[slot(t, 1)];
+  for (int j = 0; j < R; ++j) {
+    const int p = t * R + j;
+    a_out[first + p] = tile[slot(p, 0)];
+    b_out[first + p] = tile[slot(p, 1)];
+  }
+}
+
+// The reference of the graded variant's kernel (lab.toml [variants] pairs, per).
+cudaError_t launch_reference(float4* a, float4* b, const float4* in, int pairs) {
+  const unsigned blocks = static_cast<unsigned>(pairs / kPairs());
+  switch (kPairs() * 100 + kPer()) {
+    case 25601: reference_deinterleave<256, 1><<<blocks, 256>>>(a, b, in, pairs); break;
+    case 25602: reference_deinterleave<256, 2><<<blocks, 128>>>(a, b, in, pairs); break;
+    case 25604: reference_deinterleave<256, 4><<<blocks, 64>>>(a, b, in, pairs); break;
+    case 51202: reference_deinterleave<512, 2><<<blocks, 256>>>(a, b, in, pairs); break;
+    case 25608: reference_deinterleave<256, 8><<<blocks, 32>>>(a, b, in, pairs); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 // Lanes 2k and 2k+1 load the same float4; pairs 32 bytes apart (the handout's counter example).
@@ -126,7 +184,7 @@ namespace {
   grader::gpu::DeviceBuffer<float> d_in(in.size());
   grader::gpu::GuardedBuffer<float> d_a(a.size()), d_b(b.size());
   d_in.upload(in);
-  grader::gpu::announce_model_prediction("deinterleave", lab03_judge::instructions_of_deinterleave(), pairs / 256);
+  grader::gpu::announce_model_prediction("deinterleave", lab03_judge::instructions_of_deinterleave(), pairs / kPairs());
   std::string why;
   if (call({{d_a.get(), a.size() * 4}, {d_b.get(), b.size() * 4}, {d_in.get(), in.size() * 4}}, &why) != cudaSuccess)
     return ::testing::AssertionFailure() << why;
@@ -142,6 +200,7 @@ namespace {
 
 TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
   BANKLAB_REQUIRE_GPU();
+  BANKLAB_ASSERT(KernelIsTheVariants());
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
   BANKLAB_EXPECT(deinterleave_correct(st));
@@ -150,6 +209,7 @@ TEST(Lab03OnGpu, DeinterleaveIsCorrect) {
 TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
   BANKLAB_REQUIRE_GPU();
   BANKLAB_REQUIRE_TRACE();
+  BANKLAB_ASSERT(KernelIsTheVariants());
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
   const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "traced")[0]);
@@ -169,6 +229,7 @@ TEST(Lab03OnGpu, TracedSharedAccessesAreConflictFree) {
 
 TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
   BANKLAB_REQUIRE_GPU();
+  BANKLAB_ASSERT(KernelIsTheVariants());
   StudentDeinterleave st;
   BANKLAB_ASSERT(st.found);
   const int pairs = static_cast<int>(lab03_desc::size("split_pairs", "timing")[0]);  // 32 MiB in
@@ -184,9 +245,8 @@ TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
       "lab03::deinterleave, 1M pairs",
       [&] { CUDA_CHECK(call({{a.get(), 16ull * pairs}, {b.get(), 16ull * pairs}, {in.get(), 32ull * pairs}})); },
       [&] {
-        reference_deinterleave<<<pairs / 256, 256>>>(reinterpret_cast<float4*>(ra.get()), reinterpret_cast<float4*>(rb.get()),
-                                                      reinterpret_cast<const float4*>(in.get()), pairs);
-        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(launch_reference(reinterpret_cast<float4*>(ra.get()), reinterpret_cast<float4*>(rb.get()),
+                                    reinterpret_cast<const float4*>(in.get()), pairs));
       },
       [&] {
         a.poison();
@@ -205,12 +265,12 @@ TEST(Lab03OnGpu, StagingStoreMeetsTheTimingTarget) {
 
 TEST(Lab03OnGpu, LoadOfAMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, 0})[1]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, -1, 0})[1]));
 }
 
 TEST(Lab03OnGpu, LoadOfBMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, 1})[1]));
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab03_judge::member_load({-1, -1, 1})[1]));
 }
 
 // The handout's point about the counter: this load shows 2 "bank conflicts" in Nsight Compute,

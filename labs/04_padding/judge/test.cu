@@ -25,6 +25,7 @@
 #include "grader/lab04_description.hpp"
 #include "grader/lab04_judge.hpp"
 #include "grader/tiled_transpose.cuh"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -34,9 +35,15 @@ using grader::answers;
 
 long long constant(const char* name) { return answers().value(name); }
 
-// Column c of a tile of `elem`-byte elements whose rows are `row_bytes` long: lane i reads row i.
-Instruction column_of(const std::string& what, int elem, int row_bytes, int c = 0) {
-  return grader::instruction(what, Op::Load, elem, [=](int lane) { return lane * row_bytes + c * elem; });
+// The kernel's tile: `rows` rows of 32 floats, the graded variant's (lab.toml [variants] rows; 32,
+// as written). The checks read the variant's, never the student's constant.
+int variant_rows() { return static_cast<int>(lab04_desc::variant_value("rows", grader::graded_variant())); }
+
+// Column c of a tile of `elem`-byte elements whose rows are `row_bytes` long, `rows` rows: a warp
+// reads 32 / rows columns, lane i row i % rows of column c + i / rows (rows = 32: lane i reads row i).
+Instruction column_of(const std::string& what, int elem, int row_bytes, int c = 0, int rows = 32) {
+  return grader::instruction(what, Op::Load, elem,
+                             [=](int lane) { return (lane % rows) * row_bytes + (c + lane / rows) * elem; });
 }
 
 bool conflict_free(const Instruction& in) {
@@ -44,11 +51,28 @@ bool conflict_free(const Instruction& in) {
 }
 
 // Smallest row padding in bytes (a multiple of `step`) whose column read of `elem`-byte elements,
-// 32 per row, is valid and at the minimum: the grader's own search with the model.
-int smallest_conflict_free_pad_bytes(int elem, int step) {
+// 32 per row, `rows` rows, is valid and at the minimum: the grader's own search with the model.
+int smallest_conflict_free_pad_bytes(int elem, int step, int rows = 32) {
   for (int pad = 0; pad <= 256; pad += step)
-    if (conflict_free(column_of("", elem, 32 * elem + pad))) return pad;
+    if (conflict_free(column_of("", elem, 32 * elem + pad, 0, rows))) return pad;
   return -1;
+}
+
+// The tile as the stub declares it for the graded variant: rows of 32 floats, the variant's rows
+// (the probe tabulates kTileFloats / (TILE_DIM + kPad) rows: TILE_DIM as written, kTileRows in a
+// variant's stub). A classmate's file of another variant fails here, named, never its answer.
+::testing::AssertionResult TileKept() {
+  const int rows = variant_rows();
+  const grader::Table& t = answers().table("tile_index");
+  const long long declared = t.dims.empty() ? -1 : t.dims[0];
+  if (constant("TILE_DIM") == 32 && declared == rows) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "TILE_DIM = " << constant("TILE_DIM") << ", kTileFloats = " << constant("kTileFloats") << ", kPad = "
+         << constant("kPad") << ": a tile of " << declared << " rows of TILE_DIM + kPad floats. "
+         << (grader::graded_variant() ? "Your variant's" : "This lab's") << " tile is " << rows
+         << " rows of 32 floats, as its stub declares it (TILE_DIM" << (rows != 32 ? ", kTileRows" : "")
+         << " and kTileFloats). Is this kernel.cu your own variant's? Keep the stub's tile and pad its rows "
+            "with kPad only.";
 }
 
 }  // namespace
@@ -56,19 +80,23 @@ int smallest_conflict_free_pad_bytes(int elem, int step) {
 // ---- the layout -------------------------------------------------------------------------------
 
 TEST(Lab04Layout, TileIndexIsInBoundsAndOneToOne) {
+  BANKLAB_ASSERT(TileKept());
   const grader::Table& t = answers().table("tile_index");
+  const int rows = variant_rows();
   BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
-      {"tile_index", &t, 32, 32, constant("kTileFloats"), "kTileFloats, the floats of the padded tile",
-       "the padded tile is 32 rows of 32 + kPad floats: kTileFloats must hold all of them, and tile_index(row, col) "
-       "must stay inside row `row`.",
+      {"tile_index", &t, rows, 32, constant("kTileFloats"), "kTileFloats, the floats of the padded tile",
+       "the padded tile is " + std::to_string(rows) + " rows of 32 + kPad floats: kTileFloats must hold all of them, "
+       "and tile_index(row, col) must stay inside row `row`.",
        "row r must start where row r - 1 ends (plus its padding): tile_index(row, col) = row * (32 + kPad) + col."}));
 }
 
 TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {
-  const int smallest = smallest_conflict_free_pad_bytes(4, 4) / 4;
+  BANKLAB_ASSERT(TileKept());
+  const int rows = variant_rows();
+  const int smallest = smallest_conflict_free_pad_bytes(4, 4, rows) / 4;
   const long long pad = constant("kPad");
   BANKLAB_CHECK(pad <= smallest) << "kPad = " << pad << " makes the column read conflict-free, but every pad float costs "
-                                 << 32 * 4 << " bytes per tile (" << (pad - smallest) * 32 * 4
+                                 << rows * 4 << " bytes per tile (" << (pad - smallest) * rows * 4
                                  << " bytes more than needed here): shared memory limits how many blocks fit on an "
                                     "SM. Find the smallest pad that works.";
 }
@@ -86,7 +114,8 @@ grader::transpose::StudentTranspose student_transpose() {
 
 void check_transpose(int width, int height) {
   const grader::transpose::StudentTranspose st = student_transpose();
-  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", width, height));
+  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", width, height,
+                                               variant_rows()));
 }
 
 }  // namespace
@@ -114,9 +143,10 @@ TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
   ::testing::AssertionResult correct = ::testing::AssertionSuccess();
   BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
       "lab04::transpose_padded (the correctness check's launch, 96 x 256)",
-      [&] { correct = grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", w, h); },
-      lab04_judge::hint_ColumnReadsOfTheTileAreConflictFree, grader::gpu::work_minimum(st.block(), (w / 32) * (h / 32)),
-      "per 32 x 32 tile: its row writes and column reads, 4 bytes a lane, at full warps"));
+      [&] { correct = grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", w, h, variant_rows()); },
+      lab04_judge::hint_ColumnReadsOfTheTileAreConflictFree,
+      grader::gpu::work_minimum(st.block(), (w / 32) * (h / variant_rows())),
+      "per " + std::to_string(variant_rows()) + " x 32 tile: its row writes and column reads, 4 bytes a lane, at full warps"));
   BANKLAB_EXPECT(correct);
 }
 

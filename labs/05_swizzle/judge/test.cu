@@ -131,8 +131,8 @@ grader::transpose::StudentTranspose student_transpose() {
 }
 
 // The grader's float4 transpose of a 32 x N tile (N chunks a row, the variant's): row r keeps chunk
-// c at chunk (c + r / R) % N, R = the rows a 128-byte line holds (2 for N = 4, else 1), so any 8
-// consecutive rows put one chunk column in 8 groups of 4 banks.
+// c at chunk (c + r / R) % N, R = the rows a 128-byte line holds (4 for N = 2, 2 for N = 4, else
+// 1), so any 8 consecutive rows put one chunk column in 8 groups of 4 banks.
 template <int N>
 __global__ void reference_transpose4(float4* odata, const float4* idata, int width, int height) {
   constexpr int R = N < 8 ? 8 / N : 1;
@@ -143,14 +143,16 @@ __global__ void reference_transpose4(float4* odata, const float4* idata, int wid
   odata[static_cast<long>(blockIdx.x * N + warp) * height + blockIdx.y * 32 + lane] = tile[lane * N + (warp + lane / R) % N];
 }
 
-// The reference for the graded variant's tile (lab.toml [variants] chunks: 4, 8 or 16).
+// The reference for the graded variant's tile (lab.toml [variants] chunks: 2, 4, 8, 16 or 32).
 cudaError_t launch_reference_transpose4(float4* o, const float4* i, int w, int h) {
   const int n = variant_chunks();
   const dim3 grid(static_cast<unsigned>(w / n), static_cast<unsigned>(h / 32));
   switch (n) {
+    case 2: reference_transpose4<2><<<grid, 32 * 2>>>(o, i, w, h); break;
     case 4: reference_transpose4<4><<<grid, 32 * 4>>>(o, i, w, h); break;
     case 8: reference_transpose4<8><<<grid, 32 * 8>>>(o, i, w, h); break;
     case 16: reference_transpose4<16><<<grid, 32 * 16>>>(o, i, w, h); break;
+    case 32: reference_transpose4<32><<<grid, 32 * 32>>>(o, i, w, h); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();

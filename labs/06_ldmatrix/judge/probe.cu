@@ -9,10 +9,10 @@ using namespace lab06;
 
 long long lab06_desc::table_tile_offset(const int* i) { return tile_offset(i[0], i[1]); }
 
-// gemm_ldmatrix, one 64-wide step of k (every step repeats the same instructions). A's tile
+// gemm_ldmatrix, one kTileK-wide step of k (every step repeats the same instructions). A's tile
 // starts at byte 0 of the block's shared memory, B's at kTileBytes.
 // The stores that fill the tiles: tile i[0] (0 = A, 1 = B), warp i[1], pass i[2]: thread
-// t = 32 w + lane copies chunk e = t + kThreads * pass, chunk e % 8 of row e / 8.
+// t = 32 w + lane copies chunk e = t + kThreads * pass, chunk e % kChunksPerRow of row e / kChunksPerRow.
 long long lab06_desc::access_tile_store(const int* i, int lane) {
   const int e = 32 * i[1] + lane + kThreads * i[2];
   return static_cast<long long>(i[0]) * kTileBytes + tile_offset(e / kChunksPerRow, e % kChunksPerRow);

@@ -28,6 +28,7 @@
 #include "grader/grader.hpp"
 #include "grader/lab07_description.hpp"
 #include "grader/lab07_judge.hpp"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -50,8 +51,22 @@ bool mode_of(long long bytes, banklab::TmaSwizzle* mode) {
   }
 }
 
-// The box a mode needs for this tile's 128-byte rows: the whole row without swizzle, the span with it.
-long long box_bytes_for(long long swizzle_bytes) { return swizzle_bytes == 0 ? 128 : swizzle_bytes; }
+// The graded variant's tile and box (lab.toml [variants]), never the student's constants: rows of
+// `tilek` halves (64 as written), and `box`: 0 in the lab as written, where the box follows the mode,
+// else the row in bytes of the box the course's tensor maps copy, whatever the mode.
+int variant() { return grader::graded_variant(); }
+long long tile_k() { return lab07_desc::variant_value("tilek", variant()); }
+long long row_bytes() { return 2 * tile_k(); }
+long long chunks_per_row() { return row_bytes() / 16; }
+long long fixed_box() { return lab07_desc::variant_value("box", variant()); }
+// "this lab's", or "variant 3's" (a variant's numbers are its own: lab 07's are variant 0's).
+std::string whose() { return variant() ? "variant " + std::to_string(variant()) + "'s" : std::string("this lab's"); }
+
+// The box of the grader's tensor maps in a mode: the variant's fixed box, else (the lab as written)
+// the whole row without swizzle and the mode's span with it.
+long long box_bytes_for(long long swizzle_bytes) {
+  return fixed_box() ? fixed_box() : swizzle_bytes == 0 ? row_bytes() : swizzle_bytes;
+}
 
 std::string mode_name(long long bytes) { return bytes == 0 ? "no swizzle" : "the " + std::to_string(bytes) + "-byte mode"; }
 
@@ -59,15 +74,23 @@ std::string mode_name(long long bytes) { return bytes == 0 ? "no swizzle" : "the
 
 // ---- the tile and the mode --------------------------------------------------------------------
 
+// The tile's constants as the graded variant's stub declares them: a tile of another row length (a
+// classmate's file of another variant, or the lab as written's) is another exercise, graded against
+// the student's own (every check below reads the variant's tile).
 TEST(Lab07Layout, TheTileKeepsTheHandoutsShape) {
-  const bool ok = constant("kTileRows") == 64 && constant("kTileK") == 64 && constant("kChunkBytes") == 16 &&
-                  constant("kChunksPerRow") == 8 && constant("kThreads") == 128 && constant("kTileBytes") == 8192;
+  const long long tk = tile_k();
+  const bool ok = constant("kTileRows") == 64 && constant("kTileK") == tk && constant("kChunkBytes") == 16 &&
+                  constant("kChunksPerRow") == chunks_per_row() && constant("kThreads") == 128 &&
+                  constant("kTileBytes") == 64 * row_bytes();
   BANKLAB_CHECK(ok) << "kTileRows = " << constant("kTileRows") << ", kTileK = " << constant("kTileK")
                     << ", kChunkBytes = " << constant("kChunkBytes") << ", kChunksPerRow = " << constant("kChunksPerRow")
-                    << ", kThreads = " << constant("kThreads") << ", kTileBytes = " << constant("kTileBytes")
-                    << ": this lab's tiles are 64 rows of 64 halves (8 chunks of 16 bytes, 8192 bytes: TMA writes "
-                       "them whole, without padding) and a block is 128 threads; change only kSwizzleBytes and "
-                       "tile_offset().";
+                    << ", kThreads = " << constant("kThreads") << ", kTileBytes = " << constant("kTileBytes") << ": "
+                    << whose() << " tiles are 64 rows of " << tk << " halves (" << chunks_per_row()
+                    << " chunks of 16 bytes, " << 64 * row_bytes()
+                    << " bytes: TMA writes them whole, without padding) and a block is 128 threads"
+                    << (variant() ? " (lab 07 variant " + std::to_string(variant()) + ", the variant graded here)"
+                                  : std::string())
+                    << ".\n  Try: keep the stub's constants as they are; change only kSwizzleBytes and tile_offset().";
 }
 
 TEST(Lab07Layout, TheSwizzleModeIsOneTmaHas) {
@@ -76,12 +99,32 @@ TEST(Lab07Layout, TheSwizzleModeIsOneTmaHas) {
   BANKLAB_CHECK(mode_of(sw, &mode)) << "kSwizzleBytes = " << sw
                                     << ": TMA's swizzle modes are 0 (none), 32, 64 and 128 bytes (CU_TENSOR_MAP_SWIZZLE_"
                                        "NONE, _32B, _64B, _128B); the grader encodes the tensor maps with yours.";
-  BANKLAB_CHECK(box == box_bytes_for(sw) && boxes * box == 128)
-      << "kBoxBytes = " << box << ", kBoxesPerTile = " << boxes << " with kSwizzleBytes = " << sw
-      << ": a swizzled box row may be at most the mode's span, so the grader's tensor maps have boxes of "
-      << box_bytes_for(sw) << "-byte rows (64 rows) in " << mode_name(sw) << ", " << 128 / box_bytes_for(sw)
-      << " of them side by side per tile. Keep the handout's kBoxBytes and kBoxesPerTile, which follow from "
-         "kSwizzleBytes.";
+  const long long fixed = fixed_box(), rb = row_bytes();
+  if (fixed == 0) {  // the lab as written (and variant 4, rows of 256 bytes): the box follows the mode
+    BANKLAB_CHECK(box == box_bytes_for(sw) && boxes * box == rb)
+        << "kBoxBytes = " << box << ", kBoxesPerTile = " << boxes << " with kSwizzleBytes = " << sw
+        << ": a swizzled box row may be at most the mode's span, so the grader's tensor maps have boxes of "
+        << box_bytes_for(sw) << "-byte rows (64 rows) in " << mode_name(sw) << ", " << rb / box_bytes_for(sw)
+        << " of them side by side per tile. Keep the handout's kBoxBytes and kBoxesPerTile, which follow from "
+           "kSwizzleBytes.";
+    return;
+  }
+  // A variant: the course's tensor maps copy boxes of `fixed` bytes a row, whatever the mode.
+  BANKLAB_CHECK(box == fixed && boxes * box == rb)
+      << "kBoxBytes = " << box << ", kBoxesPerTile = " << boxes << ": " << whose()
+      << " tensor maps copy boxes of 64 rows of " << fixed << " bytes, " << rb / fixed << " side by side per "
+      << rb << "-byte row of the tile (lab 07 variant " << variant()
+      << ", the variant graded here).\n  Try: keep the stub's kTmaBoxBytes, kBoxBytes and kBoxesPerTile.";
+  BANKLAB_CHECK(sw == 0 || sw >= fixed)
+      << "kSwizzleBytes = " << sw << " with " << whose() << " boxes of " << fixed << "-byte rows: TMA refuses a box whose row is "
+      << "wider than the mode's span (cuTensorMapEncodeTiled returns an error; the grader cannot encode the "
+         "tensor maps).\n  Try: compare the spans of the modes with the box's row.";
+  BANKLAB_CHECK(sw == 0 || sw <= fixed)
+      << "kSwizzleBytes = " << sw << " with " << whose() << " boxes of " << fixed << "-byte rows: a box narrower than the mode's "
+      << "span still takes the span's bytes a row in shared memory (measured on the H200: "
+         "banklab::tma_box_pitch, common/data/README.md), so its 64 rows would take "
+      << 64 * sw << " bytes, not the " << 64 * fixed << " the tile has for it, and tile_offset() could not read "
+         "the tile as kTileBytes lays it out.\n  Try: compare the spans of the modes with the box's row.";
 }
 
 // Where the grader's tensor map makes TMA put chunk `chunk` of row `row` (the model's TMA layout,
@@ -101,18 +144,29 @@ TEST(Lab07Layout, TileOffsetIsWhereTmaPutsEveryChunk) {
                                                                     << " is no TMA mode (see "
                                                                        "Lab07Layout.TheSwizzleModeIsOneTmaHas)");
   const long long box = box_bytes_for(sw);
+  BANKLAB_ASSERT(sw == 0 || sw == box ? ::testing::AssertionSuccess()
+                                      : ::testing::AssertionFailure() << "kSwizzleBytes = " << sw << " with boxes of "
+                                                                      << box << "-byte rows (see "
+                                                                         "Lab07Layout.TheSwizzleModeIsOneTmaHas)");
+  BANKLAB_ASSERT(constant("kTileRows") == 64 && constant("kChunksPerRow") == chunks_per_row()
+                     ? ::testing::AssertionSuccess()
+                     : ::testing::AssertionFailure() << "kChunksPerRow = " << constant("kChunksPerRow") << ": " << whose()
+                                                     << " tile rows hold " << chunks_per_row()
+                                                     << " chunks (see Lab07Layout.TheTileKeepsTheHandoutsShape)");
   const grader::Table& t = answers().table("tile_offset");
+  const int chunks = static_cast<int>(chunks_per_row());
   int bad = 0, first_row = -1, first_chunk = -1;
   for (int row = 0; row < 64; ++row)
-    for (int chunk = 0; chunk < 8; ++chunk)
+    for (int chunk = 0; chunk < chunks; ++chunk)
       if (t({row, chunk}) != where_tma_puts(mode, box, row, chunk) && bad++ == 0) {
         first_row = row;
         first_chunk = chunk;
       }
-  const long long boxes = 128 / box, per_box = box / 16;
+  const long long boxes = row_bytes() / box, per_box = box / 16;
   const long long in_box = first_row >= 0 ? first_chunk % per_box : 0;  // the first miss's chunk within its box
   BANKLAB_CHECK(bad == 0)
-      << bad << " of the 512 chunks of a tile are read where TMA, in " << mode_name(sw) << " (kSwizzleBytes = " << sw
+      << bad << " of the " << 64 * chunks << " chunks of " << (variant() ? whose() : std::string("a"))
+      << " tile are read where TMA, in " << mode_name(sw) << " (kSwizzleBytes = " << sw
       << "), did not put them; the first, tile_offset(" << first_row << ", " << first_chunk
       << ") = " << (first_row >= 0 ? t({first_row, first_chunk}) : 0)
       << ". The kernel would multiply other halves than A's and B's (on a GPU: a wrong product).\n"
@@ -212,7 +266,8 @@ const grader::gemm::Gemm kGemm{
       return "\n  TMA wrote both tiles in " + mode_name(constant("kSwizzleBytes")) +
              ": if tile_offset() reads elsewhere, ldmatrix multiplies the wrong halves (see "
              "Lab07Layout.TileOffsetIsWhereTmaPutsEveryChunk).";
-    }};
+    },
+    [] { return static_cast<int>(tile_k()); }};
 
 }  // namespace
 
@@ -228,7 +283,7 @@ TEST(Lab07OnGpu, ProductIsCorrectForATallThinMatrix) {
   BANKLAB_REQUIRE_GPU();
   LAB07_REQUIRE_TMA();
   const grader::gemm::StudentGemm st(kGemm);
-  const std::vector<long long>& s = lab07_desc::size("gemm", "correct");  // 320 x 64 x 64
+  const std::vector<long long>& s = lab07_desc::size("gemm", "correct");  // 320 x 64 x 128
   BANKLAB_EXPECT(grader::gemm::ProductIsCorrect(st, static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2])));
 }
 
@@ -242,7 +297,8 @@ TEST(Lab07OnGpu, TracedSharedAccessesAreConflictFree) {
   const int m = static_cast<int>(s[0]), n = static_cast<int>(s[1]), k = static_cast<int>(s[2]);
   grader::gemm::ExpectTracedSharedAccessesAreConflictFree(
       st, m, n, k, lab07_judge::hint_LdmatrixLoadsOfTheATileAreConflictFree,
-      "per block and step of 64 along k: 16 ldmatrix.x4 per warp at full warps; TMA's writes of the tiles take no "
-      "LSU wavefront",
-      grader::gpu::described_kinds(lab07_desc::kInstructions, "gemm_tma", grader::gemm::units(m, n, k), kLdmatrixHint));
+      "per block and step of " + std::to_string(tile_k()) + " along k: " + std::to_string(tile_k() / 4) +
+          " ldmatrix.x4 per warp at full warps; TMA's writes of the tiles take no LSU wavefront",
+      grader::gpu::described_kinds(lab07_desc::kInstructions, "gemm_tma",
+                                   grader::gemm::units(m, n, k, static_cast<int>(tile_k())), kLdmatrixHint));
 }

@@ -17,6 +17,13 @@ from banklab.docs.sources import (  # noqa: F401  (site.Figure, site.find_labs, 
     FIGURE_NAME_RE, Figure, Lab, SiteError, figure_lists, find_labs, read_all_figures, read_figures)
 from banklab.docs.lab_work import graded_figure_lab  # noqa: F401
 
+# The pages of docs/perf/ the course site shows its students, in order (the workbook's kernels on a
+# GPU, the tracer against Nsight Compute). The other docs/perf/*.md are the developers' measurement
+# notes (confinement costs, first use, the GPU tier's integrity, the tracer on cuBLAS): read in the
+# repository, never in the site's navigation. docs/scripts/prepare_pages.py makes the pages of
+# these; docs/tests/sitecheck.py (pages) checks that the navigation holds no other.
+SITE_PERF_PAGES = ("gpu_perf.md", "trace_vs_ncu.md")
+
 FIGURE_MARKER_RE = re.compile(r"<!--\s*figure:\s*([A-Za-z0-9_]+)\s*-->")
 # <!-- explore: ld 4 (lane*32+3)*4 [| mask] -->: a link that opens the access in the bank explorer
 EXPLORE_MARKER_RE = re.compile(r"<!--\s*explore:\s*(ld|st)\s+(\d+)\s+(.+?)(?:\s*\|\s*([0-9A-Fa-fx]+))?\s*-->")

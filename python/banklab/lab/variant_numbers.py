@@ -8,7 +8,10 @@ in variant 4) must not stand in the handout with variant 0's value beside its na
 4096, kChunksPerRow = 8), nor as "4096-byte tile" (the number, "-byte" and a word of the
 constant's name): the handout names the constant, and the student's stub gives the number.
 
-  check(lab)   one message per line of the handout that states such a number
+  check(lab)   one message per line of the handout that states such a number, and per comment
+               of a variant's rendered stub that states variant 0's value of a constant whose value
+               is another in that variant (a comment the [variants] kernel replacements left as
+               the lab's: `kChunkTileBytes = ...;  // 4096` in a stub whose tile is 8192 bytes)
 
 Python 3 standard library only; the course's labs-check runs it for every lab with variants.
 """
@@ -59,20 +62,54 @@ def _words(name: str) -> list[str]:
     return [p.lower() for p in parts if len(p) >= 4 and p.lower() not in ("byte", "bytes")]
 
 
+def _stated(line: str, name: str, v0: int) -> re.Match | None:
+    """Where `line` states `name` with the number v0 (beside its name, or as "v0-byte <a word of it>")."""
+    num = rf"(?<!\w)(?<!\d\.){v0}(?!\w)(?!\.\d)"
+    near = (rf"\b{name}\b[^.;\n]{{0,{NEAR}}}?{num}", rf"{num}[^.;\n]{{0,{NEAR}}}?\b{name}\b")
+    byte_word = [rf"{num}-byte\s+{w}\b" for w in _words(name)]
+    return next((m for p in (*near, *byte_word) if (m := re.search(p, line))), None)
+
+
+def _stub_comments(lab: banklab_labs.Lab) -> list[str]:
+    """Each variant k >= 1's rendered stub: a comment stating variant 0's value of a constant whose
+    value in k is another. The comment's own line is read with the code before it (the constant's
+    name stands there: `constexpr ... kChunkTileBytes = ...;  // 4096`)."""
+    v = banklab_variants.read(lab)
+    if v is None:
+        return []
+    first = stub_constants(banklab_variants.stub(lab, 0))
+    out = []
+    for k in range(1, v.count):
+        text = banklab_variants.stub(lab, k)
+        mine = stub_constants(text)
+        differ = {n: first[n] for n in mine if n in first and mine[n] != first[n]}
+        for i, line in enumerate(text.splitlines(), 1):
+            if "//" not in line or line.lstrip().startswith("// banklab variant:"):
+                continue
+            code, comment = line.split("//", 1)
+            for name, v0 in sorted(differ.items()):
+                m = _stated(comment, name, v0)
+                if m is None and re.search(rf"\b{name}\b", code):   # the constant's own line
+                    m = re.search(rf"(?<!\w)(?<!\d\.){v0}(?!\w)(?!\.\d)", comment)
+                if m:
+                    out.append(f"labs/{lab.folder}/kernel.cu as variant {k}:{i}: {m.group(0)!r} states {name} = {v0}, "
+                               f"variant 0's number (variant {k}'s {name} is {mine[name]}): replace the comment in "
+                               f"labs/{lab.folder}/judge/lab.toml [variants] kernel with a template of the variant's numbers")
+    return out
+
+
 def check(lab: banklab_labs.Lab) -> list[str]:
     varying = varying_constants(lab)
-    if not varying or not lab.handout.is_file():
+    if not varying:
         return []
-    rel = f"labs/{lab.folder}/README.md"
     out = []
-    for i, line in enumerate(lab.handout.read_text(encoding="utf-8").splitlines(), 1):
-        for name, (v0, k, vk) in sorted(varying.items()):
-            num = rf"(?<!\w)(?<!\d\.){v0}(?!\w)(?!\.\d)"
-            near = (rf"\b{name}\b[^.;\n]{{0,{NEAR}}}?{num}", rf"{num}[^.;\n]{{0,{NEAR}}}?\b{name}\b")
-            byte_word = [rf"{num}-byte\s+{w}\b" for w in _words(name)]
-            m = next((m for p in (*near, *byte_word) if (m := re.search(p, line))), None)
-            if m:
-                out.append(f"{rel}:{i}: {m.group(0)!r} states {name} = {v0}, variant 0's number (variant {k}'s stub "
-                           f"has {vk}): the handout is every variant's; name {name} without its value (the "
-                           "student's stub gives it), or say it in the variant's description")
-    return out
+    if lab.handout.is_file():
+        rel = f"labs/{lab.folder}/README.md"
+        for i, line in enumerate(lab.handout.read_text(encoding="utf-8").splitlines(), 1):
+            for name, (v0, k, vk) in sorted(varying.items()):
+                m = _stated(line, name, v0)
+                if m:
+                    out.append(f"{rel}:{i}: {m.group(0)!r} states {name} = {v0}, variant 0's number (variant {k}'s "
+                               f"stub has {vk}): the handout is every variant's; name {name} without its value (the "
+                               "student's stub gives it), or say it in the variant's description")
+    return out + _stub_comments(lab)

@@ -57,6 +57,9 @@ class Variants:
     kernel: list[tuple[str, str]]
     answer_templates: dict[str, dict] | None
     release: int | None = None   # the variant a student's release is (make-release writes `release = K`)
+    #: The solution's own replacements (variants.toml `solution_kernel`, instructor side: the text
+    #: would state an answer in the stub's lab.toml), applied after `kernel`, variants >= 1.
+    solution_kernel: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -118,11 +121,18 @@ def read(lab: banklab_labs.Lab) -> Variants | None:
     if problems:
         raise DescriptionError("; ".join(problems))
     path = lab.solution_dir / ANSWERS_FILE
-    templates = None
+    templates, own = None, []
     if path.is_file():
-        templates = {k: dict(t) for k, t in banklab_labs.read_answers(path).items() if isinstance(t, dict)}
+        raw = banklab_labs.read_answers(path)
+        templates = {k: dict(t) for k, t in raw.items() if isinstance(t, dict)}
+        own = raw.get("solution_kernel", [])
+        if not (isinstance(own, list) and all(isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) for x in r)
+                                              for r in own)):
+            raise DescriptionError(f"solutions/{lab.folder}/{ANSWERS_FILE}: `solution_kernel` must be a list of "
+                                   "[text of the lab's solution, template] pairs")
     return Variants(lab, list(v["params"]), [list(r) for r in v["values"]], dict(v.get("what", {})),
-                    dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates, v.get("release"))
+                    dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates, v.get("release"),
+                    [(a, b) for a, b in own])
 
 
 def render(template: str, params: dict[str, object]) -> str:
@@ -223,7 +233,9 @@ def model_answers(d: dict, answers_k: dict, names: set[str] | None = None) -> di
         if q["asks"] == "value" and "value" in a and not re.search(r"[A-Za-z_]\w*\s*\(", a["value"]):
             result[q["name"]] = banklab_expr.evaluate(a["value"])
             continue
-        if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q or "tma_swizzle" in q:
+        # (`tma_swizzle` names the mode of the self-check command only: the access line is already
+        # the swizzled offsets, as answers.toml writes it, so the model counts it as any other.)
+        if q["asks"] not in ("wavefronts", "excess_wavefronts") or "x" in q or "x_range" in q:
             raise DescriptionError(f"question {q['name']} ({q['asks']}): a variant's solved file takes plain wavefront "
                                    "and constant value questions so far (docs/dev/VARIANTS.md, what is left)")
         acc = banklab_expr.parse_access(a["access"], a.get("mask", "0xffffffff"))
@@ -256,6 +268,10 @@ def solution(lab: banklab_labs.Lab, k: int, text: str | None = None, keep: set[s
     # The questions a variant changes (templated in variants.toml); the others keep the solution's own.
     truth = model_answers(description(lab, k), answers(lab, k), set(v.answer_templates or {}) - set(keep))
     text = _replaced(text, v, k, "the solution")
+    for old, template in v.solution_kernel:
+        if old not in text:
+            raise DescriptionError(f"solutions/{lab.folder}/{ANSWERS_FILE} solution_kernel: the solution has no text {old!r}")
+        text = text.replace(old, render(template, v.params_of(k)))
     for name, n in truth.items():
         text, hits = re.subn(rf"(constexpr int {name} = )[^;\n]*;[^\n]*", rf"\g<1>{n};", text)
         if hits != 1:
