@@ -12,7 +12,7 @@
 namespace lab00 {
 
 constexpr int TILE_DIM = 32;                         // a warp's lanes, and the steps of each lane's walk
-constexpr int kTileCols = 32;                        // floats a row of the tile holds (16 complex numbers)
+constexpr int kTileCols = 32;                        // floats a row of the tile holds (re, im pairs)
 constexpr int kTileRows = TILE_DIM * TILE_DIM / kTileCols;  // rows of the tile: 1024 floats in all
 constexpr int kTileFloats = kTileRows * kTileCols;   // no padding in this lab
 
