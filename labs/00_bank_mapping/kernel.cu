@@ -11,8 +11,10 @@
 
 namespace lab00 {
 
-constexpr int TILE_DIM = 32;                         // the tile is TILE_DIM x TILE_DIM floats
-constexpr int kTileFloats = TILE_DIM * TILE_DIM;     // no padding in this lab
+constexpr int TILE_DIM = 32;                         // a warp's lanes, and the steps of each lane's walk
+constexpr int kTileCols = 32;                        // floats a row of the tile holds (re, im pairs)
+constexpr int kTileRows = TILE_DIM * TILE_DIM / kTileCols;  // rows of the tile: 1024 floats in all
+constexpr int kTileFloats = kTileRows * kTileCols;   // no padding in this lab
 
 // One element of the tile.
 struct Cell {
@@ -20,24 +22,29 @@ struct Cell {
   int col;
 };
 
+// Element n of the tile (0 to kTileFloats - 1, counting row by row): its cell.
+BANKLAB_HD constexpr Cell cell_at(int n) { return Cell{n / kTileCols, n % kTileCols}; }
+
 // Which element lane `lane` handles at step `step` (0 .. TILE_DIM-1). Over the 32 steps every
 // lane handles 32 elements, and the warp handles every element of the tile once.
-// LAB TODO: this walk makes each lane own one row of the tile. Look at what one step of the
-// warp touches, then choose which index should be the lane.
+// LAB TODO: in this walk each lane owns 32 consecutive floats of the tile (counting row by row,
+// as cell_at does). Look at what one step of the warp touches, then choose which index should be
+// the lane.
 BANKLAB_HD constexpr Cell cell_of(int lane, int step) { return Cell{lane, step}; }
 
 // The access function: where tile[row][col] lives in the flat shared array. It is the layout
 // C++ gives `float tile[32][32]`: row-major. The kernel and the grader both use it.
-BANKLAB_HD constexpr int tile_index(int row, int col) { return row * TILE_DIM + col; }
+BANKLAB_HD constexpr int tile_index(int row, int col) { return row * kTileCols + col; }
 
 // The same place as a byte offset from the start of the tile (what the bank depends on).
 BANKLAB_HD constexpr std::uint32_t tile_byte_offset(int row, int col) {
   return static_cast<std::uint32_t>(tile_index(row, col)) * sizeof(float);
 }
 
-// out = i * in for `num_tiles` tiles of 32x32 floats, one warp (one block) per tile.
+// out = i * in for `num_tiles` tiles of kTileRows x kTileCols floats (row-major), one warp (one
+// block) per tile.
 __global__ void multiply_by_i(const float* in, float* out) {
-  // Same as float tile[TILE_DIM][TILE_DIM], flattened so tile_index() does all indexing.
+  // Same as float tile[kTileRows][kTileCols], flattened so tile_index() does all indexing.
   // volatile: every access below stays one 4-byte shared access, exactly as written (else the
   // compiler may merge 4 neighbouring floats of a lane into one 16-byte access: lab 03).
   __shared__ __align__(128) volatile float tile[kTileFloats];
@@ -47,7 +54,7 @@ __global__ void multiply_by_i(const float* in, float* out) {
   // Stage the tile: one shared store per step.
   for (int step = 0; step < TILE_DIM; ++step) {
     const Cell e = cell_of(lane, step);
-    tile[tile_index(e.row, e.col)] = in[base + e.row * TILE_DIM + e.col];
+    tile[tile_index(e.row, e.col)] = in[base + e.row * kTileCols + e.col];
   }
   __syncwarp();
 
@@ -55,7 +62,7 @@ __global__ void multiply_by_i(const float* in, float* out) {
   for (int step = 0; step < TILE_DIM; ++step) {
     const Cell e = cell_of(lane, step);
     const float partner = tile[tile_index(e.row, e.col ^ 1)];
-    out[base + e.row * TILE_DIM + e.col] = (e.col & 1) ? partner : -partner;
+    out[base + e.row * kTileCols + e.col] = (e.col & 1) ? partner : -partner;
   }
 }
 

@@ -24,7 +24,8 @@ class VariantsTest(unittest.TestCase):
     def test_lab01_declares_at_least_4_variants_above_the_base(self):
         self.assertIsNotNone(self.v)
         self.assertGreaterEqual(self.v.count, 5)
-        self.assertEqual(self.v.params_of(0), {"elem": "float", "bytes": 4})
+        self.assertEqual(self.v.params_of(0), {"elem": "float", "bytes": 4, "cols": 32, "s2": 2, "s4": 4, "s8": 8,
+                                               "s16": 16, "s32": 32, "s48": 48})
 
     def test_twelve_students_get_at_least_3_variants_and_the_same_student_the_same(self):
         chosen = [banklab_variants.choose("01", f"student{i:02d}", SEED, self.v.count) for i in range(12)]
@@ -132,7 +133,8 @@ class VariantsTest(unittest.TestCase):
         for lab in banklab_labs.find_labs().values():
             self.assertEqual(banklab_variants.check_lab(lab), [], lab.number)
         d = copy.deepcopy(self.lab.description)
-        d["variants"]["values"] = [["float", 4], ["float32", 4]]   # other words, the same answers
+        row0 = d["variants"]["values"][0]
+        d["variants"]["values"] = [row0, ["float32"] + row0[1:]]   # other words, the same answers
         same = banklab_variants.check_lab(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
         self.assertEqual(len(same), 1)
         self.assertIn("variant 1 has the same answers as variant 0", same[0])

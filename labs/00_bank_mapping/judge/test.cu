@@ -18,6 +18,7 @@
 #include "grader/grader.hpp"
 #include "grader/lab00_description.hpp"
 #include "grader/lab00_judge.hpp"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -26,41 +27,69 @@ using grader::Instruction;
 using grader::answers;
 using grader::instruction;
 
+long long constant(const char* name) { return answers().value(name); }
+
+// The tile's row length: the graded variant's (lab.toml [variants] cols; 32 as written). Its rows:
+// 1024 floats in all. The checks and the grader's reference read the variant's, never the
+// student's constants.
+int variant_cols() { return static_cast<int>(lab00_desc::variant_value("cols", grader::graded_variant())); }
+int variant_rows() { return 32 * 32 / variant_cols(); }
+
+// The tile as the stub declares it for the graded variant: a file of another shape multiplies
+// another tile (another student's exercise, and the checks below would read past its tables).
+::testing::AssertionResult TileKept() {
+  const int rows = variant_rows(), cols = variant_cols();
+  if (constant("TILE_DIM") == 32 && constant("kTileCols") == cols && constant("kTileRows") == rows &&
+      constant("kTileFloats") == 32 * 32)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "TILE_DIM = " << constant("TILE_DIM") << ", kTileCols = " << constant("kTileCols")
+         << ", kTileRows = " << constant("kTileRows") << ", kTileFloats = " << constant("kTileFloats") << ": "
+         << (grader::graded_variant() ? "your variant's" : "this lab's") << " tile is " << rows << " rows of " << cols
+         << " floats (1024 floats, no padding), as its stub declares it."
+         << "\n  Try: keep the stub's constants; change only cell_of(), the walk.";
+}
+
 }  // namespace
 
 // ---- the layout: the tile walk, replayed on the CPU -----------------------------------------
 
 TEST(Lab00Layout, CellsStayInsideTheTile) {
+  BANKLAB_ASSERT(TileKept());
   const grader::Table& row = answers().table("cell_row");
   const grader::Table& col = answers().table("cell_col");
+  const int rows = variant_rows(), cols = variant_cols();
   int bad = 0;
   std::string first;
   for (int lane = 0; lane < 32; ++lane)
     for (int step = 0; step < 32; ++step) {
       const long long r = row({lane, step}), c = col({lane, step});
-      if (r >= 0 && r < 32 && c >= 0 && c < 32) continue;
+      if (r >= 0 && r < rows && c >= 0 && c < cols) continue;
       if (bad++ == 0)
         first = "cell_of(" + std::to_string(lane) + ", " + std::to_string(step) + ") = [" + std::to_string(r) + "][" +
                 std::to_string(c) + "]";
     }
-  BANKLAB_CHECK(bad == 0) << bad << " of 1024 cells are outside the 32x32 tile; the first is " << first
-                          << ".\n  Try: both the row and the column of a cell must be in 0-31.";
+  BANKLAB_CHECK(bad == 0) << bad << " of 1024 cells are outside the " << rows << "x" << cols << " tile; the first is "
+                          << first << ".\n  Try: the row of a cell must be in 0-" << rows - 1 << " and its column in 0-"
+                          << cols - 1 << ".";
 }
 
 TEST(Lab00Layout, EveryElementOfTheTileIsHandledOnce) {
+  BANKLAB_ASSERT(TileKept());
   const grader::Table& row = answers().table("cell_row");
   const grader::Table& col = answers().table("cell_col");
   const grader::Table& index = answers().table("tile_index");
+  const int rows = variant_rows(), cols = variant_cols();
   BANKLAB_EXPECT(grader::IsInBoundsAndOneToOne(
       "cell_of(lane, step) with tile_index", 32 * 32, answers().value("kTileFloats"),
       [&](int e) -> std::optional<long long> {
         const long long r = row({e % 32, e / 32}), c = col({e % 32, e / 32});
-        if (r < 0 || r >= 32 || c < 0 || c >= 32) return std::nullopt;
+        if (r < 0 || r >= rows || c < 0 || c >= cols) return std::nullopt;
         return index({static_cast<int>(r), static_cast<int>(c)});
       },
       "(lane, step) pair",
-      "over the 32 steps the warp must visit each of the 1024 cells once: let one index of the cell be the lane and "
-      "the other the step."));
+      "over the 32 steps the warp must visit each of the 1024 cells once: let the lane and the step each pick "
+      "part of the cell, so that no two (lane, step) pairs pick the same one."));
 }
 
 // ---- GPU tier ---------------------------------------------------------------------------------
@@ -94,43 +123,49 @@ std::vector<float> times_i(const std::vector<float>& in) {
 }
 
 // The grader's own multiply_by_i for the same work: the student's walk (cell_row, cell_col from
-// the probe, so the global accesses are the student's own), with a shared layout of the
-// grader's: a cell lives at where[row][col], chosen by conflict_free_layout() below.
+// the probe, so the global accesses are the student's own) over the variant's tile of rows of
+// `cols` floats, with a shared layout of the grader's: element f = row * cols + col (its place in
+// the tile, row by row; its partner, col ^ 1, is f ^ 1) lives at where[f], chosen by
+// conflict_free_layout() below.
 __global__ void reference_multiply_by_i(const float* in, float* out, const int* cell_row, const int* cell_col,
-                                        const int* where) {
+                                        const int* where, int cols) {
   __shared__ volatile float tile[32 * 33];
   const int lane = static_cast<int>(threadIdx.x);
   const long base = static_cast<long>(blockIdx.x) * 32 * 32;
   for (int step = 0; step < 32; ++step) {
-    const int r = cell_row[lane * 32 + step], c = cell_col[lane * 32 + step];
-    tile[where[r * 32 + c]] = in[base + r * 32 + c];
+    const int f = cell_row[lane * 32 + step] * cols + cell_col[lane * 32 + step];
+    tile[where[f]] = in[base + f];
   }
   __syncwarp();
   for (int step = 0; step < 32; ++step) {
-    const int r = cell_row[lane * 32 + step], c = cell_col[lane * 32 + step];
-    const float partner = tile[where[r * 32 + (c ^ 1)]];
-    out[base + r * 32 + c] = (c & 1) ? partner : -partner;
+    const int f = cell_row[lane * 32 + step] * cols + cell_col[lane * 32 + step];
+    const float partner = tile[where[f ^ 1]];
+    out[base + f] = (f & 1) ? partner : -partner;
   }
 }
 
 // A layout under which the student's walk is conflict-free in every store and load, checked with
 // the model: either "where the lane that stores a cell keeps it" (step * 32 + lane: every store
-// in 32 banks) or the padded tile (row * 33 + col). Empty when neither is.
-std::vector<int> conflict_free_layout(const grader::Table& row, const grader::Table& col) {
+// in 32 banks) or the tile padded by a word every 32 (f + f / 32; with rows of 32 floats,
+// row * 33 + col). Empty when neither is.
+std::vector<int> conflict_free_layout(const grader::Table& row, const grader::Table& col, int cols) {
   std::vector<int> by_owner(1024), padded(1024);
+  auto flat = [&](int lane, int step) {
+    return static_cast<int>(row({lane, step})) * cols + static_cast<int>(col({lane, step}));
+  };
   for (int lane = 0; lane < 32; ++lane)
     for (int step = 0; step < 32; ++step) {
-      const int r = static_cast<int>(row({lane, step})), c = static_cast<int>(col({lane, step}));
-      by_owner[static_cast<std::size_t>(r * 32 + c)] = step * 32 + lane;
-      padded[static_cast<std::size_t>(r * 32 + c)] = r * 33 + c;
+      const int f = flat(lane, step);
+      by_owner[static_cast<std::size_t>(f)] = step * 32 + lane;
+      padded[static_cast<std::size_t>(f)] = f + f / 32;
     }
   for (const std::vector<int>* where : {&by_owner, &padded}) {
     bool ok = true;
     for (int step = 0; step < 32 && ok; ++step)
       for (int load = 0; load < 2 && ok; ++load) {
         const Instruction in = instruction("", load ? Op::Load : Op::Store, 4, [&](int lane) {
-          const int r = static_cast<int>(row({lane, step})), c = static_cast<int>(col({lane, step}));
-          return 4 * (*where)[static_cast<std::size_t>(r * 32 + (load ? (c ^ 1) : c))];
+          const int f = flat(lane, step);
+          return 4 * (*where)[static_cast<std::size_t>(load ? (f ^ 1) : f)];
         });
         ok = banklab::count_wavefronts(in.access) == banklab::minimum_wavefronts(in.access);
       }
@@ -217,11 +252,19 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
   BANKLAB_ASSERT(st.found);
   const grader::Table& row = answers().table("cell_row");
   const grader::Table& col = answers().table("cell_col");
+  const int rows = variant_rows(), cols = variant_cols();
   BANKLAB_REQUIRE(row.values.size() == 1024 && col.values.size() == 1024) << "the walk is not 32 x 32";
+  BANKLAB_REQUIRE(TileKept()) << "see Lab00Layout.CellsStayInsideTheTile";
   for (std::size_t k = 0; k < 1024; ++k)
-    BANKLAB_REQUIRE(row.values[k] >= 0 && row.values[k] < 32 && col.values[k] >= 0 && col.values[k] < 32)
+    BANKLAB_REQUIRE(row.values[k] >= 0 && row.values[k] < rows && col.values[k] >= 0 && col.values[k] < cols)
         << "cell_of leaves the tile: see Lab00Layout.CellsStayInsideTheTile";
-  const std::vector<int> where = conflict_free_layout(row, col);
+  {
+    std::vector<bool> seen(1024);
+    for (std::size_t k = 0; k < 1024; ++k) seen[static_cast<std::size_t>(row.values[k] * cols + col.values[k])] = true;
+    for (std::size_t f = 0; f < 1024; ++f)
+      BANKLAB_REQUIRE(seen[f]) << "cell_of misses an element: see Lab00Layout.EveryElementOfTheTileIsHandledOnce";
+  }
+  const std::vector<int> where = conflict_free_layout(row, col, cols);
   if (where.empty()) GTEST_SKIP() << "the grader has no conflict-free layout for this walk to time it against";
   std::vector<int> r32(row.values.begin(), row.values.end()), c32(col.values.begin(), col.values.end());
   grader::gpu::DeviceBuffer<int> d_row(1024), d_col(1024), d_where(1024);
@@ -241,7 +284,7 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
       "lab00::multiply_by_i, 16384 tiles (the grader's kernel walks the tile as yours does)",
       [&] { CUDA_CHECK(call({{in.get(), bytes}, {out.get(), bytes}})); },
       [&] {
-        reference_multiply_by_i<<<kTiles, 32>>>(in.get(), ref_out.get(), d_row.get(), d_col.get(), d_where.get());
+        reference_multiply_by_i<<<kTiles, 32>>>(in.get(), ref_out.get(), d_row.get(), d_col.get(), d_where.get(), cols);
         CUDA_CHECK(cudaGetLastError());
       },
       [&] { out.poison(); }, [&] { return matches(out); }));

@@ -19,6 +19,7 @@
 #include "grader/grader.hpp"
 #include "grader/lab01_description.hpp"
 #include "grader/lab01_judge.hpp"
+#include "grader/variants.hpp"
 
 namespace {
 
@@ -27,27 +28,51 @@ using grader::Instruction;
 using grader::answers;
 using grader::instruction;
 
+long long constant(const char* name) { return answers().value(name); }
+
+// The matrix's columns, a row of the tile: the graded variant's (lab.toml [variants] cols; 32 as
+// written). The checks and the grader's reference read the variant's, never the student's constant.
+int variant_cols() { return static_cast<int>(lab01_desc::variant_value("cols", grader::graded_variant())); }
+
+// The tile's shape as the stub declares it for the graded variant: a file of another width sums
+// another matrix (another student's exercise, and the checks below would read past its tables).
+::testing::AssertionResult TileKept() {
+  const int n = variant_cols();
+  if (constant("TILE_DIM") == 32 && constant("kTileCols") == n) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "TILE_DIM = " << constant("TILE_DIM") << ", kTileCols = " << constant("kTileCols") << ": "
+         << (grader::graded_variant() ? "your variant's" : "this lab's") << " matrix has " << n
+         << " columns, so its tile is 32 rows of " << n << " floats, as its stub declares it (TILE_DIM = 32, kTileCols = "
+         << n << ")."
+         << "\n  Try: keep the stub's TILE_DIM and kTileCols; change only kRowStride or walk_col().";
+}
+
 }  // namespace
 
 // ---- the layout, replayed on the CPU ---------------------------------------------------------
 
 TEST(Lab01Layout, EveryElementOfTheTileHasItsOwnPlace) {
+  BANKLAB_ASSERT(TileKept());
   const grader::Table& t = answers().table("tile_index");
   BANKLAB_EXPECT(grader::FunctionIsInBoundsAndOneToOne(
-      {"tile_index", &t, 32, 32, answers().value("kTileFloats"), "kTileFloats, the floats of the tile",
+      {"tile_index", &t, 32, variant_cols(), answers().value("kTileFloats"), "kTileFloats, the floats of the tile",
        "the tile holds kTileFloats floats: make it at least 32 rows of kRowStride, and keep tile_index(row, col) "
        "below it.",
-       "keep kRowStride at least TILE_DIM, so that the rows do not overlap."}));
+       "keep kRowStride at least kTileCols, so that the rows do not overlap."}));
 }
 
 TEST(Lab01Layout, EachLaneAddsEveryColumnOfItsRowOnce) {
+  BANKLAB_ASSERT(TileKept());
   const grader::Table& walk = answers().table("walk_col");
+  const int n = variant_cols();
+  const std::string steps = std::to_string(n), last = std::to_string(n - 1);
   for (int lane = 0; lane < 32; ++lane) {
     BANKLAB_ASSERT(grader::IsInBoundsAndOneToOne(
-        "walk_col(" + std::to_string(lane) + ", step) over the 32 steps", 32, 32,
+        "walk_col(" + std::to_string(lane) + ", step) over the " + steps + " steps", n, n,
         [&](int step) { return walk.at({lane, step}); }, "step",
-        "each lane must add columns 0-31 of its row, each once: over the 32 steps walk_col(lane, step) must take "
-        "every value 0-31 (a column outside 0-31 reads another row, or outside the tile)."));
+        "each lane must add columns 0-" + last + " of its row, each once: over the " + steps +
+            " steps walk_col(lane, step) must take every value 0-" + last + " (a column outside 0-" + last +
+            " reads another row, or outside the tile)."));
   }
 }
 
@@ -68,19 +93,47 @@ struct StudentRowSums {
   }
 };
 
-// The grader's own row sums: one warp per 32 rows (blockDim.x / 32 warps per block, as the
-// student's launch), the unpadded tile, each lane walking the columns of its row starting at its
-// own lane (column (lane + step) % 32): 32 different banks.
+// The grader's own row sums of rows of N columns (N a multiple of 32, the variant's): one warp per
+// 32 rows (blockDim.x / 32 warps per block, as the student's launch), the unpadded tile, each lane
+// walking the columns of its row starting at its own lane (column (lane + step) % N, bank
+// (lane + step) % 32): 32 different banks.
+template <int N>
 __global__ void reference_row_sums(const float* in, float* sums) {
-  extern __shared__ float tiles[];  // 4 KiB per warp
+  extern __shared__ float tiles[];  // 128 * N bytes per warp
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  volatile float* tile = tiles + warp * 32 * 32;
+  volatile float* tile = tiles + warp * 32 * N;
   const long row0 = (static_cast<long>(blockIdx.x) * (blockDim.x / 32) + warp) * 32;
-  for (int r = 0; r < 32; ++r) tile[r * 32 + lane] = in[(row0 + r) * 32 + lane];
+  for (int r = 0; r < 32; ++r)
+    for (int c = lane; c < N; c += 32) tile[r * N + c] = in[(row0 + r) * N + c];
   __syncwarp();
   float sum = 0.0f;
-  for (int step = 0; step < 32; ++step) sum += tile[lane * 32 + (lane + step) % 32];
+  for (int step = 0; step < N; ++step) sum += tile[lane * N + (lane + step) % N];
   sums[row0 + lane] = sum;
+}
+
+// One launch of the reference over rows of N columns: 128 * N bytes of dynamic shared memory a
+// warp (8 warps of rows of 160 floats take 160 KiB: above the 48 KiB a launch gets without asking).
+template <int N>
+cudaError_t launch_reference_row_sums_of(const float* in, float* sums, unsigned blocks, unsigned warps) {
+  const int bytes = static_cast<int>(warps * 128u * N);
+  if (const cudaError_t e = cudaFuncSetAttribute(reference_row_sums<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      e != cudaSuccess)
+    return e;
+  reference_row_sums<N><<<blocks, 32 * warps, static_cast<std::size_t>(bytes)>>>(in, sums);
+  return cudaGetLastError();
+}
+
+// The reference for the graded variant's width (lab.toml [variants] cols).
+cudaError_t launch_reference_row_sums(const float* in, float* sums, int rows, unsigned warps) {
+  const unsigned blocks = static_cast<unsigned>(rows) / (32 * warps);
+  switch (variant_cols()) {
+    case 32: return launch_reference_row_sums_of<32>(in, sums, blocks, warps);
+    case 64: return launch_reference_row_sums_of<64>(in, sums, blocks, warps);
+    case 96: return launch_reference_row_sums_of<96>(in, sums, blocks, warps);
+    case 128: return launch_reference_row_sums_of<128>(in, sums, blocks, warps);
+    case 160: return launch_reference_row_sums_of<160>(in, sums, blocks, warps);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 // Whole numbers in [-16, 16]: every sum is exact, so any order of adding gives the same float.
@@ -90,9 +143,10 @@ std::vector<float> whole_numbers(std::size_t n) {
   return in;
 }
 std::vector<float> row_sums_of(const std::vector<float>& in) {
-  std::vector<float> s(in.size() / 32, 0.0f);
+  const std::size_t n = static_cast<std::size_t>(variant_cols());
+  std::vector<float> s(in.size() / n, 0.0f);
   for (std::size_t r = 0; r < s.size(); ++r)
-    for (int c = 0; c < 32; ++c) s[r] += in[r * 32 + static_cast<std::size_t>(c)];
+    for (std::size_t c = 0; c < n; ++c) s[r] += in[r * n + c];
   return s;
 }
 
@@ -102,7 +156,7 @@ std::vector<float> row_sums_of(const std::vector<float>& in) {
   const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "traced")[0]);
   const grader::gpu::RecordedCall call = st.call(kRows);
   if (!call.ready) return call.ready;
-  const std::size_t n = static_cast<std::size_t>(kRows) * 32;
+  const std::size_t n = static_cast<std::size_t>(kRows) * static_cast<std::size_t>(variant_cols());
   const std::vector<float> in = whole_numbers(n);
   grader::gpu::DeviceBuffer<float> d_in(n);
   grader::gpu::GuardedBuffer<float> d_sums(kRows);
@@ -149,21 +203,19 @@ TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
   const int kRows = static_cast<int>(lab01_desc::size("row_sums_launch", "timing")[0]);  // 64 MiB of input
   const grader::gpu::RecordedCall call = st.call(kRows);
   BANKLAB_ASSERT(call.ready);
-  const std::vector<float> host_in = whole_numbers(kRows * 32L);
+  const long cols = variant_cols();
+  const std::vector<float> host_in = whole_numbers(static_cast<std::size_t>(kRows * cols));
   const std::vector<float> expected = row_sums_of(host_in);
-  grader::gpu::DeviceBuffer<float> in(kRows * 32L), sums(kRows), ref_sums(kRows);
+  grader::gpu::DeviceBuffer<float> in(kRows * cols), sums(kRows), ref_sums(kRows);
   in.upload(host_in);
   std::string whose;
   const dim3 block = call.work_block(dim3(32), &whose);  // the handout's one warp per block
   const unsigned warps = block.x >= 32 && block.x % 32 == 0 && block.x <= 256 ? block.x / 32 : 1;
   grader::gpu::MatchesExpected<float> matches(expected, "row sums");
   BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(
-      "lab01::row_sums, 524288 rows (the grader's kernel with " + whose + " of " + std::to_string(warps * 32) + " threads)",
-      [&] { CUDA_CHECK(call({{in.get(), kRows * 128ull}, {sums.get(), kRows * 4ull}})); },
-      [&] {
-        reference_row_sums<<<kRows / (32 * warps), 32 * warps, warps * 4096>>>(in.get(), ref_sums.get());
-        CUDA_CHECK(cudaGetLastError());
-      },
+      "lab01::row_sums, " + std::to_string(kRows) + " rows of " + std::to_string(cols) + " columns (the grader's kernel with " + whose + " of " + std::to_string(warps * 32) + " threads)",
+      [&] { CUDA_CHECK(call({{in.get(), kRows * 4ull * static_cast<unsigned long long>(cols)}, {sums.get(), kRows * 4ull}})); },
+      [&] { CUDA_CHECK(launch_reference_row_sums(in.get(), ref_sums.get(), kRows, warps)); },
       [&] { sums.poison(); }, [&] { return matches(sums); }));
 }
 
