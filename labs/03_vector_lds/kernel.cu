@@ -24,10 +24,10 @@ constexpr std::uint32_t kTileBytes = 2 * kPairsPerBlock * kVecBytes;
 // The access function: byte offset in the staging tile of member `member` (0 = a, 1 = b) of
 // pair `pair` (0 to kPairsPerBlock - 1). The kernel and the grader both use it.
 // LAB TODO: the stub keeps the input's interleaved order (a0 b0 a1 b1 ...). Then the a that lane
-// i loads is 2 * kPairsPerThread float4 after lane i-1's. Find a layout where every shared access
-// of the kernel (the staging stores AND the loads of a and of b) takes its minimum number of
-// wavefronts. Every offset must be 16-byte aligned, inside [0, kTileBytes) and different for
-// every (pair, member).
+// i loads is 2 * kPairsPerThread float4 after the previous lane's. Find a layout where every
+// shared access of the kernel (the staging stores AND the loads of a and of b) takes its minimum
+// number of wavefronts. Every offset must be 16-byte aligned, inside [0, kTileBytes) and different
+// for every (pair, member).
 BANKLAB_HD constexpr std::uint32_t slot_offset(int pair, int member) {
   return static_cast<std::uint32_t>((2 * pair + member) * kVecBytes);
 }
