@@ -1,0 +1,124 @@
+// The executor's records (what the tracer would record), its limits and its refusals.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "banklab/model.hpp"
+#include "emu_harness.hpp"
+
+namespace banklab::emu::test {
+namespace {
+
+TEST(Records, AVectorStoreIsOneWarpInstructionOf16BytesALane) {
+  const BodyRun r = run_body("shl.b32 %r2, %r10, 4;\nmov.u32 %r3, buf;\nadd.s32 %r4, %r3, %r2;\n"
+                         "st.shared.v4.u32 [%r4], {%r10, %r10, %r10, %r10};");
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  ASSERT_EQ(r.shared.size(), 1u);
+  const trace::Instruction& i = r.shared[0];
+  EXPECT_EQ(i.access.op, Op::Store);
+  EXPECT_EQ(i.access.width, 16);
+  EXPECT_EQ(i.access.mask, 0xffffffffu);
+  EXPECT_EQ(i.count, 1u);
+  for (int lane = 0; lane < 32; ++lane) EXPECT_EQ(i.access.offset[static_cast<std::size_t>(lane)], 16u * lane);
+  EXPECT_EQ(trace::cost_of(i).wavefronts, 4);  // the model: 512 bytes, quarter-warps
+}
+
+TEST(Records, APredicatedLoadHasTheLanesThatRanIt) {
+  const BodyRun r = run_body("setp.lt.u32 %p1, %r10, 8;\nshl.b32 %r2, %r10, 7;\nmov.u32 %r3, buf;\nadd.s32 %r4, %r3, %r2;\n"
+                         "@%p1 ld.shared.u32 %r1, [%r4];");
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  ASSERT_EQ(r.shared.size(), 1u);
+  EXPECT_EQ(r.shared[0].access.op, Op::Load);
+  EXPECT_EQ(r.shared[0].access.mask, 0xffu);
+  EXPECT_EQ(r.shared[0].access.offset[3], 384u);
+  EXPECT_EQ(trace::cost_of(r.shared[0]).wavefronts, 8);  // 8 lanes, 128 bytes apart: one bank
+}
+
+TEST(Records, EachSideOfADivergentBranchIsItsOwnWarpInstruction) {
+  const BodyRun r = run_body("and.b32 %r2, %r10, 1;\nsetp.eq.u32 %p1, %r2, 1;\nmov.u32 %r3, buf;\n@%p1 bra $L1;\n"
+                         "ld.shared.u32 %r1, [%r3];\nbra.uni $L2;\n$L1:\nld.shared.u32 %r1, [%r3+4];\n$L2:\n"
+                         "ld.shared.u32 %r5, [%r3+8];");
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  ASSERT_EQ(r.shared.size(), 3u);
+  std::uint32_t masks = 0;
+  for (const trace::Instruction& i : r.shared) {
+    if (i.access.offset[0] == 8 || i.access.offset[1] == 8) EXPECT_EQ(i.access.mask, 0xffffffffu) << "reconverged";
+    else masks ^= i.access.mask;
+  }
+  EXPECT_EQ(masks, 0xffffffffu);  // odd lanes and even lanes, once each
+}
+
+TEST(Records, RepeatedWarpInstructionsAreMergedWithACount) {
+  const BodyRun r = run_body("mov.u32 %r2, 0;\nmov.u32 %r3, buf;\n$L1:\nst.shared.u32 [%r3], %r10;\nadd.s32 %r2, %r2, 1;\n"
+                         "setp.lt.u32 %p1, %r2, 4;\n@%p1 bra $L1;");
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  ASSERT_EQ(r.shared.size(), 1u);
+  EXPECT_EQ(r.shared[0].count, 4u);
+}
+
+TEST(Limits, ARunawayKernelRanMoreThanTheLimit) {
+  const BodyRun r = run_body("$L1:\nbra.uni $L1;", 32, 1000);
+  EXPECT_EQ(r.result.status, LaunchResult::Status::RanTooLong);
+  EXPECT_NE(r.result.message.find("ran more than 1000 warp instructions"), std::string::npos) << r.result.message;
+}
+
+TEST(Limits, AnInstructionItDoesNotKnowIsNotJudgedAndNamed) {
+  const BodyRun r = run_body("shfl.sync.bfly.b32 %r1, %r10, 1, 31, -1;\ncvt.u64.u32 %rd1, %r1;");
+  EXPECT_EQ(r.result.status, LaunchResult::Status::NotJudged);
+  EXPECT_EQ(r.result.message.rfind("not judged (emulator: ", 0), 0u) << r.result.message;
+  EXPECT_NE(r.result.message.find("shfl"), std::string::npos) << r.result.message;
+  EXPECT_NE(r.result.message.find("PTX line 22"), std::string::npos) << r.result.message;
+  EXPECT_EQ(r.out[0], 0u) << "the launch ended there";
+}
+
+TEST(Limits, AnUnknownInstructionThatNeverRunsStopsNothing) {
+  const BodyRun r = run_body("mov.u64 %rd1, 3;\nbra.uni $L1;\nshfl.sync.bfly.b32 %r1, %r10, 1, 31, -1;\n$L1:");
+  EXPECT_TRUE(r.result.ok()) << r.result.message;
+  EXPECT_EQ(r.out[0], 3u);
+}
+
+TEST(Limits, AnUnknownSuffixIsNotJudged) {
+  const BodyRun r = run_body("add.sat.s32 %r1, %r10, 1;");
+  EXPECT_EQ(r.result.status, LaunchResult::Status::NotJudged);
+  EXPECT_NE(r.result.message.find(".sat"), std::string::npos) << r.result.message;
+}
+
+TEST(Faults, AGlobalAccessOutsideEveryAllocationFails) {
+  const BodyRun r = run_body("ld.global.u64 %rd1, [%rd13+4096];");
+  EXPECT_EQ(r.result.status, LaunchResult::Status::Fault);
+  EXPECT_NE(r.result.message.find("outside every allocation"), std::string::npos) << r.result.message;
+}
+
+TEST(Faults, AMisalignedSharedAccessFails) {
+  const BodyRun r = run_body("mov.u32 %r3, buf;\nld.shared.u32 %r1, [%r3+2];");
+  EXPECT_EQ(r.result.status, LaunchResult::Status::Fault);
+  EXPECT_NE(r.result.message.find("misaligned"), std::string::npos) << r.result.message;
+}
+
+TEST(Faults, ASharedAccessPastTheBlocksSharedMemoryFails) {
+  const BodyRun r = run_body("mov.u32 %r3, buf;\nld.shared.u32 %r1, [%r3+1024];");
+  EXPECT_EQ(r.result.status, LaunchResult::Status::Fault);
+  EXPECT_NE(r.result.message.find("outside the block's shared memory"), std::string::npos) << r.result.message;
+}
+
+TEST(Reconvergence, ABranchMeetsAtItsImmediatePostDominator) {
+  // 0 setp; 1 @p bra L1; 2 mov; 3 bra L2; L1: 4 mov; L2: 5 add; 6 ret
+  const Module m = parse_ptx(kernel_around("setp.lt.u32 %p1, %r10, 2;\n@%p1 bra $L1;\nmov.u32 %r1, 2;\nbra.uni $L2;\n"
+                                           "$L1:\nmov.u32 %r1, 1;\n$L2:\nadd.u32 %r1, %r1, 1;"));
+  const Kernel& k = m.kernels.at(0);
+  int branch = -1, join = -1;
+  for (std::size_t i = 0; i < k.code.size(); ++i) {
+    if (k.code[i].family == Family::Bra && k.code[i].guard >= 0) branch = static_cast<int>(i);
+    if (k.code[i].text.rfind("add.u32", 0) == 0) join = static_cast<int>(i);
+  }
+  ASSERT_GE(branch, 0);
+  EXPECT_EQ(k.reconverge[static_cast<std::size_t>(branch)], join);
+}
+
+TEST(Parse, MalformedDeclarationsNameTheirLine) {
+  EXPECT_THROW(parse_ptx(".visible .entry t(\n.param .u64 p\n)\n{\n.reg .b32 %r<0>;\nret;\n}\n"), std::runtime_error);
+  EXPECT_THROW(parse_ptx(".visible .entry t(\n)\n{\nret;\n"), std::runtime_error);  // no end
+}
+
+}  // namespace
+}  // namespace banklab::emu::test
