@@ -191,14 +191,14 @@ class Runner {
     }
     switch (space) {
       case Space::Shared:
-        if (addr < kWindow || addr + width > shared_.size()) return bad("outside the block's shared memory");
+        if (addr < kWindow || addr > shared_.size() || width > shared_.size() - addr) return bad("outside the block's shared memory");
         return shared_.data() + addr;
       case Space::Global:
         if (unsigned char* p = dev_.at(addr, width)) return p;
         return bad("outside every allocation of global memory");
       case Space::Param:
         if (write) return bad("into the kernel's params");
-        if (addr + width > params_.size()) return bad("outside the kernel's params");
+        if (addr > params_.size() || width > params_.size() - addr) return bad("outside the kernel's params");
         return const_cast<unsigned char*>(params_.data()) + addr;
       default: return bad("in a state space the emulator does not model");
     }

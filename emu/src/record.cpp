@@ -23,12 +23,16 @@ void Device::free(std::uint64_t address) {
 }
 
 unsigned char* Device::at(std::uint64_t address, std::size_t bytes) {
-  if (last_ && address >= last_->first && address - last_->first + bytes <= last_->second.size())
+  // Sizes compared, never summed: an address near 2^64 must not wrap into an allocation.
+  auto inside = [&](const std::pair<const std::uint64_t, std::vector<unsigned char>>& a) {
+    return address >= a.first && address - a.first <= a.second.size() && bytes <= a.second.size() - (address - a.first);
+  };
+  if (last_ && inside(*last_))
     return const_cast<unsigned char*>(last_->second.data()) + (address - last_->first);
   auto it = allocations_.upper_bound(address);
   if (it == allocations_.begin()) return nullptr;
   --it;
-  if (address - it->first + bytes > it->second.size()) return nullptr;
+  if (!inside(*it)) return nullptr;
   last_ = &*it;
   return it->second.data() + (address - it->first);
 }

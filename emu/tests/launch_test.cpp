@@ -1,6 +1,11 @@
 // The executor's records (what the tracer would record), its limits and its refusals.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "banklab/model.hpp"
@@ -118,6 +123,58 @@ TEST(Reconvergence, ABranchMeetsAtItsImmediatePostDominator) {
 TEST(Parse, MalformedDeclarationsNameTheirLine) {
   EXPECT_THROW(parse_ptx(".visible .entry t(\n.param .u64 p\n)\n{\n.reg .b32 %r<0>;\nret;\n}\n"), std::runtime_error);
   EXPECT_THROW(parse_ptx(".visible .entry t(\n)\n{\nret;\n"), std::runtime_error);  // no end
+}
+
+}  // namespace
+}  // namespace banklab::emu::test
+
+namespace banklab::emu::test {
+namespace {
+
+// The PTX is the student's: text cut short or changed anywhere is refused or run, never a crash.
+// Lab 01's solution cut at 300 places and with 300 single bytes changed, each run on 2 blocks
+// with a small instruction limit.
+TEST(Untrusted, CutOrChangedPtxIsRefusedOrRunNeverACrash) {
+  std::ifstream f(BANKLAB_EMU_PTX_LAB01_SOLUTION);
+  std::ostringstream os;
+  os << f.rdbuf();
+  const std::string ptx = os.str();
+  ASSERT_GT(ptx.size(), 1000u);
+  int parsed = 0, refused = 0, ran = 0;
+  std::uint64_t seed = 47;
+  for (int n = 0; n < 600; ++n) {
+    std::string text = ptx;
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const std::size_t at = static_cast<std::size_t>(seed >> 33) % text.size();
+    if (n < 300) text.resize(at);
+    else text[at] = "%[]{},;.0123456789abcdefgxyz-+@!$_ \n"[(seed >> 20) % 36];
+    Module mod;
+    try {
+      mod = parse_ptx(text);
+    } catch (const std::runtime_error&) {
+      ++refused;
+      continue;
+    }
+    ++parsed;
+    for (const Kernel& k : mod.kernels) {
+      Device dev;
+      const std::uint64_t bufs[2] = {dev.alloc(1 << 16), dev.alloc(1 << 16)};
+      std::vector<unsigned char> params(k.param_bytes + 64, 0);  // the two buffers first, whatever the params say
+      std::memcpy(params.data(), bufs, sizeof bufs);
+      LaunchConfig cfg;
+      cfg.grid.x = 2;
+      cfg.block.x = 32;
+      cfg.max_warp_instructions = 20000;
+      EmuTrace tr;
+      const LaunchResult r = launch(mod, k, cfg, params, dev, &tr);
+      ran += r.ok() ? 1 : 0;
+      (void)tr.take_instructions();
+    }
+  }
+  EXPECT_EQ(parsed + refused, 600);
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(parsed, 0);
+  std::cout << "[ untrusted ] " << parsed << " read, " << refused << " refused, " << ran << " launches ran to the end\n";
 }
 
 }  // namespace
