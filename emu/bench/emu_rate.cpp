@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     const Module mod = parse_ptx(text.str());
     const Kernel* k = mod.find(argv[a + 1]);
     if (!k) { std::fprintf(stderr, "%s: no kernel %s\n", argv[a], argv[a + 1]); return 1; }
+    if (k->params.size() != 2) { std::fprintf(stderr, "%s: takes %zu params; emu_rate gives two buffers (emu_compare takes any)\n", argv[1 + a], k->params.size()); return 1; }
     Device dev;
     std::uint64_t bufs[2] = {dev.alloc(std::strtoull(argv[a + 3], nullptr, 10)), dev.alloc(std::strtoull(argv[a + 4], nullptr, 10))};
     void* args[] = {&bufs[0], &bufs[1]};
