@@ -58,6 +58,10 @@ class EmuTrace {
   trace::TraceData take_data();
   /// Warp instructions recorded so far (not merged).
   std::uint64_t recorded() const { return recorded_; }
+  /// Forgets the records so far (trace::Session::clear(), which the judge calls before its traced launch).
+  void clear() { (void)take_data(); unmodelled_.clear(); }
+  /// Warp instructions not recorded: none (trace::Session::dropped(): its device buffer can fill; this never drops).
+  std::uint64_t dropped() const { return 0; }
 
  private:
   std::uint32_t kernel_index(const Kernel& k);
