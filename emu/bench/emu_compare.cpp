@@ -1,0 +1,103 @@
+// One kernel's emulated trace against a hardware trace, record for record (what
+// emu/tests/hardware_trace_test.cpp asserts for labs 00 and 01, for any launch):
+//   emu_compare TRACE.bltrace PTX KERNEL GRID BLOCK PARAM...
+// GRID and BLOCK as x[,y[,z]]; each PARAM `buf:BYTES` (a fresh zeroed buffer, its address), `i32:N`
+// or `u64:N`. Prints the distinct and total warp instructions of each side, how many are equal,
+// those only one side has (the first few shown), wavefronts per line; exit 0 when equal, 1 when not.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "banklab_emu/emulator.hpp"
+
+namespace {
+
+using namespace banklab;
+using Key = std::tuple<int, int, int, std::uint32_t, std::array<std::uint32_t, kWarpSize>>;
+
+emu::Dim3 dims(const char* s) {
+  emu::Dim3 d;
+  unsigned v[3] = {1, 1, 1};
+  std::sscanf(s, "%u,%u,%u", &v[0], &v[1], &v[2]);
+  d.x = v[0], d.y = v[1], d.z = v[2];
+  return d;
+}
+
+struct Side {
+  std::map<Key, std::uint64_t> n;
+  std::map<int, std::uint64_t> wavefronts;
+  std::uint64_t total = 0;
+  void add(const trace::Instruction& i) {
+    n[{i.line, static_cast<int>(i.access.op), i.access.width, i.access.mask, i.access.offset}] += i.count;
+    wavefronts[i.line] += static_cast<std::uint64_t>(trace::cost_of(i).wavefronts) * i.count;
+    total += i.count;
+  }
+};
+
+std::uint64_t only(const Side& a, const Side& b, const char* name) {
+  std::uint64_t missing = 0;
+  int shown = 0;
+  for (const auto& [k, c] : a.n) {
+    auto it = b.n.find(k);
+    const std::uint64_t m = it == b.n.end() ? 0 : it->second;
+    if (c <= m) continue;
+    missing += c - m;
+    if (shown++ < 3)
+      std::printf("  only %s: line %d %s width %d mask %08x x%llu\n", name, std::get<0>(k), to_string(static_cast<Op>(std::get<1>(k))),
+                  std::get<2>(k), std::get<3>(k), static_cast<unsigned long long>(c - m));
+  }
+  return missing;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: emu_compare TRACE.bltrace PTX KERNEL GRID BLOCK PARAM...\n");
+    return 2;
+  }
+  std::ifstream tf(argv[1], std::ios::binary);
+  const trace::TraceData data = trace::read_trace(tf);
+  std::vector<trace::Instruction> ins;
+  std::vector<trace::Unmodelled> un;
+  trace::decode(data, ins, un);
+  Side hw, em;
+  for (const trace::Instruction& i : ins)
+    if (i.kernel == argv[3]) hw.add(i);
+  std::ifstream pf(argv[2]);
+  std::ostringstream text;
+  text << pf.rdbuf();
+  const emu::Module mod = emu::parse_ptx(text.str());
+  const emu::Kernel* k = mod.find(argv[3]);
+  if (!k) { std::fprintf(stderr, "no kernel %s in %s\n", argv[3], argv[2]); return 2; }
+  emu::Device dev;
+  std::vector<unsigned char> params(k->param_bytes, 0);
+  for (int a = 6, p = 0; a < argc && p < static_cast<int>(k->params.size()); ++a, ++p) {
+    std::uint64_t v = 0;
+    if (std::strncmp(argv[a], "buf:", 4) == 0) v = dev.alloc(std::strtoull(argv[a] + 4, nullptr, 10));
+    else v = std::strtoull(argv[a] + 4, nullptr, 10);
+    std::memcpy(params.data() + k->params[static_cast<std::size_t>(p)].offset, &v, k->params[static_cast<std::size_t>(p)].size);
+  }
+  emu::LaunchConfig cfg;
+  cfg.grid = dims(argv[4]);
+  cfg.block = dims(argv[5]);
+  emu::EmuTrace tr;
+  const emu::LaunchResult r = emu::launch(mod, *k, cfg, params, dev, &tr);
+  if (!r.ok()) { std::printf("%s: emulator: %s\n", argv[3], r.message.c_str()); return 1; }
+  for (const trace::Instruction& i : tr.take_instructions()) em.add(i);
+  std::printf("%s: hardware %llu warp instructions (%zu distinct), emulator %llu (%zu distinct)\n", argv[3],
+              static_cast<unsigned long long>(hw.total), hw.n.size(), static_cast<unsigned long long>(em.total), em.n.size());
+  const std::uint64_t h = only(hw, em, "hardware"), e = only(em, hw, "emulator");
+  std::printf("  equal %llu, hardware only %llu, emulator only %llu\n", static_cast<unsigned long long>(hw.total - h),
+              static_cast<unsigned long long>(h), static_cast<unsigned long long>(e));
+  for (const auto& [line, w] : hw.wavefronts)
+    std::printf("  line %d: wavefronts hardware %llu, emulator %llu\n", line, static_cast<unsigned long long>(w),
+                static_cast<unsigned long long>(em.wavefronts[line]));
+  return h == 0 && e == 0 ? 0 : 1;
+}

@@ -1,0 +1,111 @@
+/// @file emulator.hpp
+/// @brief The GPU tier without a GPU: a PTX kernel (ptx.hpp) run warp by warp on the CPU, each
+///        warp's 32 lanes in lockstep with an active mask, divergent branches reconverging at
+///        their immediate post-dominators (a SIMT stack), several warps per block and several
+///        blocks; global memory (Device), each block's shared memory, params.
+///
+/// Every shared-memory warp instruction is recorded as the hardware tracer records it
+/// (banklab_trace/format.hpp's DeviceRecord: pc, active mask, width, read/write, each lane's
+/// shared-window offset, the first 1 KiB reserved as on sm_90) and merged by the tracer's own
+/// Merger; EmuTrace gives them back as trace::Instruction (what the judge's traced check reads,
+/// through the tracer's decode()) or as a TraceData (what `banklab trace` writes and reads).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "banklab_emu/ptx.hpp"
+#include "banklab_trace/trace.hpp"
+
+namespace banklab::emu {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  unsigned long long count() const { return 1ull * x * y * z; }
+};
+
+/// Emulated global memory: allocations at addresses of their own, every access checked.
+class Device {
+ public:
+  /// A fresh allocation of `bytes` (zeroed), 256-byte aligned, never at 0.
+  std::uint64_t alloc(std::size_t bytes);
+  void free(std::uint64_t address);
+  /// Copies in / out; throws std::out_of_range outside an allocation.
+  void write(std::uint64_t address, const void* data, std::size_t bytes);
+  void read(std::uint64_t address, void* data, std::size_t bytes) const;
+  /// The bytes at [address, address + bytes) when they are inside one allocation, else nullptr.
+  unsigned char* at(std::uint64_t address, std::size_t bytes);
+
+ private:
+  std::map<std::uint64_t, std::vector<unsigned char>> allocations_;  // by start address
+  std::uint64_t next_ = 0x7f0000000000ull;
+  mutable const std::pair<const std::uint64_t, std::vector<unsigned char>>* last_ = nullptr;
+};
+
+/// The shared-memory records of the launches it watched, in the tracer's format.
+class EmuTrace {
+ public:
+  /// Adds one warp instruction (called by the executor).
+  void record(const Kernel& kernel, int pc, const trace::DeviceRecord& rec);
+  /// The distinct warp instructions since the last take, as the judge's Session gives them
+  /// (trace::decode() on the records: offsets minus the reserved window; file and line from the
+  /// PTX's .loc). Inactive lanes' offsets 0.
+  std::vector<trace::Instruction> take_instructions();
+  std::vector<trace::Unmodelled> take_unmodelled() { return std::move(unmodelled_); }
+  /// The same records as a trace file's content (pcs are PTX instruction index x 16).
+  trace::TraceData take_data();
+  /// Warp instructions recorded so far (not merged).
+  std::uint64_t recorded() const { return recorded_; }
+  /// Forgets the records so far (trace::Session::clear(), which the judge calls before its traced launch).
+  void clear() { (void)take_data(); unmodelled_.clear(); }
+  /// Warp instructions not recorded: none (trace::Session::dropped(): its device buffer can fill; this never drops).
+  std::uint64_t dropped() const { return 0; }
+
+ private:
+  std::uint32_t kernel_index(const Kernel& k);
+  trace::Merger merger_;
+  std::vector<trace::KernelInfo> kernels_;
+  std::vector<const Kernel*> kernel_code_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, trace::SourceLine> lines_;
+  std::map<int, std::string> files_;
+  std::vector<trace::Unmodelled> unmodelled_;
+  std::uint64_t recorded_ = 0;
+
+ public:
+  /// The module's .file table, for the records' source files.
+  void set_files(const std::map<int, std::string>& files) { files_ = files; }
+};
+
+struct LaunchConfig {
+  Dim3 grid, block;
+  std::uint32_t dynamic_shared_bytes = 0;
+  /// The launch ends, failed, after this many warp instructions ("ran more than N warp instructions").
+  std::uint64_t max_warp_instructions = 200'000'000;
+};
+
+struct LaunchResult {
+  enum class Status {
+    Ok,
+    NotJudged,    ///< an instruction the emulator does not know: the tests it would judge are "not judged"
+    Fault,        ///< what is an error on the GPU too: an access outside memory, a misaligned address
+    RanTooLong,   ///< more warp instructions than the limit
+  };
+  Status status = Status::Ok;
+  std::string message;                 ///< "" when Ok
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t lane_instructions = 0; ///< active lanes summed over the warp instructions
+  bool ok() const { return status == Status::Ok; }
+};
+
+/// Packs a launch's arguments as cudaLaunchKernel gets them (one pointer per param) into the
+/// kernel's param space, by the params' sizes and offsets.
+std::vector<unsigned char> pack_params(const Kernel& kernel, void* const* args);
+
+/// Runs `kernel` over the grid. `params`: the param space (pack_params()); `trace`: where the
+/// shared-memory records go (nullptr: none).
+LaunchResult launch(const Module& module, const Kernel& kernel, const LaunchConfig& config,
+                    const std::vector<unsigned char>& params, Device& device, EmuTrace* trace);
+
+}  // namespace banklab::emu

@@ -1,0 +1,215 @@
+// The PTX grammar as data: which mnemonics the emulator knows (their family and operand count)
+// and what each dot-suffix means. An instruction with an unknown mnemonic or suffix is kept as
+// Family::Unsupported, with the reason: it ends the launch that reaches it, "not judged".
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "banklab_emu/ptx.hpp"
+
+namespace banklab::emu {
+
+namespace {
+
+struct Mnemonic {
+  const char* name;
+  Family family;
+  int operands;  ///< operands it takes (-1: depends on the suffixes)
+};
+
+// The mnemonics (base names). setp takes 3 or 4 operands (with .and/.or/.xor), mad/fma 4.
+constexpr Mnemonic kMnemonics[] = {
+    {"ld", Family::Ld, 2},       {"st", Family::St, 2},       {"mov", Family::Mov, 2},
+    {"cvt", Family::Cvt, 2},     {"cvta", Family::Cvta, 2},   {"add", Family::Add, 3},
+    {"sub", Family::Sub, 3},     {"mul", Family::Mul, 3},     {"mad", Family::Mad, 4},
+    {"fma", Family::Fma, 4},     {"div", Family::Div, 3},     {"rem", Family::Rem, 3},
+    {"min", Family::Min, 3},     {"max", Family::Max, 3},     {"abs", Family::Abs, 2},
+    {"neg", Family::Neg, 2},     {"and", Family::And, 3},     {"or", Family::Or, 3},
+    {"xor", Family::Xor, 3},     {"not", Family::Not, 2},     {"shl", Family::Shl, 3},
+    {"shr", Family::Shr, 3},     {"popc", Family::Popc, 2},   {"clz", Family::Clz, 2},
+    {"brev", Family::Brev, 2},   {"setp", Family::Setp, -1},  {"selp", Family::Selp, 4},
+    {"bra", Family::Bra, 1},     {"bar", Family::BarSync, -1}, {"barrier", Family::BarSync, -1},
+    {"ret", Family::Ret, 0},     {"exit", Family::Exit, 0},
+};
+
+struct TypeName { const char* name; Type type; };
+constexpr TypeName kTypes[] = {
+    {"b8", Type::B8},   {"b16", Type::B16}, {"b32", Type::B32}, {"b64", Type::B64}, {"u8", Type::U8},
+    {"u16", Type::U16}, {"u32", Type::U32}, {"u64", Type::U64}, {"s8", Type::S8},   {"s16", Type::S16},
+    {"s32", Type::S32}, {"s64", Type::S64}, {"f16", Type::F16}, {"f32", Type::F32}, {"f64", Type::F64},
+    {"pred", Type::Pred},
+};
+
+struct SpaceName { const char* name; Space space; };
+constexpr SpaceName kSpaces[] = {{"param", Space::Param}, {"global", Space::Global}, {"shared", Space::Shared},
+                                 {"local", Space::Local}, {"const", Space::Const}};
+
+struct CmpName { const char* name; Cmp cmp; };
+constexpr CmpName kCmps[] = {{"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},   {"le", Cmp::Le},
+                             {"gt", Cmp::Gt},   {"ge", Cmp::Ge},   {"lo", Cmp::Lo},   {"ls", Cmp::Ls},
+                             {"hi", Cmp::Hi},   {"hs", Cmp::Hs},   {"equ", Cmp::Equ}, {"neu", Cmp::Neu},
+                             {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu}, {"geu", Cmp::Geu},
+                             {"num", Cmp::Num}, {"nan", Cmp::Nan}};
+
+struct RoundName { const char* name; Round round; };
+constexpr RoundName kRounds[] = {{"rn", Round::Rn},   {"rz", Round::Rz},   {"rm", Round::Rm},   {"rp", Round::Rp},
+                                 {"rni", Round::Rni}, {"rzi", Round::Rzi}, {"rmi", Round::Rmi}, {"rpi", Round::Rpi}};
+
+// Suffixes that change nothing the emulator computes: cache and ordering hints (a CPU in
+// lockstep sees every store of the warps before it), .approx/.full/.ftz of float arithmetic (the
+// CPU computes exactly, subnormals kept: a difference only for such inputs), .aligned/.sync of
+// barriers (all the block's warps arrive), .uni of a branch (the SIMT stack finds it uniform).
+constexpr const char* kIgnored[] = {"relaxed", "weak",  "ca",   "cg",   "cs",   "lu",     "cv",
+                                    "nc",      "wb",    "wt",   "approx", "full", "ftz",  "aligned",
+                                    "sync",    "cta",   "gpu",  "sys"};
+
+bool one_of(const char* s, const char* const* list, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::strcmp(s, list[i]) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> split_dots(const std::string& m) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : m) {
+    if (c == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+void unsupported(Inst& inst, const std::string& why) {
+  inst.family = Family::Unsupported;
+  if (inst.why.empty()) inst.why = why;
+}
+
+}  // namespace
+
+int bits_of(Type t) noexcept {
+  switch (t) {
+    case Type::B8: case Type::U8: case Type::S8: return 8;
+    case Type::B16: case Type::U16: case Type::S16: case Type::F16: return 16;
+    case Type::B32: case Type::U32: case Type::S32: case Type::F32: return 32;
+    case Type::B64: case Type::U64: case Type::S64: case Type::F64: return 64;
+    case Type::Pred: return 1;
+    case Type::None: break;
+  }
+  return 0;
+}
+bool is_signed(Type t) noexcept { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
+bool is_float(Type t) noexcept { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
+
+void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
+  const std::vector<std::string> parts = split_dots(mnemonic);
+  const std::string& base = parts[0];
+  int operands = -2;
+  for (const Mnemonic& m : kMnemonics)
+    if (base == m.name) {
+      inst.family = m.family;
+      operands = m.operands;
+    }
+  if (operands == -2) return unsupported(inst, "the instruction `" + base + "`");
+  int types = 0;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    const char* s = p.c_str();
+    bool known = false;
+    for (const TypeName& t : kTypes)
+      if (p == t.name) {
+        // cvt.<dst>.<src>: the first type is the destination's.
+        if (types++ == 0) inst.type = t.type; else inst.type2 = t.type;
+        known = true;
+      }
+    for (const SpaceName& sp : kSpaces)
+      if (p == sp.name) { inst.space = sp.space; known = true; }
+    if (!known && inst.family == Family::Setp)
+      for (const CmpName& c : kCmps)
+        if (p == c.name) { inst.cmp = c.cmp; known = true; }
+    if (!known && (inst.family == Family::Setp) && (p == "and" || p == "or" || p == "xor")) {
+      inst.boolop = p == "and" ? BoolOp::And : p == "or" ? BoolOp::Or : BoolOp::Xor;
+      known = true;
+    }
+    for (const RoundName& r : kRounds)
+      if (!known && p == r.name) { inst.round = r.round; known = true; }
+    if (known) continue;
+    if (p == "v2" || p == "v4") { inst.vec = p[1] - '0'; continue; }
+    if (p == "volatile") { inst.volatile_ = true; continue; }
+    if (p == "wide") { inst.wide = true; continue; }
+    if (p == "hi") { inst.hi = true; continue; }
+    if (p == "lo" && inst.family != Family::Setp) { inst.lo = true; continue; }
+    if (p == "uni") { inst.uni = true; continue; }
+    if (p == "to" && inst.family == Family::Cvta) { inst.to = true; continue; }
+    if (p == "warp" && inst.family == Family::BarSync) { inst.family = Family::BarWarpSync; continue; }
+    if (p.rfind("L1::", 0) == 0 || p.rfind("L2::", 0) == 0) continue;  // cache hints
+    if (one_of(s, kIgnored, sizeof kIgnored / sizeof kIgnored[0])) continue;
+    return unsupported(inst, "the suffix ." + p + " of `" + mnemonic + "`");
+  }
+  // The combinations the executor computes; anything else is named, not guessed.
+  if (inst.family == Family::BarSync && mnemonic != "bar.sync" && mnemonic != "barrier.sync" &&
+      mnemonic != "bar.sync.aligned" && mnemonic != "barrier.sync.aligned")
+    return unsupported(inst, "`" + mnemonic + "` (only bar.sync / barrier.sync and bar.warp.sync)");
+  if (inst.family == Family::Setp && inst.cmp == Cmp::None) return unsupported(inst, "`" + mnemonic + "` without a comparison");
+  if (inst.vec > 1 && inst.family != Family::Ld && inst.family != Family::St)
+    return unsupported(inst, "`" + mnemonic + "` (vectors only in ld/st)");
+  if (inst.type == Type::F16 || inst.type2 == Type::F16) return unsupported(inst, "half precision in `" + mnemonic + "`");
+  const bool float_op = is_float(inst.type);
+  if (float_op && inst.round != Round::None && inst.round != Round::Rn && inst.family != Family::Cvt)
+    return unsupported(inst, "the rounding of `" + mnemonic + "` (only .rn)");
+  if ((inst.family == Family::Ld || inst.family == Family::St) && inst.space == Space::Local)
+    return unsupported(inst, "local memory (`" + mnemonic + "`)");
+  if (inst.family == Family::Cvta && inst.space != Space::Global && inst.space != Space::Shared)
+    return unsupported(inst, "`" + mnemonic + "` (only the global and shared windows)");
+  (void)operands;  // checked once the operands are read: check_operands()
+}
+
+void check_operands(Inst& inst) {
+  if (inst.family == Family::Unsupported) return;
+  using K = Operand::Kind;
+  auto is = [&](int i, K k) { return i < inst.nops && inst.ops[i].kind == k; };
+  auto value = [&](int i) {
+    // A name (K::Label before resolve()) is a variable's address there, or Unsupported.
+    return i < inst.nops && (inst.ops[i].kind == K::Reg || inst.ops[i].kind == K::Imm || inst.ops[i].kind == K::Special ||
+                             (inst.ops[i].kind == K::Label && inst.family != Family::Bra));
+  };
+  int want = 0;
+  for (const Mnemonic& m : kMnemonics)
+    if (m.family == inst.family || (inst.family == Family::BarWarpSync && m.family == Family::BarSync)) want = m.operands;
+  bool ok = true;
+  switch (inst.family) {
+    case Family::Ld:
+      ok = inst.nops == 2 && (is(0, K::Reg) || is(0, K::Vector)) && is(1, K::Address) &&
+           (inst.vec == 1) == is(0, K::Reg) && (inst.vec == 1 || inst.ops[0].count == inst.vec);
+      break;
+    case Family::St:
+      ok = inst.nops == 2 && is(0, K::Address) && (value(1) || is(1, K::Vector)) &&
+           (inst.vec == 1) == !is(1, K::Vector) && (inst.vec == 1 || inst.ops[1].count == inst.vec);
+      break;
+    case Family::Bra: ok = inst.nops == 1 && is(0, K::Label); break;
+    case Family::BarSync: ok = inst.nops >= 1 && inst.nops <= 2 && value(0); break;
+    case Family::BarWarpSync: ok = inst.nops == 1 && value(0); break;
+    case Family::Setp:
+      ok = (inst.nops == 3 && inst.boolop == BoolOp::None) || (inst.nops == 4 && inst.boolop != BoolOp::None);
+      ok = ok && is(0, K::Reg) && value(1) && value(2) && (inst.nops == 3 || value(3));
+      break;
+    case Family::Mov:
+      // mov d, a (a register, immediate, special register or variable's address); mov.b64 d, {lo, hi}
+      // packs and mov.b64 {lo, hi}, d unpacks (32-bit halves; .b32 with 16-bit halves).
+      ok = inst.nops == 2 && ((is(0, K::Reg) && (value(1) || is(1, K::Vector))) || (is(0, K::Vector) && is(1, K::Reg)));
+      if (ok && (is(0, K::Vector) || is(1, K::Vector)))
+        ok = (inst.type == Type::B64 || inst.type == Type::B32) && inst.ops[is(0, K::Vector) ? 0 : 1].count == 2;
+      break;
+    default:
+      ok = inst.nops == want && (want == 0 || is(0, K::Reg));
+      for (int i = 1; ok && i < inst.nops; ++i) ok = value(i);
+      break;
+  }
+  if (!ok) unsupported(inst, "the operands of `" + inst.text + "`");
+}
+
+}  // namespace banklab::emu

@@ -1,0 +1,215 @@
+// Labs 00 and 01, stub and solution, compiled by nvcc to PTX (sm_90, -lineinfo) and run on the
+// emulator at the traced launch's size of the lab's description (256 tiles; 16384 rows): the
+// output equals the judge's CPU reference, and the emulated trace, costed by the tracer's
+// cost_of() as the judge's traced check costs it, takes per source line the wavefronts the model
+// gives the accesses the lab's probe describes (lab_accesses.cu): the numbers the GPU tier's
+// traced test compares.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "banklab/hardware.hpp"
+#include "banklab/model.hpp"
+#include "banklab_emu/emulator.hpp"
+#include "lab_accesses.hpp"
+
+namespace banklab::emu::test {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::string source_line(const std::string& path, int line) {
+  std::ifstream in(path);
+  std::string l;
+  for (int i = 0; i < line && std::getline(in, l); ++i) {}
+  return l;
+}
+
+// grader::gpu::random_floats (grader/include/grader/gpu/buffers.cuh), fixed seed: 24-bit floats in [-1, 1).
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    x = static_cast<float>(static_cast<std::int32_t>(z >> 40)) * 0x1p-23f - 1.0f;
+  }
+  return v;
+}
+
+struct LabCase {
+  const char* name;
+  const char* ptx;
+  const char* source;
+  bool lab01;
+  bool solution;
+};
+
+const LabCase kLabs[] = {
+    {"Lab00Stub", BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_LAB00_STUB, false, false},
+    {"Lab00Solution", BANKLAB_EMU_PTX_LAB00_SOLUTION, BANKLAB_EMU_LAB00_SOLUTION, false, true},
+    {"Lab01Stub", BANKLAB_EMU_PTX_LAB01_STUB, BANKLAB_EMU_LAB01_STUB, true, false},
+    {"Lab01Solution", BANKLAB_EMU_PTX_LAB01_SOLUTION, BANKLAB_EMU_LAB01_SOLUTION, true, true},
+};
+
+// The launch of the lab's correctness check (the traced one), on the emulator.
+struct LabRun {
+  LaunchResult result;
+  std::vector<float> in, out, expected;
+  std::vector<trace::Instruction> shared;
+  long long units = 0;  // tiles (lab 00) or blocks of 32 rows (lab 01)
+};
+
+LabRun run_lab(const LabCase& c) {
+  const Module mod = parse_ptx(slurp(c.ptx));
+  const Kernel* k = mod.find(c.lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
+  LabRun r;
+  if (!k) {
+    r.result.status = LaunchResult::Status::Fault;
+    r.result.message = "kernel not found in the PTX";
+    return r;
+  }
+  Device dev;
+  EmuTrace tr;
+  LaunchConfig cfg;
+  cfg.block.x = 32;
+  if (!c.lab01) {
+    r.units = 256;  // lab.toml: multiply_by_i_tiles, sizes [[256], ...], "traced"
+    r.in = random_floats(static_cast<std::size_t>(r.units) * 1024, 47);
+    r.expected.resize(r.in.size());
+    for (std::size_t i = 0; i + 1 < r.in.size(); i += 2) {  // test.cu's times_i
+      r.expected[i] = -r.in[i + 1];
+      r.expected[i + 1] = r.in[i];
+    }
+    cfg.grid.x = static_cast<unsigned>(r.units);
+  } else {
+    const long long rows = 16384;  // lab.toml: row_sums_launch, sizes [[16384], ...], "traced"
+    r.units = rows / 32;
+    r.in = random_floats(static_cast<std::size_t>(rows) * 32, 47);
+    for (float& x : r.in) x = std::round(x * 16.0f);  // test.cu's whole_numbers
+    r.expected.assign(static_cast<std::size_t>(rows), 0.0f);  // test.cu's row_sums_of
+    for (std::size_t row = 0; row < r.expected.size(); ++row)
+      for (int col = 0; col < 32; ++col) r.expected[row] += r.in[row * 32 + static_cast<std::size_t>(col)];
+    cfg.grid.x = static_cast<unsigned>(r.units);
+  }
+  const std::uint64_t d_in = dev.alloc(r.in.size() * 4), d_out = dev.alloc(r.expected.size() * 4);
+  dev.write(d_in, r.in.data(), r.in.size() * 4);
+  void* args[] = {const_cast<std::uint64_t*>(&d_in), const_cast<std::uint64_t*>(&d_out)};
+  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  r.out.resize(r.expected.size());
+  dev.read(d_out, r.out.data(), r.out.size() * 4);
+  r.shared = tr.take_instructions();
+  return r;
+}
+
+class Lab : public ::testing::TestWithParam<LabCase> {};
+
+TEST_P(Lab, OutputEqualsTheCpuReference) {
+  const LabRun r = run_lab(GetParam());
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  ASSERT_EQ(r.out.size(), r.expected.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < r.out.size(); ++i) bad += std::memcmp(&r.out[i], &r.expected[i], 4) != 0;
+  EXPECT_EQ(bad, 0u) << "of " << r.out.size() << " outputs";
+}
+
+TEST_P(Lab, TracedWavefrontsPerLineAreTheModelsForTheDescribedAccesses) {
+  const LabCase& c = GetParam();
+  const LabRun r = run_lab(c);
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  const Described d = c.lab01 ? lab01_row_sums(c.solution) : lab00_multiply_by_i(c.solution);
+  // The model over the described accesses, times the units of work launched.
+  std::map<Op, long long> model_w, model_min, model_n;
+  for (const auto* list : {&d.stores, &d.loads})
+    for (const WarpAccess& a : *list) {
+      model_w[a.op] += count_wavefronts(a) * r.units;
+      model_min[a.op] += minimum_wavefronts(a) * r.units;
+      model_n[a.op] += r.units;
+    }
+  // The trace as the judge's check sums it: per source line, through trace::cost_of().
+  std::map<int, long long> line_w, line_min;
+  std::map<int, std::set<Op>> line_ops;
+  std::map<Op, long long> traced_w, traced_min, traced_n;
+  for (const trace::Instruction& i : r.shared) {
+    const trace::Cost cost = trace::cost_of(i);
+    const long long n = static_cast<long long>(i.count);
+    line_w[i.line] += cost.wavefronts * n;
+    line_min[i.line] += cost.minimum * n;
+    line_ops[i.line].insert(i.access.op);
+    traced_w[i.access.op] += cost.wavefronts * n;
+    traced_min[i.access.op] += cost.minimum * n;
+    traced_n[i.access.op] += n;
+    // Every traced warp instruction is one of the described accesses, lane for lane.
+    bool described = false;
+    for (const auto* list : {&d.stores, &d.loads})
+      for (const WarpAccess& a : *list) described = described || (a.op == i.access.op && a.mask == i.access.mask && a.offset == i.access.offset);
+    EXPECT_TRUE(described) << "line " << i.line << ": " << trace::explain_command(i.access);
+  }
+  EXPECT_EQ(traced_n, model_n) << "warp instructions per op";
+  EXPECT_EQ(traced_w, model_w) << "wavefronts per op";
+  EXPECT_EQ(traced_min, model_min) << "minimum per op";
+  // One source line stores, one loads: its wavefronts are its op's, and it is the line of kernel.cu
+  // that indexes the tile.
+  ASSERT_EQ(line_w.size(), 2u);
+  for (const auto& [line, w] : line_w) {
+    ASSERT_EQ(line_ops[line].size(), 1u) << "line " << line;
+    const Op op = *line_ops[line].begin();
+    EXPECT_EQ(w, model_w[op]) << "line " << line;
+    EXPECT_EQ(line_min[line], model_min[op]) << "line " << line;
+    EXPECT_NE(source_line(c.source, line).find("tile["), std::string::npos) << c.source << ":" << line;
+  }
+  // The traced check's verdict on these figures: the solution at the work's minimum, the stub over it.
+  long long all_w = 0, all_min = 0;
+  for (const auto& [op, w] : traced_w) all_w += w;
+  for (const auto& [op, m] : model_min) all_min += m;
+  if (c.solution) EXPECT_EQ(all_w, all_min);
+  else EXPECT_GT(all_w, all_min);
+  std::cout << "[ emulated ] " << c.name << ": " << traced_n[Op::Store] + traced_n[Op::Load] << " shared warp instructions, "
+            << all_w << " wavefronts (work minimum " << all_min << "), " << r.result.warp_instructions
+            << " warp instructions, " << r.result.lane_instructions << " lane instructions\n";
+}
+
+TEST(Lab00, RealAddressesHaveTheBanksOfTheFormula) {
+  // Lab00OnGpu.RealAddressesHaveTheBanksOfTheFormula on the emulator: report_banks, one warp.
+  for (const char* ptx : {BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_PTX_LAB00_SOLUTION}) {
+    const Module mod = parse_ptx(slurp(ptx));
+    const Kernel* k = mod.find("_ZN5lab0012report_banksEPi");
+    ASSERT_NE(k, nullptr);
+    Device dev;
+    const std::uint64_t out = dev.alloc(5 * 32 * 4);
+    void* args[] = {const_cast<std::uint64_t*>(&out)};
+    LaunchConfig cfg;
+    cfg.block.x = 32;
+    const LaunchResult res = launch(mod, *k, cfg, pack_params(*k, args), dev, nullptr);
+    ASSERT_TRUE(res.ok()) << res.message;
+    std::vector<int> got(5 * 32);
+    dev.read(out, got.data(), got.size() * 4);
+    for (unsigned i = 0; i < 32; ++i) {
+      EXPECT_EQ(got[0 * 32 + i], bank_of(5u * i)) << i;
+      EXPECT_EQ(got[1 * 32 + i], bank_of(2u * 3u * i)) << i;
+      EXPECT_EQ(got[2 * 32 + i], bank_of((32u * i + 7u) * 4u)) << i;
+      EXPECT_EQ(got[3 * 32 + i], bank_of(8u * i)) << i;
+      EXPECT_EQ(got[4 * 32 + i], bank_of(16u * i)) << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Labs, Lab, ::testing::ValuesIn(kLabs),
+                         [](const ::testing::TestParamInfo<LabCase>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace banklab::emu::test
