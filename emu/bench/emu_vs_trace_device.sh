@@ -6,7 +6,7 @@
 # 16 cores): the injection library (trace/src/inject.cpp and the tracer's core, the model) and its
 # device patch, and tools/trace/tests/lab_driver.cu against labs/ and solutions/; then runs the
 # driver's launches of labs 00 and 01 (256 tiles, 16384 rows) with CUDA_INJECTION64_PATH set, as
-# `banklab trace` does. Copy the four h200_*.bltrace files into emu/tests/data/.
+# `banklab trace` does. Copy the four h200_*.bltrace files and their .source.sha256 into emu/tests/data/.
 set -u
 OUT=${OUT:-/tmp/out}
 O=$OUT/emu; mkdir -p "$O"
@@ -49,6 +49,8 @@ for v in labs solutions; do
     CUDA_INJECTION64_PATH=$B/libbanklab_trace_inject.so BANKLAB_TRACE_OUT=$O/h200_${v}_$lab.bltrace BANKLAB_TRACE_STATS=1 \
       timeout 60 "$B/driver_$v" $lab 1 1 > "$O/run_${v}_$lab.log" 2>&1
     echo "$v $lab: rc=$? $(stat -c %s "$O/h200_${v}_$lab.bltrace" 2>/dev/null) bytes" | tee -a "$O/runs.txt"
+    # the text the trace is of: emu.HardwareTrace compares only a trace of the file as it is now
+    sha256sum $v/${lab}_*/kernel.cu | cut -d' ' -f1 > "$O/h200_${v}_$lab.source.sha256"
   done
 done
 g++ -o "$B/emu_rate" "$B"/emu_*.o "$B"/trace.o "$B"/merger.o "$B"/lines.o "$B"/drain.o "$B"/model.o "$B"/pattern_io.o \

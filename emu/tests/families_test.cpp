@@ -131,6 +131,8 @@ TEST_P(Family, GivesTheHandComputedResult) {
     EXPECT_EQ(r.out[lane], c.lanes[lane]) << c.family << ", lane " << lane << "\n" << c.body;
 }
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.family; }  // a stable test name in ctest
+
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
   std::string n = std::to_string(info.index) + "_";
   for (const char* p = info.param.family; *p; ++p) n += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';

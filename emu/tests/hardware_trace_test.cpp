@@ -40,7 +40,8 @@ struct Side {
 
 struct HwCase {
   const char* name;
-  const char* trace_file;  // under BANKLAB_EMU_TEST_DATA
+  const char* trace_file;  // under BANKLAB_EMU_TEST_DATA, beside its .source.sha256 (the text it is of)
+  const char* source_sha;  // sha256 of the kernel.cu the PTX is made from now (CMake's file(SHA256))
   const char* ptx;
   const char* kernel;
   unsigned grid;
@@ -48,11 +49,13 @@ struct HwCase {
 };
 
 const HwCase kHw[] = {
-    {"Lab00Stub", "h200_labs_00.bltrace", BANKLAB_EMU_PTX_LAB00_STUB, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab00Solution", "h200_solutions_00.bltrace", BANKLAB_EMU_PTX_LAB00_SOLUTION, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab01Stub", "h200_labs_01.bltrace", BANKLAB_EMU_PTX_LAB01_STUB, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
-    {"Lab01Solution", "h200_solutions_01.bltrace", BANKLAB_EMU_PTX_LAB01_SOLUTION, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
+    {"Lab00Stub", "h200_labs_00.bltrace", BANKLAB_EMU_SHA_LAB00_STUB, BANKLAB_EMU_PTX_LAB00_STUB, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
+    {"Lab00Solution", "h200_solutions_00.bltrace", BANKLAB_EMU_SHA_LAB00_SOLUTION, BANKLAB_EMU_PTX_LAB00_SOLUTION, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
+    {"Lab01Stub", "h200_labs_01.bltrace", BANKLAB_EMU_SHA_LAB01_STUB, BANKLAB_EMU_PTX_LAB01_STUB, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
+    {"Lab01Solution", "h200_solutions_01.bltrace", BANKLAB_EMU_SHA_LAB01_SOLUTION, BANKLAB_EMU_PTX_LAB01_SOLUTION, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
 };
+
+void PrintTo(const HwCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
 
 class HardwareTrace : public ::testing::TestWithParam<HwCase> {};
 
@@ -61,6 +64,13 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const std::string path = std::string(BANKLAB_EMU_TEST_DATA) + "/" + c.trace_file;
   std::ifstream f(path, std::ios::binary);
   if (!f) GTEST_SKIP() << "no hardware trace " << path << " (emu/bench/emu_vs_trace_device.sh makes it on a GPU)";
+  std::string recorded_sha;
+  std::string sha_path = path.substr(0, path.size() - std::string(".bltrace").size()) + ".source.sha256";
+  std::ifstream(sha_path) >> recorded_sha;
+  if (recorded_sha != c.source_sha)
+    GTEST_SKIP() << "the H200 trace " << c.trace_file << " is of another text of the kernel (sha256 " << recorded_sha.substr(0, 12)
+                 << ", the file is now " << std::string(c.source_sha).substr(0, 12)
+                 << "): record it again on a GPU with emu/bench/emu_vs_trace_device.sh";
   const trace::TraceData data = trace::read_trace(f);
   std::vector<trace::Instruction> hw_ins;
   std::vector<trace::Unmodelled> hw_un;

@@ -59,6 +59,8 @@ struct LabCase {
   bool solution;
 };
 
+void PrintTo(const LabCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
+
 const LabCase kLabs[] = {
     {"Lab00Stub", BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_LAB00_STUB, false, false},
     {"Lab00Solution", BANKLAB_EMU_PTX_LAB00_SOLUTION, BANKLAB_EMU_LAB00_SOLUTION, false, true},
