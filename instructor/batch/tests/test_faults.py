@@ -214,6 +214,9 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         self.assertFalse(log.exists(), "a judge ran, though its grade could only be a fault")
         self.assertIn("alice lab 05: not graded: no GPU on this machine", p.stderr)
         self.assertEqual(read_csv(out / "results.csv")[0]["complete"], "not graded")
+        # the variant it would be graded as is known and said, as a Slurm task's judge run says it
+        alice = next(x for x in read_csv(out / "gradebook.csv") if x["student"] == "alice")
+        self.assertEqual(alice.get("lab05 variant"), "0", alice)
         p = self.grade(self.subs, out, "--tier", "cpu", env=env)       # the CPU tier alone needs no GPU
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(log.exists())

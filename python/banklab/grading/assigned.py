@@ -116,13 +116,15 @@ def from_param(lab: str, count: int, value, where: str) -> Assignment:
 
 
 def not_graded_result(student: str, lab: str, source: Path | None, sha: str, tier: str,
-                      expected: list[tuple[str, str]], table, why: str):
-    """A lab left ungraded before any judge ran (its variant cannot be known): every test of the
-    lab "not graded" with why, no number anywhere (status.py), graded again on the next run."""
+                      expected: list[tuple[str, str]], table, why: str, variant: int | None = None):
+    """A lab left ungraded before any judge ran (its variant cannot be known, or no GPU under
+    --graded): every test of the lab "not graded" with why, no number anywhere (status.py), graded
+    again on the next run. `variant`: the variant it would be graded as, where known (the gradebook's
+    column says it, as a Slurm task's judge run does)."""
     verdicts = [Verdict(t, tr, "fault", f"not graded: {why}") for t, tr in expected] or \
         [Verdict(f"Lab{lab}.Judge", "cpu", "fault", f"not graded: {why}")]
     r = LabResult(student, lab, ORIGIN.get(source, str(source)) if source else "", sha, tier, verdicts,
-                     why, ungraded=why)
+                     why, ungraded=why, variant=variant if source else None)
     if table is not None:
         bpt.apply_points(r, table)
     return r
