@@ -191,6 +191,8 @@ def answers_needles(answers: dict, lab: str, file: str) -> tuple[list[Needle], l
             except Exception as e:   # noqa: BLE001
                 problems.append(f"{file}: {name}: access does not parse ({type(e).__name__})")
                 continue
+            if len(expr) < 2:
+                continue   # `lane` alone is no one's answer: every question about a warp's lanes names it
             needles.append(Needle(expr, f"{where} (its access expression)", key=None if "^" in expr else name))
         if "value" in a:
             needles.append(Needle(tokens(str(a["value"])), f"{where} (its value formula)", alone=True))
