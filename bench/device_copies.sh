@@ -13,10 +13,7 @@ t0=$(date +%s)
 if [[ -n ${JUDGE:-} ]]; then
   J=$JUDGE   # a check of the script (no build; BANKLAB_CLI as banklab.lab.variants finds it)
 else
-  B=$PWD/build/copies
-  source bench/lib/build_judge.sh; build_judge "$B" || exit 1
-  cmake --build "$B" --target banklab -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
-  export BANKLAB_CLI=$B/tools/banklab
+  source bench/lib/build_judge.sh; build_judge_and_cli "$PWD/build/copies" || exit 1
 fi
 S=$out/summary.txt
 echo "judge ready in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU'), $(nproc) CPUs, tree $(git rev-parse --short HEAD 2>/dev/null)" | tee "$S"

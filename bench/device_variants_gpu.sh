@@ -16,10 +16,7 @@ graded=(--graded)
 if [[ -n ${JUDGE:-} ]]; then
   J=$JUDGE; graded=()                                   # a check of the script where there is no GPU
 else
-  B=$PWD/build/variants
-  source bench/lib/build_judge.sh; build_judge "$B" || exit 1
-  cmake --build "$B" --target banklab -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
-  export BANKLAB_CLI=$B/tools/banklab
+  source bench/lib/build_judge.sh; build_judge_and_cli "$PWD/build/variants" || exit 1
 fi
 S=$out/summary.txt
 echo "judge ready in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU'), $(nproc) CPUs, tree $(git rev-parse --short HEAD 2>/dev/null)" | tee "$S"

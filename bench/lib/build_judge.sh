@@ -35,3 +35,13 @@ build_judge() {
     { tail -n 30 "$out/configure.log" "$out/build.log"; return 1; }
   J=$dir/grader/banklab-judge
 }
+
+# build_judge DIR, then the model's `banklab` command in the same build (it renders a variant's
+# solved file: banklab.lab.variants), exported as BANKLAB_CLI. With DRY_RUN=1 nothing is built.
+build_judge_and_cli() {
+  local dir=$1
+  build_judge "$dir" || return 1
+  [[ ${DRY_RUN:-} == 1 ]] && return 0
+  cmake --build "$dir" --target banklab -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; return 1; }
+  export BANKLAB_CLI=$dir/tools/banklab
+}
