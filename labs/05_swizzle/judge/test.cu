@@ -299,7 +299,8 @@ TEST(Lab05OnGpu, ColumnReadMeetsTheTimingTarget) {
 
 TEST(Lab05OnGpu, ChunkColumnReadMeetsTheTimingTarget) {
   BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab05_judge::chunk_column_read()[3]));
+  // Warp 3's read as written; a variant of 2 chunks a row has 2 warps of column reads: its last.
+  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab05_judge::chunk_column_read(), 3));
 }
 
 TEST(Lab05OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {

@@ -73,11 +73,16 @@ constexpr const char* kLdmatrixHint =
 // scheduling, not banks. The same bench ran a padded layout whose every ldmatrix is conflicted
 // (64 registers, 8 blocks per SM) at 0.85x: at this size the timing sees occupancy and scheduling
 // before a mild conflict, so the traced test is what grades conflicts.
-constexpr double kGemmTimingTolerance = 0.20;
+// Issue 44, the variants' tile widths (H200, 2026-12-03, median of 31 interleaved runs, 3 runs each):
+// the course's own solution, the stub's loop as written, took 0.97x the reference at tk = 64 and
+// 1.23x at tk = 128 (variant 4: ptxas unrolls its 8 k-steps by 2, the reference's further; with
+// `#pragma unroll` 1.18x), every store and ldmatrix at the minimum: 0.20 failed that variant's
+// valid kernels. 0.35 passes them with margin; no case of the suite depends on this test.
+constexpr double kGemmTimingTolerance = 0.35;
 constexpr const char* kGemmTimingTolerance_why =
-    " (not 1.10x: conflict-free kernels differ from the reference by about 1.11x in their other instructions, "
-    "such as ldmatrix addresses recomputed in the k loop, which this lab does not grade; the traced test grades "
-    "the conflicts)";
+    " (not 1.10x: conflict-free kernels differ from the reference by up to about 1.25x in their other "
+    "instructions, such as how far the compiler unrolls the k loop and ldmatrix addresses recomputed in it, which "
+    "this lab does not grade; the traced test grades the conflicts)";
 }  // namespace
 
 // ---- the tile ---------------------------------------------------------------------------------

@@ -73,6 +73,42 @@ inline void launch_reference_transpose(float* out, const float* in, int width, i
   CUDA_CHECK(cudaGetLastError());
 }
 
+/// The grader's conflict-free transpose of a tile of `Rows` rows of 32 floats (lab 04's variants:
+/// lab.toml [variants] rows), `Warps` warps a block: rows are written by lanes as the 32 x 32
+/// reference writes them, and a warp reads 32 / Rows columns of the Rows rows (lane l: row
+/// l % Rows). Row r keeps column c at column (c + r * 32 / Rows) % 32 (a rotation), so both the
+/// row writes and the column reads meet the model's minimum. Rows = 32 is reference_transpose.
+template <int Rows, int Warps>
+__global__ void reference_transpose_rows(float* odata, const float* idata, int width, int height) {
+  constexpr int kTile = 32, kShift = kTile / Rows, kColsPerWarp = kTile / Rows;
+  __shared__ float tile[Rows * kTile];
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  int x = static_cast<int>(blockIdx.x) * kTile + tx, y = static_cast<int>(blockIdx.y) * Rows + ty;
+  for (int j = 0; j < Rows; j += Warps)
+    tile[(ty + j) * kTile + ((tx + (ty + j) * kShift) % kTile)] = idata[static_cast<long>(y + j) * width + x];
+  __syncthreads();
+  const int r = tx % Rows, c = ty * kColsPerWarp + tx / Rows;
+  x = static_cast<int>(blockIdx.y) * Rows + r;
+  y = static_cast<int>(blockIdx.x) * kTile + c;
+  for (int j = 0; j < kTile; j += Warps * kColsPerWarp)
+    odata[static_cast<long>(y + j) * height + x] = tile[r * kTile + ((c + j + r * kShift) % kTile)];
+}
+
+/// Launches reference_transpose_rows for a tile of `rows` rows (2, 4, 8, 16; 32 and any other
+/// count: launch_reference_transpose with `block`), min(8, rows) warps a block.
+inline void launch_reference_transpose_rows(float* out, const float* in, int width, int height, int rows,
+                                            dim3 block = dim3(32, 8)) {
+  const dim3 grid(static_cast<unsigned>(width / 32), static_cast<unsigned>(height / (rows > 0 ? rows : 32)));
+  switch (rows) {
+    case 2: reference_transpose_rows<2, 2><<<grid, dim3(32, 2)>>>(out, in, width, height); break;
+    case 4: reference_transpose_rows<4, 4><<<grid, dim3(32, 4)>>>(out, in, width, height); break;
+    case 8: reference_transpose_rows<8, 8><<<grid, dim3(32, 8)>>>(out, in, width, height); break;
+    case 16: reference_transpose_rows<16, 8><<<grid, dim3(32, 8)>>>(out, in, width, height); break;
+    default: launch_reference_transpose(out, in, width, height, block); return;
+  }
+  CUDA_CHECK(cudaGetLastError());
+}
+
 /// An n x n float kernel timed against the tiled copy of the same size, interleaved, median of
 /// `reps`. Prints "[ BANDWIDTH] ..." with both bandwidths and the fraction; returns the fraction.
 inline double fraction_of_copy_bandwidth(const std::string& what, const std::function<void()>& launch, const float* in,
