@@ -7,7 +7,7 @@
 #   Env: N (default 4 submissions a lab), SCOPES (default "default"; e.g. "default timed-kernels"
 #   for both, interleaved at each -j), JOBS (default "1 4 8 16"), GPUS (default "1 2"), BUDGET_S
 #   (default 510: no run starts past it, the build included).
-# Builds the judge in build/lockscope (shared with bench/device_lock_scope.sh, kept while the machine
+# Builds the judge in build/lockscope (shared with bench/experiments/lock_scope/device_lock_scope.sh, kept while the machine
 # is warm). Writes $OUT/table/gpu_throughput.txt (+ .json) and $OUT/summary.txt.
 # DRY_RUN=1: no build, no GPU (instructor/batch/tests/fake_judge.py): checks the script here.
 set -uo pipefail

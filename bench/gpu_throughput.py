@@ -2,7 +2,7 @@
 """GPU grading throughput on the device (issue 33): seconds a submission per GPU, verdicts against
 -j 1, near-line flips, and the trace lock's proof. A benchmark, not a test.
 
-  bench/device_gpu_integrity.sh build                 # once per machine: the judge in /tmp/gi/tree
+  bench/experiments/gpu_integrity/device_gpu_integrity.sh build                 # once per machine: the judge in /tmp/gi/tree
   OUT=DIR python3 bench/gpu_throughput.py [--labs 05 ...] [-n 10] [--jobs 1 4 8 16] [--gpus 1 2]
                                           [--scopes default timed-kernels] [--rounds 1]
                                           [--flips 16] [--trace-proof] [--budget 540] [--dry-run]
@@ -415,7 +415,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the work folder (classes, builds, logs)")
     a = ap.parse_args()
     if not a.dry_run and not Path(a.judge).is_file():
-        print(f"gpu_throughput: no judge at {a.judge}: build it first (bench/device_gpu_integrity.sh build) "
+        print(f"gpu_throughput: no judge at {a.judge}: build it first (bench/experiments/gpu_integrity/device_gpu_integrity.sh build) "
               "or pass --judge", file=sys.stderr)
         return 2
     b = Bench(a)

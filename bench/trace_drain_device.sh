@@ -4,14 +4,14 @@
 # against Nsight Compute's instruction-level count, and its time against ncu's, paired in one call.
 #   bench/trace_drain_device.sh        (logs and reports under $OUT, or ./out)
 # Builds `banklab` and the trace tests, runs the trace tests (CPU and GPU), then on
-# bench/hopper/cublas_gemms.cu: the plain program, `banklab trace` with the default buffer, with a
+# bench/cublas_gemms.cu: the plain program, `banklab trace` with the default buffer, with a
 # 1 MiB device buffer (almost every record through the ring), ncu, and the default trace again.
 set -u
 out=${OUT:-$PWD/out}; mkdir -p "$out"; ROOT=$PWD; B=${TRACE_BUILD:-/tmp/td}
 since() { awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $1}"; }
 cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$ROOT/.carry/cli11 \
   > $out/td_configure.log 2>&1 || { tail -n 20 $out/td_configure.log; exit 1; }
-nvcc -O2 -lineinfo -arch=sm_90 -o $B/cublas_gemms bench/hopper/cublas_gemms.cu -lcublas &
+nvcc -O2 -lineinfo -arch=sm_90 -o $B/cublas_gemms bench/cublas_gemms.cu -lcublas &
 cmake --build $B -j 16 --target banklab banklab_trace_inject trace_core_tests trace_session_tests > $out/td_build.log 2>&1 ||
   { grep -B2 -A10 -m3 error $out/td_build.log; exit 1; }
 wait
@@ -40,5 +40,5 @@ for n in ("default", "small", "default2"):
     print(f"trace {n}: {len(j['kernels'])} kernels, {w} wavefronts, dropped {j['dropped']}; ncu instruction-level {ncu:.0f}: "
           f"{'equal' if w == ncu else f'differ by {w - ncu:+.0f}'}")
 PY
-python3 bench/hopper/trace_vs_sass.py $out/t_default.json $out/ncu.csv > $out/table.txt 2>&1; grep -c equal $out/table.txt | sed 's/^/kernel rows equal to ncu: /'
+python3 bench/trace_vs_sass.py $out/t_default.json $out/ncu.csv > $out/table.txt 2>&1; grep -c equal $out/table.txt | sed 's/^/kernel rows equal to ncu: /'
 grep -h "stats" $out/tlog_default.txt $out/tlog_small.txt | cut -c1-400

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 31 item 8 on the GPU machine, in one call: where `banklab trace`'s time goes on the cuBLAS
-# program (bench/hopper/cublas_gemms.cu, 6 GEMM kernels, about 3.8 million shared warp records),
+# program (bench/cublas_gemms.cu, 6 GEMM kernels, about 3.8 million shared warp records),
 # and its overhead against Nsight Compute's, paired and interleaved.
 #   bench/trace_overhead_device.sh            (everything under $OUT, or ./out; table in $OUT/trace_overhead.txt)
 #   REPS=5 bench/trace_overhead_device.sh     (rounds; default 3)
@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $out/gpu.txt 
 t0=$EPOCHREALTIME
 cmake -S . -B $B -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$ROOT/.carry/cli11 \
   > $out/configure.log 2>&1 || { tail -n 20 $out/configure.log; exit 1; }
-nvcc -O2 -lineinfo -arch=sm_90 -o $B/cublas_gemms bench/hopper/cublas_gemms.cu -lcublas > $out/nvcc.log 2>&1 &
+nvcc -O2 -lineinfo -arch=sm_90 -o $B/cublas_gemms bench/cublas_gemms.cu -lcublas > $out/nvcc.log 2>&1 &
 cmake --build $B -j 16 --target banklab banklab_trace_inject trace_core_tests trace_session_tests > $out/build.log 2>&1 ||
   { grep -B2 -A10 -m3 error $out/build.log; exit 1; }
 wait || { cat $out/nvcc.log; exit 1; }
@@ -69,6 +69,6 @@ done
 run merge_tiny 1 BANKLAB_TRACE_MERGE=1 BANKLAB_TRACE_MERGE_ENTRIES=64 BANKLAB_TRACE_BUFFER_MB=1
 python3 bench/trace_overhead_table.py $out | tee $out/trace_overhead.txt
 rc=${PIPESTATUS[0]}
-python3 bench/hopper/trace_vs_sass.py $out/runs/merge.1.json $out/runs/ncu.1.csv > $out/merge_vs_ncu_by_kernel.txt 2>&1
+python3 bench/trace_vs_sass.py $out/runs/merge.1.json $out/runs/ncu.1.csv > $out/merge_vs_ncu_by_kernel.txt 2>&1
 echo "kernel rows of merge.1 equal to ncu's instruction-level total: $(grep -c 'total .* equal' $out/merge_vs_ncu_by_kernel.txt) (of 6)"
 exit $rc

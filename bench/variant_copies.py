@@ -14,10 +14,8 @@ counts: $BANKLAB_CLI or a build of the course).
 """
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import json
-import os
 import runpy
 import sys
 from pathlib import Path
@@ -26,39 +24,23 @@ ROOT = Path(__file__).resolve().parents[1]
 runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
 from banklab.grading import judging, invocation  # noqa: E402
 from banklab.grading import points as bpt  # noqa: E402
-from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
+import variant_files  # noqa: E402  (the command line and the files, shared with variants_gpu_table.py)
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--judge", required=True)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--tier", default="cpu", choices=("cpu", "gpu", "all"))
-    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    ap.add_argument("--graded", action="store_true", help="the instructor's graded mode (a missing GPU fails)")
-    ap.add_argument("--pairs", default="all", choices=("all", "cyclic"),
-                    help="every ordered pair (i, j), or only j = i + 1 mod the count (a cheaper run, e.g. on a GPU)")
-    ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab with variants)")
-    a = ap.parse_args(argv)
-    (a.out / "files").mkdir(parents=True, exist_ok=True)
-    jobs, files = [], {}
-    for number, lab in sorted(banklab_labs.find_labs().items()):
-        v = banklab_variants.read(lab)
-        if v is None or (a.labs and number not in [n.zfill(2) for n in a.labs]):
-            continue
+    a = variant_files.parse_args(__doc__, argv, "cpu", lambda ap: ap.add_argument(
+        "--pairs", default="all", choices=("all", "cyclic"),
+        help="every ordered pair (i, j), or only j = i + 1 mod the count (a cheaper run, e.g. on a GPU)"))
+    jobs = []
+    for number, count, files in variant_files.rendered_variants(a.out, a.labs):
         table = bpt.load_points(ROOT, number)
         expected = invocation.list_tests(Path(a.judge), number)
-        for k in range(v.count):
-            for kind, text in (("solution", banklab_variants.solution(lab, k)), ("stub", banklab_variants.stub(lab, k))):
-                f = a.out / "files" / f"{number}_v{k}_{kind}.cu"
-                f.write_text(text)
-                files[(number, k, kind)] = f
-        for i in range(v.count):
-            for j in range(v.count):
-                if a.pairs == "cyclic" and j not in (i, (i + 1) % v.count):
+        for i in range(count):
+            for j in range(count):
+                if a.pairs == "cyclic" and j not in (i, (i + 1) % count):
                     continue
-                jobs.append((number, files[(number, i, "solution")], j, f"v{i}_solution_as_v{j}", table, expected))
-            jobs.append((number, files[(number, i, "stub")], i, f"v{i}_stub", table, expected))
+                jobs.append((number, files[(i, "solution")], j, f"v{i}_solution_as_v{j}", table, expected))
+            jobs.append((number, files[(i, "stub")], i, f"v{i}_stub", table, expected))
 
     def run(job):
         number, source, j, stem, table, expected = job

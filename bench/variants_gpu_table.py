@@ -13,10 +13,8 @@ the model's `banklab` command for a variant's counts ($BANKLAB_CLI or a build of
 """
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import json
-import os
 import runpy
 import subprocess
 import sys
@@ -25,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 runpy.run_path(str(ROOT / "python" / "banklab_run.py"))  # banklab's path, set in one place
-from banklab.lab import labs as banklab_labs, variants as banklab_variants  # noqa: E402
+import variant_files  # noqa: E402  (the command line and the files, shared with variant_copies.py)
 
 
 def grade(judge: str, lab: str, k: int, kind: str, source: Path, out: Path, tier: str, graded: bool) -> dict:
@@ -63,26 +61,11 @@ def outcome(r: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--judge", required=True)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--tier", default="gpu", choices=("cpu", "gpu", "all"))
-    ap.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    ap.add_argument("--graded", action="store_true", help="the instructor's graded mode (a missing GPU fails)")
-    ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab with variants)")
-    a = ap.parse_args(argv)
+    a = variant_files.parse_args(__doc__, argv, "gpu")
     (a.out / "grades").mkdir(parents=True, exist_ok=True)
-    (a.out / "files").mkdir(parents=True, exist_ok=True)
-    jobs = []
-    for number, lab in sorted(banklab_labs.find_labs().items()):
-        v = banklab_variants.read(lab)
-        if v is None or (a.labs and number not in [n.zfill(2) for n in a.labs]):
-            continue
-        for k in range(v.count):
-            for kind, text in (("solution", banklab_variants.solution(lab, k)), ("stub", banklab_variants.stub(lab, k))):
-                f = a.out / "files" / f"{number}_v{k}_{kind}.cu"
-                f.write_text(text)
-                jobs.append((number, k, kind, f))
+    jobs = [(number, k, kind, files[(k, kind)])
+            for number, count, files in variant_files.rendered_variants(a.out, a.labs)
+            for k in range(count) for kind in ("solution", "stub")]
     with cf.ThreadPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(lambda j: grade(a.judge, *j, a.out, a.tier, a.graded), jobs))
     lines = [f"{'lab':>3} {'variant':>7} {'file':<8} {'passed':>6} {'failed':>6} {'skipped':>7} {'s':>6}  outcome",

@@ -210,7 +210,7 @@ TEST(Measurements, ValueDependentCasLoopsNeverTakeMoreThanTheModelSays) {
 }
 
 // hopper_h200_tma_layout.csv: where the H200's TMA put the first byte of 16-byte chunks of 20
-// boxes (bench/hopper/tma_probe.cu's shared-memory images). tma_box_offset() must say where every
+// boxes (bench/experiments/hopper/tma_probe.cu's shared-memory images). tma_box_offset() must say where every
 // one went; the same rule with dense rows (row pitch = the box's row bytes) must not, for exactly
 // the three boxes narrower than their swizzle's span.
 TEST(Measurements, TmaBoxOffsetIsWhereTheH200PutEveryMeasuredByte) {

@@ -18,7 +18,7 @@ controllers), every test is skipped with the reason and the run exits 77 (CTest:
 delegated case needs cgroup v2 and is skipped on a v1 machine with its reason.
 
   test_step_limits.py --judge build/selftest/grader/banklab-judge --root .
-  (on the GPU machine, cgroup v2: bench/device_cgroup_v2.sh)
+  (on the GPU machine, cgroup v2: bench/experiments/cgroup_v2/device_cgroup_v2.sh)
 """
 import argparse
 import os

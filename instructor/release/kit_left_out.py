@@ -29,7 +29,7 @@ NAMES_THE_KIT_ON_PURPOSE = {
     "bench/batch_throughput.py": "measures the batch grader",
     "bench/gpu_throughput.py": "measures the batch grader on GPUs",
     "bench/device_throughput_table.sh": "runs bench/gpu_throughput.py",
-    "bench/device_lock_scope.sh": "runs bench/gpu_throughput.py",
+    "bench/experiments/lock_scope/device_lock_scope.sh": "runs bench/gpu_throughput.py",
     "bench/experiments/grader_landing/": "a dated experiment on the batch grader and the platforms",
     "python/banklab/grading/slurm.py": "a Slurm task runs grade-class by its path (grade-class could hand it its own path)",
 }

@@ -15,6 +15,9 @@ new script or module cannot quietly undo them.
   import PointsTable`) is one that module defines, not one it imports from another.
 - No production file is named like a test: a file named test_* lives in a tests/ folder or is a Python
   program that CTest runs (a CMake file names it); the C++ tests are tests/*_test.cpp.
+- bench/'s top level is its list: every file and folder there is a row of bench/README.md's table
+  (a benchmark the project keeps running, or a piece one uses), and every row is there; a one-off
+  experiment goes to bench/experiments/ (issue 48 item 5).
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -109,6 +113,17 @@ def banklab_imports(tree: ast.AST):
             for a in n.names:
                 if a.asname and module_of(a.name):
                     yield n.lineno, a.name, a.asname
+
+
+BENCH_ROW = re.compile(r"^\| `([^`/]+)/?` \|", re.M)
+
+
+def bench_top_level_against_list(bench: Path) -> tuple[list[str], list[str]]:
+    """(names at bench/'s top level that its README's table does not list, rows of the table that
+    name nothing there)."""
+    listed = set(BENCH_ROW.findall((bench / "README.md").read_text())) if (bench / "README.md").is_file() else set()
+    there = {p.name for p in bench.iterdir() if p.name not in SKIP}
+    return sorted(there - listed), sorted(listed - there)
 
 
 class StructureCounts(unittest.TestCase):
@@ -208,6 +223,28 @@ class StructureCounts(unittest.TestCase):
             wrong.append(rel)
         self.assertEqual(wrong, [], "files named test_* that are no test (name them for what they do; tools and "
                          "people that skip tests skip them): a test lives in a tests/ folder or is a program CTest runs")
+
+    def test_bench_top_level_is_its_list(self):
+        if not (ROOT / "bench").is_dir():
+            self.skipTest("no bench/ in this tree")
+        unlisted, absent = bench_top_level_against_list(ROOT / "bench")
+        self.assertEqual(unlisted, [], "files at bench/'s top level that bench/README.md does not list: a one-off "
+                         "experiment goes to bench/experiments/NAME/ (with its README), a benchmark gets its row")
+        self.assertEqual(absent, [], "rows of bench/README.md's table that name no file in bench/")
+
+    def test_bench_list_rule_fails_an_unlisted_file_and_passes_a_listed_one(self):
+        with tempfile.TemporaryDirectory() as t:
+            bench = Path(t)
+            (bench / "README.md").write_text("| name | what |\n| --- | --- |\n| `README.md` | this |\n"
+                                             "| `lib/` | shared |\n| `speed.sh` | a benchmark |\n")
+            (bench / "lib").mkdir()
+            (bench / "speed.sh").write_text("")
+            self.assertEqual(bench_top_level_against_list(bench), ([], []))
+            (bench / "device_once.sh").write_text("")           # a one-off left at the top
+            self.assertEqual(bench_top_level_against_list(bench), (["device_once.sh"], []))
+            (bench / "device_once.sh").unlink()
+            (bench / "speed.sh").unlink()                       # a row whose file moved away
+            self.assertEqual(bench_top_level_against_list(bench), ([], ["speed.sh"]))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ real lab's handout, pass.
   python3 python/banklab_run.py -m unittest python/tests/test_variant_numbers.py -v
 """
 
+import contextlib
 import shutil
 import tempfile
 import unittest
@@ -14,6 +15,17 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 from banklab.lab import labs as banklab_labs   # noqa: E402
 from banklab.lab import variant_numbers   # noqa: E402
+
+
+@contextlib.contextmanager
+def lab05_copy():
+    """A temporary root holding a copy of lab 05 (its labs/ and solutions/ folders), to plant a
+    defect in: (the root, lab 05 found there)."""
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        for side in ("labs", "solutions"):
+            shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
+        yield root, banklab_labs.find_labs(root)["05"]
 
 
 class VariantNumbers(unittest.TestCase):
@@ -32,11 +44,7 @@ class VariantNumbers(unittest.TestCase):
                                            "constexpr int kC = sizeof(float);\n"), {"kA": 4, "kB": 36})
 
     def test_variant_zeros_number_in_the_handout_is_flagged(self):
-        with tempfile.TemporaryDirectory() as d:
-            root = Path(d)
-            for side in ("labs", "solutions"):
-                shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
-            lab = banklab_labs.find_labs(root)["05"]
+        with lab05_copy() as (root, lab):
             v0 = variant_numbers.varying_constants(lab)["kChunkTileBytes"][0]
             readme = lab.handout
             text = readme.read_text()
@@ -56,11 +64,7 @@ class VariantNumbers(unittest.TestCase):
         """A [variants] kernel replacement taken away: variant k's stub keeps the lab's comment
         `// 4096` on kChunkTileBytes' line (its tile is another size), and is flagged; the lab's
         own replacements pass (test_every_lab_passes)."""
-        with tempfile.TemporaryDirectory() as d:
-            root = Path(d)
-            for side in ("labs", "solutions"):
-                shutil.copytree(ROOT / side / "05_swizzle", root / side / "05_swizzle")
-            lab = banklab_labs.find_labs(root)["05"]
+        with lab05_copy() as (root, lab):
             v0 = variant_numbers.varying_constants(lab)["kChunkTileBytes"][0]
             toml = lab.dir / "judge" / "lab.toml"
             text = toml.read_text()

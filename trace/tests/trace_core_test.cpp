@@ -977,7 +977,7 @@ std::uint64_t csv_sum(const std::string& path, const std::string& name, const st
 }
 }  // namespace
 
-// bench/hopper/wgmma_probe.cu traced on an H200 (bench/hopper/trace_cublas.sh, 2026-11-26): the
+// bench/experiments/hopper/wgmma_probe.cu traced on an H200 (bench/experiments/hopper/trace_cublas.sh, 2026-11-26): the
 // wgmma operand reads the trace costs are what Nsight Compute counted for the same probe
 // (common/data/hopper_h200_wgmma.csv, 73 launches, an H200 on 2026-11-25): wavefronts (op_gmma)
 // and warp instructions (sm__sass_inst_executed_op_shared_gmma), A and B in shared memory and A

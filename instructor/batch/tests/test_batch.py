@@ -32,6 +32,7 @@ from banklab.grading import points as bpt   # noqa: E402
 from banklab.grading import invocation   # noqa: E402
 from banklab.grading.result import LabResult, Verdict   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import lms as blms   # noqa: E402
 from banklab.grading import platforms as bp  # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
@@ -314,7 +315,7 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertTrue(all(v.status == "fault" for v in r.verdicts if v.tier == "cpu"))
         self.assertIn("the judge crashed", r.not_graded)
         self.assertFalse(r.complete)
-        self.assertEqual(br.lms_score(r, 100), "")
+        self.assertEqual(blms.lms_score(r, 100), "")
 
     def test_a_judge_that_hangs_is_stopped_at_the_outer_timeout(self):
         r = self.grade("hang", timeout=2)
@@ -385,7 +386,7 @@ class ReadingTheJudgesVerdicts(unittest.TestCase):
         self.assertIn("no GPU on this machine", r.not_graded)
         self.assertFalse(r.complete)
         self.assertIn("Not graded: no GPU on this machine", r.incomplete_line())
-        self.assertEqual(br.lms_score(r, 100), "")
+        self.assertEqual(blms.lms_score(r, 100), "")
         gs = bp.gradescope_results([r])
         self.assertNotIn("score", gs)              # Gradescope: an autograder failure, never a 0
         self.assertEqual(gs["tests"], [])

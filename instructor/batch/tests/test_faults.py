@@ -25,7 +25,7 @@ import unittest
 from pathlib import Path
 
 from banklab.grading.result import LabResult, Verdict   # noqa: E402
-from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import lms as blms   # noqa: E402
 from banklab.grading import status as bs    # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
 from banklab.grading import platforms as bp  # noqa: E402
@@ -254,7 +254,7 @@ class EachLmsFormatWritesBlanksForWhatIsNoGrade(Tmp):
         ids = {r.student: {"source": "moodle", "id": str(100 + i), "name": r.student} for i, r in enumerate(results)}
         out = self.tmp / "lms"
         out.mkdir()
-        br.write_lms_files(results, ids, out)
+        blms.write_lms_files(results, ids, out)
         canvas = {r["Student"]: r["banklab lab 05"] for r in read_csv(out / "lms.csv")[1:]}
         moodle = {r["Full name"]: r["Grade"] for r in read_csv(out / "lms-moodle-lab05.csv")}
         bb = {r["Last Name"]: r[next(c for c in r if c.startswith("banklab"))] for r in read_csv(out / "lms-blackboard.csv")}

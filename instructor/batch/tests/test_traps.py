@@ -41,6 +41,7 @@ from banklab.grading import identity as bi   # noqa: E402
 from banklab.grading import archives   # noqa: E402
 from banklab.grading.result import LabResult, Verdict, fmt_points   # noqa: E402
 from banklab.grading import reports as br   # noqa: E402
+from banklab.grading import lms as blms   # noqa: E402
 from banklab.grading import csvfile  # noqa: E402
 
 FAKE = HERE / "fake_judge.py"
@@ -171,7 +172,7 @@ class CsvInjection(Export):
         self.assertEqual(lms["Plain Name"]["SIS User ID"], "'-7")
         self.assertEqual(lms["Plain Name"]["Section"], "'=Sec")
         lab_max = sum(v for k, v in WEIGHTS.items() if k != "instructor")   # the test double has no instructor checks
-        self.assertAlmostEqual(float(lms["Plain Name"]["banklab lab 05"]), CPU_SOLVED / lab_max * br.LMS_POINTS, places=2)
+        self.assertAlmostEqual(float(lms["Plain Name"]["banklab lab 05"]), CPU_SOLVED / lab_max * blms.LMS_POINTS, places=2)
 
     def test_a_file_name_a_spreadsheet_would_run_is_named_in_the_notes(self):
         row = next(r for r in read_csv(self.out / "gradebook.csv") if r["student"] == "Tab Upload")
@@ -360,23 +361,23 @@ class LmsExports(Export):
         self.assertEqual(done["Nobody Known"], ("", "", "", ""))
 
     def test_every_lab_is_out_of_the_same_points_possible(self):
-        self.assertEqual(float(self.lms[0]["banklab lab 05"]), br.LMS_POINTS)
+        self.assertEqual(float(self.lms[0]["banklab lab 05"]), blms.LMS_POINTS)
         row = next(r for r in self.lms if r["Student"] == "leeann")
         mx = next(float(re.search(r"\((.*)\)", k).group(1)) for k in self.book[0] if k.startswith("lab05 ("))
-        self.assertAlmostEqual(float(row["banklab lab 05"]), CPU_SOLVED / mx * br.LMS_POINTS, places=2)
+        self.assertAlmostEqual(float(row["banklab lab 05"]), CPU_SOLVED / mx * blms.LMS_POINTS, places=2)
 
     def test_moodle_gets_its_grading_worksheet_with_participant_identifiers(self):
         rows = read_csv(self.out / "lms-moodle-lab05.csv")
         self.assertEqual(list(rows[0])[:5], ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"])
         alice = next(r for r in rows if r["Full name"] == "Alice Adams")
         self.assertEqual(alice["Identifier"], "Participant 123456")
-        self.assertEqual(float(alice["Maximum Grade"]), br.LMS_POINTS)
+        self.assertEqual(float(alice["Maximum Grade"]), blms.LMS_POINTS)
         self.assertRegex(alice["Last modified (grade)"], r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 
     def test_blackboard_gets_usernames_names_and_a_points_column(self):
         text = (self.out / "lms-blackboard.csv").read_text(encoding="utf-8")
         self.assertTrue(text.startswith('"Last Name","First Name","Username","Student ID",'
-                                        f'"banklab lab 05 [Total Pts: {fmt_points(br.LMS_POINTS)} Score]"'), text[:200])
+                                        f'"banklab lab 05 [Total Pts: {fmt_points(blms.LMS_POINTS)} Score]"'), text[:200])
         rows = {r["Username"]: r for r in read_csv(self.out / "lms-blackboard.csv")}
         self.assertEqual((rows["bbrown"]["First Name"], rows["bbrown"]["Last Name"]), ("Bob", "Brown"))
         self.assertIn("c_chen", rows)
@@ -451,9 +452,9 @@ class Rescoring(Export):
         mx = sum(v for k, v in w.items() if k != "instructor")
         solved = next(b for b in book if b["student"] == "solved")
         self.assertEqual(float(solved[f"lab05 ({fmt_points(mx)})"]), w["predictions"] + w["layout"])
-        self.assertEqual(float(lms[0]["banklab lab 05"]), br.LMS_POINTS)       # points possible unmoved
+        self.assertEqual(float(lms[0]["banklab lab 05"]), blms.LMS_POINTS)       # points possible unmoved
         row = next(x for x in lms if x["Student"] == "solved")
-        self.assertAlmostEqual(float(row["banklab lab 05"]), (w["predictions"] + w["layout"]) / mx * br.LMS_POINTS, places=2)
+        self.assertAlmostEqual(float(row["banklab lab 05"]), (w["predictions"] + w["layout"]) / mx * blms.LMS_POINTS, places=2)
         saved = json.loads((self.out / "results" / "solved" / "lab05.json").read_text())
         self.assertEqual(saved["points"], w["predictions"] + w["layout"])
         # a third run with the same weights reuses everything
@@ -473,7 +474,7 @@ class Rescoring(Export):
         mx = sum(v for k, v in w.items() if k != "instructor")
         solved = next(b for b in book if b["student"] == "solved")
         self.assertEqual(float(solved[f"lab05 ({fmt_points(mx)})"]), w["predictions"] + w["layout"])
-        self.assertEqual(float(lms[0]["banklab lab 05"]), br.LMS_POINTS)
+        self.assertEqual(float(lms[0]["banklab lab 05"]), blms.LMS_POINTS)
 
     def test_3_a_failing_judge_really_fails_when_called(self):
         # The stand-in proves test 2: without --rescore the same command calls it and stops.

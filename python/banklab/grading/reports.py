@@ -11,13 +11,13 @@ import re
 import statistics
 import subprocess
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
 from banklab.grading import status as bs
 from banklab.grading import cleantext as ct   # text a student chose: Markdown, JSON (issue 45)
 from banklab.grading.result import LabResult, fmt_points
+from banklab.grading.identity import late_labs   # the LMS's late marker, kept with each result
 # The one CSV writer (banklab/grading/csvfile.py) and how a result is worded (banklab/grading/wording.py):
 # below this module, so that the status file and the platform files use them without importing it.
 from banklab.grading.csvfile import write_csv
@@ -142,89 +142,6 @@ def write_results_csv(results: list[LabResult], path: Path) -> None:
                 "" if bs.not_judged(r) else ";".join(v.test for v in r.failed),
                 f"not graded: {r.not_graded}" if r.not_graded else (r.judge_note if not r.source else "")]
                for r in sorted(results, key=lambda r: (r.student, r.lab))))
-
-
-# --------------------------------------------------------------------------- LMS files
-
-#: Points possible of each lab's column in the LMS files: every lab is given out of this, whatever
-#: its points table's maximum (grade-class --lms-points), so changing a weight moves the scores,
-#: never the maximum the LMS shows (its assignment keeps its points possible).
-LMS_POINTS = 100.0
-
-
-def lms_column(lab: str) -> str:
-    return f"banklab lab {lab}"
-
-
-def lms_score(r: LabResult, points_possible: float) -> float | str:
-    """A lab's points in the LMS: its share of the lab's maximum, times the column's points possible;
-    BLANK ("") where it is no judged grade (banklab.grading.status.blank_reason: not graded, nothing
-    gradable handed in): an import leaves a blank cell alone, where a 0 would be a grade."""
-    if not bs.has_number(r):
-        return ""
-    return round(r.points / r.max_points * points_possible, 2) if r.max_points > 0 else 0.0
-
-
-# Which identity each import file writes is banklab.grading.identity's (the export's own ids, never a name).
-from banklab.grading.identity import identity_of as _identity, lab_identities, late_labs, login_of as _login   # noqa: E402
-
-
-def _split_name(full: str) -> tuple[str, str]:
-    first, _, last = full.strip().rpartition(" ")
-    return (first, last) if first else ("", last)
-
-
-def write_lms_files(results: list[LabResult], ids: dict, out: Path,
-                    points_possible: float = LMS_POINTS, lab_ids: dict | None = None) -> list[Path]:
-    """The files each LMS imports as they are, every lab out of `points_possible`:
-    - lms.csv, Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, a
-      "Points Possible" row, a column per lab (a new name makes a new assignment of those points);
-      Canvas matches a row by ID, SIS User ID or SIS Login ID;
-    - lms-moodle-labNN.csv, one per lab, Moodle's assignment grading worksheet ("Upload grading
-      worksheet"): Identifier "Participant N" (the number in the export's folder names), Full
-      name, Grade, Maximum Grade, Last modified (grade);
-    - lms-blackboard.csv, Blackboard's Grade Center upload: Last Name, First Name, Username,
-      Student ID, a column "banklab lab NN [Total Pts: P Score]" per lab, one row per username.
-    `ids`: each student's identity (banklab.grading.identity.match_roster: the export's own ids, completed
-    from the roster row with the same id); `lab_ids`: {(student, lab): identity} saved with each
-    result, whose Moodle participant id is that lab's (banklab.grading.identity.lab_identities). A student without one in a file is still written, with
-    empty ID cells, and grade-class warns of each such file (banklab.grading.identity.check_import_files).
-    A score is a number only for a judged grade: blank (lms_score) for not graded, not judged,
-    ambiguous and missing; grade-class prints how many (banklab.grading.status.report)."""
-    labs, by = by_student(results)
-    written = []
-    score = lambda st, lab: lms_score(by[st][lab], points_possible) if lab in by[st] else ""
-    rows = [["    Points Possible", "", "", "", ""] + [points_possible for _ in labs]]
-    for st in sorted(by):
-        who = _identity(ids, st)
-        canvas_id = "" if who.get("source") == "moodle" else who.get("id", "")   # Moodle's is a participant number
-        rows.append([st, canvas_id, who.get("sis_id", ""), _login(st, who), who.get("section", "")]
-                    + [score(st, lab) for lab in labs])
-    write_csv(out / "lms.csv", ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-              + [lms_column(lab) for lab in labs], rows[1:], points_row=rows[0])
-    written.append(out / "lms.csv")
-    when = time.strftime("%Y-%m-%d %H:%M:%S")
-    for lab in labs:
-        mrows = []
-        in_lab = lab_identities(ids, lab_ids or {}, lab, [st for st in by if lab in by[st]])
-        for st in sorted(in_lab):
-            who = in_lab[st]
-            pid = who.get("id", "") if who.get("source") == "moodle" else ""
-            mrows.append([f"Participant {pid}" if pid else "", who.get("name") or st, score(st, lab),
-                          points_possible, when])
-        path = out / f"lms-moodle-lab{lab}.csv"
-        write_csv(path, ["Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)"], mrows)
-        written.append(path)
-    brows = []
-    for st in sorted(by):
-        who = _identity(ids, st)
-        first, last = _split_name(who.get("name") or st)
-        brows.append([last, first, _login(st, who), who.get("sis_id", "")] + [score(st, lab) for lab in labs])
-    write_csv(out / "lms-blackboard.csv", ["Last Name", "First Name", "Username", "Student ID"]
-              + [f"{lms_column(lab)} [Total Pts: {fmt_points(points_possible)} Score]" for lab in labs],
-              brows, quote_all=True)
-    written.append(out / "lms-blackboard.csv")
-    return written
 
 
 # --------------------------------------------------------------------------- messages the student reads
