@@ -12,9 +12,23 @@ reads before any work of their own:
   - the variant's handout as its release has it (banklab.release.per_student.readme_with_numbers,
     what instructor/make-release --variant K writes), its `banklab explain` commands, run, and its
     explorer links (<!-- explore: ... -->);
-  - the lab's figures (labs/NN_name/figures.txt: figures and @explore lines), drawn by the model
-    (the site's shared figures, docs/figures.txt, are not a lab's: not checked here);
-  - the variant's stub (its comments), its `banklab explain` commands.
+  - the lab's figures (labs/NN_name/figures.txt: figures and @explore lines), drawn by the model,
+    and the site's shared figures and pages (docs/figures.txt, docs/pages/*.md: their figures,
+    explorer links and `banklab explain` commands), which every student sees;
+  - the variant's stub (its comments), its `banklab explain` commands;
+  - every hint of the variant's description (each question's, each at_minimum test's, those the stub
+    fails and those it passes alike: a later edit shows them), its `banklab explain` commands.
+
+An at_minimum test's `asked` (the variant's: lab.toml [variants] asked for variants >= 1) names the
+questions its message leaves the instruction's counts to. Checked for each variant: every question
+it names asks an access of the instruction's width and kind (a load or store of the same width, or
+the same op: the model counts them alike), so the message never names a question about another
+access; every question whose access is one of the untouched stub's warp instructions of that test
+(its probe's table), not at its minimum, is named (the message would print its count); and the
+stub's message names exactly those (`your prediction(s) ... ask(s) it`).
+
+`--table FILE` writes the result, one row a lab and variant (lab, variant, questions, accesses shown,
+answers stated, problems of `asked`), as a Markdown table that can be quoted.
 
 Each of those shows an access (op, width, mask, each active lane's byte offset after a TMA
 swizzle mode) with the model's numbers printed for it (N wavefronts, minimum M). A question of
@@ -50,7 +64,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from banklab.docs import lab_work
+from banklab.docs import sources
 from banklab.lab import expr as banklab_expr
+from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
 from banklab.release import per_student
@@ -79,6 +96,7 @@ class Shown:
 class Asked:
     name: str
     asks: str
+    op: str
     width: int
     mask: int
     offsets: tuple[int, ...]
@@ -291,7 +309,7 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
     for name, x in smallest.items():
         if x >= 0:
             acc = acc_of(name, x)
-            out.append(Asked(name, "smallest", acc.width, acc.mask, tuple(acc.active()), x, False))
+            out.append(Asked(name, "smallest", acc.op, acc.width, acc.mask, tuple(acc.active()), x, False))
     for name, q in qs.items():
         if q["asks"] not in ("wavefronts", "excess_wavefronts") or name not in ans:
             continue
@@ -303,12 +321,13 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
         acc = acc_of(name, x)
         (w, mn), = model.counts([(line_of(acc), "none")])
         answer = w - mn if q["asks"] == "excess_wavefronts" else w
-        out.append(Asked(name, q["asks"], acc.width, acc.mask, tuple(acc.active()), answer,
+        out.append(Asked(name, q["asks"], acc.op, acc.width, acc.mask, tuple(acc.active()), answer,
                          q["asks"] == "wavefronts" and w == mn))
     return out
 
 
-def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> list[dict]:
+def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> tuple[list[dict], str]:
+    """The verdicts of `text` graded on the CPU tier, and its probe's records (answers.txt)."""
     work.mkdir(parents=True)
     src = work / "kernel.cu"
     src.write_text(text)
@@ -320,7 +339,8 @@ def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Pat
         raise SystemExit(f"FAIL: lab {lab.number}: banklab-judge grade wrote no grade ({r.returncode}):\n"
                          f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
     data = json.loads(out.read_text())
-    return [v for v in data.get("verdicts", []) if isinstance(v, dict)]
+    probe = work / "w" / "answers.txt"
+    return [v for v in data.get("verdicts", []) if isinstance(v, dict)], probe.read_text() if probe.is_file() else ""
 
 
 def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdicts: list[dict], root: Path,
@@ -340,7 +360,101 @@ def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdi
                    model)
     shown += drawn(f"labs/{lab.folder}/figures.txt", figure_specs(lab.dir / "figures.txt"), model)
     shown += commands_shown(f"the stub labs/{lab.folder}/kernel.cu", stub, model)
+    for where, hint in hints(banklab_variants.description(lab, k)):
+        shown += commands_shown(f"the hint of {where}", hint, model)
     return shown
+
+
+def hints(d: dict) -> list[tuple[str, str]]:
+    """Every hint of a description: each question's and each at_minimum test's, with its name."""
+    out = [(q["name"], q["hint"]) for q in d.get("questions", []) if q.get("hint")]
+    return out + [(f"Layout.{test}", am["hint"]) for test, _, am in lab_tests.at_minimum_tests(d) if am.get("hint")]
+
+
+def site_shown(root: Path, model: Model) -> list[Shown]:
+    """What the site shows every student: its shared figures (docs/figures.txt, but those the
+    student site leaves out, a drawing of an access a lab asks about: lab_work.graded_figure_lab)
+    and its pages' explorer links and `banklab explain` commands (docs/pages/*.md)."""
+    left_out = {f.name for f in sources.read_all_figures(root) if f.lab is None and lab_work.graded_figure_lab(f, root)}
+    shown = drawn("docs/figures.txt", [s for s in figure_specs(root / "docs" / "figures.txt")
+                                       if s[2].split("|")[0].strip() not in left_out], model)
+    for page in sorted((root / "docs" / "pages").glob("*.md")):
+        text = page.read_text()
+        where = f"the site's page docs/pages/{page.name}"
+        shown += commands_shown(where, text, model)
+        shown += drawn(f"an explorer link of {where}", [(f"{m.group(1)} {m.group(2)} {m.group(3)}", m.group(4) or "",
+                                                        m.group(0)) for m in EXPLORE.finditer(text)], model)
+    return shown
+
+
+def probe_accesses(probe: str) -> dict[str, tuple[str, int, list[int], list[tuple[int, ...]]]]:
+    """The warp instructions of a probe's records (answers.txt: `access NAME OP WIDTH N D1..DN`, then
+    one line of every warp instruction's 32 lanes' offsets, the dims in row-major order)."""
+    out = {}
+    lines = probe.splitlines()
+    for i, line in enumerate(lines):
+        f = line.split()
+        if len(f) >= 5 and f[0] == "access" and i + 1 < len(lines):
+            dims = [int(x) for x in f[5:5 + int(f[4])]]
+            vals = [int(x) for x in lines[i + 1].split()]
+            out[f[1]] = (f[2], int(f[3]), dims, [tuple(vals[j:j + 32]) for j in range(0, len(vals), 32)])
+    return out
+
+
+def counted_alike(op: str, width: int, q: Asked) -> bool:
+    """The model counts q's access as it counts an instruction of this op and width: the same width,
+    and the same op or a load and a store (a store's lanes conflict as a load's)."""
+    return width == q.width and (op == q.op or {op, q.op} <= {"ld", "st"})
+
+
+def said_asked(message: str) -> list[str] | None:
+    """The predictions an at_minimum message leaves its counts to (None: it names none)."""
+    m = re.search(r"\(your predictions? (.+?) asks? it\)", message)
+    return m.group(1).split(" and ") if m else None
+
+
+def asked_problems(d: dict, asked: list[Asked], probe: str, verdicts: list[dict], model: Model) -> list[str]:
+    """What is wrong with the variant's at_minimum `asked` (the module's text): a question of another
+    access named, a question of a stub's instruction left out, a message naming others."""
+    out, by_name = [], {q.name: q for q in asked}
+    warps = probe_accesses(probe)
+    said = {str(v.get("test", "")).split(".", 1)[-1]: said_asked(str(v.get("message", "")))
+            for v in verdicts if v.get("status") == "failed" and str(v.get("test", "")).split(".", 1)[0].endswith("Layout")}
+    for test, t, am in lab_tests.at_minimum_tests(d):
+        names = list(am.get("asked", []))
+        for name in names:
+            q = by_name.get(name)
+            if q is None:
+                out.append(f"{test}: `asked` names {name}, which asks no count of an access")
+            elif not counted_alike(t["op"], t["width"], q):
+                out.append(f"{test}: `asked` names {name}, a question about a {q.op} of {q.width} bytes, but the test's "
+                           f"instruction {t['name']} is a {t['op']} of {t['width']} bytes: the message names a question "
+                           "about another access")
+        if t["name"] in warps:
+            op, width, dims, rows = warps[t["name"]]
+            only = am.get("only", {})
+            keep = []
+            for flat, offs in enumerate(rows):
+                idx, rest = [], flat
+                for dim in reversed(dims):
+                    idx.append(rest % dim)
+                    rest //= dim
+                idx.reverse()
+                if all(idx[t["index"].index(n)] == v for n, v in only.items() if n in t.get("index", [])):
+                    keep.append(offs)
+            counts = model.counts([(f"{op} {width} ffffffff " + " ".join(map(str, o)), "none") for o in keep])
+            for offs, (w, mn) in zip(keep, counts):
+                if w == mn:
+                    continue
+                for q in asked:
+                    if q.asks != "smallest" and q.name not in names and counted_alike(op, width, q) and \
+                            same_access(width, 0xFFFFFFFF, tuple(offs), q):
+                        out.append(f"{test}: the stub's {t['name']} is {q.name}'s access, which `asked` leaves out: "
+                                   "its message would print the count")
+        if test in said and (said[test] or []) != names:
+            out.append(f"{test}: the stub's message names {' and '.join(said[test] or []) or 'no prediction'} where the "
+                       f"variant's `asked` is {' and '.join(names) or 'none'}")
+    return list(dict.fromkeys(out))
 
 
 def check_the_rule() -> list[str]:
@@ -349,19 +463,70 @@ def check_the_rule() -> list[str]:
     lanes and at another width."""
     col = tuple(range(0, 4096, 128))
     swz = tuple(128 * i + 4 * (5 ^ i) for i in range(32))
-    asked = [Asked("kPlanted", "wavefronts", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
-             Asked("kPlantedAtMinimum", "wavefronts", 4, 0xFFFFFFFF, swz, 1, True),
-             Asked("kPlantedPad", "smallest", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
+    asked = [Asked("kPlanted", "wavefronts", "ld", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
+             Asked("kPlantedAtMinimum", "wavefronts", "ld", 4, 0xFFFFFFFF, swz, 1, True),
+             Asked("kPlantedPad", "smallest", "ld", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
     stated = leaks([Shown("a planted message", 4, 0xFFFFFFFF, col, 32, 1, "planted"),
                     Shown("a planted pad", 4, 0xFFFFFFFF, tuple(132 * i + 8 for i in range(32)), 1, 1, "planted")], asked)
     fails = []
     if {f.split(":")[0].split(" ")[0] for f in stated} != {"kPlanted", "kPlantedAtMinimum", "kPlantedPad"}:
         fails.append(f"the rule misses a planted statement of an answer, its minimum or a pad that works: {stated}")
+    fails += check_the_asked_rule(asked)
     for s in (Shown("half the lanes", 4, 0x0000FFFF, col[:16], 16, 1, "planted"),
               Shown("another width", 8, 0xFFFFFFFF, tuple(2 * o for o in col), 32, 2, "planted")):
         if leaks([s], asked):
             fails.append(f"the rule flags an access no question asks ({s.where})")
     return fails
+
+
+class Planted(Model):
+    """The model's counts of the planted accesses: a column of 4-byte words (its words 32 apart)
+    32 wavefronts, anything else 1."""
+
+    def __init__(self):
+        super().__init__("")
+
+    def counts(self, lines):
+        return [(32, 1) if [int(x) for x in line.split()[3:]] == list(range(0, 4096, 128)) else (1, 1)
+                for line, _ in lines]
+
+
+def check_the_asked_rule(asked: list[Asked]) -> list[str]:
+    """Planted cases of `asked`: a question of another width named, a stub's instruction that is a
+    question's access left out, a message naming another question; the right `asked` passes."""
+    col = " ".join(map(str, range(0, 4096, 128)))
+    probe = f"begin read\naccess read ld 4 1 2\n {col} " + " ".join(map(str, range(0, 128, 4))) + "\n"
+    wide = Asked("kWide", "wavefronts", "ld", 8, 0xFFFFFFFF, tuple(range(0, 256, 8)), 1, True)
+
+    def d(names):
+        am = {"test": "ReadIsConflictFree", **({"asked": names} if names else {})}
+        return {"instructions": [{"name": "read", "op": "ld", "width": 4, "index": ["i"], "at_minimum": am}]}
+
+    def msg(names):
+        said = f" (your prediction {' and '.join(names)} asks it)" if names else ", takes 32 wavefronts (minimum 1)"
+        return [{"test": "Lab99Layout.ReadIsConflictFree", "status": "failed", "message": "The worst" + said}]
+    qs = asked + [wide]
+    cases = {"another width named": (d(["kPlanted", "kWide"]), msg(["kPlanted", "kWide"])),
+             "the stub's access left out": (d([]), msg([])),
+             "the message names another": (d(["kPlanted"]), msg(["kWide"]))}
+    fails = [f"the asked rule misses a planted case: {what}" for what, (dd, m) in cases.items()
+             if not asked_problems(dd, qs, probe, m, Planted())]
+    right = asked_problems(d(["kPlanted"]), qs, probe, msg(["kPlanted"]), Planted())
+    if right:
+        fails.append(f"the asked rule flags a right `asked`: {right}")
+    return fails
+
+
+def write_table(path: Path, rows: list[tuple[str, int, int, int, int, int]]) -> None:
+    """The result as a Markdown table (lab, variant, questions, accesses shown, answers stated,
+    problems of `asked`)."""
+    lines = ["| lab | variant | questions of a count | accesses shown | answers found stated | problems of `asked` |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {n} | {k} | {q} | {s} | {f} | {w} |" for n, k, q, s, f, w in rows]
+    lines.append(f"\n{len(rows)} lab variants, {sum(r[2] for r in rows)} questions of a count; answers found stated: "
+                 f"{sum(r[4] for r in rows)}; problems of `asked`: {sum(r[5] for r in rows)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
 
 
 def main() -> int:
@@ -370,6 +535,7 @@ def main() -> int:
     ap.add_argument("--banklab", required=True)
     ap.add_argument("--root", type=Path, required=True)
     ap.add_argument("--lab", action="append", help="only these labs (default: all)")
+    ap.add_argument("--table", type=Path, help="write the result here, a Markdown table")
     a = ap.parse_args()
     root = a.root.resolve()
     model = Model(a.banklab)
@@ -386,20 +552,25 @@ def main() -> int:
         def one(job):
             lab, k, has_variants = job
             stub = banklab_variants.stub(lab, k)
-            verdicts = grade(a.judge, lab, k if has_variants else None, stub, Path(tmp) / f"{lab.number}-{k}")
-            return job, stub, verdicts
+            verdicts, probe = grade(a.judge, lab, k if has_variants else None, stub, Path(tmp) / f"{lab.number}-{k}")
+            return job, stub, verdicts, probe
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(one, jobs))
-    checked = 0
-    for (lab, k, has_variants), stub, verdicts in graded:
+    checked, rows = 0, []
+    site = site_shown(root, model)
+    for (lab, k, has_variants), stub, verdicts, probe in graded:
         asked = questions(lab, k, model)
-        shown = shown_to(lab, k, has_variants, stub, verdicts, root, model)
+        shown = shown_to(lab, k, has_variants, stub, verdicts, root, model) + site
         found = list(dict.fromkeys(leaks(shown, asked)))
+        wrong = asked_problems(banklab_variants.description(lab, k), asked, probe, verdicts, model)
         checked += len(asked)
-        status = "ok  " if not found else "FAIL"
+        rows.append((lab.number, k, len(asked), len(shown), len(found), len(wrong)))
+        status = "ok  " if not found and not wrong else "FAIL"
         print(f"{status} lab {lab.number} variant {k}: {len(asked)} questions of a count, {len(shown)} accesses shown, "
-              f"{len(found)} answers stated")
-        fails += [f"lab {lab.number} variant {k}: {f}" for f in found]
+              f"{len(found)} answers stated, {len(wrong)} problems of `asked`")
+        fails += [f"lab {lab.number} variant {k}: {f}" for f in found + wrong]
+    if a.table:
+        write_table(a.table, rows)
     if checked < 10:
         fails.append(f"only {checked} questions checked: the collector is broken")
     for f in fails:
