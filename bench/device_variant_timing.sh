@@ -5,9 +5,10 @@
 # its target: bench/variant_timing.py. Builds banklab-judge and the model's `banklab` in
 # build/timing (kept while the machine is warm).
 #   bash bench/device_variant_timing.sh [LAB...]        (default: 04 06 00 01 02 03 05)
-#   Env: REPS (runs of each test of labs 04 and 06, default 5), REPS_OTHERS (of the other labs',
-#   default 2), JOBS (builds at once, default 12), TESTS (kernel: the kernel timing
-#   targets, the default; all: the instructions' too), BUDGET (seconds of timing, default 130),
+#   Env: REPS (runs of each test of labs 04 and 06, default 4), REPS_OTHERS (of the other labs',
+#   default 1), BAD_LAST=1 (the known-bad cases as the last variant too), JOBS (builds at once,
+#   default 12), TESTS (kernel: the kernel timing targets, the default; all: the instructions'
+#   too), BUDGET (seconds of timing after which no file starts, default 120),
 #   JUDGE (an existing banklab-judge: no build, a check of the script where there is no GPU).
 # Writes $OUT/variant_timing.tgz (variant_timing.txt, the table; variant_timing.json, every run's
 # ratio; logs/, each build's and run's output; src/, the files timed) and prints the table.
@@ -23,8 +24,8 @@ else
 fi
 echo "judge ready in $(( $(date +%s) - t0 )) s; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo 'no GPU'), $(nproc) CPUs, tree $(git rev-parse --short HEAD 2>/dev/null)"
 W=$(mktemp -d)
-python3 bench/variant_timing.py --judge "$J" --out "$W" --reps "${REPS:-5}" --reps-others "${REPS_OTHERS:-2}" --jobs "${JOBS:-12}" \
-  --tests "${TESTS:-kernel}" --budget "${BUDGET:-130}" "$@"
+python3 bench/variant_timing.py --judge "$J" --out "$W" --reps "${REPS:-4}" --reps-others "${REPS_OTHERS:-1}" ${BAD_LAST:+--bad-last} --jobs "${JOBS:-12}" \
+  --tests "${TESTS:-kernel}" --budget "${BUDGET:-120}" "$@"
 rc=$?
 tar czf "$out/variant_timing.tgz" -C "$W" variant_timing.txt variant_timing.json logs src 2>/dev/null
 echo "all in $(( $(date +%s) - t0 )) s (exit $rc); $out/variant_timing.tgz"

@@ -5,7 +5,7 @@ the grader's reference, median of 31 runs: grader/include/grader/gpu/timing.cuh)
 REPS times, and the table of their ratios against the targets.
 
   python3 bench/variant_timing.py --judge J --out DIR [--reps N] [--reps-others N] [--jobs N] [--tests kernel|all]
-                                  [--budget S] [LAB...]      (default: labs 04 06 00 01 02 03 05)
+                                  [--budget S] [--bad-last] [LAB...]      (default: labs 04 06 00 01 02 03 05)
 
 Every file is built first (`banklab-judge build --variant K`, JOBS at once), then its timing tests
 run one at a time (`banklab-judge test --tests ... --variant K --graded`: nothing else on the GPU),
@@ -17,7 +17,8 @@ After --budget seconds of timing no new file starts: the table says which were l
 Files: each variant's solved file (banklab.lab.variants.solution), and the known-bad cases whose
 layout costs time (lab 04: pad_two, pad_wrong_dimension, pad_too_large; lab 06:
 scalar_loads_instead_of_ldmatrix, padding_of_32_bytes, wrong_bits), as variant 0 and as the lab's
-last variant where the case applies to it (grader/selftest/variant_case.py, as the selftest renders them).
+last variant where the case applies to it with --bad-last (grader/selftest/variant_case.py, as the
+selftest renders them).
 
 Writes DIR/variant_timing.txt (the table), DIR/variant_timing.json (every run's ratio) and DIR/logs/.
 Exit: 0 every solved file within its targets at the median and every known-bad case of lab 06's
@@ -55,8 +56,9 @@ def timing_tests(judge: str, lab: str, which: str) -> list[str]:
     return [t for t in names if ("KernelTimingTarget" if which == "kernel" else "TimingTarget") in t]
 
 
-def files(lab: banklab_labs.Lab, out: Path) -> list[dict]:
-    """The files of a lab to time: every variant's solved file, then its known-bad timing cases."""
+def files(lab: banklab_labs.Lab, out: Path, bad_last: bool) -> list[dict]:
+    """The files of a lab to time: every variant's solved file, then its known-bad timing cases (as
+    variant 0, and as the last variant too with `bad_last`)."""
     v = banklab_variants.read(lab)
     count = v.count if v else 1
     rows = []
@@ -66,7 +68,7 @@ def files(lab: banklab_labs.Lab, out: Path) -> list[dict]:
         rows.append({"lab": lab.number, "variant": k, "file": "solution", "source": str(p)})
     for name in BAD.get(lab.number, []):
         case = lab.solution_dir / "cases" / "bad" / f"{name}.patch"
-        for k in sorted({0, count - 1}):
+        for k in sorted({0, count - 1} if bad_last else {0}):
             p = out / "src" / f"{lab.number}_v{k}_{name}.cu"
             r = subprocess.run([sys.executable, str(ROOT / "grader" / "selftest" / "variant_case.py"), "--case", str(case),
                                 "--lab-dir", str(lab.solution_dir), "--variant", str(k), "--out", str(p)],
@@ -163,18 +165,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--reps", type=int, default=5, help="runs of each test of labs 04 and 06 (the border)")
-    ap.add_argument("--reps-others", type=int, default=2, help="runs of each test of the other labs")
+    ap.add_argument("--reps", type=int, default=4, help="runs of each test of labs 04 and 06 (the border)")
+    ap.add_argument("--reps-others", type=int, default=1, help="runs of each test of the other labs")
+    ap.add_argument("--bad-last", action="store_true", help="the known-bad cases as the last variant too")
     ap.add_argument("--jobs", type=int, default=12)
     ap.add_argument("--tests", choices=["kernel", "all"], default="kernel")
-    ap.add_argument("--budget", type=float, default=130.0, help="seconds of timing after which no file starts")
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds of timing after which no file starts")
     ap.add_argument("labs", nargs="*", default=["04", "06", "00", "01", "02", "03", "05"])
     a = ap.parse_args()
     for d in ("src", "work", "logs"):
         (a.out / d).mkdir(parents=True, exist_ok=True)
     labs = banklab_labs.find_labs(ROOT)
     t0 = time.monotonic()
-    rows = [row for n in a.labs for row in files(labs[n], a.out)]
+    rows = [row for n in a.labs for row in files(labs[n], a.out, a.bad_last)]
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as pool:
         rows = list(pool.map(lambda r: r if "error" in r else build(a.judge, r, a.out), rows))
     print(f"{len(rows)} files, built in {time.monotonic() - t0:.0f} s", flush=True)
