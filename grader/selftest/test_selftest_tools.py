@@ -231,6 +231,14 @@ class RepositoryCasesTest(unittest.TestCase):
                 text = materialize.materialize(case, str(lab.solution_dir))
                 self.assertNotEqual(text, lab.solution.read_text(encoding="utf-8"), "the patch changes nothing")
 
+    def test_every_variant_of_a_lab_keeps_a_valid_alternative(self):
+        """Each lab with variants has an alternative marked `// VARIANTS: every` that applies to every
+        variant (CTest judges it as each: labNN.alt.NAME.variantK); a lab without one is named."""
+        import variant_case  # noqa: PLC0415  (it imports banklab's variants: the other tests here need none)
+        self.assertEqual(variant_case.missing_every_variant_alternative(ROOT), [])
+        marked = [p for p, k in variant_case.cases(ROOT) if k == 1 and "/alternatives/" in p]
+        self.assertGreaterEqual(len(marked), 8)
+
     def test_every_known_bad_patch_names_the_test_it_must_fail(self):
         for lab in materialize.banklab_labs.find_labs(ROOT).values():
             for case_path in lab.cases("bad"):

@@ -51,8 +51,16 @@ def cpu_tier(case: materialize.Case) -> bool:
     return bool(test) and lab_tests.tier_of(test[0].split(".")[0]) == "cpu"
 
 
+def every_variant(case: materialize.Case) -> bool:
+    """An alternative valid in every variant of its lab (`// VARIANTS: every`): judged as each, not
+    only as the last (a lab's layouts differ with its variants: an alternative written for the lab's
+    rows may be no valid layout of another's, and each variant keeps at least one valid alternative)."""
+    return case.kind == "alternative" and (case.first("VARIANTS") or "").split()[:1] == ["every"]
+
+
 def cases(root: Path) -> list[tuple[str, int]]:
-    """(case path, variant) of every CPU-tier known-bad case and alternative of a lab with variants."""
+    """(case path, variant) of every CPU-tier known-bad case and alternative of a lab with variants,
+    as its last variant; an alternative valid in every variant (every_variant) as each k >= 1."""
     out = []
     for lab in banklab_labs.find_labs(root).values():
         k = chosen_variant(lab)
@@ -61,8 +69,25 @@ def cases(root: Path) -> list[tuple[str, int]]:
         for kind in ("bad", "alternatives"):
             for p in sorted((lab.solution_dir / "cases" / kind).glob("*.patch")):
                 case = materialize.load_case(str(p))
-                if cpu_tier(case) and applicable(lab, k, case):
-                    out.append((p.as_posix(), k))
+                for j in (range(1, k + 1) if every_variant(case) else [k]):
+                    if cpu_tier(case) and applicable(lab, j, case):
+                        out.append((p.as_posix(), j))
+    return out
+
+
+def missing_every_variant_alternative(root: Path) -> list[str]:
+    """Each lab with variants that has no alternative marked valid in every variant and applicable
+    to each (a variant whose valid layouts no alternative shows)."""
+    out = []
+    for lab in banklab_labs.find_labs(root).values():
+        k = chosen_variant(lab)
+        if k is None:
+            continue
+        marked = [c for p in sorted((lab.solution_dir / "cases" / "alternatives").glob("*.patch"))
+                  if every_variant(c := materialize.load_case(str(p)))]
+        if not any(all(applicable(lab, j, c) for j in range(1, k + 1)) for c in marked):
+            out.append(f"lab {lab.number}: no alternative marked `// VARIANTS: every` that applies to every variant "
+                       f"(solutions/{lab.folder}/cases/alternatives/)")
     return out
 
 

@@ -3,11 +3,13 @@
 
   test_printed_commands.py --judge BANKLAB_JUDGE --banklab BANKLAB --root ROOT   (CTest: judge.PrintedCommandsRun)
 
-Grades every lab's stub on the CPU tier with banklab-judge, and a few wrong predictions (labs 05
+Grades every lab's stub on the CPU tier with banklab-judge (and every variant's stub as its variant,
+--variant K), and a few wrong predictions (labs 05
 and 07: every prediction 3; lab 05 also `constexpr float kBytesSavedOverPadding = 128.5f` and a
 column of 40 in a 32-column question), collects every command the messages print (See it:,
 Check yourself: with `<your expression of lane>` put in, Try: lines, git checkout of a stub) and
-the `banklab explain` commands of the handouts (labs/*/README.md, their placeholders put in; each
+the `banklab explain` commands of the handouts (labs/*/README.md, and each variant's as its release
+has it, its "Your numbers" section rendered in: banklab.release.per_student; their placeholders put in; each
 names build/dev/tools/banklab, what the lab presets build, put here for the built CLI), and
 runs each in a shell as printed: exit 0 and a drawing expected. Also: the untouched lab 05 stub's
 messages name no part of its answer, 128.5f is refused as not an integer (never read as 128), and
@@ -27,10 +29,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 from banklab.lab import labs as banklab_labs  # noqa: E402
+from banklab.lab import variants as banklab_variants  # noqa: E402
+from banklab.release import per_student  # noqa: E402
 
 CLI_CMD = re.compile(r"((?:cmake --build \S+ --target banklab && )?\S*banklab'? "
                      r"(?:explain|compare|predict)\b[^\n]*)")
-TEMPLATE = re.compile(r"(\b(?:ld|st|ldsm|stsm|cpasync|atom)\s+(\d+)\s+)'<your expression of lane>'")
+# (single-quoted in a message; double-quoted in a release's "Your numbers", for Doxygen: markdown_text)
+TEMPLATE = re.compile(r"(\b(?:ld|st|ldsm|stsm|cpasync|atom)\s+(\d+)\s+)(?:'<your expression of lane>'|\"<your expression of lane>\")")
 HANDOUT_CMD = re.compile(r"`((?:\S*/)?banklab (?:explain|compare|predict) [^`]*)`"
                          r"|^((?:\S*/)?banklab (?:explain|compare|predict) .*)$", re.M)
 #: The banklab command as a handout prints it (the lab presets' build of it, from the repository's
@@ -50,10 +55,11 @@ def with_predictions(stub: str, value: str, special: dict[str, str] | None = Non
     return re.sub(r"constexpr int (k\w+) = -1;", put, stub)
 
 
-def grade(judge: str, lab: str, source: Path, work: Path) -> list[dict]:
+def grade(judge: str, lab: str, source: Path, work: Path, variant: int | None = None) -> list[dict]:
     out = work / "grade.json"
     r = subprocess.run([judge, "grade", "--lab", lab, "--source", str(source), "--work", str(work / "w"),
-                        "--json", str(out), "--tier", "cpu"], capture_output=True, text=True, timeout=900)
+                        "--json", str(out), "--tier", "cpu"] + ([] if variant is None else ["--variant", str(variant)]),
+                       capture_output=True, text=True, timeout=900)
     if not out.is_file():
         raise SystemExit(f"lab {lab}: banklab-judge grade wrote no grade ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     data = json.loads(out.read_text())
@@ -72,9 +78,13 @@ def commands_in(message: str) -> list[str]:
 def handout_commands(root: Path, banklab: str, fails: list[str]) -> list[tuple[str, str]]:
     out = []
     for lab in banklab_labs.find_labs(root).values():
-        text = lab.handout.read_text()
+        v = banklab_variants.read(lab)
+        # every variant's handout as its release has it (its "Your numbers" section rendered in)
+        text = "\n".join([lab.handout.read_text()] + [per_student.readme_with_numbers(lab.handout.read_text(), lab, k)
+                                                      for k in range(1, v.count if v else 1)])
         for m in HANDOUT_CMD.finditer(text):
             cmd = (m.group(1) or m.group(2)).strip()
+            cmd = TEMPLATE.sub(lambda t: f"{t.group(1)}'lane*{t.group(2)}'", cmd)
             cmd = cmd.replace('"EXPR"', '"lane*16"').replace("MODE", "128").replace('"lane*S*4"', '"lane*2*4"')
             where = f"{lab.handout.relative_to(root)}"
             if not cmd.startswith(HANDOUT_CLI + " "):   # in a release: "command not found"
@@ -104,9 +114,15 @@ def main() -> int:
     labs = banklab_labs.find_labs(root)
     fails: list[str] = []
     with tempfile.TemporaryDirectory(prefix="banklab_cmds_") as tmp:
-        cases: list[tuple[str, str, Path]] = []   # (name, lab, source)
+        cases: list[tuple[str, str, Path, int | None]] = []   # (name, lab, source, variant)
         for n, lab in labs.items():
-            cases.append((f"lab {n} stub", n, lab.stub))
+            cases.append((f"lab {n} stub", n, lab.stub, None))
+            v = banklab_variants.read(lab)
+            for k in range(1, v.count if v else 1):   # every variant's stub, graded as its variant
+                p = Path(tmp) / f"stub{n}v{k}" / "kernel.cu"
+                p.parent.mkdir(parents=True)
+                p.write_text(banklab_variants.stub(lab, k))
+                cases.append((f"lab {n} variant {k} stub", n, p, k))
         for n, special in (("05", {"kBytesSavedOverPadding": "constexpr float kBytesSavedOverPadding = 128.5f;",
                                    "kStoredColumnOfRow5Col3": "constexpr int kStoredColumnOfRow5Col3 = 40;"}),
                            ("07", {})):
@@ -114,11 +130,11 @@ def main() -> int:
                 p = Path(tmp) / f"wrong{n}" / "kernel.cu"
                 p.parent.mkdir(parents=True)
                 p.write_text(with_predictions(labs[n].stub.read_text(), "3", special))
-                cases.append((f"lab {n} with wrong predictions", n, p))
+                cases.append((f"lab {n} with wrong predictions", n, p, None))
         grades: dict[str, list[dict]] = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            futs = {pool.submit(grade, a.judge, lab, src, Path(tmp) / f"g{i}"): name
-                    for i, (name, lab, src) in enumerate(cases)}
+            futs = {pool.submit(grade, a.judge, lab, src, Path(tmp) / f"g{i}", k): name
+                    for i, (name, lab, src, k) in enumerate(cases)}
             for f in concurrent.futures.as_completed(futs):
                 grades[futs[f]] = f.result()
 

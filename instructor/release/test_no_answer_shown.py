@@ -12,9 +12,28 @@ reads before any work of their own:
   - the variant's handout as its release has it (banklab.release.per_student.readme_with_numbers,
     what instructor/make-release --variant K writes), its `banklab explain` commands, run, and its
     explorer links (<!-- explore: ... -->);
-  - the lab's figures (labs/NN_name/figures.txt: figures and @explore lines), drawn by the model
-    (the site's shared figures, docs/figures.txt, are not a lab's: not checked here);
-  - the variant's stub (its comments), its `banklab explain` commands.
+  - the lab's figures (labs/NN_name/figures.txt: figures and @explore lines), drawn by the model,
+    and the site's shared figures and pages (docs/figures.txt, docs/pages/*.md: their figures,
+    explorer links and `banklab explain` commands), which every student sees;
+  - the variant's stub (its comments), its `banklab explain` commands;
+  - every hint of the variant's description (each question's, each at_minimum test's, those the stub
+    fails and those it passes alike: a later edit shows them), its `banklab explain` commands.
+
+An at_minimum test's `asked` (the variant's: lab.toml [variants] asked for variants >= 1) names the
+questions its message leaves the instruction's counts to. Checked for each variant: every question
+it names asks an access of the instruction's width and kind (a load or store of the same width, or
+the same op: the model counts them alike), so the message never names a question about another
+access; every question whose access is one of the untouched stub's warp instructions of that test
+(its probe's table), not at its minimum, is named (the message would print its count); and the
+stub's message names exactly those (`your prediction(s) ... ask(s) it`).
+
+The handout's prose about the untouched stub ("With the stub each of them takes 32 wavefronts", "In
+the stub, load wavefronts are 8,192 (8 per instruction)") states the answer of a question whose
+access is one of the stub's warp instructions (its probe's table, not at its minimum) when a sentence
+that names the stub has the answer before "wavefront(s)", "per instruction" or "-way".
+
+`--table FILE` writes the result, one row a lab and variant (lab, variant, questions, accesses shown,
+answers stated, problems of `asked`), as a Markdown table that can be quoted.
 
 Each of those shows an access (op, width, mask, each active lane's byte offset after a TMA
 swizzle mode) with the model's numbers printed for it (N wavefronts, minimum M). A question of
@@ -50,10 +69,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from banklab.docs import lab_work
+from banklab.docs import sources
 from banklab.lab import expr as banklab_expr
+from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
 from banklab.release import per_student
+from stub_counts import Asked, asked_problems, check_the_asked_rule, prose_problems, same_access, stub_accesses
 
 # `banklab explain ARGS`: in a message (the CLI's path before it), in a handout (in backquotes or
 # a line of its own), in a stub's comment. ARGS end at a backquote or the line's end.
@@ -75,28 +98,9 @@ class Shown:
     text: str                   # how it was shown (a command, a figure line): student-visible
 
 
-@dataclass(frozen=True)
-class Asked:
-    name: str
-    asks: str
-    width: int
-    mask: int
-    offsets: tuple[int, ...]
-    answer: int
-    at_minimum: bool
-
-
 def swizzled(acc: banklab_expr.Access, mode: str) -> tuple[int, ...]:
     bits = TMA_BITS[mode]
     return tuple(o ^ (((o >> 7) & bits) << 4) for o in acc.active())
-
-
-def same_access(width: int, mask: int, offsets: tuple[int, ...], q: Asked) -> bool:
-    """The same lanes' pattern: equal width and mask, offsets apart by one constant (a multiple of the width)."""
-    if width != q.width or mask != q.mask or len(offsets) != len(q.offsets) or not offsets:
-        return False
-    d = offsets[0] - q.offsets[0]
-    return d % width == 0 and all(a - b == d for a, b in zip(offsets, q.offsets))
 
 
 def leaks(shown: list[Shown], asked: list[Asked]) -> list[str]:
@@ -291,7 +295,7 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
     for name, x in smallest.items():
         if x >= 0:
             acc = acc_of(name, x)
-            out.append(Asked(name, "smallest", acc.width, acc.mask, tuple(acc.active()), x, False))
+            out.append(Asked(name, "smallest", acc.op, acc.width, acc.mask, tuple(acc.active()), x, False))
     for name, q in qs.items():
         if q["asks"] not in ("wavefronts", "excess_wavefronts") or name not in ans:
             continue
@@ -303,12 +307,13 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
         acc = acc_of(name, x)
         (w, mn), = model.counts([(line_of(acc), "none")])
         answer = w - mn if q["asks"] == "excess_wavefronts" else w
-        out.append(Asked(name, q["asks"], acc.width, acc.mask, tuple(acc.active()), answer,
+        out.append(Asked(name, q["asks"], acc.op, acc.width, acc.mask, tuple(acc.active()), answer,
                          q["asks"] == "wavefronts" and w == mn))
     return out
 
 
-def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> list[dict]:
+def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> tuple[list[dict], str]:
+    """The verdicts of `text` graded on the CPU tier, and its probe's records (answers.txt)."""
     work.mkdir(parents=True)
     src = work / "kernel.cu"
     src.write_text(text)
@@ -320,7 +325,8 @@ def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Pat
         raise SystemExit(f"FAIL: lab {lab.number}: banklab-judge grade wrote no grade ({r.returncode}):\n"
                          f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
     data = json.loads(out.read_text())
-    return [v for v in data.get("verdicts", []) if isinstance(v, dict)]
+    probe = work / "w" / "answers.txt"
+    return [v for v in data.get("verdicts", []) if isinstance(v, dict)], probe.read_text() if probe.is_file() else ""
 
 
 def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdicts: list[dict], root: Path,
@@ -340,6 +346,30 @@ def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdi
                    model)
     shown += drawn(f"labs/{lab.folder}/figures.txt", figure_specs(lab.dir / "figures.txt"), model)
     shown += commands_shown(f"the stub labs/{lab.folder}/kernel.cu", stub, model)
+    for where, hint in hints(banklab_variants.description(lab, k)):
+        shown += commands_shown(f"the hint of {where}", hint, model)
+    return shown
+
+
+def hints(d: dict) -> list[tuple[str, str]]:
+    """Every hint of a description: each question's and each at_minimum test's, with its name."""
+    out = [(q["name"], q["hint"]) for q in d.get("questions", []) if q.get("hint")]
+    return out + [(f"Layout.{test}", am["hint"]) for test, _, am in lab_tests.at_minimum_tests(d) if am.get("hint")]
+
+
+def site_shown(root: Path, model: Model) -> list[Shown]:
+    """What the site shows every student: its shared figures (docs/figures.txt, but those the
+    student site leaves out, a drawing of an access a lab asks about: lab_work.graded_figure_lab)
+    and its pages' explorer links and `banklab explain` commands (docs/pages/*.md)."""
+    left_out = {f.name for f in sources.read_all_figures(root) if f.lab is None and lab_work.graded_figure_lab(f, root)}
+    shown = drawn("docs/figures.txt", [s for s in figure_specs(root / "docs" / "figures.txt")
+                                       if s[2].split("|")[0].strip() not in left_out], model)
+    for page in sorted((root / "docs" / "pages").glob("*.md")):
+        text = page.read_text()
+        where = f"the site's page docs/pages/{page.name}"
+        shown += commands_shown(where, text, model)
+        shown += drawn(f"an explorer link of {where}", [(f"{m.group(1)} {m.group(2)} {m.group(3)}", m.group(4) or "",
+                                                        m.group(0)) for m in EXPLORE.finditer(text)], model)
     return shown
 
 
@@ -349,19 +379,37 @@ def check_the_rule() -> list[str]:
     lanes and at another width."""
     col = tuple(range(0, 4096, 128))
     swz = tuple(128 * i + 4 * (5 ^ i) for i in range(32))
-    asked = [Asked("kPlanted", "wavefronts", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
-             Asked("kPlantedAtMinimum", "wavefronts", 4, 0xFFFFFFFF, swz, 1, True),
-             Asked("kPlantedPad", "smallest", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
+    asked = [Asked("kPlanted", "wavefronts", "ld", 4, 0xFFFFFFFF, tuple(o + 20 for o in col), 32, False),
+             Asked("kPlantedAtMinimum", "wavefronts", "ld", 4, 0xFFFFFFFF, swz, 1, True),
+             Asked("kPlantedPad", "smallest", "ld", 4, 0xFFFFFFFF, tuple(132 * i for i in range(32)), 1, False)]
     stated = leaks([Shown("a planted message", 4, 0xFFFFFFFF, col, 32, 1, "planted"),
                     Shown("a planted pad", 4, 0xFFFFFFFF, tuple(132 * i + 8 for i in range(32)), 1, 1, "planted")], asked)
     fails = []
     if {f.split(":")[0].split(" ")[0] for f in stated} != {"kPlanted", "kPlantedAtMinimum", "kPlantedPad"}:
         fails.append(f"the rule misses a planted statement of an answer, its minimum or a pad that works: {stated}")
+    fails += check_the_asked_rule(asked)
+    said = "Per tile the kernel runs 32 loads. With the stub each of them takes 32 wavefronts: fix it."
+    if not prose_problems("a planted handout", said, asked[:1]) or \
+            prose_problems("a planted handout", said.replace("the stub", "your layout"), asked[:1]) or \
+            prose_problems("a planted handout", "The stub runs 32 loads a tile.", asked[:1]):
+        fails.append("the prose rule misses a stub's count stated in a sentence, or flags one that states none")
     for s in (Shown("half the lanes", 4, 0x0000FFFF, col[:16], 16, 1, "planted"),
               Shown("another width", 8, 0xFFFFFFFF, tuple(2 * o for o in col), 32, 2, "planted")):
         if leaks([s], asked):
             fails.append(f"the rule flags an access no question asks ({s.where})")
     return fails
+
+
+def write_table(path: Path, rows: list[tuple[str, int, int, int, int, int]]) -> None:
+    """The result as a Markdown table (lab, variant, questions, accesses shown, answers stated,
+    problems of `asked`)."""
+    lines = ["| lab | variant | questions of a count | accesses shown | answers found stated | problems of `asked` |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {n} | {k} | {q} | {s} | {f} | {w} |" for n, k, q, s, f, w in rows]
+    lines.append(f"\n{len(rows)} lab variants, {sum(r[2] for r in rows)} questions of a count; answers found stated: "
+                 f"{sum(r[4] for r in rows)}; problems of `asked`: {sum(r[5] for r in rows)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
 
 
 def main() -> int:
@@ -370,6 +418,7 @@ def main() -> int:
     ap.add_argument("--banklab", required=True)
     ap.add_argument("--root", type=Path, required=True)
     ap.add_argument("--lab", action="append", help="only these labs (default: all)")
+    ap.add_argument("--table", type=Path, help="write the result here, a Markdown table")
     a = ap.parse_args()
     root = a.root.resolve()
     model = Model(a.banklab)
@@ -386,20 +435,29 @@ def main() -> int:
         def one(job):
             lab, k, has_variants = job
             stub = banklab_variants.stub(lab, k)
-            verdicts = grade(a.judge, lab, k if has_variants else None, stub, Path(tmp) / f"{lab.number}-{k}")
-            return job, stub, verdicts
+            verdicts, probe = grade(a.judge, lab, k if has_variants else None, stub, Path(tmp) / f"{lab.number}-{k}")
+            return job, stub, verdicts, probe
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             graded = list(pool.map(one, jobs))
-    checked = 0
-    for (lab, k, has_variants), stub, verdicts in graded:
+    checked, rows = 0, []
+    site = site_shown(root, model)
+    for (lab, k, has_variants), stub, verdicts, probe in graded:
         asked = questions(lab, k, model)
-        shown = shown_to(lab, k, has_variants, stub, verdicts, root, model)
+        shown = shown_to(lab, k, has_variants, stub, verdicts, root, model) + site
         found = list(dict.fromkeys(leaks(shown, asked)))
+        wrong = asked_problems(banklab_variants.description(lab, k), asked, probe, verdicts, model)
+        readme = lab.handout.read_text()
+        found += prose_problems(f"the handout labs/{lab.folder}/README.md",
+                                per_student.readme_with_numbers(readme, lab, k) if has_variants else readme,
+                                stub_accesses(probe, model, asked))
         checked += len(asked)
-        status = "ok  " if not found else "FAIL"
+        rows.append((lab.number, k, len(asked), len(shown), len(found), len(wrong)))
+        status = "ok  " if not found and not wrong else "FAIL"
         print(f"{status} lab {lab.number} variant {k}: {len(asked)} questions of a count, {len(shown)} accesses shown, "
-              f"{len(found)} answers stated")
-        fails += [f"lab {lab.number} variant {k}: {f}" for f in found]
+              f"{len(found)} answers stated, {len(wrong)} problems of `asked`")
+        fails += [f"lab {lab.number} variant {k}: {f}" for f in found + wrong]
+    if a.table:
+        write_table(a.table, rows)
     if checked < 10:
         fails.append(f"only {checked} questions checked: the collector is broken")
     for f in fails:

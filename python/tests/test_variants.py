@@ -6,6 +6,7 @@ import re
 import unittest
 import unittest.mock
 
+from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
 from banklab.grading import judging
@@ -113,6 +114,28 @@ class VariantsTest(unittest.TestCase):
         d = copy.deepcopy(self.lab.description)
         d["variants"]["release"] = 3
         self.assertEqual(banklab_variants.read(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root)).release, 3)
+
+    def test_an_at_minimum_tests_asked_is_the_variants_own(self):
+        """[variants] asked: variants >= 1 take it in place of the at_minimum test's own `asked`
+        (lab 01: none of their questions asks the row-sum load's float load); one naming no
+        at_minimum test or no question is refused."""
+        def asked(d):
+            return {t: am.get("asked") for t, _, am in lab_tests.at_minimum_tests(d)}
+        self.assertEqual(asked(banklab_variants.description(self.lab, 0))["RowSumLoadsAreConflictFree"],
+                         ["kStride32Wavefronts"])
+        for k in range(1, self.v.count):
+            self.assertIsNone(asked(banklab_variants.description(self.lab, k))["RowSumLoadsAreConflictFree"])
+        d = copy.deepcopy(self.lab.description)
+        d["variants"]["asked"] = {"RowSumLoadsAreConflictFree": ["kStride2Wavefronts"]}
+        one = banklab_labs.Lab("01", self.lab.folder, d, self.lab.root)
+        self.assertEqual(asked(banklab_variants.description(one, 2))["RowSumLoadsAreConflictFree"], ["kStride2Wavefronts"])
+        for bad, words in (({"NoSuchTest": []}, "no at_minimum test"), ({"RowSumLoadsAreConflictFree": ["kNope"]}, "kNope"),
+                           ({"RowSumLoadsAreConflictFree": "kStride2Wavefronts"}, "lists of question names")):
+            d = copy.deepcopy(self.lab.description)
+            d["variants"]["asked"] = bad
+            with self.assertRaises(DescriptionError) as e:
+                banklab_variants.read(banklab_labs.Lab("01", self.lab.folder, d, self.lab.root))
+            self.assertIn(words, str(e.exception))
 
     def test_a_kernel_replacement_the_file_lacks_is_named(self):
         lab = copy.deepcopy(self.lab.description)

@@ -17,6 +17,7 @@
 #include "grader/check.hpp"
 #include "grader/grader.hpp"
 #include "grader/lab_description.hpp"
+#include "grader/variants.hpp"
 
 namespace grader {
 
@@ -27,6 +28,10 @@ struct AtMinimum {
   std::vector<int> only;                                       ///< one index per dim, -1 for any; empty: all
   const char* hint;                                            ///< labNN_judge::hint_<test>
   const char* asked;  ///< the predictions its access answers ("kA and kB"; "": none): left to them
+  /// The same in variants >= 1 (lab.toml [variants] asked), nullptr where they are the lab's.
+  const char* asked_in_variants;
+  /// The graded variant's: its own questions that ask about this access.
+  const char* asked_of(int variant) const { return variant > 0 && asked_in_variants ? asked_in_variants : asked; }
 };
 
 /// One LabNNPredictions test: questions [first, first + count) of the lab's question table.
@@ -41,7 +46,9 @@ namespace generated {
 class AtMinimumTest : public ::testing::Test {
  public:
   explicit AtMinimumTest(const AtMinimum& p) : p_(p) {}
-  void TestBody() override { BANKLAB_EXPECT(AllAtMinimumWavefronts(p_.instructions(p_.only), p_.hint, p_.asked)); }
+  void TestBody() override {
+    BANKLAB_EXPECT(AllAtMinimumWavefronts(p_.instructions(p_.only), p_.hint, p_.asked_of(graded_variant())));
+  }
 
  private:
   const AtMinimum& p_;

@@ -125,13 +125,16 @@ def layout_table(d):
     ns = f"lab{d['lab']}_judge"
     L = [f"/// The at_minimum tests of the description's instructions ({ns}.hpp names their warp instructions):",
          "/// each a LabNNLayout test, every warp instruction valid and at the model's minimum.",
+         "/// (asked_in_variants: the questions of variants >= 1, [variants] asked; nullptr: the lab's own.)",
          "const grader::AtMinimum kLayoutTests[] = {"]
+    in_variants = d.get("variants", {}).get("asked", {})
     for test, t, am in lab_tests.at_minimum_tests(d):
         only = am.get("only", {})
         arg = "{" + ", ".join(str(only.get(v, -1)) for v in t["index"]) + "}" if only else "{}"
         asked = cstr(" and ".join(am.get("asked", [])))
-        L.append(f"    {{{cstr(test)}, {ns}::{t['name']}, {arg}, {ns}::hint_{am.get('hint_of', test)}, {asked}}},")
-    L.append("    {nullptr, nullptr, {}, nullptr, nullptr},")
+        theirs = cstr(" and ".join(in_variants[test])) if test in in_variants else "nullptr"
+        L.append(f"    {{{cstr(test)}, {ns}::{t['name']}, {arg}, {ns}::hint_{am.get('hint_of', test)}, {asked}, {theirs}}},")
+    L.append("    {nullptr, nullptr, {}, nullptr, nullptr, nullptr},")
     L.append("};")
     return L
 

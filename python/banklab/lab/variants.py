@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from banklab.lab import expr as banklab_expr
+from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 from banklab.lab.schema import DescriptionError
 
@@ -48,7 +49,9 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 class Variants:
     """A lab's variants: `params` names, one row of `values` per variant (row 0: the lab as written),
     question texts (`what`, `hint`: templates by question name), kernel.cu's replacements
-    [[text of the lab, template], ...] and the answers' templates (None in the student release)."""
+    [[text of the lab, template], ...] and the answers' templates (None in the student release);
+    `asked`: the questions each at_minimum test's message leaves its counts to, in variants >= 1,
+    by the test's name (where the lab's own `asked` names a question a variant asks of another access)."""
     lab: banklab_labs.Lab
     params: list[str]
     values: list[list]
@@ -60,6 +63,7 @@ class Variants:
     #: The solution's own replacements (variants.toml `solution_kernel`, instructor side: the text
     #: would state an answer in the stub's lab.toml), applied after `kernel`, variants >= 1.
     solution_kernel: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    asked: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -77,11 +81,12 @@ class Variants:
             raise DescriptionError(f"lab {self.lab.number} has variants 0 to {self.count - 1}, not {k}")
 
 
-def _problems(v: dict, questions: set[str], where: str) -> list[str]:
-    """What is wrong with a description's [variants] table (the schema's part for variants)."""
+def _problems(v: dict, questions: set[str], where: str, tests: set[str] = frozenset()) -> list[str]:
+    """What is wrong with a description's [variants] table (the schema's part for variants);
+    `tests`: the lab's at_minimum tests (the keys `asked` may have)."""
     p = []
-    known = {"params", "values", "what", "hint", "kernel", "release"}
-    p += [f"{where}: unknown key {k!r} (params, values, what, hint, kernel, release)" for k in v if k not in known]
+    known = {"params", "values", "what", "hint", "kernel", "release", "asked"}
+    p += [f"{where}: unknown key {k!r} (params, values, what, hint, kernel, release, asked)" for k in v if k not in known]
     params, values = v.get("params"), v.get("values")
     if not isinstance(params, list) or not params or not all(isinstance(x, str) and re.fullmatch(r"[A-Za-z_]\w*", x)
                                                              for x in params):
@@ -99,6 +104,14 @@ def _problems(v: dict, questions: set[str], where: str) -> list[str]:
             p.append(f"{where}: `{key}` must map question names to templates")
             continue
         p += [f"{where}: `{key}` names {n!r}, which is no question of the lab" for n in t if n not in questions]
+    asked = v.get("asked", {})
+    if not isinstance(asked, dict) or not all(isinstance(x, list) and all(isinstance(n, str) for n in x)
+                                              for x in asked.values()):
+        p.append(f"{where}: `asked` must map at_minimum tests to lists of question names")
+    else:
+        p += [f"{where}: `asked` names {t!r}, which is no at_minimum test of the lab" for t in asked if t not in tests]
+        p += [f"{where}: `asked` of {t} names {n!r}, which is no question of the lab"
+              for t, x in asked.items() for n in x if n not in questions]
     r = v.get("release", 0)
     if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < (len(values) if isinstance(values, list) else 0):
         p.append(f"{where}: `release` (the variant of a student's release: make-release writes it) must be one of "
@@ -117,7 +130,8 @@ def read(lab: banklab_labs.Lab) -> Variants | None:
     if v is None:
         return None
     where = "[variants]"   # the caller names the file (gen.py, banklab variant)
-    problems = _problems(v, {q["name"] for q in d.get("questions", [])}, where)
+    problems = _problems(v, {q["name"] for q in d.get("questions", [])}, where,
+                         {test for test, _, _ in lab_tests.at_minimum_tests(d)})
     if problems:
         raise DescriptionError("; ".join(problems))
     path = lab.solution_dir / ANSWERS_FILE
@@ -132,7 +146,7 @@ def read(lab: banklab_labs.Lab) -> Variants | None:
                                    "[text of the lab's solution, template] pairs")
     return Variants(lab, list(v["params"]), [list(r) for r in v["values"]], dict(v.get("what", {})),
                     dict(v.get("hint", {})), [(a, b) for a, b in v.get("kernel", [])], templates, v.get("release"),
-                    [(a, b) for a, b in own])
+                    [(a, b) for a, b in own], {t: list(x) for t, x in v.get("asked", {}).items()})
 
 
 def render(template: str, params: dict[str, object]) -> str:
@@ -161,6 +175,11 @@ def description(lab: banklab_labs.Lab, k: int) -> dict:
         for key, templates in (("what", v.what), ("hint", v.hint)):
             if q["name"] in templates:
                 q[key] = render(templates[q["name"]], params)
+    for test, _, am in lab_tests.at_minimum_tests(d):
+        if test in v.asked:
+            am.pop("asked", None)
+            if v.asked[test]:
+                am["asked"] = list(v.asked[test])
     return d
 
 
