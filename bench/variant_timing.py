@@ -22,8 +22,9 @@ selftest renders them), and lab 06's alternative other_xor_key_for_every_row as 
 192 bytes, where no other alternative of the lab is valid), expected within its target.
 
 Writes DIR/variant_timing.txt (the table), DIR/variant_timing.json (every run's ratio) and DIR/logs/.
-Exit: 0 every solved file and alternative within its targets at the median and lab 06's scalar
-loads over it; 1 otherwise; 2 nothing timed (no GPU: every timing test skipped).
+Exit: 0 every solved file and alternative within its targets at the median; 1 otherwise; 2 nothing
+timed (no GPU: every timing test skipped). The known-bad cases are reported, not judged: lab 06's
+scalar loads are conflict-free (the traced test fails them; 1.03x the reference on an H200).
 """
 from __future__ import annotations
 
@@ -167,8 +168,6 @@ def verdict(rows: list[dict]) -> int:
                 continue
             med = statistics.median(g["ratios"])
             if (r["file"] == "solution" or r["file"].startswith("alt:")) and med > g["target"]:
-                bad = True
-            if r["file"] == "bad:scalar_loads_instead_of_ldmatrix" and med <= g["target"]:
                 bad = True
     return 1 if bad else 0
 
