@@ -15,6 +15,10 @@ new script or module cannot quietly undo them.
   import PointsTable`) is one that module defines, not one it imports from another.
 - No production file is named like a test: a file named test_* lives in a tests/ folder or is a Python
   program that CTest runs (a CMake file names it); the C++ tests are tests/*_test.cpp.
+- A lab's GPU tier is data where it can be (docs/dev/LAB_CONTRACT.md, "The GPU tier"): no test.cu
+  writes an instruction's timing test (`timing =` on its [[instructions]] entry) or the tiled
+  transpose's tests ([gpu.transpose]), and the tests of test.cu that call BANKLAB_REQUIRE_TRACE() are
+  exactly those its description's [gpu] traced names (the judge reads traced-ness from there).
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import unittest
 from pathlib import Path
 
@@ -109,6 +114,30 @@ def banklab_imports(tree: ast.AST):
             for a in n.names:
                 if a.asname and module_of(a.name):
                     yield n.lineno, a.name, a.asname
+
+
+#: Calls a lab's test.cu leaves to the tests its description makes (banklab.lab.gpu_tier): an
+#: instruction's timing target (not the whole kernel's), the tiled transpose's kernel timing and copy.
+GENERATED_GPU_CALL = re.compile(r"(?<![A-Za-z_])MeetsTimingTarget\(|transpose::MeetsTheKernelTimingTarget\(|"
+                                r"TimedBesideATiledCopyStillTransposes\(")
+
+
+def hand_written_gpu_tier(text: str, traced: set[str]) -> list[str]:
+    """What test.cu's `text` writes by hand that its description should say: a call of a generated
+    GPU kind, or a test whose BANKLAB_REQUIRE_TRACE() disagrees with the description's [gpu] traced."""
+    out = [f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}...): make it data (timing = {{ test, only, "
+           f"nth }} on the instruction, or [gpu.transpose])" for m in GENERATED_GPU_CALL.finditer(text)]
+    for chunk in text.split("\nTEST(")[1:]:
+        head, _, body = chunk.partition("{")
+        suite, _, name = (x.strip() for x in head.split(")")[0].partition(","))
+        if not suite.endswith("OnGpu"):
+            continue
+        body = body.split("\n}\n")[0]
+        calls = "BANKLAB_REQUIRE_TRACE()" in body
+        if calls != (name in traced):
+            out.append(f"{suite}.{name} {'calls' if calls else 'does not call'} BANKLAB_REQUIRE_TRACE() but [gpu] "
+                       f"traced {'does not name' if calls else 'names'} it")
+    return out
 
 
 class StructureCounts(unittest.TestCase):
@@ -208,6 +237,29 @@ class StructureCounts(unittest.TestCase):
             wrong.append(rel)
         self.assertEqual(wrong, [], "files named test_* that are no test (name them for what they do; tools and "
                          "people that skip tests skip them): a test lives in a tests/ folder or is a program CTest runs")
+
+    def test_a_labs_gpu_tier_is_data(self):
+        found = []
+        for toml in sorted(ROOT.glob("labs/*/judge/lab.toml")) + sorted(ROOT.glob("grader/labs/*/lab.toml")):
+            test_cu = toml.parent / "test.cu"
+            if not test_cu.is_file():
+                continue
+            traced = set(tomllib.loads(toml.read_text()).get("gpu", {}).get("traced", []))
+            found += [f"{test_cu.relative_to(ROOT)}: {w}" for w in hand_written_gpu_tier(test_cu.read_text(), traced)]
+        self.assertEqual(found, [], "a lab's test.cu writes what its description says (docs/dev/LAB_CONTRACT.md, "
+                         "\"The GPU tier\")")
+
+    def test_the_gpu_tier_rule_fails_its_case_and_passes_its_alternative(self):
+        written = ("\nTEST(Lab09OnGpu, LoadsMeetTheTimingTarget) {\n  BANKLAB_REQUIRE_GPU();\n"
+                   "  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab09_judge::load()[3]));\n}\n"
+                   "\nTEST(Lab09OnGpu, TracedX) {\n  BANKLAB_REQUIRE_GPU();\n  BANKLAB_REQUIRE_TRACE();\n}\n")
+        self.assertEqual(len(hand_written_gpu_tier(written, set())), 2)   # the timing call, the undeclared trace
+        self.assertEqual(len(hand_written_gpu_tier(written, {"TracedX", "Other"})), 1)
+        data = ("\nTEST(Lab09OnGpu, KernelMeetsTheTarget) {\n  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(\n"
+                "      \"w\", a, b, c, d));\n}\n\nTEST(Lab09OnGpu, Watched) {\n  BANKLAB_REQUIRE_TRACE();\n}\n"
+                "\nTEST(Lab09Layout, NotTraced) {\n  BANKLAB_CHECK(true);\n}\n")
+        self.assertEqual(hand_written_gpu_tier(data, {"Watched"}), [])
+        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched", "KernelMeetsTheTarget"})), 1)
 
 
 if __name__ == "__main__":
