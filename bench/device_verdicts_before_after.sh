@@ -12,7 +12,8 @@
 #   STAGE=grade bash bench/device_verdicts_before_after.sh     while the machine is warm), then the rest
 #   Env: BEFORE (the older tree), JOBS (files graded at once, default 2), LABS ("04 05": only those).
 # Exit: 0 no difference but numbers, 1 a difference, 2 not run (no older tree, a build failed).
-# Needs: nvcc, cmake, Ninja, GoogleTest, CLI11 (.carry/cli11), bubblewrap (.carry/bwrap/bwrap).
+# Needs: nvcc, cmake, Ninja, GoogleTest (the machine's or .carry/googletest), CLI11 (.carry/cli11),
+# bubblewrap (.carry/bwrap/bwrap): the builds are bench/lib/build_judge.sh's.
 set -uo pipefail
 out=${OUT:-$PWD/out}; mkdir -p "$out"
 t0=$(date +%s)
@@ -22,24 +23,18 @@ R=$W/results; mkdir -p "$R"
 if [[ ! -f $BEFORE/CMakeLists.txt ]]; then
   echo "no older tree in $BEFORE: unpack one there first (git archive <commit> | tar -x -C .carry/before)"; exit 2
 fi
-if [[ -x .carry/bwrap/bwrap && ! -x /usr/local/bin/bwrap ]]; then cp .carry/bwrap/bwrap /usr/local/bin/bwrap; chmod 755 /usr/local/bin/bwrap; fi
-seccomp=()
-if [[ ! -f /usr/include/seccomp.h && -f .carry/seccomp/include/seccomp.h ]]; then
-  seccomp=(-DBANKLAB_SECCOMP_INCLUDE="$PWD/.carry/seccomp/include" -DBANKLAB_SECCOMP_LIBRARY="$PWD/.carry/seccomp/lib/libseccomp.a")
-fi
-bld() {  # tree, where: a copy of the tree (readable by the sandbox's uid), its judge in where/b
-  mkdir -p "$2"; tar -C "$1" --exclude=./build --exclude=./.carry -cf - . | tar -C "$2" -xf -; chmod -R a+rX "$2"
-  cmake -S "$2" -B "$2/b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" "${seccomp[@]}" > "$R/$(basename "$2").configure.log" 2>&1 &&
-    cmake --build "$2/b" --target banklab_judge -j 8 > "$R/$(basename "$2").build.log" 2>&1 ||
-    { tail -n 30 "$R/$(basename "$2").configure.log" "$R/$(basename "$2").build.log"; return 1; }
-}
+source bench/lib/build_judge.sh
 if [[ ${STAGE:-all} != grade ]]; then
-  bld "$BEFORE" "$W/before" & b1=$!
-  bld "$PWD" "$W/after" & b2=$!
-  wait $b1; r1=$?; wait $b2; r2=$?
-  echo "built both judges in $(( $(date +%s) - t0 )) s (exit $r1, $r2); $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  if [[ $r1 != 0 || $r2 != 0 ]]; then tar -C "$W" -czf "$out/verdicts_before_after.tar.gz" results; exit 2; fi
+  # One after the other, each with every core (their logs: results/before.logs/, results/after.logs/).
+  for k in before after; do
+    src=$BEFORE; [[ $k == after ]] && src=$PWD
+    mkdir -p "$W/$k"; tar -C "$src" --exclude=./build --exclude=./.carry -cf - . | tar -C "$W/$k" -xf -
+    out=$R/$k.logs; mkdir -p "$out"
+    build_judge "$W/$k/b" "$W/$k" || { out=${OUT:-$PWD/out}; tar -C "$W" -czf "$out/verdicts_before_after.tar.gz" results; exit 2; }
+    echo "built the $k judge at $(( $(date +%s) - t0 )) s"
+  done
+  out=${OUT:-$PWD/out}
+  echo "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
   [[ ${STAGE:-all} == build ]] && exit 0
 fi
 lab_args=(); for n in ${LABS:-}; do lab_args+=(--lab "$n"); done

@@ -11,7 +11,8 @@ machine on all tiers; on a machine without a GPU it compares the CPU tier.
 snapshot writes DIR/list.txt (`J list`), DIR/points.json ({test: points} of each lab, from TREE's
 descriptions and grader/points/weights.toml) and DIR/labNN_{stub,solution}.json (`J grade`'s
 records; DIR/meta.json: TREE, so that compare reads paths in messages as "TREE"; --jobs N grades N
-files at once, their GPU tests serialised by the judge's GPU lock). compare prints every difference: a test listed, ordered, tiered or weighted otherwise, a
+files at once, their GPU tests serialised by the judge's GPU lock). compare prints every difference: a test listed, tiered or weighted otherwise (ORDER: the same
+tests listed in another order, printed, not a failure), a
 verdict whose status, check count or message differs (MESSAGE: the words differ once numbers are
 left out; NUMBERS: only numbers differ, as timings do from run to run: counted, not a failure).
 Exit status 1 when anything but numbers differs. Python 3 standard library only.
@@ -94,12 +95,18 @@ def compare(before: Path, after: Path) -> int:
     bad, numbers = [], 0
     tb, ta = tree_of(before), tree_of(after)
     lb, la = (before / "list.txt").read_text().splitlines(), (after / "list.txt").read_text().splitlines()
+    order = []
     if lb != la:
         sb, sa = set(lb), set(la)
         bad += [f"LIST  only before: {x}" for x in lb if x not in sa]
         bad += [f"LIST  only after:  {x}" for x in la if x not in sb]
-        if sb == sa:
-            bad.append("ORDER the same tests, listed in another order")
+        if sb == sa:   # the same tests, tiers and labs: which labs list them in another order (not a failure)
+            for n in sorted({x.split()[0] for x in lb}):
+                ob, oa = [x.split()[1] for x in lb if x.split()[0] == n], [x.split()[1] for x in la if x.split()[0] == n]
+                if ob != oa:
+                    moved = [t for i, t in enumerate(oa) if i >= len(ob) or ob[i] != t]
+                    order.append(f"ORDER lab {n}: the same {len(ob)} tests in another order; from the first moved: "
+                                 f"{', '.join(t.split('.', 1)[1] for t in moved[:6])}")
     pb, pa = json.loads((before / "points.json").read_text()), json.loads((after / "points.json").read_text())
     for n in sorted(set(pb) | set(pa)):
         for t in sorted(set(pb.get(n, {})) | set(pa.get(n, {}))):
@@ -128,7 +135,7 @@ def compare(before: Path, after: Path) -> int:
                     numbers += 1
                 else:
                     bad.append(f"MESSAGE {name} {t}:\n    before: {mx[:400]!r}\n    after:  {my[:400]!r}")
-    print("\n".join(bad) if bad else "no difference")
+    print("\n".join(order + bad) if order or bad else "no difference")
     print(f"{len(lb)} tests listed before, {len(la)} after; {compared} verdicts of {len(graded)} grades compared; "
           f"{len(bad)} differences; {numbers} messages differ in their numbers only")
     return 1 if bad else 0
