@@ -15,8 +15,9 @@
 #
 # python/banklab/lab/gen.py checks labs/<folder>/judge/lab.toml (with solutions/<folder>/answers.toml
 # when it exists) and writes into ${BANKLAB_GENERATED_DIR} grader/labNN_description.hpp (for the
-# probe and the judge) and labNN_questions_test.cpp (the generated tests' data; its path goes to
-# OUT_VAR, a source of banklab-judge). It runs at configure time too (a broken description fails
+# probe and the judge), labNN_questions_test.cpp (the generated tests' data, every test's tier and
+# traced-ness) and labNN_gpu_test.cu (the generated GPU tests' data); their paths go to OUT_VAR,
+# sources of banklab-judge. It runs at configure time too (a broken description fails
 # the configure, naming the file and the key); CTest's list of the tests is Lab.tests(), not these
 # files; a changed description configures again.
 
@@ -41,7 +42,12 @@ function(banklab_lab_description num folder out_var)
   # banklab.lab.expr reads the model's op table and shared-memory size from these.
   set(model ${PROJECT_SOURCE_DIR}/common/include/banklab/model.hpp ${PROJECT_SOURCE_DIR}/common/src/model.cpp
             ${PROJECT_SOURCE_DIR}/common/include/banklab/hardware.hpp)
-  set(deps ${toml} ${probe} ${lablib} ${model})
+  # test.cu and the instructor's tests: Lab.tests(), whose tiers and traced-ness the generator writes.
+  file(GLOB instructor ${PROJECT_SOURCE_DIR}/solutions/${folder}/instructor_*_test.cu)
+  set(deps ${toml} ${probe} ${lablib} ${model} ${instructor})
+  if(EXISTS ${jdir}/test.cu)
+    list(APPEND deps ${jdir}/test.cu)
+  endif()
   if(EXISTS ${answers})
     list(APPEND deps ${answers})
   endif()
@@ -55,7 +61,8 @@ function(banklab_lab_description num folder out_var)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${deps})
   set(outs ${BANKLAB_GENERATED_DIR}/grader/lab${num}_description.hpp ${BANKLAB_GENERATED_DIR}/grader/lab${num}_probe.hpp
            ${BANKLAB_GENERATED_DIR}/grader/lab${num}_judge.hpp
-           ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
+           ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_gpu_test.cu
+           ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
   # Generated at configure time (above), and again by the configure step that any change of
   # ${deps} starts (CMAKE_CONFIGURE_DEPENDS; the generator writes only files that changed). A build
   # step as well would run in every first build (ninja has no record of it), and ninja 1.11 starts
@@ -63,15 +70,18 @@ function(banklab_lab_description num folder out_var)
   # build's longest compile, waited for it until the judge's own files were all compiled
   # (bench/first_command.sh). Still a target of its own, which the lab's tests depend on.
   if(batched AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp
-     AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
+     AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_gpu_test.cu AND EXISTS ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp)
     add_custom_target(banklab_lab${num}_description)
   else()
     add_custom_command(OUTPUT ${outs} COMMAND ${cmd} DEPENDS ${deps}
                        COMMENT "Generating lab ${num}'s description (${toml})" VERBATIM)
     add_custom_target(banklab_lab${num}_description DEPENDS ${outs})
   endif()
+  # labNN_gpu_test.cu: the GPU tests the description makes (python/banklab/lab/gen_gpu.py), after the
+  # questions' file (googletest registers in link order: test.cu's own tests first, as Lab.tests() lists them).
   # labNN_variants.cpp: the questions of the lab's per-student variants (docs/dev/VARIANTS.md), no TEST of its own.
-  set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp PARENT_SCOPE)
+  set(${out_var} ${BANKLAB_GENERATED_DIR}/lab${num}_questions_test.cpp ${BANKLAB_GENERATED_DIR}/lab${num}_gpu_test.cu
+      ${BANKLAB_GENERATED_DIR}/lab${num}_variants.cpp PARENT_SCOPE)
 endfunction()
 
 # Generates every lab's C++ at configure time in one Python process (banklab.lab.gen --batch), so

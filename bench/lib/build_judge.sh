@@ -1,11 +1,12 @@
 # Sourced by the bench/device_*.sh scripts (one place for the judge's build on the GPU machine):
-#   source bench/lib/build_judge.sh; build_judge DIR     builds banklab_judge of this tree in DIR
+#   source bench/lib/build_judge.sh; build_judge DIR [SRC]   builds banklab_judge of this tree (or of
+#                                                            the tree SRC) in DIR
 # (Release, sm_90, CLI11 from .carry/cli11, libseccomp from .carry/seccomp where the machine has none; kept between calls while the machine is warm), installs
 # .carry/bwrap/bwrap where the sandbox finds it, lets the sandbox's uid read the tree, and sets J to
 # the judge. Logs: $out/configure.log, $out/build.log (their tails on failure). With DRY_RUN=1
 # nothing is built: J=/nonexistent and nvidia-smi answers "no GPU (dry run)".
 build_judge() {
-  local dir=$1
+  local dir=$1 src=${2:-.}
   if [[ ${DRY_RUN:-} == 1 ]]; then
     J=/nonexistent; nvidia-smi() { echo "no GPU (dry run)"; }
     return 0
@@ -28,8 +29,8 @@ build_judge() {
   if [[ ! -f /usr/include/seccomp.h && -f .carry/seccomp/include/seccomp.h ]]; then
     seccomp=(-DBANKLAB_SECCOMP_INCLUDE="$PWD/.carry/seccomp/include" -DBANKLAB_SECCOMP_LIBRARY="$PWD/.carry/seccomp/lib/libseccomp.a")
   fi
-  chmod -R a+rX labs solutions grader common instructor tools bench trace python 2>/dev/null  # read by the sandbox's uid
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  (cd "$src" && chmod -R a+rX labs solutions grader common instructor tools bench trace python 2>/dev/null)  # read by the sandbox's uid
+  cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" "${seccomp[@]}" > "$out/configure.log" 2>&1 &&
     cmake --build "$dir" --target banklab_judge -j "$(nproc)" > "$out/build.log" 2>&1 ||
     { tail -n 30 "$out/configure.log" "$out/build.log"; return 1; }

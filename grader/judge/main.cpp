@@ -361,6 +361,11 @@ int main(int argc, char** argv) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   judge::Args a;
   if (!judge::parse(argc, argv, a)) return judge::usage("bad arguments");
+  if (a.command == "list" || a.command == "test" || a.command == "grade")
+    if (const std::string why = judge::test_table_mismatch(a.lab); !why.empty()) {
+      std::fprintf(stderr, "banklab-judge: %s\n", why.c_str());
+      return 2;
+    }
   if (a.command == "list") return judge::cmd_list(a);
   if (a.command == "sandbox") return judge::cmd_sandbox();
   if (a.lab.empty() || a.lab.size() != 2) return judge::usage("--lab NN is required");

@@ -9,14 +9,19 @@
 #include <memory>
 #include <set>
 
+#include "grader/tests_of_lab.hpp"
+
 namespace judge {
 
 std::string tier_of_test(const std::string& suite_dot_name) {
-  const std::string suite = suite_dot_name.substr(0, suite_dot_name.find('.'));
-  return suite.size() > 5 && suite.compare(suite.size() - 5, 5, "OnGpu") == 0 ? "gpu" : "cpu";
+  const grader::TestOfLab* t = grader::find_test_of_lab(suite_dot_name);
+  return t ? t->tier : "cpu";
 }
 
-bool is_traced(const std::string& test) { return test.find("Traced") != std::string::npos; }
+bool is_traced(const std::string& test) {
+  const grader::TestOfLab* t = grader::find_test_of_lab(test);
+  return t && t->traced;
+}
 
 double test_time_limit(const std::string& tier) { return tier == "gpu" ? 180 : 60; }
 

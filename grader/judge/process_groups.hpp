@@ -18,9 +18,11 @@
 
 namespace judge {
 
-/// "gpu" for a test of a suite named ...OnGpu, else "cpu".
+/// The test's tier, "gpu" or "cpu", as its lab's table says (grader/tests_of_lab.hpp: Lab.tests(),
+/// generated); "cpu" for a name no table holds (a test the lab does not have).
 std::string tier_of_test(const std::string& suite_dot_name);
-/// Whether the test runs under the shared-memory tracer (its name says "Traced").
+/// Whether the test runs under the shared-memory tracer, as its lab's table says (false for a
+/// name no table holds).
 bool is_traced(const std::string& test);
 
 struct TestGroup {

@@ -26,6 +26,7 @@
 #include "grader/gpu/gpu_lock.hpp"
 #include "grader/gpu/student.cuh"
 #include "grader/gpu/trace.cuh"
+#include "grader/tests_of_lab.hpp"
 #include "output_capture.hpp"
 #include "process.hpp"
 #include "process_groups.hpp"
@@ -42,6 +43,10 @@ std::vector<std::string> registered_tests(const std::string& lab) {
     for (int j = 0; j < s->total_test_count(); ++j) out.push_back(suite + "." + s->GetTestInfo(j)->name());
   }
   return out;
+}
+
+std::string test_table_mismatch(const std::string& lab) {
+  return grader::tests_differ_from_tables(registered_tests(lab), lab);
 }
 
 // A test that must run in graded mode but could not run here (no usable GPU, a tracer that cannot

@@ -28,6 +28,11 @@ struct TestRun {
 /// Every test the judge knows, as "Suite.Name", in registration order, for one lab ("" = all).
 std::vector<std::string> registered_tests(const std::string& lab);
 
+/// "" when the tests this judge holds for lab `lab` ("" = every lab) are exactly those its table
+/// lists (grader/tests_of_lab.hpp: Lab.tests(), the source of each test's tier and traced-ness), else
+/// what differs: the judge refuses to list, test or grade then.
+std::string test_table_mismatch(const std::string& lab);
+
 /// Judges run.tests in this process and writes one record each to run.results. Exit status: with
 /// one test, that test's (0 passed, 77 skipped, 1 failed or fault); with several, 0 when every
 /// test passed, 77 when every one passed or skipped, kStoppedEarly as above, else 1; 2 for traced

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "grader/tests_of_lab.hpp"
+
 namespace {
 
 using judge::TestGroup;
@@ -79,26 +81,67 @@ class Groups : public ::testing::Test {
   std::string dir_;
 };
 
+// A lab's tests as its generated table lists them (grader/tests_of_lab.hpp: Lab.tests()): the tier
+// and traced-ness are the table's, whatever the names say (a test named "Traced..." that the table
+// does not mark traced runs untraced, a suite not named OnGpu on the GPU when the table says so).
+const grader::TestOfLab kStandInTable[] = {
+    {"Lab98Layout.A", "cpu", false},          {"Lab98OnGpu.IsCorrect", "gpu", false},
+    {"Lab98OnGpu.Watched", "gpu", true},      {"Lab98Predictions.Q1", "cpu", false},
+    {"Lab98OnGpu.IsFast", "gpu", false},      {"Lab98OnGpu.TracedInNameOnly", "gpu", false},
+    {"Lab98Somewhere.OnTheGpu", "gpu", false}, {nullptr, nullptr, false}};
+[[maybe_unused]] const bool kStandInRegistered = grader::register_test_table("98", kStandInTable);
+
+TEST(GroupTests, TheTableNotTheNameGivesTierAndTracedness) {
+  EXPECT_EQ(judge::tier_of_test("Lab98OnGpu.IsCorrect"), "gpu");
+  EXPECT_EQ(judge::tier_of_test("Lab98Somewhere.OnTheGpu"), "gpu");
+  EXPECT_EQ(judge::tier_of_test("Lab98Layout.A"), "cpu");
+  EXPECT_TRUE(judge::is_traced("Lab98OnGpu.Watched"));
+  EXPECT_FALSE(judge::is_traced("Lab98OnGpu.TracedInNameOnly"));
+  // A test no table lists: the CPU tier, untraced (the judge refuses such a test before it runs).
+  EXPECT_EQ(judge::tier_of_test("Lab97OnGpu.TracedX"), "cpu");
+  EXPECT_FALSE(judge::is_traced("Lab97OnGpu.TracedX"));
+  const std::vector<TestGroup> g = judge::group_tests({"Lab98OnGpu.TracedInNameOnly", "Lab98OnGpu.Watched"}, false);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].name, "gpu");
+  EXPECT_EQ(g[0].tests, std::vector<std::string>{"Lab98OnGpu.TracedInNameOnly"});
+  EXPECT_EQ(g[1].name, "traced");
+  EXPECT_EQ(g[1].tests, std::vector<std::string>{"Lab98OnGpu.Watched"});
+}
+
+TEST(GroupTests, AJudgeWhoseTestsDifferFromTheTableIsRefused) {
+  std::vector<std::string> held;
+  for (const grader::TestOfLab* t = kStandInTable; t->test; ++t) held.push_back(t->test);
+  EXPECT_EQ(grader::tests_differ_from_tables(held, "98"), "");
+  std::vector<std::string> more = held;
+  more.push_back("Lab98OnGpu.NotInTheTable");
+  EXPECT_NE(grader::tests_differ_from_tables(more, "98").find("Lab98OnGpu.NotInTheTable is not in its table"),
+            std::string::npos);
+  std::vector<std::string> fewer(held.begin() + 1, held.end());
+  EXPECT_NE(grader::tests_differ_from_tables(fewer, "98").find("lists Lab98Layout.A, which this judge does not hold"),
+            std::string::npos);
+  EXPECT_EQ(grader::tests_differ_from_tables({}, "97"), "");  // a lab with no table and no test
+}
+
 TEST(GroupTests, CpuGpuAndTracedTestsEachShareAProcessOrEachHasItsOwn) {
-  const std::vector<std::string> tests = {"Lab05Layout.A", "Lab05OnGpu.IsCorrect", "Lab05OnGpu.TracedX",
-                                          "Lab05Predictions.Q1", "Lab05OnGpu.IsFast"};
+  const std::vector<std::string> tests = {"Lab98Layout.A", "Lab98OnGpu.IsCorrect", "Lab98OnGpu.Watched",
+                                          "Lab98Predictions.Q1", "Lab98OnGpu.IsFast"};
   const std::vector<TestGroup> g = judge::group_tests(tests, false);
   ASSERT_EQ(g.size(), 3u);
   EXPECT_EQ(g[0].name, "cpu");
-  EXPECT_EQ(g[0].tests, (std::vector<std::string>{"Lab05Layout.A", "Lab05Predictions.Q1"}));
+  EXPECT_EQ(g[0].tests, (std::vector<std::string>{"Lab98Layout.A", "Lab98Predictions.Q1"}));
   EXPECT_EQ(g[0].timeout_s, 60);
   EXPECT_EQ(g[1].name, "gpu");
-  EXPECT_EQ(g[1].tests, (std::vector<std::string>{"Lab05OnGpu.IsCorrect", "Lab05OnGpu.IsFast"}));
+  EXPECT_EQ(g[1].tests, (std::vector<std::string>{"Lab98OnGpu.IsCorrect", "Lab98OnGpu.IsFast"}));
   EXPECT_EQ(g[1].timeout_s, 180);
   EXPECT_EQ(g[2].name, "traced");
-  EXPECT_EQ(g[2].tests, (std::vector<std::string>{"Lab05OnGpu.TracedX"}));
+  EXPECT_EQ(g[2].tests, (std::vector<std::string>{"Lab98OnGpu.Watched"}));
   const std::vector<TestGroup> alone = judge::group_tests(tests, true);
   ASSERT_EQ(alone.size(), tests.size());
   for (std::size_t i = 0; i < tests.size(); ++i) {
     EXPECT_EQ(alone[i].tests, std::vector<std::string>{tests[i]});
     EXPECT_EQ(alone[i].timeout_s, judge::tier_of_test(tests[i]) == "gpu" ? 180 : 60);
   }
-  EXPECT_TRUE(judge::group_tests({"Lab05Layout.A"}, false).size() == 1);
+  EXPECT_TRUE(judge::group_tests({"Lab98Layout.A"}, false).size() == 1);
 }
 
 TEST(GroupTests, TheSwitchIsReadFromTheEnvironment) {

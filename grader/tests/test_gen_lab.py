@@ -39,6 +39,17 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
     # the keys the lab list reads are the generator's too (one schema, banklab/lab/schema.py)
     ("toml", "selftest.generic_cheats = true", 'selftest.generic_cheats = "yes"', ["[selftest]", "key 'generic_cheats'"]),
     ("toml", "points.gates = [", "points.gate = [", ["[points]", "unknown key 'gate'"]),
+    # the GPU tier's keys (banklab/lab/gpu_tier.py): a timing's slice, the transpose's kernel, a traced test
+    ("toml", 'timing = { test = "ColumnReadMeetsTheTimingTarget", nth = 5 }',
+     'timing = { test = "ColumnReadMeetsTheTimingTarget", only = { q = 1 }, nth = 5 }', ["timing #1", "key 'only'", "'q'", "column_read"]),
+    ("toml", 'timing = { test = "ColumnReadMeetsTheTimingTarget", nth = 5 }',
+     'timing = { test = "ColumnReadMeetsTheTimingTarget", nth = 5, at = 2 }', ["timing #1", "unknown key 'at'"]),
+    ("toml", 'timing = { test = "ColumnReadMeetsTheTimingTarget", nth = 5 }',
+     'timing = { test = "ChunkColumnReadMeetsTheTimingTarget", nth = 5 }', ["two tests named 'ChunkColumnReadMeetsTheTimingTarget'"]),
+    ("toml", '[gpu.transpose]\nkernel = "transpose_swizzled"', '[gpu.transpose]\nkernel = "transpose_float4"',
+     ["[gpu.transpose]", "launcher = 'transpose', kernel = 'transpose_float4'"]),
+    ("toml", 'traced = ["TracedSharedAccessesOfBothKernelsAreConflictFree"]', 'traced = ["TracedSomethingElse"]',
+     ["[gpu] traced", "'TracedSomethingElse'", "test.cu"]),
     ("probe", "long long lab05_desc::access_chunk_column_read", "long long lab05_desc::access_chunk_column_reads",
      ["defines no lab05_desc::access_chunk_column_read", "access_chunk_column_reads"]),
 ]

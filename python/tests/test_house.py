@@ -18,6 +18,10 @@ new script or module cannot quietly undo them.
 - bench/'s top level is its list: every file and folder there is a row of bench/README.md's table
   (a benchmark the project keeps running, or a piece one uses), and every row is there; a one-off
   experiment goes to bench/experiments/ (issue 48 item 5).
+- A lab's GPU tier is data where it can be (docs/dev/LAB_CONTRACT.md, "The GPU tier"): no test.cu
+  writes an instruction's timing test (`timing =` on its [[instructions]] entry) or the tiled
+  transpose's tests ([gpu.transpose]), and the tests of test.cu that call BANKLAB_REQUIRE_TRACE() are
+  exactly those its description's [gpu] traced names (the judge reads traced-ness from there).
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import unittest
 from pathlib import Path
 
@@ -124,6 +129,29 @@ def bench_top_level_against_list(bench: Path) -> tuple[list[str], list[str]]:
     listed = set(BENCH_ROW.findall((bench / "README.md").read_text())) if (bench / "README.md").is_file() else set()
     there = {p.name for p in bench.iterdir() if p.name not in SKIP}
     return sorted(there - listed), sorted(listed - there)
+
+#: Calls a lab's test.cu leaves to the tests its description makes (banklab.lab.gpu_tier): an
+#: instruction's timing target (not the whole kernel's), the tiled transpose's kernel timing and copy.
+GENERATED_GPU_CALL = re.compile(r"(?<![A-Za-z_])MeetsTimingTarget\(|transpose::MeetsTheKernelTimingTarget\(|"
+                                r"TimedBesideATiledCopyStillTransposes\(")
+
+
+def hand_written_gpu_tier(text: str, traced: set[str]) -> list[str]:
+    """What test.cu's `text` writes by hand that its description should say: a call of a generated
+    GPU kind, or a test whose BANKLAB_REQUIRE_TRACE() disagrees with the description's [gpu] traced."""
+    out = [f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}...): make it data (timing = {{ test, only, "
+           f"nth }} on the instruction, or [gpu.transpose])" for m in GENERATED_GPU_CALL.finditer(text)]
+    for chunk in text.split("\nTEST(")[1:]:
+        head, _, body = chunk.partition("{")
+        suite, _, name = (x.strip() for x in head.split(")")[0].partition(","))
+        if not suite.endswith("OnGpu"):
+            continue
+        body = body.split("\n}\n")[0]
+        calls = "BANKLAB_REQUIRE_TRACE()" in body
+        if calls != (name in traced):
+            out.append(f"{suite}.{name} {'calls' if calls else 'does not call'} BANKLAB_REQUIRE_TRACE() but [gpu] "
+                       f"traced {'does not name' if calls else 'names'} it")
+    return out
 
 
 class StructureCounts(unittest.TestCase):
@@ -245,6 +273,28 @@ class StructureCounts(unittest.TestCase):
             (bench / "device_once.sh").unlink()
             (bench / "speed.sh").unlink()                       # a row whose file moved away
             self.assertEqual(bench_top_level_against_list(bench), ([], ["speed.sh"]))
+    def test_a_labs_gpu_tier_is_data(self):
+        found = []
+        for toml in sorted(ROOT.glob("labs/*/judge/lab.toml")) + sorted(ROOT.glob("grader/labs/*/lab.toml")):
+            test_cu = toml.parent / "test.cu"
+            if not test_cu.is_file():
+                continue
+            traced = set(tomllib.loads(toml.read_text()).get("gpu", {}).get("traced", []))
+            found += [f"{test_cu.relative_to(ROOT)}: {w}" for w in hand_written_gpu_tier(test_cu.read_text(), traced)]
+        self.assertEqual(found, [], "a lab's test.cu writes what its description says (docs/dev/LAB_CONTRACT.md, "
+                         "\"The GPU tier\")")
+
+    def test_the_gpu_tier_rule_fails_its_case_and_passes_its_alternative(self):
+        written = ("\nTEST(Lab09OnGpu, LoadsMeetTheTimingTarget) {\n  BANKLAB_REQUIRE_GPU();\n"
+                   "  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab09_judge::load()[3]));\n}\n"
+                   "\nTEST(Lab09OnGpu, TracedX) {\n  BANKLAB_REQUIRE_GPU();\n  BANKLAB_REQUIRE_TRACE();\n}\n")
+        self.assertEqual(len(hand_written_gpu_tier(written, set())), 2)   # the timing call, the undeclared trace
+        self.assertEqual(len(hand_written_gpu_tier(written, {"TracedX", "Other"})), 1)
+        data = ("\nTEST(Lab09OnGpu, KernelMeetsTheTarget) {\n  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(\n"
+                "      \"w\", a, b, c, d));\n}\n\nTEST(Lab09OnGpu, Watched) {\n  BANKLAB_REQUIRE_TRACE();\n}\n"
+                "\nTEST(Lab09Layout, NotTraced) {\n  BANKLAB_CHECK(true);\n}\n")
+        self.assertEqual(hand_written_gpu_tier(data, {"Watched"}), [])
+        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched", "KernelMeetsTheTarget"})), 1)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ ROOT = HERE.parents[1]
 from banklab.lab import gen  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
 from banklab.lab import labs as banklab_labs  # noqa: E402
+from banklab.lab.schema import DescriptionError  # noqa: E402
 
 #: How a second list of a lab's tests shows itself: a parser of TEST(...) lines (a regex anchored
 #: at TEST(, in Python or CMake), or a list named after the generated tests.
@@ -70,6 +71,46 @@ class OneList(unittest.TestCase):
             self.assertEqual(rows("kPredictionTests"), want["question"], f"lab {n}")
             self.assertTrue(all(t.suite == f"Lab{n}Layout" for t in lab.tests() if t.kind == "at_minimum"))
             self.assertTrue(all(t.suite == f"Lab{n}Predictions" for t in lab.tests() if t.kind == "question"))
+
+    def test_the_generator_writes_every_tests_tier_and_tracedness_and_the_gpu_tests(self):
+        """kLabTests (labNN_questions_test.cpp) is Lab.tests() with each test's tier and traced-ness, the
+        judge's only source of both; kGpuTests (labNN_gpu_test.cu) names the generated GPU tests, in order."""
+        for n, lab in banklab_labs.find_labs(ROOT).items():
+            with tempfile.TemporaryDirectory() as out:
+                self.assertEqual(gen.main(["gen", str(lab.description_path), out, "--probe", str(lab.probe),
+                                           "--answers", str(lab.answers_path)]), 0, f"lab {n}")
+                text = (Path(out) / f"lab{n}_questions_test.cpp").read_text()
+                gpu = (Path(out) / f"lab{n}_gpu_test.cu").read_text()
+            rows = re.findall(r'(?m)^    \{"([A-Za-z0-9_.]+)", "(cpu|gpu)", (true|false)\},', text)
+            want = [(t.full_name, t.tier, "true" if t.traced else "false") for t in lab.tests()]
+            self.assertEqual(rows, want, f"lab {n}")
+            self.assertIn(f'register_test_table("{n}", kLabTests)', text)
+            made = [t.name for t in lab.tests() if t.kind in ("timing", "transpose")]
+            self.assertEqual(re.findall(r'(?m)^    \{"([A-Za-z0-9_]+)", grader::GpuTest', gpu), made, f"lab {n}")
+            self.assertNotRegex(gpu, r"(?m)^TEST", f"lab {n}: the generator writes a TEST() again")
+            traced = [t.name for t in lab.tests() if t.traced]
+            self.assertEqual(len(traced), 1, f"lab {n}: one traced test (its launch, traced), not {traced}")
+            self.assertTrue(all(t.tier == "gpu" for t in lab.tests() if t.traced or t.kind in ("timing", "transpose")))
+
+    def test_a_test_cu_that_writes_a_generated_test_is_refused(self):
+        """A test the description makes, written again in test.cu, is refused by name; test.cu's other
+        tests pass, and [gpu] traced must name one of them."""
+        lab = banklab_labs.find_labs(ROOT)["04"]
+        with tempfile.TemporaryDirectory() as d:
+            cu = Path(d) / "test.cu"
+            cu.write_text("TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {\n}\n")
+            with self.assertRaisesRegex(DescriptionError, r"RowWriteMeetsTheTimingTarget\) is a test the description makes"):
+                lab_tests.tests_of("04", lab.description, cu, [], "lab.toml")
+            cu.write_text("TEST(Lab04OnGpu, RowWriteIsOwnWork) {\n}\n")
+            names = [t.name for t in lab_tests.tests_of("04", lab.description, cu, [], "lab.toml")]
+            self.assertIn("RowWriteIsOwnWork", names)
+            self.assertIn("RowWriteMeetsTheTimingTarget", names)
+            d2 = dict(lab.description, gpu={"traced": ["NoSuchTest"]})
+            with self.assertRaisesRegex(DescriptionError, r"\[gpu\] traced: 'NoSuchTest'"):
+                lab_tests.tests_of("04", d2, cu, [], "lab.toml")
+            d3 = dict(lab.description, gpu={"traced": ["RowWriteIsOwnWork"]})
+            self.assertEqual([t.name for t in lab_tests.tests_of("04", d3, cu, [], "lab.toml") if t.traced],
+                             ["RowWriteIsOwnWork"])
 
     def test_the_cmake_list_is_the_labs_lists(self):
         labs = banklab_labs.find_labs(ROOT)

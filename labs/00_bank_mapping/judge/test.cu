@@ -289,13 +289,3 @@ TEST(Lab00OnGpu, MultiplyByIMeetsTheKernelTimingTarget) {
       },
       [&] { out.poison(); }, [&] { return matches(out); }));
 }
-
-TEST(Lab00OnGpu, TileStoresMeetTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab00_judge::tile_store()[7]));
-}
-
-TEST(Lab00OnGpu, PartnerLoadsMeetTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab00_judge::partner_load()[7]));
-}

@@ -218,13 +218,3 @@ TEST(Lab01OnGpu, RowSumsMeetTheKernelTimingTarget) {
       [&] { CUDA_CHECK(launch_reference_row_sums(in.get(), ref_sums.get(), kRows, warps)); },
       [&] { sums.poison(); }, [&] { return matches(sums); }));
 }
-
-TEST(Lab01OnGpu, StagingStoresMeetTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab01_judge::staging_store()[5]));
-}
-
-TEST(Lab01OnGpu, RowSumLoadsMeetTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab01_judge::row_sum_load()[5]));
-}

@@ -5,7 +5,8 @@
 //                     labs/04_padding/judge/lab.toml, see python/banklab/lab/gen.py)
 //   Lab04Layout       tile_index(): in bounds, one-to-one, every warp instruction conflict-free,
 //                     the smallest pad that works
-//   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing
+//   Lab04OnGpu        the student's kernel on a GPU: correct, traced traffic at the minimum, timing;
+//                     all generated from lab.toml's [gpu.transpose] and its instructions' timing
 // The "at the model's minimum" tests of each instruction (Lab04Layout, from lab.toml's
 // at_minimum), the instructions' labels and the kernels' symbols are generated from the
 // description: grader/lab04_judge.hpp and lab04_questions_test.cpp (python/banklab/lab/gen.py).
@@ -14,17 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "grader/gpu/buffers.cuh"
-#include "grader/gpu/kernel_timing.cuh"
-#include "grader/gpu/ncu.cuh"
-#include "grader/gpu/replay.cuh"
-#include "grader/gpu/student.cuh"
-#include "grader/gpu/trace.cuh"
-#include "grader/gpu/transpose.cuh"
 #include "grader/grader.hpp"
 #include "grader/lab04_description.hpp"
-#include "grader/lab04_judge.hpp"
-#include "grader/tiled_transpose.cuh"
 #include "grader/variants.hpp"
 
 namespace {
@@ -101,77 +93,6 @@ TEST(Lab04Layout, TheTileUsesTheSmallestConflictFreePad) {
                                     "SM. Find the smallest pad that works.";
 }
 
-// ---- on the GPU -------------------------------------------------------------------------------
-
-namespace {
-
-const grader::gpu::KernelName kTransposeKernel{lab04_judge::kernel_transpose_padded.symbol,
-                                               lab04_judge::kernel_transpose_padded.readable};
-
-grader::transpose::StudentTranspose student_transpose() {
-  return grader::transpose::StudentTranspose(kTransposeKernel, lab04_judge::instructions_of_transpose_padded);
-}
-
-void check_transpose(int width, int height) {
-  const grader::transpose::StudentTranspose st = student_transpose();
-  BANKLAB_EXPECT(grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", width, height,
-                                               variant_rows()));
-}
-
-}  // namespace
-
-TEST(Lab04OnGpu, TransposeIsCorrectFor1024x1024) {
-  BANKLAB_REQUIRE_GPU();
-  const std::vector<long long>& s = lab04_desc::size("transpose", "correct");  // 1024 x 1024
-  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));
-}
-
-TEST(Lab04OnGpu, TransposeIsCorrectForANonSquareMatrix) {
-  BANKLAB_REQUIRE_GPU();
-  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
-  check_transpose(static_cast<int>(s[0]), static_cast<int>(s[1]));  // 96 rows of 256: blockIdx.x and blockIdx.y cover different ranges
-}
-
-TEST(Lab04OnGpu, TracedSharedAccessesAreConflictFree) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_REQUIRE_TRACE();
-  const grader::transpose::StudentTranspose st = student_transpose();
-  BANKLAB_ASSERT(st.found);
-  const std::vector<long long>& s = lab04_desc::size("transpose", "traced");
-  const int w = static_cast<int>(s[0]), h = static_cast<int>(s[1]);  // the non-square correctness check's launch, traced
-  BANKLAB_ASSERT(st.call(w, h).ready);
-  ::testing::AssertionResult correct = ::testing::AssertionSuccess();
-  BANKLAB_EXPECT(grader::gpu::TracedSharedAccessesAreAtTheMinimum(
-      "lab04::transpose_padded (the correctness check's launch, 96 x 256)",
-      [&] { correct = grader::transpose::IsCorrect(st, "transpose_padded", "lab04::transpose_padded", w, h, variant_rows()); },
-      lab04_judge::hint_ColumnReadsOfTheTileAreConflictFree,
-      grader::gpu::work_minimum(st.block(), (w / 32) * (h / variant_rows())),
-      "per " + std::to_string(variant_rows()) + " x 32 tile: its row writes and column reads, 4 bytes a lane, at full warps"));
-  BANKLAB_EXPECT(correct);
-}
-
-TEST(Lab04OnGpu, TransposeMeetsTheKernelTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::transpose::MeetsTheKernelTimingTarget(
-      student_transpose(), "lab04::transpose_padded", static_cast<int>(lab04_desc::size("transpose", "timing")[0]),
-      variant_rows()));
-}
-
-TEST(Lab04OnGpu, RowWriteMeetsTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab04_judge::row_write()[0]));
-}
-
-TEST(Lab04OnGpu, ColumnReadMeetsTheTimingTarget) {
-  BANKLAB_REQUIRE_GPU();
-  BANKLAB_EXPECT(grader::gpu::MeetsTimingTarget(lab04_judge::column_read()[0]));
-}
-
-TEST(Lab04OnGpu, TransposeTimedBesideATiledCopyStillTransposes) {
-  BANKLAB_REQUIRE_GPU();
-  // Prints the fraction of a tiled copy's bandwidth; the speed target itself lives in
-  // bench/gpu_perf.sh (a timed unit test would flip with the machine's load).
-  BANKLAB_EXPECT(grader::transpose::TimedBesideATiledCopyStillTransposes(
-      student_transpose(), "lab04 transpose", static_cast<int>(lab04_desc::size("transpose", "timing")[0]),
-      static_cast<int>(lab04_desc::size("transpose", "perf")[0])));
-}
+// The GPU tier (correct, traced, the kernel's timing, its bandwidth beside a tiled copy, each
+// instruction's timing) is the description's: lab.toml's [gpu.transpose] and timing =, generated
+// into lab04_gpu_test.cu (python/banklab/lab/gen_gpu.py, grader/generated_gpu_tests.cuh).

@@ -13,6 +13,8 @@ from banklab.lab import expr as banklab_expr  # noqa: E402
 # The description's keys as data, their one check of shape and the one error class: banklab/lab/schema.py.
 from banklab.lab.schema import (  # noqa: E402
     DescriptionError, ANSWER, ASKS, NEEDS, ANSWER_NEEDS, ROLES, check_keys, check_shape, at_minimum_tests)
+# The GPU tier's keys (timing, [gpu]), what they say: banklab/lab/gpu_tier.py.
+from banklab.lab import gpu_tier  # noqa: E402
 from banklab.lab.predictions import check_question_keys, prediction_range, table_value  # noqa: E402
 
 OPS = banklab_expr.OPS   # op -> its widths, read from the model (common/include/banklab/model.hpp)
@@ -79,6 +81,7 @@ def check(d, answers=None):
     for n, t in enumerate(d["launches"], 1):
         check_launch(f"[[launches]] #{n} ({t['launcher']})", t)
     unique("[[launches]]", [t["launcher"] for t in d["launches"]], "launches of the launcher")
+    gpu_tier.check(d)
     check_questions(d, answers)
     check_asked(d)
 

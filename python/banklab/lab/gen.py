@@ -16,6 +16,10 @@ writes, only when their text changes:
                                  of an instruction (grader::AllAtMinimumWavefronts), registered by
                                  grader/generated_tests.hpp's one test of each kind; their names are
                                  Lab.tests()'s (banklab/lab/lab_tests.py)
+  OUTDIR/lab05_gpu_test.cu       the GPU tests the description makes (each instruction's timing,
+                                 [gpu.transpose]) as data, registered by grader/generated_gpu_tests.cuh
+                                 (python/banklab/lab/gen_gpu.py); lab05_questions_test.cpp also holds
+                                 every test's tier and traced-ness (Lab.tests(): grader/tests_of_lab.hpp)
   OUTDIR/grader/lab05_judge.hpp  the judge's view of the description (never the probe's): each
                                  instruction's warp instructions as the probe tabulated them, named by
                                  its `label` (lab05_judge::row_write()), each [[kernels]] entry's
@@ -38,6 +42,7 @@ import re
 import sys
 from pathlib import Path
 
+from banklab.lab import gen_gpu
 from banklab.lab import lab_tests
 from banklab.lab import labs as banklab_labs
 from banklab.lab import variants as banklab_variants
@@ -302,7 +307,7 @@ def question_table(d):
     return L
 
 
-def questions_test(d, toml_name):
+def questions_test(d, toml_name, tests=()):
     answers = ("its answers (solutions/" + d["folder"] + "/answers.toml), each checked against the bank model"
                if d["answers"] else "no answers (the student release): each prediction checked for form only, then "
                "skipped as graded by the instructor")
@@ -313,7 +318,8 @@ def questions_test(d, toml_name):
          '#include "grader/generated_tests.hpp"',
          '#include "grader/grader.hpp"',
          '#include "grader/lab_description.hpp"',
-         f'#include "grader/lab{d["lab"]}_judge.hpp"\n',
+         f'#include "grader/lab{d["lab"]}_judge.hpp"',
+         '#include "grader/tests_of_lab.hpp"\n',
          "namespace {\n"]
     L += question_table(d)
     L.append("")
@@ -324,6 +330,8 @@ def questions_test(d, toml_name):
     L.append("// One test of each kind over these (grader/generated_tests.hpp), named as a TEST() would be.")
     L.append("[[maybe_unused]] const bool kRegistered = grader::register_generated_tests(")
     L.append(f"    {cstr(d['lab'])}, kLayoutTests, kQuestions, kPredictionTests, {'true' if d['answers'] else 'false'}, __FILE__);")
+    L.append("")
+    L += gen_gpu.lab_tests_table(d["lab"], tests)
     L.append("\n}  // namespace")
     return "\n".join(L) + "\n"
 
@@ -518,6 +526,9 @@ def main(argv):
         d["_variants"] = raw.get("variants")
         if probe:
             check_probe(d, probe)
+        # Every test of the lab (Lab.tests(): test.cu beside the description, the instructor's beside the answers).
+        instructor = sorted(Path(answers_path).parent.glob(lab_tests.INSTRUCTOR_GLOB)) if answers_path else []
+        tests = lab_tests.tests_of(d["lab"], d, Path(jdir) / "test.cu", instructor, name)
     except DescriptionError as e:
         print(f"{toml_path}: {e}", file=sys.stderr)
         return 1
@@ -525,7 +536,8 @@ def main(argv):
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_description.hpp"), header(d, name))
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_probe.hpp"), probe_header(d, name))
     write_if_changed(os.path.join(outdir, "grader", f"lab{d['lab']}_judge.hpp"), judge_header(d, name))
-    write_if_changed(os.path.join(outdir, f"lab{d['lab']}_questions_test.cpp"), questions_test(d, name))
+    write_if_changed(os.path.join(outdir, f"lab{d['lab']}_questions_test.cpp"), questions_test(d, name, tests))
+    write_if_changed(os.path.join(outdir, f"lab{d['lab']}_gpu_test.cu"), gen_gpu.gpu_tests_source(d, name))
     write_if_changed(os.path.join(outdir, f"lab{d['lab']}_variants.cpp"), variant_cpp)
     return 0
 

@@ -2,16 +2,22 @@
 
 A lab's tests come from three places, in this order (the order CTest registers them in):
   1. labs/NN_name/judge/test.cu: the lab's own judge code, one TEST(LabNN<Suite>, <Name>) each;
-  2. the description (labs/NN_name/judge/lab.toml), as data the generator (gen.py) writes and one
-     test of each kind, written once in grader/include/grader/generated_tests.hpp, registers:
+  2. the description (labs/NN_name/judge/lab.toml), as data the generator (gen.py, gen_gpu.py)
+     writes and one test of each kind, written once in grader/include/grader/generated_tests.hpp
+     (the CPU kinds) and generated_gpu_tests.cuh (the GPU kinds), registers:
      - "at_minimum": one LabNNLayout.<test> per `at_minimum` of an [[instructions]] entry;
      - "question": one LabNNPredictions.<test> per run of [[questions]] sharing a `test`;
+     - "timing": one LabNNOnGpu.<test> per `timing` of an [[instructions]] entry;
+     - "transpose": the LabNNOnGpu tests of [gpu.transpose] (banklab.lab.gpu_tier.generated);
   3. solutions/NN_name/instructor_*_test.cu (absent in the student release), sorted by name.
-Each is a LabTest: its suite, name, tier ("gpu" for suites ending in OnGpu, else "cpu"), CTest
-labels and kind. CMake asks `python3 python/banklab_run.py -m banklab.lab.labs tests ROOT`;
-gen.py registers exactly generated(); labs-check and the batch tools' tests read tests(). The judge
-C++ names a test's tier by the same rule (grader/judge/process_groups.cpp tier_of_test), and
-judge.LabTestsAreOneList checks CTest's tests and `banklab-judge list` against this list.
+Each is a LabTest: its suite, name, tier ("gpu" for suites ending in OnGpu, else "cpu": the one
+rule), CTest labels, kind and whether it runs under the tracer (a generated test by its kind,
+one of test.cu's when the description's [gpu] traced names it). CMake asks `python3
+python/banklab_run.py -m banklab.lab.labs tests ROOT`; gen.py registers exactly generated() and
+writes every test's tier and traced-ness into the judge's C++ (labNN_questions_test.cpp's
+kLabTests, grader/include/grader/tests_of_lab.hpp), which the judge's process groups read; labs-check
+and the batch tools' tests read tests(). judge.LabTestsAreOneList checks CTest's tests and
+`banklab-judge list` against this list.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+
+from banklab.lab import gpu_tier
+from banklab.lab.schema import DescriptionError
 
 #: A TEST(Suite, Name) line of a C++ test source: the only parser of test names in the course.
 TEST_LINE_RE = re.compile(r"^TEST\( *([A-Za-z0-9_]+) *, *([A-Za-z0-9_]+) *\)", re.M)
@@ -35,7 +44,8 @@ class LabTest:
     name: str
     tier: str                 # "cpu" or "gpu"
     labels: tuple[str, ...]   # CTest's: ("lab05", "cpu")
-    kind: str                 # "written" (test.cu), "at_minimum", "question", "instructor"
+    kind: str                 # "written" (test.cu), "at_minimum", "question", "timing", "transpose", "instructor"
+    traced: bool = False      # runs under the shared-memory tracer (a process of its own kind)
 
     @property
     def full_name(self) -> str:
@@ -46,7 +56,8 @@ class LabTest:
 
 
 def tier_of(suite: str) -> str:
-    """A suite's tier: "gpu" for LabNN...OnGpu, else "cpu" (as the judge's tier_of_test)."""
+    """A suite's tier: "gpu" for LabNN...OnGpu, else "cpu" (the one rule; the judge reads it from the generated
+    table of tests, grader/tests_of_lab.hpp)."""
     return "gpu" if suite.endswith("OnGpu") else "cpu"
 
 
@@ -85,32 +96,54 @@ def question_tests(description: dict) -> list[tuple[str, list[int]]]:
     return out
 
 
-def _make(number: str, suite: str, name: str, kind: str) -> LabTest:
+def _make(number: str, suite: str, name: str, kind: str, traced: bool = False) -> LabTest:
     tier = tier_of(suite)
-    return LabTest(suite, name, tier, (f"lab{number}", tier), kind)
+    return LabTest(suite, name, tier, (f"lab{number}", tier), kind, traced)
 
 
 def generated(number: str, description: dict) -> list[LabTest]:
     """The tests the judge registers from the description's data (gen.py writes exactly these)."""
     out = [_make(number, f"Lab{number}Layout", n, "at_minimum") for n, _, _ in at_minimum_tests(description)]
     out += [_make(number, f"Lab{number}Predictions", n, "question") for n, _ in question_tests(description)]
+    out += [_make(number, f"Lab{number}OnGpu", g.name, "timing" if g.kind == "timing" else "transpose", g.traced)
+            for g in gpu_tier.generated(description)]
     return out
+
+
+def traced_written(number: str, description: dict, test_cu: Path, where: str) -> set[str]:
+    """The tests of test.cu that run traced: the description's [gpu] traced, each a LabNNOnGpu test of
+    test.cu (DescriptionError, naming the description `where` and the key, otherwise)."""
+    names = set(description.get("gpu", {}).get("traced", []))
+    ours = {n for s, n in (source_tests(test_cu) if test_cu.is_file() else []) if s == f"Lab{number}OnGpu"}
+    for n in sorted(names - ours):
+        raise DescriptionError(f"{where}: [gpu] traced: {n!r} is no TEST(Lab{number}OnGpu, {n}) of {test_cu}")
+    return names
 
 
 def tests(lab) -> list[LabTest]:
     """Every test of `lab` (a banklab.lab.labs.Lab), each once, in CTest's order (the module's doc)."""
+    return tests_of(lab.number, lab.description, lab.test, instructor_sources(lab), str(lab.description_path))
+
+
+def tests_of(number: str, description: dict, test_cu: Path, instructor: list[Path], where: str) -> list[LabTest]:
+    """tests() of a lab given by its parts: its description (`where` names it in messages), its
+    test.cu (absent: none) and its instructor-only sources (the generator, banklab.lab.gen, asks so)."""
     out: list[LabTest] = []
+    traced = traced_written(number, description, test_cu, where)
 
-    def add(suite: str, name: str, kind: str) -> None:
+    def add(suite: str, name: str, kind: str, traced: bool = False) -> None:
         if LAB_SUITE_RE.fullmatch(suite) and all(t.full_name != f"{suite}.{name}" for t in out):
-            out.append(_make(lab.number, suite, name, kind))
+            out.append(_make(number, suite, name, kind, traced))
 
-    if lab.test.is_file():
-        for suite, name in source_tests(lab.test):
-            add(suite, name, "written")
-    for t in generated(lab.number, lab.description):
-        add(t.suite, t.name, t.kind)
-    for f in instructor_sources(lab):
+    if test_cu.is_file():
+        for suite, name in source_tests(test_cu):
+            add(suite, name, "written", suite == f"Lab{number}OnGpu" and name in traced)
+    for t in generated(number, description):
+        if any(w.full_name == t.full_name for w in out):
+            raise DescriptionError(f"{test_cu}: TEST({t.suite}, {t.name}) is a test the description makes "
+                                   f"({t.kind}, {where}): delete it from {test_cu.name}")
+        add(t.suite, t.name, t.kind, t.traced)
+    for f in instructor:
         for suite, name in source_tests(f):
             add(suite, name, "instructor")
     return out

@@ -83,6 +83,8 @@ TOP = {
     "kernels": Key("tables", False, "[[kernels]]: the kernels the GPU tier finds in the compiled code"),
     "variants": Key("table", False, "[variants]: per-student variants, checked by banklab.lab.variants "
                     "(docs/dev/VARIANTS.md)"),
+    "gpu": Key("table", False, "[gpu]: the GPU tier as data (banklab.lab.gpu_tier): test.cu's traced tests, "
+                               "[gpu.transpose]'s generated transpose tests"),
 }
 POINTS = {
     "gates": Key("patterns", True, "the tests the untouched stub already passes (names or shell patterns): worth "
@@ -112,6 +114,9 @@ INSTRUCTION = {
                                "{expr: A|B} a word picked by its value"),
     "at_minimum": Key("at_minimum", False, "TEST(LabNNLayout, <test>)s: every warp instruction valid and at the "
                                            "model's minimum"),
+    "timing": Key("at_minimum", False, "{ test, only, nth } (or a list of them): LabNNOnGpu.<test>, one warp "
+                                       "instruction replayed on the GPU against the conflict-free reference (the "
+                                       "timing target)"),
 }
 # One "at the model's minimum" test of an instruction: TEST(LabNNLayout, <test>), every warp
 # instruction of the table (or those whose indices `only` fixes) valid and at the model's minimum,
@@ -125,6 +130,30 @@ AT_MINIMUM = {
     "asked": Key("strs", False, "the predictions that ask about this instruction's access (the stub's, or "
                                 "the same once conflict-free): its failure message leaves its wavefronts and "
                                 "minimum to them, and draws no command of the access"),
+}
+# One instruction's timing test (banklab.lab.gpu_tier): TEST(LabNNOnGpu, <test>), warp instruction
+# `nth` (from 0, in the order of the indices) of those `only` selects, replayed on the GPU beside a
+# conflict-free reference of the same op and width (grader::gpu::MeetsTimingTarget).
+TIMING = {
+    "test": Key("ident", True, "the test's name in LabNNOnGpu"),
+    "only": Key("table", False, "{ index = value }: only the warp instructions at these indices"),
+    "nth": Key("int", False, "which of them, from 0 in the order of the indices (default 0)"),
+}
+# [gpu]: the GPU tier's facts the judge cannot read from a test's name (banklab.lab.gpu_tier).
+GPU = {
+    "traced": Key("idents", False, "test.cu's LabNNOnGpu tests that run under the shared-memory tracer (their own "
+                                   "process: the tracer slows every kernel of it)"),
+    "transpose": Key("table", False, "[gpu.transpose]: the tiled transpose's tests, generated "
+                                     "(grader/include/grader/tiled_transpose.cuh)"),
+}
+# [gpu.transpose]: a lab whose kernel is a tiled float transpose launched by transpose(out, in, width,
+# height): its correctness tests (roles correct and traced), its whole-kernel timing (timing), its
+# bandwidth beside a tiled copy (timing, perf) and, with traced_hint, its traced test, all generated.
+TRANSPOSE = {
+    "kernel": Key("ident", True, "the [[kernels]] entry of the transpose (its launcher: [[launches]] transpose)"),
+    "tile_rows": Key("ident", False, "the [variants] parameter that gives the tile's rows (default: 32 rows)"),
+    "traced_hint": Key("ident", False, "an at_minimum test whose hint the generated traced test "
+                                       "TracedSharedAccessesAreConflictFree gives (none: test.cu writes the traced test)"),
 }
 # A kernel the GPU tier finds in the student's compiled code: its parameters as kernel.cu declares
 # them give its symbol (Itanium mangling, banklab.lab.description.mangle()).
@@ -187,6 +216,7 @@ SECTIONS = {
     "kernels": ("[[kernels]]", KERNEL, "array"),
     "launches": ("[[launches]]", LAUNCH, "array"),
     "questions": ("[[questions]]", QUESTION, "array"),
+    "gpu": ("[gpu]", GPU, "table"),
 }
 #: The key that names an entry of an array of tables in messages.
 NAMED_BY = {"tables": None, "instructions": "name", "kernels": "name", "launches": "launcher", "questions": "name"}
@@ -231,7 +261,7 @@ def entry_name(section, n, table):
 
 def check_shape(d):
     """Description `d` (parsed) against the schema: the top level, then every section and entry,
-    then each instruction's at_minimum tests. Raises DescriptionError naming the section and key."""
+    then each instruction's at_minimum and timing tests and [gpu.transpose]. Raises DescriptionError naming the section and key."""
     for k, why in GONE.items():
         if k in d:
             raise DescriptionError(f"key {k!r} {why}")
@@ -254,9 +284,19 @@ def check_shape(d):
     for n, t in enumerate(d["instructions"], 1):
         for k, am in enumerate(at_minimum_tests(t), 1):
             check_keys(f"{entry_name('instructions', n, t)} at_minimum #{k}", am, AT_MINIMUM)
+        for k, tm in enumerate(timing_tests(t), 1):
+            check_keys(f"{entry_name('instructions', n, t)} timing #{k}", tm, TIMING)
+    if "transpose" in d.get("gpu", {}):
+        check_keys("[gpu.transpose]", d["gpu"]["transpose"], TRANSPOSE)
 
 
 def at_minimum_tests(t):
     """An instruction's at_minimum tests as a list (the key holds one table or a list of them)."""
     a = t.get("at_minimum", [])
     return [a] if isinstance(a, dict) else a
+
+
+def timing_tests(t):
+    """An instruction's timing tests as a list (the key holds one table or a list of them)."""
+    a = t.get("timing", []) if isinstance(t, dict) else []
+    return [a] if isinstance(a, dict) else [x for x in a if isinstance(x, dict)] if isinstance(a, list) else []
