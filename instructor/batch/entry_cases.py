@@ -145,7 +145,7 @@ def kept_work(recs: dict) -> tuple[bool, str]:
     r = recs["probe_past_its_file_size_limit"]
     size, note, rc = r["keep"]
     held = rc in (0, 1) and 0 < size <= 64 << 20 and "probe" in note
-    first = note.strip().splitlines()[0][:160] if note.strip() else "no NOT-KEPT.txt"
+    first = next((l.strip()[:200] for l in note.splitlines() if "probe" in l), "no NOT-KEPT.txt naming the probe")
     return held, f"grade-class exit {rc}; kept {size} bytes of the submission's work (at most {64 << 20}); {first}"
 
 
