@@ -9,9 +9,12 @@ Each attack of round 5 that made a student's own file "not graded" gets a grade 
 LabNN.Build naming the cause: a probe that prints bubblewrap's own error line and exits 1; a file
 whose compile error reads as bubblewrap's (#line plus a host-only bad asm); a probe linked past
 its step's 64 MiB file-size limit. The control cases: a sandbox tool that really fails at a step
-(a stand-in for bwrap, compiled here, that says bubblewrap's words for that step and runs the real
-bwrap for every other) is still a fault, "not graded", since the judge's own known-good file fails
-the same way there.
+(a stand-in for bwrap, compiled here, that fails that step, in bubblewrap's words or a compiler's,
+and runs the real bwrap for every other) is a fault, "not graded", found by the control the judge
+runs before the student's file is touched (no step of the student's file runs: its probe's marker
+is never written), or, where the tool breaks after that control, by the control run again on the
+student's failure; a kept pass of the control is reused by the next judge, and not once stale or
+another user's.
 """
 import argparse
 import json
