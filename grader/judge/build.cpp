@@ -273,7 +273,7 @@ std::string memory_line(const StepResult& r) {
 // link in them.
 void clear_work(const std::string& work) {
   for (const char* f : {"answers.txt", "kernel.fatbin", "kernel.fatbin.sha256", "stamp", "probe", "build.log",
-                        "probe.log", "probe_build.log", "fatbin_build.log", "preprocess.log", "macros.log",
+                        "probe.log", "probe_build.log", "fatbin_build.log", "control.log", "preprocess.log", "macros.log",
                         "baseline.log", "macros.txt", "baseline.txt", "source.txt", "source.cu", "src", "run", "probe_main.cu"}) {
     const std::string p = work + "/" + f;
     remove_tree_nofollow(p);
@@ -390,9 +390,6 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   fatbin_build.inputs = inputs;
   fatbin_build.limits.timeout_s = kCompileTimeoutS;
   fatbin_build.max_stdout = 64 << 20;
-  std::future<StepResult> fatbin_result =
-      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
-                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
 
   // 2. The probe: the student's file, then the probe's own code, host side only, linked with the
   // probe's runtime.
@@ -403,6 +400,26 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   probe_build.inputs.push_back({"/in/probe_main.cu", probe_source(lab, probe_name, probe_text, probe_main_text)});
   probe_build.limits.timeout_s = kCompileTimeoutS;
   probe_build.max_stdout = 256 << 20;
+  // 3's step, the probe's run: its command and limits (its input, the probe, after step 2).
+  Step run;
+  run.argv = {"/in/probe", "fd:3"};
+  if (unsandboxed) run.argv.front() = inside("/in/probe");
+  run.answers_fd = true;
+  run.limits.timeout_s = kProbeTimeoutS;
+  run.limits.cpu_s = 30;
+  run.limits.address_space = 1LL << 30;
+  run.limits.processes = 64;
+  run.limits.file_size = 64LL << 20;
+  run.limits.tmp_size = 64LL << 20;
+  // 0. Before the student's file is touched, once per judge process: the control of these three
+  // steps (the judge's known-good file through them; a fresh pass of an earlier judge process
+  // reused: whose_fault.hpp). Its failure is the machine's: nothing of the student's runs.
+  const BuildControl control = control_before_build(probe_build, fatbin_build, run);
+  write_file(work + "/control.log", control.note + "\n");
+  if (!control.fault.empty()) return fault(control.fault);
+  std::future<StepResult> fatbin_result =
+      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
+                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
   const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};
   write_file(work + "/probe_build.log", p2[0].err);
   write_file(work + "/fatbin_build.log", p2[1].err);
@@ -417,17 +434,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   // 3. The probe: the student's host code runs here, in its own sandbox, and nowhere else. Its
   // answers come back over descriptor 3 (a pipe with a size limit); what it prints is kept for
   // the instructor in probe.log, never shown back.
-  Step run;
-  run.argv = {"/in/probe", "fd:3"};
-  if (unsandboxed) run.argv.front() = inside("/in/probe");
   run.inputs = {{"/in/probe", probe_exe, true}};
-  run.answers_fd = true;
-  run.limits.timeout_s = kProbeTimeoutS;
-  run.limits.cpu_s = 30;
-  run.limits.address_space = 1LL << 30;
-  run.limits.processes = 64;
-  run.limits.file_size = 64LL << 20;
-  run.limits.tmp_size = 64LL << 20;
   const std::string judge_path = self_path();
   const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
   // A limit the file itself runs into is judged before the step, as the file's: bubblewrap

@@ -3,7 +3,9 @@
 // tools failed (a step it could not start, a cgroup it could not make, processes it could not end:
 // StepResult::sandbox_error), or when the same step of the judge's own known-good file (a control:
 // a tiny built-in kernel file, built and probed the same way, in the same sandbox, with the same
-// limits) fails the same way on this machine now. Otherwise it is the file's. What the student's
+// limits) fails the same way on this machine now, or the control of every step of a build, run
+// before a judge process's first build touches the student's file (control_before_build), fails.
+// Otherwise it is the file's. What the student's
 // probe or compiler prints (a line that reads like bubblewrap's own error) never decides it: it
 // only makes the judge run the control.
 #pragma once
@@ -36,6 +38,18 @@ struct ControlResult {
 /// control's probe is first compiled as the student's was (`probe_compile`, the student's compile
 /// step); its failure is then the control's.
 ControlResult run_control(ControlStep which, const Step& like, const Step& probe_compile);
+
+/// The control of a build's three steps before the student's first one, once per judge process
+/// (docs/dev/GRADER.md, "Whose fault a failed build is"): the judge's known-good file compiled as
+/// the student's probe and device code are about to be (the same commands, limits, headers and
+/// sandbox; side by side where the student's are), then its probe run as the student's will be
+/// (`probe_run`: its command and limits). A pass kept by an earlier judge process that is still
+/// provably fresh (control_record.hpp) is reused instead of running it again.
+struct BuildControl {
+  std::string fault;  ///< the machine's reason ("the judge's own known-good file ..."), "" when it passed
+  std::string note;   ///< what was done, for the build's control.log: what ran, or which pass was reused
+};
+BuildControl control_before_build(const Step& probe_compile, const Step& device_compile, const Step& probe_run);
 
 /// The failure is the machine's: the control failed the same way as the student's step.
 inline bool same_failure(const StepResult& student, const ControlResult& control) {

@@ -9,9 +9,12 @@ Each attack of round 5 that made a student's own file "not graded" gets a grade 
 LabNN.Build naming the cause: a probe that prints bubblewrap's own error line and exits 1; a file
 whose compile error reads as bubblewrap's (#line plus a host-only bad asm); a probe linked past
 its step's 64 MiB file-size limit. The control cases: a sandbox tool that really fails at a step
-(a stand-in for bwrap, compiled here, that says bubblewrap's words for that step and runs the real
-bwrap for every other) is still a fault, "not graded", since the judge's own known-good file fails
-the same way there.
+(a stand-in for bwrap, compiled here, that fails that step, in bubblewrap's words or a compiler's,
+and runs the real bwrap for every other) is a fault, "not graded", found by the control the judge
+runs before the student's file is touched (no step of the student's file runs: its probe's marker
+is never written), or, where the tool breaks after that control, by the control run again on the
+student's failure; a kept pass of the control is reused by the next judge, and not once stale or
+another user's.
 """
 import argparse
 import json
@@ -26,9 +29,11 @@ import unittest
 ARGS = None
 BWRAP_LINE = "bwrap: Can't mount proc on /newroot/proc: Device or resource busy"
 
-# A stand-in for bubblewrap whose step fails as a broken sandbox does (its own words, exit 1)
-# when its command line holds BROKEN_ARG, and runs the real bubblewrap otherwise (the judge's
-# trial run included). Compiled: the judge starts its sandbox tool from a descriptor.
+# A stand-in for bubblewrap whose step fails as a broken sandbox does (SAYS, exit EXIT_CODE: by
+# default bubblewrap's own words and exit 1) when its command line holds BROKEN_ARG, and runs the
+# real bubblewrap otherwise (the judge's trial run included). With PASS_FIRST N, the first N such
+# steps run (counted in the file COUNTER), the later ones fail: a machine that broke after the
+# judge's control before the build. Compiled: the judge starts its sandbox tool from a descriptor.
 BROKEN_BWRAP_C = r"""
 #include <stdio.h>
 #include <string.h>
@@ -36,8 +41,16 @@ BROKEN_BWRAP_C = r"""
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (strcmp(argv[i], BROKEN_ARG) == 0) {
-      fputs("bwrap: Can't mount proc on /newroot/proc: Device or resource busy\n", stderr);
-      return 1;
+      if (PASS_FIRST > 0) {
+        int n = 0;
+        FILE* f = fopen(COUNTER, "r");
+        if (f) { if (fscanf(f, "%d", &n) != 1) n = 0; fclose(f); }
+        f = fopen(COUNTER, "w");
+        if (f) { fprintf(f, "%d\n", n + 1); fclose(f); }
+        if (n < PASS_FIRST) break;
+      }
+      fputs(SAYS "\n", stderr);
+      return EXIT_CODE;
     }
   argv[0] = REAL_BWRAP;
   execv(REAL_BWRAP, argv);
@@ -131,28 +144,123 @@ class AFileCannotMakeItselfNotGraded(Case):
         self.assertEqual(build["status"], "passed", build)
 
 
-@unittest.skipUnless(shutil.which("cc") and shutil.which("bwrap"), "needs cc and bubblewrap")
-class ABrokenSandboxIsStillNotGraded(Case):
-    def broken_bwrap(self, name, broken_arg):
-        exe = os.path.join(self.tmp, name)
+class StandInSandbox(Case):
+    """A stand-in for bubblewrap compiled here (BROKEN_BWRAP_C), and a stub whose probe writes a
+    marker where the judge keeps what it printed (probe.log)."""
+
+    MARKER = "BANKLAB-PROBE-MARKER-RAN"
+
+    def broken_bwrap(self, name, broken_arg, says=BWRAP_LINE, exit_code=1, pass_first=0):
+        # in a folder of its own: a tool's folder is part of what a kept control's pass holds for
+        os.makedirs(os.path.join(self.tmp, "tools", name), mode=0o755)
+        exe = os.path.join(self.tmp, "tools", name, "bwrap")
         real = os.path.realpath(shutil.which("bwrap"))
-        subprocess.run(["cc", "-O1", "-o", exe, f'-DBROKEN_ARG="{broken_arg}"', f'-DREAL_BWRAP="{real}"', "-x", "c",
-                        "-"], input=BROKEN_BWRAP_C.encode(), check=True)
+        defs = {"BROKEN_ARG": json.dumps(broken_arg), "REAL_BWRAP": json.dumps(real), "SAYS": json.dumps(says),
+                "EXIT_CODE": str(exit_code), "PASS_FIRST": str(pass_first),
+                "COUNTER": json.dumps(os.path.join(self.tmp, name + ".count"))}
+        subprocess.run(["cc", "-O1", "-o", exe, *(f"-D{k}={v}" for k, v in defs.items()), "-x", "c", "-"],
+                       input=BROKEN_BWRAP_C.encode(), check=True)
         os.chmod(self.tmp, 0o755)
         return exe
 
-    def test_a_sandbox_that_cannot_run_any_probe_is_a_fault(self):
+    def marked_stub(self):
+        return self.stub + ("\n#include <cstdio>\nnamespace banklab_case {\nconst int kMarked = [] { "
+                            f"std::fputs(\"{self.MARKER}\\n\", stderr); return 0; }}();\n}}\n")
+
+
+@unittest.skipUnless(shutil.which("cc") and shutil.which("bwrap"), "needs cc and bubblewrap")
+class ABrokenSandboxIsStillNotGraded(StandInSandbox):
+    """A machine that cannot build: the judge's control (its own known-good file through the
+    build's steps, before the student's file is touched, once per judge process) fails, so nothing
+    of the student's runs and the lab is NOT GRADED, saying why; a machine that breaks after that
+    control is caught by the control run again on the student's failure."""
+
+    def assert_no_student_step_ran(self, name):
+        work = os.path.join(self.tmp, name)
+        for log in ("probe_build.log", "fatbin_build.log", "probe.log"):
+            self.assertFalse(os.path.exists(os.path.join(work, log)), f"{log}: a step of the student's file ran")
+        with open(os.path.join(work, "control.log")) as f:
+            self.assertIn("control: ran", f.read())
+
+    def test_a_sandbox_that_cannot_run_any_probe_is_a_fault_before_the_students_file(self):
         tool = self.broken_bwrap("bwrap-no-probe", "/in/probe")
-        shown, build, _ = self.grade("broken-probe-run", self.stub, env={"BANKLAB_BWRAP": tool})
+        shown, build, _ = self.grade("broken-probe-run", self.marked_stub(), env={"BANKLAB_BWRAP": tool})
+        self.assertEqual(build["status"], "fault", build)
+        self.assertIn("the judge's own known-good file's probe failed its run just now, before your file was touched "
+                      "(exit 1, as bubblewrap's own error", build["message"])
+        self.assertIn("NOT GRADED", shown.decode(errors="replace"))
+        self.assert_no_student_step_ran("broken-probe-run")
+
+    def test_a_sandbox_that_cannot_run_any_device_compile_is_a_fault_before_the_students_file(self):
+        tool = self.broken_bwrap("bwrap-no-fatbin", "-fatbin")
+        shown, build, _ = self.grade("broken-compile", self.marked_stub(), env={"BANKLAB_BWRAP": tool})
+        self.assertEqual(build["status"], "fault", build)
+        self.assertIn("the judge's own known-good file failed its device code's compile just now, before your file "
+                      "was touched", build["message"])
+        self.assert_no_student_step_ran("broken-compile")
+
+    def test_a_broken_compiler_in_no_sandboxs_words_is_a_fault_not_the_files_compile_error(self):
+        # The compile fails as a missing tool of the machine does (exit 1, the compiler's own kind of
+        # words, no "bwrap: "): a judge that runs the control only on a failure that reads as the
+        # sandbox's graded this "your file does not compile". The control before the build fails.
+        says = "nvcc fatal   : Could not open output file '/tmp/w/kernel.fatbin.module_id'"
+        tool = self.broken_bwrap("bwrap-no-nvcc", "-fatbin", says=says)
+        shown, build, _ = self.grade("broken-nvcc", self.marked_stub(), env={"BANKLAB_BWRAP": tool})
+        self.assertEqual(build["status"], "fault", build)
+        self.assertIn("failed its device code's compile just now, before your file was touched (exit 1: " + says,
+                      build["message"])
+        self.assertIn("Not judged: this is not your file's fault", build["message"])
+        self.assertIn("NOT GRADED", shown.decode(errors="replace"))
+        self.assert_no_student_step_ran("broken-nvcc")
+        # the same file on a working machine: its probe runs, and writes the marker
+        shown, build, _ = self.grade("marked", self.marked_stub())
+        self.assertEqual(build["status"], "passed", build)
+        with open(os.path.join(self.tmp, "marked", "probe.log")) as f:
+            self.assertIn(self.MARKER, f.read())
+
+    def test_a_sandbox_that_breaks_after_the_control_is_still_a_fault_by_the_control_again(self):
+        tool = self.broken_bwrap("bwrap-breaks", "/in/probe", pass_first=1)  # the control's probe runs, later ones fail
+        shown, build, _ = self.grade("breaks-later", self.stub, env={"BANKLAB_BWRAP": tool})
         self.assertEqual(build["status"], "fault", build)
         self.assertIn("known-good file's probe failed the same way", build["message"])
-        self.assertIn("NOT GRADED", shown.decode(errors="replace"))
+        with open(os.path.join(self.tmp, "bwrap-breaks.count")) as f:
+            self.assertEqual(f.read().strip(), "3")  # the control before, the student's probe, the control again
 
-    def test_a_sandbox_that_cannot_run_any_device_compile_is_a_fault(self):
-        tool = self.broken_bwrap("bwrap-no-fatbin", "-fatbin")
-        shown, build, _ = self.grade("broken-compile", self.stub, env={"BANKLAB_BWRAP": tool})
-        self.assertEqual(build["status"], "fault", build)
-        self.assertIn("the same compile of the judge's own known-good file failed the same way", build["message"])
+
+@unittest.skipUnless(shutil.which("cc") and shutil.which("bwrap"), "needs cc and bubblewrap")
+class TheControlsPassIsReusedOnlyWhileFresh(StandInSandbox):
+    """A pass of the control is kept for the judge processes that follow while it provably holds
+    (grader/judge/control_record.hpp): the same tools, steps and boot, at most 300 s old, the
+    judge's user's own file. A tool of this test's own (the real bubblewrap behind a stand-in that
+    breaks nothing) gives it a key no other test shares."""
+
+    def control_log(self, name, tool):
+        shown, build, _ = self.grade(name, self.stub, env={"BANKLAB_BWRAP": tool})
+        self.assertEqual(build["status"], "passed", build)
+        with open(os.path.join(self.tmp, name, "control.log")) as f:
+            return f.read()
+
+    def test_a_second_judge_reuses_the_pass_and_a_stale_or_foreign_one_is_run_again(self):
+        tool = self.broken_bwrap("bwrap-fine", "--banklab-never-given")
+        first = self.control_log("first", tool)
+        self.assertIn("control: ran", first)
+        record = first.split("its pass is kept in ")[1].split(" for 300 s")[0]
+        second = self.control_log("second", tool)
+        self.assertIn("control: reused, not run", second)
+        self.assertIn(record, second)
+        with open(record) as f:
+            lines = f.read().splitlines()
+        at = int(lines[2].split()[1])
+        with open(record, "w") as f:  # written 1000 s earlier
+            f.write("\n".join(lines[:2] + [f"at {at - 1000}"] + lines[3:]) + "\n")
+        stale = self.control_log("stale", tool)
+        self.assertIn("control: ran", stale)
+        self.assertIn("was not reused: it is 10", stale)
+        if os.geteuid() == 0:
+            os.chown(record, 65534, 65534)
+            foreign = self.control_log("foreign", tool)
+            self.assertIn("control: ran", foreign)
+            self.assertIn("was not reused: it belongs to uid 65534", foreign)
 
 
 class LongLinesCostTheirLength(Case):
