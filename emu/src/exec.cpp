@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "alu.hpp"
+#include "exec_families.hpp"
 #include "banklab_emu/emulator.hpp"
 #include "banklab_trace/format.hpp"
 
@@ -295,6 +296,33 @@ class Runner {
     return true;
   }
 
+  // The warp-wide, matrix and atomic families (exec_warp.cpp, exec_mma.cpp, exec_atom.cpp), through
+  // a view of this warp and the executor's own reads, memory, records and refusals.
+  bool run_family(Warp& w, const Inst& in, int pc, std::uint32_t active, std::uint32_t exec) {
+    WarpView v;
+    v.r = w.r.data();
+    v.live = w.valid & ~w.exited;
+    v.active = active;
+    v.exec = exec;
+    v.pc = pc;
+    v.get = [&](const Operand& o, int lane) { return get(w, o, lane); };
+    v.memory = [&](int lane, std::uint64_t addr, unsigned width, bool write, bool& shared) {
+      return memory(w, in, lane, addr, width, write, shared);
+    };
+    v.record = [&](const trace::DeviceRecord& rec) {
+      if (trace_) trace_->record(k_, pc, rec);
+    };
+    v.not_judged = [&](const std::string& what) { return not_judged(in, what); };
+    switch (in.family) {
+      case Family::Ldmatrix:
+      case Family::Stmatrix:
+      case Family::Mma: return exec_matrix(in, v);
+      case Family::Atom:
+      case Family::Red: return exec_atomic(in, v);
+      default: return exec_warp(in, v);
+    }
+  }
+
   // Runs a warp until it waits at a barrier, ends, or has run its slice; false: the launch stops.
   bool run_warp(Warp& w) {
     const int n = static_cast<int>(k_.code.size());
@@ -353,6 +381,10 @@ class Runner {
         case Family::Ld:
         case Family::St:
           if (exec && !memory_op(w, in, pc, exec)) return false;
+          break;
+        case Family::Shfl: case Family::Vote: case Family::Match: case Family::Activemask: case Family::Redux:
+        case Family::Ldmatrix: case Family::Stmatrix: case Family::Mma: case Family::Atom: case Family::Red:
+          if (exec && !run_family(w, in, pc, active, exec)) return false;
           break;
         default:
           if (exec && !compute(w, in, exec)) return false;

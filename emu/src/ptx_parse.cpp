@@ -156,6 +156,13 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
     op.negate = true;
     s = trim(s.substr(1));
   }
+  if (s[0] == '%' && s.find('|') != std::string::npos) {  // `%r|%p`: a value and a predicate (shfl, match.all)
+    const std::size_t bar = s.find('|');
+    op.kind = Operand::Kind::Reg;
+    op.reg = regs.find(trim(s.substr(0, bar)));
+    op.pred = regs.find(trim(s.substr(bar + 1)));
+    return op.reg >= 0 && op.pred >= 0 && !op.negate;
+  }
   if (s[0] == '%') {
     for (const SpecialName& n : kSpecials)
       if (s == n.name) {
@@ -375,6 +382,7 @@ Module parse_ptx(const std::string& text) {
       lay_out_shared(k, module_dynamic);
       resolve(k, labels);
       compute_reconvergence(k);
+      mark_unused_results(k);
       mod.kernels.push_back(std::move(k));
       k = Kernel{};
       state = State::Top;

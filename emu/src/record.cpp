@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "banklab_emu/emulator.hpp"
+#include "exec_families.hpp"
 
 namespace banklab::emu {
 
@@ -69,6 +70,9 @@ void EmuTrace::record(const Kernel& kernel, int pc, const trace::DeviceRecord& r
     auto f = files_.find(in.file);
     lines_[{k, key}] = trace::SourceLine{f == files_.end() ? "" : f->second, in.line};
   }
+  // Which ATOMS an atomic is: what the tracer reads from the cubin, here from the PTX (exec_atom.cpp).
+  if (rec.kind == trace::kKindAccess && (rec.flags & trace::kFlagAtomic) == trace::kFlagAtomic)
+    atoms_.emplace(std::make_pair(k, key), atoms_kind_of(kernel.code[static_cast<std::size_t>(pc)]));
   merger_.add(k, &rec, 1);
   ++recorded_;
 }
@@ -93,6 +97,7 @@ std::vector<trace::Instruction> EmuTrace::take_instructions() {
       i.file = l->second.file;
       i.line = l->second.line;
     }
+    if (auto a = atoms_.find({k, i.pc}); a != atoms_.end()) i.access.op = trace::atom_op_of(a->second, i.access.width);
   }
   unmodelled_.insert(unmodelled_.end(), un.begin(), un.end());
   return ins;

@@ -71,6 +71,7 @@ class EmuTrace {
   std::map<std::pair<std::uint32_t, std::uint64_t>, trace::SourceLine> lines_;
   std::map<int, std::string> files_;
   std::vector<trace::Unmodelled> unmodelled_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, trace::AtomsKind> atoms_;  ///< (kernel, pc): which ATOMS an atomic is
   std::uint64_t recorded_ = 0;
 
  public:

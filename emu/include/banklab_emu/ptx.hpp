@@ -32,7 +32,16 @@ enum class Family : std::uint8_t {
   And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev,
   Setp, Selp,
   Bra, BarSync, BarWarpSync, Ret, Exit,
+  // Warp-wide (exec_warp.cpp), matrix (exec_mma.cpp) and atomic (exec_atom.cpp) families.
+  Shfl, Vote, Match, Activemask, Redux,
+  Ldmatrix, Stmatrix, Mma,
+  Atom, Red,
 };
+
+/// The operation of a warp-wide or atomic family (Inst::sub): shfl's mode, vote's mode,
+/// match's mode, atom/red/redux's operation.
+enum class SubOp : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, Ballot,
+                                  Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
 
 /// Comparisons of setp.
 enum class Cmp : std::uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
@@ -56,6 +65,7 @@ struct Operand {
   int count = 0;              ///< Vector: elements in `regs`
   int regs[4] = {-1, -1, -1, -1};  ///< Vector: registers (-1: `_`, a sink)
   std::string symbol;         ///< a name the reader resolves after the kernel is read (label, variable, param)
+  int pred = -1;              ///< Reg written as `%r|%p` (shfl, match.all): the predicate register beside it
 };
 
 /// One PTX instruction.
@@ -72,6 +82,11 @@ struct Inst {
   Round round = Round::None;
   int guard = -1;             ///< @%p: the predicate register (-1: none)
   bool guard_negate = false;  ///< @!%p
+  SubOp sub = SubOp::None;    ///< Shfl/Vote/Match/Redux/Atom/Red: the family's operation
+  int matrices = 0;           ///< Ldmatrix/Stmatrix: .x1/.x2/.x4; Mma: k of .m16n8k<k>
+  bool trans = false;         ///< Ldmatrix/Stmatrix .trans
+  Type types[4] = {Type::None, Type::None, Type::None, Type::None};  ///< Mma: the types of d, a, b, c
+  bool result_unused = false; ///< Atom: no instruction of the kernel reads its destination (mark_unused_results())
   int nops = 0;
   Operand ops[5];             ///< in PTX order (destination first)
   int ptx_line = 0;           ///< line of the PTX text
@@ -123,5 +138,9 @@ void check_operands(Inst& inst);
 
 /// Immediate post-dominators of every branch of `k` (fills k.reconverge): cfg.cpp.
 void compute_reconvergence(Kernel& k);
+
+/// Sets Inst::result_unused of every atom whose destination no instruction of `k` reads, as
+/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC): exec_atom.cpp.
+void mark_unused_results(Kernel& k);
 
 }  // namespace banklab::emu
