@@ -10,7 +10,8 @@
 // (a float add, a 64-bit add/min/max/and/or/xor) a load (LDS) and a pass (ATOMS.CAST.SPIN) per
 // pass, each with the lanes still looping, the passes served as the model serves them
 // (banklab/model.hpp, atomloop and atom 8: in lane order, in each group (the warp for 4 bytes,
-// half-warps for 8) the lanes on banks no earlier served lane used; every served lane succeeds).
+// half-warps for 8) the lanes on banks no earlier served lane used; of the served lanes at one
+// word only the lowest succeeds, the others retry).
 // That is exact when every successful compare-and-swap changes its word; a 64-bit min/max that
 // leaves its word unchanged leaves the hardware's loop early, which the records here do not show.
 #include <cstdint>
@@ -166,8 +167,16 @@ bool exec_atomic(const Inst& in, WarpView& w) {
         served |= 1u << lane;
       }
     }
-    for (std::uint32_t m = served; m; m &= m - 1) one(__builtin_ctz(m));
-    left &= ~served;
+    std::uint32_t done = 0;
+    for (std::uint32_t m = served; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      bool lowest = true;
+      for (std::uint32_t e = done; e; e &= e - 1) lowest = lowest && addr[__builtin_ctz(e)] / width != addr[lane] / width;
+      if (!lowest) continue;
+      one(lane);
+      done |= 1u << lane;
+    }
+    left &= ~done;
   }
   return true;
 }

@@ -97,7 +97,9 @@ std::vector<trace::Instruction> EmuTrace::take_instructions() {
       i.file = l->second.file;
       i.line = l->second.line;
     }
-    if (auto a = atoms_.find({k, i.pc}); a != atoms_.end()) i.access.op = trace::atom_op_of(a->second, i.access.width);
+    // (a compare-and-swap loop's load has the atomic's pc: decode() made it a load)
+    if (auto a = atoms_.find({k, i.pc}); a != atoms_.end() && i.access.op == Op::Atomic)
+      i.access.op = trace::atom_op_of(a->second, i.access.width);
   }
   unmodelled_.insert(unmodelled_.end(), un.begin(), un.end());
   return ins;
