@@ -16,6 +16,7 @@ namespace banklab::emu {
 
 struct WarpView {
   std::uint64_t* r = nullptr;  ///< the warp's registers: register x 32 + lane
+  const std::uint64_t* var_base = nullptr;  ///< the module variables' addresses (Operand::var)
   std::uint32_t live = 0;      ///< lanes that are threads of the block and have not exited
   std::uint32_t active = 0;    ///< live lanes on this path of the warp (at this instruction)
   std::uint32_t exec = 0;      ///< active lanes whose guard holds: those that run it
@@ -33,7 +34,7 @@ struct WarpView {
   }
   /// An address operand's value for `lane` (register + offset).
   std::uint64_t address(const Operand& a, int lane) {
-    return (a.reg >= 0 ? reg(a.reg, lane) : 0) + static_cast<std::uint64_t>(a.imm);
+    return (a.reg >= 0 ? reg(a.reg, lane) : 0) + static_cast<std::uint64_t>(a.imm) + (a.var >= 0 ? var_base[a.var] : 0);
   }
 };
 

@@ -1,6 +1,7 @@
 // Emulated global memory (Device) and the shared-memory records (EmuTrace), in the hardware
 // tracer's own format and through its own code: trace::Merger merges, trace::decode() turns
 // records into what the judge's traced check reads.
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -16,6 +17,15 @@ std::uint64_t Device::alloc(std::size_t bytes) {
   allocations_[at].assign(bytes, 0);
   last_ = nullptr;
   return at;
+}
+
+std::uint64_t Device::variable(const void* module, int index, std::size_t bytes, const std::vector<unsigned char>& init) {
+  auto [it, fresh] = variables_.try_emplace({module, index}, 0);
+  if (fresh) {
+    it->second = alloc(bytes ? bytes : 1);
+    write(it->second, init.data(), std::min(init.size(), bytes));
+  }
+  return it->second;
 }
 
 void Device::free(std::uint64_t address) {

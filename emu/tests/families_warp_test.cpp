@@ -107,6 +107,13 @@ const std::vector<Case> kCases = {
     {"atom.shared.add.f64 (a loop)", "mov.u32 %r3, buf;\natom.shared.add.f64 %fd1, [%r3+8], 0d3FF0000000000000;\nmov.b64 %rd1, %fd1;",
      {{0, 0}, {1, 0x3FF0000000000000ull}, {2, 0x4000000000000000ull}, {3, 0x4008000000000000ull}}},
     {"red.shared.add then ld", "mov.u32 %r3, buf;\nred.shared.add.u32 [%r3], 2;\nbar.sync 0;\nld.shared.u32 %r1, [%r3];\ncvt.u64.u32 %rd1, %r1;", {{0, 64}}},
+    // ---- .local memory (State Spaces: local): each thread's own bytes at the same offsets; the
+    // generic window of cvta.local reaches them too.
+    {".local st/ld", ".local .align 8 .b8 depot[32];\nmov.u64 %rd2, depot;\ncvt.u64.u32 %rd3, %r10;\nst.local.u64 [%rd2+8], %rd3;\n"
+     "st.local.u32 [depot+4], 9;\nbar.sync 0;\nld.local.u64 %rd4, [%rd2+8];\nld.local.u32 %r1, [depot+4];\ncvt.u64.u32 %rd5, %r1;\nadd.s64 %rd1, %rd4, %rd5;",
+     {{0, 9}, {1, 10}, {31, 40}}},
+    {".local through cvta.local", ".local .align 8 .b8 depot[16];\nmov.u64 %rd2, depot;\ncvta.local.u64 %rd6, %rd2;\ncvt.u64.u32 %rd3, %r10;\n"
+     "st.u64 [%rd6+8], %rd3;\nld.local.u64 %rd1, [%rd2+8];", {{0, 0}, {7, 7}, {31, 31}}},
     // ---- ldmatrix / stmatrix (Warp-level matrix load / store instructions): lane 8 i + r gives
     // row r of matrix i; lane t's register i holds (t / 4, 2 (t % 4)) and the next column, low first
     // (.trans: (2 (t % 4), t / 4) and the next row). Row t of buf holds halfwords 8 t .. 8 t + 7,

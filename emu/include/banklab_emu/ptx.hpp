@@ -66,6 +66,7 @@ struct Operand {
   int regs[4] = {-1, -1, -1, -1};  ///< Vector: registers (-1: `_`, a sink)
   std::string symbol;         ///< a name the reader resolves after the kernel is read (label, variable, param)
   int pred = -1;              ///< Reg written as `%r|%p` (shfl, match.all): the predicate register beside it
+  int var = -1;               ///< Imm/Address naming a module variable (Module::variables): its address, known at launch, is added to imm
 };
 
 /// One PTX instruction.
@@ -108,8 +109,19 @@ struct Param {
   std::uint32_t size = 0, align = 1, offset = 0;
 };
 
+/// A `.global` or `.const` variable of the module (`.global .align 4 .u32 n = 7;`), with its
+/// initial bytes (the rest zero). It lives in the Device's global memory (Device::variable()).
+struct ModuleVar {
+  std::string name;
+  Space space = Space::Global;
+  std::uint32_t size = 0, align = 1;
+  std::vector<unsigned char> init;
+};
+
 struct Kernel {
   std::string name;           ///< as the module spells it (mangled)
+  std::vector<SharedVar> locals;  ///< `.local` variables (and the `.param` ones of call sites): each thread's own, from offset 0
+  std::uint32_t local_bytes = 0;
   std::vector<Param> params;
   std::uint32_t param_bytes = 0;
   std::vector<SharedVar> shared;
@@ -122,6 +134,7 @@ struct Kernel {
 struct Module {
   std::vector<Kernel> kernels;
   std::map<int, std::string> files;  ///< `.file N "path"`
+  std::vector<ModuleVar> variables;  ///< `.global` / `.const` variables
   const Kernel* find(const std::string& name) const;
 };
 
