@@ -36,6 +36,7 @@ enum class Family : std::uint8_t {
   Shfl, Vote, Match, Activemask, Redux,
   Ldmatrix, Stmatrix, Mma,
   Atom, Red,
+  Call,  ///< only while a kernel is read: every call is replaced by its callee's code (inline_calls.cpp)
 };
 
 /// The operation of a warp-wide or atomic family (Inst::sub): shfl's mode, vote's mode,
@@ -92,6 +93,8 @@ struct Inst {
   Operand ops[5];             ///< in PTX order (destination first)
   int ptx_line = 0;           ///< line of the PTX text
   int file = 0, line = 0;     ///< the latest .loc (file index of .file, source line)
+  std::string callee;         ///< Call: the function's name, its return and argument params (call-site names)
+  std::vector<std::string> call_rets, call_args;
   std::string text;           ///< the instruction as written (for messages)
   std::string why;            ///< Unsupported: what the reader does not know
 };
