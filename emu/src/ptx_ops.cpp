@@ -36,6 +36,7 @@ constexpr Mnemonic kMnemonics[] = {
     {"activemask", Family::Activemask, 1},                    {"redux", Family::Redux, 3},
     {"ldmatrix", Family::Ldmatrix, 2}, {"stmatrix", Family::Stmatrix, 2}, {"mma", Family::Mma, 4},
     {"atom", Family::Atom, -1},  {"red", Family::Red, 2},    {"call", Family::Call, -1},
+    {"bfi", Family::Bfi, 5},     {"bfe", Family::Bfe, 4},
 };
 
 // The operations of the warp-wide and atomic families (Inst::sub), by family: a name means

@@ -29,7 +29,7 @@ enum class Family : std::uint8_t {
   Unsupported,
   Ld, St, Mov, Cvt, Cvta,
   Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Abs, Neg,
-  And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev,
+  And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev, Bfi, Bfe,
   Setp, Selp,
   Bra, BarSync, BarWarpSync, Ret, Exit,
   // Warp-wide (exec_warp.cpp), matrix (exec_mma.cpp) and atomic (exec_atom.cpp) families.
