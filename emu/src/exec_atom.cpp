@@ -111,6 +111,44 @@ void mark_unused_results(Kernel& k) {
   for (Inst& in : k.code)
     if (in.family == Family::Atom && in.nops > 0 && in.ops[0].reg >= 0)
       in.result_unused = !read[static_cast<std::size_t>(in.ops[0].reg)];
+  // Registers that may differ between threads: written from a thread's own special register, from
+  // memory other than params, by a warp-wide or atomic instruction, or from (or under a guard of)
+  // such a register; every write of a register counts (flow-insensitive, so a safe over-estimate).
+  std::vector<bool> varying(static_cast<std::size_t>(k.registers) + 1, false);
+  auto is_varying = [&](int r) { return r >= 0 && r < k.registers && varying[static_cast<std::size_t>(r)]; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Inst& in : k.code) {
+      const bool writes_first = !(in.family == Family::St || in.family == Family::Red || in.family == Family::Stmatrix ||
+                                  in.family == Family::Bra || in.family == Family::BarSync || in.family == Family::BarWarpSync);
+      if (!writes_first || in.nops == 0) continue;
+      bool v = is_varying(in.guard) || in.family == Family::Unsupported || in.family == Family::Atom ||
+               in.family == Family::Shfl || in.family == Family::Match || in.family == Family::Ldmatrix ||
+               in.family == Family::Mma || in.family == Family::Vote || in.family == Family::Redux ||
+               (in.family == Family::Ld && in.space != Space::Param);
+      for (int i = 1; i < in.nops && !v; ++i) {
+        const Operand& o = in.ops[i];
+        if (o.kind == Operand::Kind::Special)
+          v = o.special == Special::TidX || o.special == Special::TidY || o.special == Special::TidZ ||
+              o.special == Special::LaneId || o.special == Special::LanemaskEq || o.special == Special::LanemaskLt ||
+              o.special == Special::LanemaskLe || o.special == Special::LanemaskGt || o.special == Special::LanemaskGe;
+        v = v || is_varying(o.reg);
+        for (int e = 0; e < o.count; ++e) v = v || is_varying(o.regs[e]);
+      }
+      if (!v) continue;
+      auto mark_varying = [&](int r) {
+        if (r >= 0 && r < k.registers && !varying[static_cast<std::size_t>(r)]) varying[static_cast<std::size_t>(r)] = changed = true;
+      };
+      mark_varying(in.ops[0].reg);
+      mark_varying(in.ops[0].pred);
+      for (int e = 0; e < in.ops[0].count; ++e) mark_varying(in.ops[0].regs[e]);
+    }
+  }
+  for (Inst& in : k.code)
+    if (in.family == Family::Atom || in.family == Family::Red) {
+      const Operand& a = in.ops[in.family == Family::Atom ? 1 : 0];
+      in.address_uniform = !is_varying(a.reg);
+    }
 }
 
 bool exec_atomic(const Inst& in, WarpView& w) {
@@ -150,7 +188,12 @@ bool exec_atomic(const Inst& in, WarpView& w) {
   };
   if (!shared || !is_loop(kind)) {
     for (std::uint32_t m = w.exec; m; m &= m - 1) one(__builtin_ctz(m));
-    if (shared) record(w.exec, trace::kFlagAtomic);
+    // A 32-bit add whose result is used, at an address the same in every thread: ptxas sums the
+    // warp's values and one lane, the last, runs the ATOMS (the H200's trace of trace_ops.cu's
+    // atom32_sameword_value: mask 0x80000000). Every lane still gets its own old value.
+    const bool aggregated = atom && in.address_uniform && in.sub == SubOp::Add && !in.result_unused &&
+                            (in.type == Type::U32 || in.type == Type::S32);
+    if (shared) record(aggregated ? 1u << (31 - __builtin_clz(w.exec)) : w.exec, trace::kFlagAtomic);
     return true;
   }
   // The compare-and-swap loop: a load and a pass while lanes are left.

@@ -89,6 +89,7 @@ struct Inst {
   bool trans = false;         ///< Ldmatrix/Stmatrix .trans
   Type types[4] = {Type::None, Type::None, Type::None, Type::None};  ///< Mma: the types of d, a, b, c
   bool result_unused = false; ///< Atom: no instruction of the kernel reads its destination (mark_unused_results())
+  bool address_uniform = false;  ///< Atom/Red: its address is the same in every thread (depends on no thread's own value)
   int nops = 0;
   Operand ops[5];             ///< in PTX order (destination first)
   int ptx_line = 0;           ///< line of the PTX text
@@ -156,7 +157,9 @@ void check_operands(Inst& inst);
 void compute_reconvergence(Kernel& k);
 
 /// Sets Inst::result_unused of every atom whose destination no instruction of `k` reads, as
-/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC): exec_atom.cpp.
+/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC), and Inst::address_uniform of
+/// every atomic whose address depends on no thread's own value (ptxas aggregates such an add over
+/// the warp): exec_atom.cpp.
 void mark_unused_results(Kernel& k);
 
 }  // namespace banklab::emu
