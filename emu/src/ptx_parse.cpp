@@ -13,6 +13,7 @@
 
 #include "banklab_emu/ptx.hpp"
 #include "banklab_trace/format.hpp"
+#include "inline_calls.hpp"
 
 namespace banklab::emu {
 
@@ -156,6 +157,13 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
     op.negate = true;
     s = trim(s.substr(1));
   }
+  if (s[0] == '%' && s.find('|') != std::string::npos) {  // `%r|%p`: a value and a predicate (shfl, match.all)
+    const std::size_t bar = s.find('|');
+    op.kind = Operand::Kind::Reg;
+    op.reg = regs.find(trim(s.substr(0, bar)));
+    op.pred = regs.find(trim(s.substr(bar + 1)));
+    return op.reg >= 0 && op.pred >= 0 && !op.negate;
+  }
   if (s[0] == '%') {
     for (const SpecialName& n : kSpecials)
       if (s == n.name) {
@@ -223,11 +231,43 @@ void parse_variable(const std::string& decl, int line, std::string& name, std::u
   if (name.empty() || (align & (align - 1)) != 0) fail(line, "a variable declaration `" + decl + "`");
 }
 
-// Labels, shared variables and params named in operands, now that the whole kernel is read.
-void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
-  std::unordered_map<std::string, std::int64_t> shared, params;
+// `.global .align 4 .u32 n = 7;` / `.const .align 4 .b8 t[8] = {3, 0, 0, 0, 5};`: the variable
+// and its initial bytes (each initializer element the declared type's bytes, little-endian).
+ModuleVar parse_module_variable(const std::string& decl, int line) {
+  ModuleVar v;
+  v.space = decl.find(".const") != std::string::npos ? Space::Const : Space::Global;
+  const std::size_t eq = decl.find('=');
+  bool dynamic = false;
+  std::string head = eq == std::string::npos ? decl : decl.substr(0, eq);
+  parse_variable(head, line, v.name, v.size, v.align, dynamic);
+  if (dynamic) fail(line, "a module variable without a size `" + decl + "`");
+  std::uint32_t elem = 0;
+  std::istringstream in(head);
+  for (std::string tok; in >> tok;)
+    if (type_bytes(tok)) elem = type_bytes(tok);
+  if (eq == std::string::npos) return v;
+  std::string init = trim(decl.substr(eq + 1));
+  if (!init.empty() && init.back() == ';') init.pop_back();
+  init = trim(init);
+  if (!init.empty() && init[0] == '{') init = init.substr(1, init.rfind('}') == std::string::npos ? std::string::npos : init.rfind('}') - 1);
+  for (const std::string& e : split_operands(init)) {
+    std::int64_t x = 0;
+    if (!parse_number(e, x)) fail(line, "an initializer `" + e + "`");
+    for (std::uint32_t b = 0; b < elem; ++b) v.init.push_back(static_cast<unsigned char>(static_cast<std::uint64_t>(x) >> (8 * b)));
+  }
+  if (v.init.size() > v.size) fail(line, "an initializer longer than its variable");
+  return v;
+}
+
+// Labels, shared, local and module variables and params named in operands, now that the whole
+// kernel is read.
+void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels, const std::vector<ModuleVar>& vars) {
+  std::unordered_map<std::string, std::int64_t> shared, params, locals;
+  std::unordered_map<std::string, int> module_vars;
   for (const SharedVar& v : k.shared) shared[v.name] = banklab::trace::kSharedWindowReservedBytes + v.offset;
   for (const Param& p : k.params) params[p.name] = p.offset;
+  for (const SharedVar& v : k.locals) locals[v.name] = v.offset;
+  for (std::size_t i = 0; i < vars.size(); ++i) module_vars[vars[i].name] = static_cast<int>(i);
   for (Inst& in : k.code) {
     for (int i = 0; i < in.nops; ++i) {
       Operand& op = in.ops[i];
@@ -238,6 +278,13 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
         } else if (auto s = shared.find(op.symbol); s != shared.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a shared variable's address
           op.imm = s->second;
+        } else if (auto lv = locals.find(op.symbol); lv != locals.end() && in.family != Family::Bra) {
+          op.kind = Operand::Kind::Imm;  // a local variable's address (in the local space)
+          op.imm = lv->second;
+        } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() && in.family != Family::Bra) {
+          op.kind = Operand::Kind::Imm;  // a module variable's address, known at launch
+          op.imm = 0;
+          op.var = mv->second;
         } else {
           in.family = Family::Unsupported;
           in.why = "the name `" + op.symbol + "`";
@@ -247,6 +294,13 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
           op.imm += s->second;
         } else if (auto p = params.find(op.symbol); p != params.end() && in.space == Space::Param) {
           op.imm += p->second;
+        } else if (auto lv = locals.find(op.symbol); lv != locals.end() &&
+                   (in.space == Space::Local || in.space == Space::Param)) {
+          op.imm += lv->second;  // a .local variable, or a call site's .param (kept in local memory)
+          in.space = Space::Local;
+        } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() &&
+                   (in.space == Space::Global || in.space == Space::Const || in.space == Space::Generic)) {
+          op.var = mv->second;
         } else {
           in.family = Family::Unsupported;
           in.why = "the address `[" + op.symbol + "]` in `" + in.text + "`";
@@ -265,6 +319,13 @@ void lay_out_shared(Kernel& k, const std::vector<SharedVar>& module_dynamic) {
     at += v.size;
   }
   k.static_shared_bytes = at;
+  std::uint32_t local = 0;
+  for (SharedVar& v : k.locals) {
+    local = align_up(local, v.align);
+    v.offset = local;
+    local += v.size;
+  }
+  k.local_bytes = local;
   for (const SharedVar& d : module_dynamic) k.shared.push_back(d);
   for (SharedVar& v : k.shared)
     if (v.dynamic) v.offset = align_up(at, v.align);
@@ -285,6 +346,12 @@ Module parse_ptx(const std::string& text) {
   int depth = 0, line_no = 0;
   bool in_comment = false, opened = false;
   std::string header;
+  bool is_func = false;                      // the body being read is a .func's
+  std::map<std::string, Function> functions;  // the .func bodies read so far
+  Function fn;
+  std::string pending;                        // a call written over several lines
+  std::unordered_map<std::string, std::string> scoped;  // a call block's .param names -> unique ones
+  int blocks = 0;
   Kernel k;
   Registers regs;
   std::unordered_map<std::string, int> labels;
@@ -311,7 +378,7 @@ Module parse_ptx(const std::string& text) {
         if (c == '{') { ++depth; opened = true; }
         if (c == '}') --depth;
       }
-      if (opened && depth <= 0) state = State::Top;
+      if ((opened && depth <= 0) || (!opened && l.back() == ';')) state = State::Top;  // (a prototype ends at its `;`)
       continue;
     }
     if (state == State::Top) {
@@ -321,10 +388,13 @@ Module parse_ptx(const std::string& text) {
         f >> n;
         const std::size_t q = l.find('"'), q2 = l.find('"', q + 1);
         if (q != std::string::npos && q2 != std::string::npos) mod.files[n] = l.substr(q + 1, q2 - q - 1);
-      } else if (l.find(".entry") != std::string::npos) {
+      } else if (l.find(".entry") != std::string::npos ||
+                 (l.find(".func") != std::string::npos && l.find(".extern") == std::string::npos && l.back() != ';')) {
+        is_func = l.find(".entry") == std::string::npos;
         state = State::Header;
-        header = l.substr(l.find(".entry") + 6);
+        header = l.substr(l.find(is_func ? ".func" : ".entry") + (is_func ? 5 : 6));
         k = Kernel{};
+        fn = Function{};
         regs.clear();
         labels.clear();
       } else if (l.find(".section") != std::string::npos ||
@@ -337,6 +407,9 @@ Module parse_ptx(const std::string& text) {
           if (c == '}') --depth;
         }
         if (opened && depth <= 0) state = State::Top;
+      } else if ((l.rfind(".global", 0) == 0 || l.rfind(".const", 0) == 0 || l.rfind(".visible .global", 0) == 0 ||
+                  l.rfind(".visible .const", 0) == 0) && l.find(".extern") == std::string::npos) {
+        mod.variables.push_back(parse_module_variable(l, line_no));
       } else if (l.find(".shared") != std::string::npos && l.find(".extern") != std::string::npos) {
         SharedVar v;
         parse_variable(l, line_no, v.name, v.size, v.align, v.dynamic);
@@ -349,10 +422,28 @@ Module parse_ptx(const std::string& text) {
       header += " " + l;
     }
     if (state == State::Header) {
-      const std::size_t open = header.find('('), close = header.find(')');
+      std::string h = trim(header);
+      if (is_func && h.find('{') == std::string::npos && !h.empty() && h.back() == ';') {  // a prototype
+        state = State::Top;
+        continue;
+      }
+      if (is_func && !h.empty() && h[0] == '(') {  // .func (.param .b32 func_retval0) name(...)
+        const std::size_t r = h.find(')');
+        if (r == std::string::npos) continue;
+        for (const std::string& p : split_operands(h.substr(1, r - 1))) {
+          Param prm;
+          bool dyn = false;
+          parse_variable(p, line_no, prm.name, prm.size, prm.align, dyn);
+          fn.retvals.push_back(prm.name);
+        }
+        header = h = trim(h.substr(r + 1));
+        if (h.empty()) continue;
+      }
+      const std::size_t open = h.find('('), close = h.find(')');
       if (open == std::string::npos || close == std::string::npos) continue;
-      if (header.find('{', close) == std::string::npos) continue;  // .maxntid and the like come first
-      k.name = trim(header.substr(0, open));
+      if (h.find('{', close) == std::string::npos) continue;  // .maxntid and the like come first
+      k.name = trim(h.substr(0, open));
+      header = h;
       std::uint32_t at = 0;
       for (const std::string& p : split_operands(header.substr(open + 1, close - open - 1))) {
         Param prm;
@@ -361,6 +452,7 @@ Module parse_ptx(const std::string& text) {
         prm.offset = at = align_up(at, prm.align);
         at += prm.size;
         k.params.push_back(prm);
+        fn.params.push_back(prm.name);
       }
       k.param_bytes = at;
       state = State::Body;
@@ -368,16 +460,49 @@ Module parse_ptx(const std::string& text) {
       continue;
     }
     // The kernel's body.
-    if (l == "{") { ++depth; continue; }
+    if (!pending.empty()) {  // the rest of a call
+      pending += " " + l;
+      if (l.back() != ';') continue;
+      l = pending;
+      pending.clear();
+    } else if ((l.rfind("call", 0) == 0 || (l[0] == '@' && l.find(" call") != std::string::npos)) && l.back() != ';') {
+      pending = l;
+      continue;
+    }
+    if (l == "{") { ++depth; ++blocks; continue; }
     if (l == "}") {
+      scoped.clear();
       if (--depth > 0) continue;
       k.registers = regs.count();
+      inline_calls(k, labels, functions);
+      if (is_func) {  // kept until a kernel calls it: its names are the call site's
+        fn.body = std::move(k);
+        fn.labels = labels;
+        functions[fn.body.name] = std::move(fn);
+        fn = Function{};
+        k = Kernel{};
+        state = State::Top;
+        continue;
+      }
       lay_out_shared(k, module_dynamic);
-      resolve(k, labels);
+      resolve(k, labels, mod.variables);
       compute_reconvergence(k);
+      mark_unused_results(k);
       mod.kernels.push_back(std::move(k));
       k = Kernel{};
       state = State::Top;
+      continue;
+    }
+    if (l.rfind(".local", 0) == 0 || l.rfind(".param", 0) == 0) {  // each thread's own (a call site's params too)
+      SharedVar v;
+      parse_variable(l, line_no, v.name, v.size, v.align, v.dynamic);
+      if (v.dynamic) fail(line_no, "a local variable without a size `" + l + "`");
+      if (depth > 1) {  // a call block's: its name is the block's only (every call block has a param0)
+        const std::string unique = v.name + "$block" + std::to_string(blocks);
+        scoped[v.name] = unique;
+        v.name = unique;
+      }
+      k.locals.push_back(v);
       continue;
     }
     if (l.rfind(".loc", 0) == 0) {
@@ -424,6 +549,16 @@ Module parse_ptx(const std::string& text) {
     }
     const std::size_t sp = s.find_first_of(" \t");
     decode_mnemonic(s.substr(0, sp), inst);
+    if (inst.family == Family::Call) {  // its operands are names (inline_calls.cpp binds them)
+      if (!parse_call(sp == std::string::npos ? "" : s.substr(sp), inst.callee, inst.call_rets, inst.call_args))
+        inst.callee.clear();
+      for (std::vector<std::string>* names : {&inst.call_rets, &inst.call_args})
+        for (std::string& n : *names)
+          if (auto u = scoped.find(n); u != scoped.end()) n = u->second;
+      check_operands(inst);
+      k.code.push_back(std::move(inst));
+      continue;
+    }
     const std::vector<std::string> ops = sp == std::string::npos ? std::vector<std::string>{} : split_operands(s.substr(sp));
     if (ops.size() > 5) {
       inst.family = Family::Unsupported;
@@ -435,6 +570,7 @@ Module parse_ptx(const std::string& text) {
         inst.family = Family::Unsupported;
         inst.why = "the operand `" + ops[i] + "` of `" + inst.text + "`";
       }
+      if (auto u = scoped.find(inst.ops[i].symbol); u != scoped.end()) inst.ops[i].symbol = u->second;
     }
     inst.nops = static_cast<int>(std::min<std::size_t>(ops.size(), 5));
     check_operands(inst);

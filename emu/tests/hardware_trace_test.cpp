@@ -1,12 +1,13 @@
-// The emulated trace against the hardware tracer's, record for record: traces of labs 00 and 01
+// The emulated trace against the hardware tracer's, record for record: traces of labs 00 to 06
 // (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
-// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches, 256 tiles and
-// 16384 rows, under libbanklab_trace_inject.so), decoded with the tracer's decode() and the
+// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches at the sizes of
+// lab_driver_labs.inc, under libbanklab_trace_inject.so; skipped for a lab whose trace is absent), decoded with the tracer's decode() and the
 // cubin's line table, against the emulator's run of the same launch from nvcc's PTX. Every
 // distinct warp instruction (kernel, source line, op, width, active mask, each lane's offset) must
 // occur as often in both; the table says what each side has.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -44,16 +45,36 @@ struct HwCase {
   const char* source_sha;  // sha256 of the kernel.cu the PTX is made from now (CMake's file(SHA256))
   const char* ptx;
   const char* kernel;
-  unsigned grid;
-  std::uint64_t in_bytes, out_bytes;
+  Dim3 grid, block;        // as the lab's launcher launches it at lab_driver's size (lab_driver_labs.inc)
+  std::vector<long long> params;  // lab_driver's arguments: -1 a buffer (64 MiB, zeroed, as the driver's), else the number
 };
 
+constexpr long long B = -1;  // a buffer param
+#define LAB(ID, FILE) FILE, BANKLAB_EMU_SHA_##ID, BANKLAB_EMU_PTX_##ID
 const HwCase kHw[] = {
-    {"Lab00Stub", "h200_labs_00.bltrace", BANKLAB_EMU_SHA_LAB00_STUB, BANKLAB_EMU_PTX_LAB00_STUB, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab00Solution", "h200_solutions_00.bltrace", BANKLAB_EMU_SHA_LAB00_SOLUTION, BANKLAB_EMU_PTX_LAB00_SOLUTION, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab01Stub", "h200_labs_01.bltrace", BANKLAB_EMU_SHA_LAB01_STUB, BANKLAB_EMU_PTX_LAB01_STUB, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
-    {"Lab01Solution", "h200_solutions_01.bltrace", BANKLAB_EMU_SHA_LAB01_SOLUTION, BANKLAB_EMU_PTX_LAB01_SOLUTION, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
+    {"Lab00Stub", LAB(LAB00_STUB, "h200_labs_00.bltrace"), "_ZN5lab0013multiply_by_iEPKfPf", {256}, {32}, {B, B}},
+    {"Lab00Solution", LAB(LAB00_SOLUTION, "h200_solutions_00.bltrace"), "_ZN5lab0013multiply_by_iEPKfPf", {256}, {32}, {B, B}},
+    {"Lab01Stub", LAB(LAB01_STUB, "h200_labs_01.bltrace"), "_ZN5lab018row_sumsEPKfPf", {512}, {32}, {B, B}},
+    {"Lab01Solution", LAB(LAB01_SOLUTION, "h200_solutions_01.bltrace"), "_ZN5lab018row_sumsEPKfPf", {512}, {32}, {B, B}},
+    // eval_channels_launch(x, coefs, y, 65536): 65536 / kBlockThreads (128) blocks of 128
+    {"Lab02Stub", LAB(LAB02_STUB, "h200_labs_02.bltrace"), "_ZN5lab0213eval_channelsEPKfS1_Pf", {512}, {128}, {B, B, B}},
+    {"Lab02Solution", LAB(LAB02_SOLUTION, "h200_solutions_02.bltrace"), "_ZN5lab0213eval_channelsEPKfS1_Pf", {512}, {128}, {B, B, B}},
+    // split_pairs(a, b, in, 16384): 16384 / kPairsPerBlock (256) blocks of kThreads (256)
+    {"Lab03Stub", LAB(LAB03_STUB, "h200_labs_03.bltrace"), "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i", {64}, {256}, {B, B, B, 16384}},
+    {"Lab03Solution", LAB(LAB03_SOLUTION, "h200_solutions_03.bltrace"), "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i", {64}, {256}, {B, B, B, 16384}},
+    // transpose(out, in, 256, 96): (256 / 32, 96 / 32) blocks of (TILE_DIM 32, BLOCK_ROWS 8)
+    {"Lab04Stub", LAB(LAB04_STUB, "h200_labs_04.bltrace"), "_ZN5lab0416transpose_paddedEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab04Solution", LAB(LAB04_SOLUTION, "h200_solutions_04.bltrace"), "_ZN5lab0416transpose_paddedEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab05Stub", LAB(LAB05_STUB, "h200_labs_05.bltrace"), "_ZN5lab0518transpose_swizzledEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab05Solution", LAB(LAB05_SOLUTION, "h200_solutions_05.bltrace"), "_ZN5lab0518transpose_swizzledEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    // transpose4(out, in, 64, 256): (64 / kChunksPerRow 8, 256 / kChunkRows 32) blocks of 32 x 8
+    {"Lab05Float4Stub", LAB(LAB05_STUB, "h200_labs_05.bltrace"), "_ZN5lab0516transpose_float4EP6float4PKS0_ii", {8, 8}, {256}, {B, B, 64, 256}},
+    {"Lab05Float4Solution", LAB(LAB05_SOLUTION, "h200_solutions_05.bltrace"), "_ZN5lab0516transpose_float4EP6float4PKS0_ii", {8, 8}, {256}, {B, B, 64, 256}},
+    // gemm(c, a, b, 128, 192, 384): (192 / 64, 128 / 64) blocks of kThreads (128)
+    {"Lab06Stub", LAB(LAB06_STUB, "h200_labs_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
+    {"Lab06Solution", LAB(LAB06_SOLUTION, "h200_solutions_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
 };
+#undef LAB
 
 void PrintTo(const HwCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
 
@@ -87,13 +108,17 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const Kernel* k = mod.find(c.kernel);
   ASSERT_NE(k, nullptr);
   Device dev;
-  std::uint64_t bufs[2] = {dev.alloc(c.in_bytes), dev.alloc(c.out_bytes)};
-  void* args[] = {&bufs[0], &bufs[1]};
+  std::vector<std::uint64_t> values;
+  for (long long v : c.params) values.push_back(v == B ? dev.alloc(std::size_t(64) << 20) : static_cast<std::uint64_t>(v));
+  ASSERT_EQ(values.size(), k->params.size());
+  std::vector<unsigned char> params(k->param_bytes, 0);
+  for (std::size_t i = 0; i < values.size(); ++i)  // little-endian: an int param takes the low bytes
+    std::memcpy(params.data() + k->params[i].offset, &values[i], k->params[i].size);
   LaunchConfig cfg;
-  cfg.grid.x = c.grid;
-  cfg.block.x = 32;
+  cfg.grid = c.grid;
+  cfg.block = c.block;
   EmuTrace tr;
-  const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  const LaunchResult r = launch(mod, *k, cfg, params, dev, &tr);
   ASSERT_TRUE(r.ok()) << r.message;
   for (const trace::Instruction& i : tr.take_instructions()) emu.add(i);
 
