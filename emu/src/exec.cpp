@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "alu.hpp"
+#include "async.hpp"
 #include "banklab_emu/emulator.hpp"
 #include "banklab_trace/format.hpp"
 
@@ -67,6 +68,7 @@ class Runner {
   bool run_block() {
     std::fill(shared_.begin(), shared_.end(), 0);
     const unsigned threads = static_cast<unsigned>(cfg_.block.count());
+    async_.reset(threads);
     const int nwarps = static_cast<int>((threads + 31) / 32);
     warps_.assign(static_cast<std::size_t>(nwarps), Warp{});
     for (int w = 0; w < nwarps; ++w) {
@@ -354,6 +356,15 @@ class Runner {
         case Family::St:
           if (exec && !memory_op(w, in, pc, exec)) return false;
           break;
+        case Family::Async: {  // cp.async, bulk and tensor copies, mbarrier, fence: exec_async.cpp
+          if (!exec) break;
+          AsyncBlock block{k_, shared_, dev_, params_, trace_, async_};
+          const AsyncOutcome o = exec_async(block, w.r, w.index, in, pc, exec);
+          if (o.kind == AsyncOutcome::Kind::Fault) return fault(w, o.lane, in, o.what);
+          if (o.kind == AsyncOutcome::Kind::NotJudged) return not_judged(in, o.what);
+          if (o.kind == AsyncOutcome::Kind::Yield) return true;  // a wait not complete yet: the others run
+          break;
+        }
         default:
           if (exec && !compute(w, in, exec)) return false;
           break;
@@ -372,6 +383,7 @@ class Runner {
   Dim3 ctaid_;
   std::vector<unsigned char> shared_;
   std::vector<Warp> warps_;
+  AsyncState async_;  // the block's pending cp.async groups
 };
 
 }  // namespace

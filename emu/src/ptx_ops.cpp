@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "async.hpp"
 #include "banklab_emu/ptx.hpp"
 
 namespace banklab::emu {
@@ -106,6 +107,7 @@ bool is_signed(Type t) noexcept { return t == Type::S8 || t == Type::S16 || t ==
 bool is_float(Type t) noexcept { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
 
 void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
+  if (decode_async(mnemonic, inst)) return;  // cp.async*, mbarrier, fence, membar: ptx_async.cpp
   const std::vector<std::string> parts = split_dots(mnemonic);
   const std::string& base = parts[0];
   int operands = -2;
@@ -170,6 +172,10 @@ void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
 
 void check_operands(Inst& inst) {
   if (inst.family == Family::Unsupported) return;
+  if (inst.family == Family::Async) {
+    if (!async_operands_ok(inst)) unsupported(inst, "the operands of `" + inst.text + "`");
+    return;
+  }
   using K = Operand::Kind;
   auto is = [&](int i, K k) { return i < inst.nops && inst.ops[i].kind == k; };
   auto value = [&](int i) {
