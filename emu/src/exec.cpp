@@ -10,6 +10,7 @@
 
 #include "alu.hpp"
 #include "async.hpp"
+#include "exec_families.hpp"
 #include "banklab_emu/emulator.hpp"
 #include "banklab_trace/format.hpp"
 
@@ -18,6 +19,7 @@ namespace banklab::emu {
 namespace {
 
 constexpr std::uint64_t kGenericSharedBase = 0x600000000000ull;  // where cvta puts a block's shared window
+constexpr std::uint64_t kGenericLocalBase = 0x500000000000ull;   // and a thread's local memory
 constexpr std::uint32_t kWindow = banklab::trace::kSharedWindowReservedBytes;
 constexpr int kSlice = 4096;  // warp instructions a warp runs before the next takes its turn
 
@@ -30,6 +32,7 @@ struct Warp {
   int index = 0;
   std::uint32_t valid = 0;  // lanes that are threads of the block
   std::vector<std::uint64_t> r;  // register x 32 + lane
+  std::vector<unsigned char> local;  // lane x Kernel::local_bytes: each thread's local memory
   std::vector<Entry> stack;
   std::uint32_t exited = 0;
   bool at_barrier = false, done = false;
@@ -55,6 +58,8 @@ class Runner {
     for (const SharedVar& v : k_.shared)
       if (v.dynamic) dyn_end = std::max(dyn_end, v.offset + cfg_.dynamic_shared_bytes);
     shared_.assign(kWindow + dyn_end, 0);
+    for (std::size_t i = 0; i < mod_.variables.size(); ++i)  // .global/.const: the device's, kept across launches
+      var_base_.push_back(dev_.variable(&mod_, static_cast<int>(i), mod_.variables[i].size, mod_.variables[i].init));
     for (unsigned z = 0; z < cfg_.grid.z; ++z)
       for (unsigned y = 0; y < cfg_.grid.y; ++y)
         for (unsigned x = 0; x < cfg_.grid.x; ++x) {
@@ -77,6 +82,7 @@ class Runner {
       const unsigned left = threads - 32u * static_cast<unsigned>(w);
       wp.valid = left >= 32 ? 0xffffffffu : (1u << left) - 1u;
       wp.r.assign(static_cast<std::size_t>(k_.registers) * 32, 0);
+      wp.local.assign(static_cast<std::size_t>(k_.local_bytes) * 32, 0);
       wp.stack.push_back({0, static_cast<int>(k_.code.size()), wp.valid});
     }
     for (;;) {
@@ -159,12 +165,13 @@ class Runner {
     std::uint64_t v = 0;
     switch (o.kind) {
       case Operand::Kind::Reg: v = w.r[static_cast<std::size_t>(o.reg) * 32 + static_cast<std::size_t>(lane)]; break;
-      case Operand::Kind::Imm: v = static_cast<std::uint64_t>(o.imm); break;
+      case Operand::Kind::Imm: v = static_cast<std::uint64_t>(o.imm) + var_base(o); break;
       case Operand::Kind::Special: v = special(w, o.special, lane); break;
       default: break;
     }
     return o.negate ? (v & 1u) ^ 1u : v;
   }
+  std::uint64_t var_base(const Operand& o) const { return o.var >= 0 ? var_base_[static_cast<std::size_t>(o.var)] : 0; }
   void set(Warp& w, int reg, int lane, std::uint64_t v) {
     if (reg >= 0) w.r[static_cast<std::size_t>(reg) * 32 + static_cast<std::size_t>(lane)] = v;
   }
@@ -183,6 +190,10 @@ class Runner {
     };
     if (addr % width != 0) return bad("a misaligned address");
     Space space = in.space;
+    if (space == Space::Generic && addr >= kGenericLocalBase && addr - kGenericLocalBase < k_.local_bytes) {
+      space = Space::Local;
+      addr -= kGenericLocalBase;
+    }
     if (space == Space::Generic && addr >= kGenericSharedBase && addr < kGenericSharedBase + shared_.size()) {
       space = Space::Shared;
       addr -= kGenericSharedBase;  // a generic access to shared memory: done, not recorded (the tracer sees only LDS/STS)
@@ -198,6 +209,13 @@ class Runner {
       case Space::Global:
         if (unsigned char* p = dev_.at(addr, width)) return p;
         return bad("outside every allocation of global memory");
+      case Space::Const:  // the module's .const variables, in the device's memory
+        if (write) return bad("into constant memory");
+        if (unsigned char* p = dev_.at(addr, width)) return p;
+        return bad("outside constant memory");
+      case Space::Local:
+        if (addr > k_.local_bytes || width > k_.local_bytes - addr) return bad("outside the thread's local memory");
+        return w.local.data() + static_cast<std::size_t>(lane) * k_.local_bytes + addr;
       case Space::Param:
         if (write) return bad("into the kernel's params");
         if (addr > params_.size() || width > params_.size() - addr) return bad("outside the kernel's params");
@@ -218,7 +236,7 @@ class Runner {
     for (std::uint32_t m = exec; m; m &= m - 1) {
       const int lane = __builtin_ctz(m);
       const std::uint64_t addr = (a.reg >= 0 ? w.r[static_cast<std::size_t>(a.reg) * 32 + static_cast<std::size_t>(lane)] : 0) +
-                                 static_cast<std::uint64_t>(a.imm);
+                                 static_cast<std::uint64_t>(a.imm) + var_base(a);
       bool shared = false;
       unsigned char* p = memory(w, in, lane, addr, width, write, shared);
       if (!p) return false;
@@ -273,12 +291,13 @@ class Runner {
       return true;
     }
     if (in.family == Family::Cvta) {
-      const bool shared = in.space == Space::Shared;
+      const bool shared = in.space == Space::Shared, local = in.space == Space::Local;
       const std::uint64_t cut = bits_of(in.type) == 32 ? 0xffffffffull : ~0ull;
       for (std::uint32_t m = exec; m; m &= m - 1) {
         const int lane = __builtin_ctz(m);
         std::uint64_t x = get(w, in.ops[1], lane);
         if (shared) x = in.to ? x - kGenericSharedBase : x + kGenericSharedBase;
+        if (local) x = in.to ? x - kGenericLocalBase : x + kGenericLocalBase;
         set(w, in.ops[0].reg, lane, x & cut);
       }
       return true;
@@ -295,6 +314,34 @@ class Runner {
       set(w, in.ops[0].reg, lane, out);
     }
     return true;
+  }
+
+  // The warp-wide, matrix and atomic families (exec_warp.cpp, exec_mma.cpp, exec_atom.cpp), through
+  // a view of this warp and the executor's own reads, memory, records and refusals.
+  bool run_family(Warp& w, const Inst& in, int pc, std::uint32_t active, std::uint32_t exec) {
+    WarpView v;
+    v.r = w.r.data();
+    v.var_base = var_base_.data();
+    v.live = w.valid & ~w.exited;
+    v.active = active;
+    v.exec = exec;
+    v.pc = pc;
+    v.get = [&](const Operand& o, int lane) { return get(w, o, lane); };
+    v.memory = [&](int lane, std::uint64_t addr, unsigned width, bool write, bool& shared) {
+      return memory(w, in, lane, addr, width, write, shared);
+    };
+    v.record = [&](const trace::DeviceRecord& rec) {
+      if (trace_) trace_->record(k_, pc, rec);
+    };
+    v.not_judged = [&](const std::string& what) { return not_judged(in, what); };
+    switch (in.family) {
+      case Family::Ldmatrix:
+      case Family::Stmatrix:
+      case Family::Mma: return exec_matrix(in, v);
+      case Family::Atom:
+      case Family::Red: return exec_atomic(in, v);
+      default: return exec_warp(in, v);
+    }
   }
 
   // Runs a warp until it waits at a barrier, ends, or has run its slice; false: the launch stops.
@@ -365,6 +412,10 @@ class Runner {
           if (o.kind == AsyncOutcome::Kind::Yield) return true;  // a wait not complete yet: the others run
           break;
         }
+        case Family::Shfl: case Family::Vote: case Family::Match: case Family::Activemask: case Family::Redux:
+        case Family::Ldmatrix: case Family::Stmatrix: case Family::Mma: case Family::Atom: case Family::Red:
+          if (exec && !run_family(w, in, pc, active, exec)) return false;
+          break;
         default:
           if (exec && !compute(w, in, exec)) return false;
           break;
@@ -384,6 +435,7 @@ class Runner {
   std::vector<unsigned char> shared_;
   std::vector<Warp> warps_;
   AsyncState async_;  // the block's pending cp.async groups
+  std::vector<std::uint64_t> var_base_;  // Module::variables' addresses in the device
 };
 
 }  // namespace

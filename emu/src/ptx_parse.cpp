@@ -191,6 +191,13 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
     op.predicate = regs.predicate(op.reg);
     return true;
   }
+  if (s[0] == '%' && s.find('|') != std::string::npos) {  // `%r|%p`: a value and a predicate (shfl, match.all)
+    const std::size_t bar = s.find('|');
+    op.kind = Operand::Kind::Reg;
+    op.reg = regs.find(trim(s.substr(0, bar)));
+    op.pred = regs.find(trim(s.substr(bar + 1)));
+    return op.reg >= 0 && op.pred >= 0 && !op.negate;
+  }
   if (s[0] == '%') {
     for (const SpecialName& n : kSpecials)
       if (s == n.name) {
@@ -259,11 +266,43 @@ void parse_variable(const std::string& decl, int line, std::string& name, std::u
   if (name.empty() || (align & (align - 1)) != 0) fail(line, "a variable declaration `" + decl + "`");
 }
 
-// Labels, shared variables and params named in operands, now that the whole kernel is read.
-void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
-  std::unordered_map<std::string, std::int64_t> shared, params;
+// `.global .align 4 .u32 n = 7;` / `.const .align 4 .b8 t[8] = {3, 0, 0, 0, 5};`: the variable
+// and its initial bytes (each initializer element the declared type's bytes, little-endian).
+ModuleVar parse_module_variable(const std::string& decl, int line) {
+  ModuleVar v;
+  v.space = decl.find(".const") != std::string::npos ? Space::Const : Space::Global;
+  const std::size_t eq = decl.find('=');
+  bool dynamic = false;
+  std::string head = eq == std::string::npos ? decl : decl.substr(0, eq);
+  parse_variable(head, line, v.name, v.size, v.align, dynamic);
+  if (dynamic) fail(line, "a module variable without a size `" + decl + "`");
+  std::uint32_t elem = 0;
+  std::istringstream in(head);
+  for (std::string tok; in >> tok;)
+    if (type_bytes(tok)) elem = type_bytes(tok);
+  if (eq == std::string::npos) return v;
+  std::string init = trim(decl.substr(eq + 1));
+  if (!init.empty() && init.back() == ';') init.pop_back();
+  init = trim(init);
+  if (!init.empty() && init[0] == '{') init = init.substr(1, init.rfind('}') == std::string::npos ? std::string::npos : init.rfind('}') - 1);
+  for (const std::string& e : split_operands(init)) {
+    std::int64_t x = 0;
+    if (!parse_number(e, x)) fail(line, "an initializer `" + e + "`");
+    for (std::uint32_t b = 0; b < elem; ++b) v.init.push_back(static_cast<unsigned char>(static_cast<std::uint64_t>(x) >> (8 * b)));
+  }
+  if (v.init.size() > v.size) fail(line, "an initializer longer than its variable");
+  return v;
+}
+
+// Labels, shared, local and module variables and params named in operands, now that the whole
+// kernel is read.
+void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels, const std::vector<ModuleVar>& vars) {
+  std::unordered_map<std::string, std::int64_t> shared, params, locals;
+  std::unordered_map<std::string, int> module_vars;
   for (const SharedVar& v : k.shared) shared[v.name] = banklab::trace::kSharedWindowReservedBytes + v.offset;
   for (const Param& p : k.params) params[p.name] = p.offset;
+  for (const SharedVar& v : k.locals) locals[v.name] = v.offset;
+  for (std::size_t i = 0; i < vars.size(); ++i) module_vars[vars[i].name] = static_cast<int>(i);
   for (Inst& in : k.code) {
     for (int i = 0; i < in.nops; ++i) {
       Operand& op = in.ops[i];
@@ -274,6 +313,13 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
         } else if (auto s = shared.find(op.symbol); s != shared.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a shared variable's address
           op.imm = s->second;
+        } else if (auto lv = locals.find(op.symbol); lv != locals.end() && in.family != Family::Bra) {
+          op.kind = Operand::Kind::Imm;  // a local variable's address (in the local space)
+          op.imm = lv->second;
+        } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() && in.family != Family::Bra) {
+          op.kind = Operand::Kind::Imm;  // a module variable's address, known at launch
+          op.imm = 0;
+          op.var = mv->second;
         } else {
           in.family = Family::Unsupported;
           in.why = "the name `" + op.symbol + "`";
@@ -283,6 +329,13 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels) {
           op.imm += s->second;
         } else if (auto p = params.find(op.symbol); p != params.end() && in.space == Space::Param) {
           op.imm += p->second;
+        } else if (auto lv = locals.find(op.symbol); lv != locals.end() &&
+                   (in.space == Space::Local || in.space == Space::Param)) {
+          op.imm += lv->second;  // a .local variable, or a call site's .param (kept in local memory)
+          in.space = Space::Local;
+        } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() &&
+                   (in.space == Space::Global || in.space == Space::Const || in.space == Space::Generic)) {
+          op.var = mv->second;
         } else {
           in.family = Family::Unsupported;
           in.why = "the address `[" + op.symbol + "]` in `" + in.text + "`";
@@ -301,6 +354,13 @@ void lay_out_shared(Kernel& k, const std::vector<SharedVar>& module_dynamic) {
     at += v.size;
   }
   k.static_shared_bytes = at;
+  std::uint32_t local = 0;
+  for (SharedVar& v : k.locals) {
+    local = align_up(local, v.align);
+    v.offset = local;
+    local += v.size;
+  }
+  k.local_bytes = local;
   for (const SharedVar& d : module_dynamic) k.shared.push_back(d);
   for (SharedVar& v : k.shared)
     if (v.dynamic) v.offset = align_up(at, v.align);
@@ -373,6 +433,9 @@ Module parse_ptx(const std::string& text) {
           if (c == '}') --depth;
         }
         if (opened && depth <= 0) state = State::Top;
+      } else if ((l.rfind(".global", 0) == 0 || l.rfind(".const", 0) == 0 || l.rfind(".visible .global", 0) == 0 ||
+                  l.rfind(".visible .const", 0) == 0) && l.find(".extern") == std::string::npos) {
+        mod.variables.push_back(parse_module_variable(l, line_no));
       } else if (l.find(".shared") != std::string::npos && l.find(".extern") != std::string::npos) {
         SharedVar v;
         parse_variable(l, line_no, v.name, v.size, v.align, v.dynamic);
@@ -409,11 +472,19 @@ Module parse_ptx(const std::string& text) {
       if (--depth > 0) continue;
       k.registers = regs.count();
       lay_out_shared(k, module_dynamic);
-      resolve(k, labels);
+      resolve(k, labels, mod.variables);
       compute_reconvergence(k);
+      mark_unused_results(k);
       mod.kernels.push_back(std::move(k));
       k = Kernel{};
       state = State::Top;
+      continue;
+    }
+    if (l.rfind(".local", 0) == 0 || l.rfind(".param", 0) == 0) {  // each thread's own (a call site's params too)
+      SharedVar v;
+      parse_variable(l, line_no, v.name, v.size, v.align, v.dynamic);
+      if (v.dynamic) fail(line_no, "a local variable without a size `" + l + "`");
+      k.locals.push_back(v);
       continue;
     }
     if (l.rfind(".loc", 0) == 0) {

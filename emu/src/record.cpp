@@ -1,11 +1,13 @@
 // Emulated global memory (Device) and the shared-memory records (EmuTrace), in the hardware
 // tracer's own format and through its own code: trace::Merger merges, trace::decode() turns
 // records into what the judge's traced check reads.
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "banklab_emu/emulator.hpp"
+#include "exec_families.hpp"
 
 namespace banklab::emu {
 
@@ -15,6 +17,15 @@ std::uint64_t Device::alloc(std::size_t bytes) {
   allocations_[at].assign(bytes, 0);
   last_ = nullptr;
   return at;
+}
+
+std::uint64_t Device::variable(const void* module, int index, std::size_t bytes, const std::vector<unsigned char>& init) {
+  auto [it, fresh] = variables_.try_emplace({module, index}, 0);
+  if (fresh) {
+    it->second = alloc(bytes ? bytes : 1);
+    write(it->second, init.data(), std::min(init.size(), bytes));
+  }
+  return it->second;
 }
 
 void Device::free(std::uint64_t address) {
@@ -69,6 +80,9 @@ void EmuTrace::record(const Kernel& kernel, int pc, const trace::DeviceRecord& r
     auto f = files_.find(in.file);
     lines_[{k, key}] = trace::SourceLine{f == files_.end() ? "" : f->second, in.line};
   }
+  // Which ATOMS an atomic is: what the tracer reads from the cubin, here from the PTX (exec_atom.cpp).
+  if (rec.kind == trace::kKindAccess && (rec.flags & trace::kFlagAtomic) == trace::kFlagAtomic)
+    atoms_.emplace(std::make_pair(k, key), atoms_kind_of(kernel.code[static_cast<std::size_t>(pc)]));
   merger_.add(k, &rec, 1);
   ++recorded_;
 }
@@ -93,6 +107,9 @@ std::vector<trace::Instruction> EmuTrace::take_instructions() {
       i.file = l->second.file;
       i.line = l->second.line;
     }
+    // (a compare-and-swap loop's load has the atomic's pc: decode() made it a load)
+    if (auto a = atoms_.find({k, i.pc}); a != atoms_.end() && i.access.op == Op::Atomic)
+      i.access.op = trace::atom_op_of(a->second, i.access.width);
   }
   unmodelled_.insert(unmodelled_.end(), un.begin(), un.end());
   return ins;

@@ -1,5 +1,6 @@
-// Labs 00 and 01, stub and solution, compiled by nvcc to PTX (sm_90, -lineinfo) and run on the
-// emulator at the traced launch's size of the lab's description (256 tiles; 16384 rows): the
+// Labs 00, 01 and 06, stub and solution, compiled by nvcc to PTX (sm_90, -lineinfo) and run on the
+// emulator at the traced launch's size of the lab's description (256 tiles; 16384 rows; a GEMM of
+// 128 x 192 x 384): the
 // output equals the judge's CPU reference, and the emulated trace, costed by the tracer's
 // cost_of() as the judge's traced check costs it, takes per source line the wavefronts the model
 // gives the accesses the lab's probe describes (lab_accesses.cu): the numbers the GPU tier's
@@ -51,21 +52,48 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+// grader::gemm::random_halves (grader/include/grader/gemm_gpu.cuh), fixed seed: multiples of 1/8 in
+// [-1, 1], never 0, as IEEE half bits; every sum of their products is exact in float.
+std::vector<std::uint16_t> random_halves(std::size_t n, std::uint64_t seed) {
+  std::vector<std::uint16_t> v(n);
+  for (std::uint16_t& h : v) {
+    int q = 0;
+    while (q == 0) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      q = static_cast<int>((seed >> 33) % 17) - 8;
+    }
+    int e = 0;
+    const double m = std::frexp(std::fabs(q / 8.0), &e);  // |q| / 8 = m 2^e, m in [0.5, 1)
+    const auto man = static_cast<std::uint16_t>(std::ldexp(m, 11)) & 1023u;
+    h = static_cast<std::uint16_t>((q < 0 ? 0x8000u : 0u) | static_cast<unsigned>((e + 14) << 10) | man);
+  }
+  return v;
+}
+float half_value(std::uint16_t h) {
+  const int exp = (h >> 10) & 31;
+  const float v = std::ldexp(static_cast<float>((h & 1023) | 1024), exp - 25);
+  return (h >> 15) ? -v : v;
+}
+
+enum class LabId { L00, L01, L06 };
+
 struct LabCase {
   const char* name;
   const char* ptx;
   const char* source;
-  bool lab01;
+  LabId lab;
   bool solution;
 };
 
 void PrintTo(const LabCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
 
 const LabCase kLabs[] = {
-    {"Lab00Stub", BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_LAB00_STUB, false, false},
-    {"Lab00Solution", BANKLAB_EMU_PTX_LAB00_SOLUTION, BANKLAB_EMU_LAB00_SOLUTION, false, true},
-    {"Lab01Stub", BANKLAB_EMU_PTX_LAB01_STUB, BANKLAB_EMU_LAB01_STUB, true, false},
-    {"Lab01Solution", BANKLAB_EMU_PTX_LAB01_SOLUTION, BANKLAB_EMU_LAB01_SOLUTION, true, true},
+    {"Lab00Stub", BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_LAB00_STUB, LabId::L00, false},
+    {"Lab00Solution", BANKLAB_EMU_PTX_LAB00_SOLUTION, BANKLAB_EMU_LAB00_SOLUTION, LabId::L00, true},
+    {"Lab01Stub", BANKLAB_EMU_PTX_LAB01_STUB, BANKLAB_EMU_LAB01_STUB, LabId::L01, false},
+    {"Lab01Solution", BANKLAB_EMU_PTX_LAB01_SOLUTION, BANKLAB_EMU_LAB01_SOLUTION, LabId::L01, true},
+    {"Lab06Stub", BANKLAB_EMU_PTX_LAB06_STUB, BANKLAB_EMU_LAB06_STUB, LabId::L06, false},
+    {"Lab06Solution", BANKLAB_EMU_PTX_LAB06_SOLUTION, BANKLAB_EMU_LAB06_SOLUTION, LabId::L06, true},
 };
 
 // The launch of the lab's correctness check (the traced one), on the emulator.
@@ -73,12 +101,55 @@ struct LabRun {
   LaunchResult result;
   std::vector<float> in, out, expected;
   std::vector<trace::Instruction> shared;
-  long long units = 0;  // tiles (lab 00) or blocks of 32 rows (lab 01)
+  long long units = 0;  // tiles (lab 00), blocks of 32 rows (lab 01), blocks x steps of 64 along k (lab 06)
 };
+
+// Lab 06: gemm(c, a, b, m, n, k) at the traced size (lab.toml: gemm, sizes [[128, 192, 384], ...]):
+// 64 x 64 blocks of c, 128 threads, as lab06::gemm launches them.
+LabRun run_lab06(const Module& mod) {
+  LabRun r;
+  const Kernel* k = mod.find("_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii");
+  if (!k) {
+    r.result.status = LaunchResult::Status::Fault;
+    r.result.message = "kernel not found in the PTX";
+    return r;
+  }
+  const int m = 128, n = 192, kk = 384;
+  r.units = (m / 64) * (n / 64) * (kk / 64);
+  const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
+                                   b = random_halves(static_cast<std::size_t>(n) * kk, 48);
+  r.expected.assign(static_cast<std::size_t>(m) * n, 0.0f);  // grader::gemm::cpu_product
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int p = 0; p < kk; ++p)
+        sum += half_value(a[static_cast<std::size_t>(i) * kk + p]) * half_value(b[static_cast<std::size_t>(j) * kk + p]);
+      r.expected[static_cast<std::size_t>(i) * n + j] = sum;
+    }
+  Device dev;
+  EmuTrace tr;
+  const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2);
+  dev.write(da, a.data(), a.size() * 2);
+  dev.write(db, b.data(), b.size() * 2);
+  int dims[3] = {m, n, kk};
+  void* args[] = {const_cast<std::uint64_t*>(&dc), const_cast<std::uint64_t*>(&da), const_cast<std::uint64_t*>(&db),
+                  &dims[0], &dims[1], &dims[2]};
+  LaunchConfig cfg;
+  cfg.grid.x = n / 64;
+  cfg.grid.y = m / 64;
+  cfg.block.x = 128;
+  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  r.out.resize(r.expected.size());
+  dev.read(dc, r.out.data(), r.out.size() * 4);
+  r.shared = tr.take_instructions();
+  return r;
+}
 
 LabRun run_lab(const LabCase& c) {
   const Module mod = parse_ptx(slurp(c.ptx));
-  const Kernel* k = mod.find(c.lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
+  if (c.lab == LabId::L06) return run_lab06(mod);
+  const bool lab01 = c.lab == LabId::L01;
+  const Kernel* k = mod.find(lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
   LabRun r;
   if (!k) {
     r.result.status = LaunchResult::Status::Fault;
@@ -89,7 +160,7 @@ LabRun run_lab(const LabCase& c) {
   EmuTrace tr;
   LaunchConfig cfg;
   cfg.block.x = 32;
-  if (!c.lab01) {
+  if (!lab01) {
     r.units = 256;  // lab.toml: multiply_by_i_tiles, sizes [[256], ...], "traced"
     r.in = random_floats(static_cast<std::size_t>(r.units) * 1024, 47);
     r.expected.resize(r.in.size());
@@ -133,11 +204,13 @@ TEST_P(Lab, TracedWavefrontsPerLineAreTheModelsForTheDescribedAccesses) {
   const LabCase& c = GetParam();
   const LabRun r = run_lab(c);
   ASSERT_TRUE(r.result.ok()) << r.result.message;
-  const Described d = c.lab01 ? lab01_row_sums(c.solution) : lab00_multiply_by_i(c.solution);
+  const Described d = c.lab == LabId::L01 ? lab01_row_sums(c.solution)
+                      : c.lab == LabId::L00 ? lab00_multiply_by_i(c.solution)
+                                            : lab06_gemm(c.solution);
   // The model over the described accesses, times the units of work launched.
   std::map<Op, long long> model_w, model_min, model_n;
-  for (const auto* list : {&d.stores, &d.loads})
-    for (const WarpAccess& a : *list) {
+  for (const Group& g : d.groups)
+    for (const WarpAccess& a : g.accesses) {
       model_w[a.op] += count_wavefronts(a) * r.units;
       model_min[a.op] += minimum_wavefronts(a) * r.units;
       model_n[a.op] += r.units;
@@ -157,30 +230,41 @@ TEST_P(Lab, TracedWavefrontsPerLineAreTheModelsForTheDescribedAccesses) {
     traced_n[i.access.op] += n;
     // Every traced warp instruction is one of the described accesses, lane for lane.
     bool described = false;
-    for (const auto* list : {&d.stores, &d.loads})
-      for (const WarpAccess& a : *list) described = described || (a.op == i.access.op && a.mask == i.access.mask && a.offset == i.access.offset);
+    for (const Group& g : d.groups)
+      for (const WarpAccess& a : g.accesses)
+        described = described || (a.op == i.access.op && a.width == i.access.width && a.mask == i.access.mask && a.offset == i.access.offset);
     EXPECT_TRUE(described) << "line " << i.line << ": " << trace::explain_command(i.access);
   }
   EXPECT_EQ(traced_n, model_n) << "warp instructions per op";
   EXPECT_EQ(traced_w, model_w) << "wavefronts per op";
   EXPECT_EQ(traced_min, model_min) << "minimum per op";
-  // One source line stores, one loads: its wavefronts are its op's, and it is the line of kernel.cu
-  // that indexes the tile.
-  ASSERT_EQ(line_w.size(), 2u);
+  // Each source line has one op and is the line of one group (its op, its text): its wavefronts
+  // are the model's for that group's accesses.
+  ASSERT_EQ(line_w.size(), d.groups.size());
   for (const auto& [line, w] : line_w) {
     ASSERT_EQ(line_ops[line].size(), 1u) << "line " << line;
     const Op op = *line_ops[line].begin();
-    EXPECT_EQ(w, model_w[op]) << "line " << line;
-    EXPECT_EQ(line_min[line], model_min[op]) << "line " << line;
-    EXPECT_NE(source_line(c.source, line).find("tile["), std::string::npos) << c.source << ":" << line;
+    const std::string text = source_line(c.source, line);
+    const Group* g = nullptr;
+    for (const Group& h : d.groups)
+      if (h.op == op && text.find(h.marker) != std::string::npos) g = &h;
+    ASSERT_NE(g, nullptr) << c.source << ":" << line << " is no described line: " << text;
+    long long gw = 0, gmin = 0;
+    for (const WarpAccess& a : g->accesses) {
+      gw += count_wavefronts(a) * r.units;
+      gmin += minimum_wavefronts(a) * r.units;
+    }
+    EXPECT_EQ(w, gw) << "line " << line;
+    EXPECT_EQ(line_min[line], gmin) << "line " << line;
   }
   // The traced check's verdict on these figures: the solution at the work's minimum, the stub over it.
-  long long all_w = 0, all_min = 0;
+  long long all_w = 0, all_min = 0, all_n = 0;
   for (const auto& [op, w] : traced_w) all_w += w;
   for (const auto& [op, m] : model_min) all_min += m;
+  for (const auto& [op, n] : traced_n) all_n += n;
   if (c.solution) EXPECT_EQ(all_w, all_min);
   else EXPECT_GT(all_w, all_min);
-  std::cout << "[ emulated ] " << c.name << ": " << traced_n[Op::Store] + traced_n[Op::Load] << " shared warp instructions, "
+  std::cout << "[ emulated ] " << c.name << ": " << all_n << " shared warp instructions, "
             << all_w << " wavefronts (work minimum " << all_min << "), " << r.result.warp_instructions
             << " warp instructions, " << r.result.lane_instructions << " lane instructions\n";
 }

@@ -66,16 +66,16 @@ TEST(Limits, ARunawayKernelRanMoreThanTheLimit) {
 }
 
 TEST(Limits, AnInstructionItDoesNotKnowIsNotJudgedAndNamed) {
-  const BodyRun r = run_body("shfl.sync.bfly.b32 %r1, %r10, 1, 31, -1;\ncvt.u64.u32 %rd1, %r1;");
+  const BodyRun r = run_body("bfind.u32 %r1, %r10;\ncvt.u64.u32 %rd1, %r1;");
   EXPECT_EQ(r.result.status, LaunchResult::Status::NotJudged);
   EXPECT_EQ(r.result.message.rfind("not judged (emulator: ", 0), 0u) << r.result.message;
-  EXPECT_NE(r.result.message.find("shfl"), std::string::npos) << r.result.message;
+  EXPECT_NE(r.result.message.find("bfind"), std::string::npos) << r.result.message;
   EXPECT_NE(r.result.message.find("PTX line 22"), std::string::npos) << r.result.message;
   EXPECT_EQ(r.out[0], 0u) << "the launch ended there";
 }
 
 TEST(Limits, AnUnknownInstructionThatNeverRunsStopsNothing) {
-  const BodyRun r = run_body("mov.u64 %rd1, 3;\nbra.uni $L1;\nshfl.sync.bfly.b32 %r1, %r10, 1, 31, -1;\n$L1:");
+  const BodyRun r = run_body("mov.u64 %rd1, 3;\nbra.uni $L1;\nbfind.u32 %r1, %r10;\n$L1:");
   EXPECT_TRUE(r.result.ok()) << r.result.message;
   EXPECT_EQ(r.out[0], 3u);
 }

@@ -37,10 +37,15 @@ class Device {
   void read(std::uint64_t address, void* data, std::size_t bytes) const;
   /// The bytes at [address, address + bytes) when they are inside one allocation, else nullptr.
   unsigned char* at(std::uint64_t address, std::size_t bytes);
+  /// The address of variable `index` of `module` (a `.global`/`.const` variable): allocated and
+  /// set to `init` the first time, the same allocation every launch after (as a module's
+  /// variables keep their values between launches on the GPU).
+  std::uint64_t variable(const void* module, int index, std::size_t bytes, const std::vector<unsigned char>& init);
 
  private:
   std::map<std::uint64_t, std::vector<unsigned char>> allocations_;  // by start address
   std::uint64_t next_ = 0x7f0000000000ull;
+  std::map<std::pair<const void*, int>, std::uint64_t> variables_;
   mutable const std::pair<const std::uint64_t, std::vector<unsigned char>>* last_ = nullptr;
 };
 
@@ -71,6 +76,7 @@ class EmuTrace {
   std::map<std::pair<std::uint32_t, std::uint64_t>, trace::SourceLine> lines_;
   std::map<int, std::string> files_;
   std::vector<trace::Unmodelled> unmodelled_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, trace::AtomsKind> atoms_;  ///< (kernel, pc): which ATOMS an atomic is
   std::uint64_t recorded_ = 0;
 
  public:

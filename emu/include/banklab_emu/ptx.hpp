@@ -32,6 +32,10 @@ enum class Family : std::uint8_t {
   And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev,
   Setp, Selp,
   Bra, BarSync, BarWarpSync, Ret, Exit,
+  // Warp-wide (exec_warp.cpp), matrix (exec_mma.cpp) and atomic (exec_atom.cpp) families.
+  Shfl, Vote, Match, Activemask, Redux,
+  Ldmatrix, Stmatrix, Mma,
+  Atom, Red,
   Async,  ///< cp.async, bulk and tensor copies, mbarrier, fence, membar: Inst::async says which (exec_async.cpp)
 };
 
@@ -43,6 +47,11 @@ enum class AsyncOp : std::uint8_t {
   MbarInit, MbarInval, MbarArrive, MbarExpectTx, MbarCompleteTx, MbarTestWait, MbarTryWait,
   Fence,  ///< fence.* and membar.*: nothing to order on the emulator
 };
+
+/// The operation of a warp-wide or atomic family (Inst::sub): shfl's mode, vote's mode,
+/// match's mode, atom/red/redux's operation.
+enum class SubOp : std::uint8_t { None, Up, Down, Bfly, Idx, All, Any, Uni, Ballot,
+                                  Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
 
 /// Comparisons of setp.
 enum class Cmp : std::uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
@@ -68,6 +77,8 @@ struct Operand {
   int count = 0;              ///< Vector: elements in `regs`
   int regs[5] = {-1, -1, -1, -1, -1};  ///< Vector (4 at most): registers (-1: `_`, a sink); Tensor: up to 5 coordinates
   std::string symbol;         ///< a name the reader resolves after the kernel is read (label, variable, param)
+  int pred = -1;              ///< Reg written as `%r|%p` (shfl, match.all): the predicate register beside it
+  int var = -1;               ///< Imm/Address naming a module variable (Module::variables): its address, known at launch, is added to imm
   bool predicate = false;     ///< Reg: a register declared `.pred` (cp.async's ignore-src is one, src-size is not)
 };
 
@@ -88,6 +99,11 @@ struct Inst {
   std::uint16_t async_flags = 0;  ///< Family::Async: its suffixes (kAsync* of src/async.hpp)
   int guard = -1;             ///< @%p: the predicate register (-1: none)
   bool guard_negate = false;  ///< @!%p
+  SubOp sub = SubOp::None;    ///< Shfl/Vote/Match/Redux/Atom/Red: the family's operation
+  int matrices = 0;           ///< Ldmatrix/Stmatrix: .x1/.x2/.x4; Mma: k of .m16n8k<k>
+  bool trans = false;         ///< Ldmatrix/Stmatrix .trans
+  Type types[4] = {Type::None, Type::None, Type::None, Type::None};  ///< Mma: the types of d, a, b, c
+  bool result_unused = false; ///< Atom: no instruction of the kernel reads its destination (mark_unused_results())
   int nops = 0;
   Operand ops[5];             ///< in PTX order (destination first)
   int ptx_line = 0;           ///< line of the PTX text
@@ -109,8 +125,19 @@ struct Param {
   std::uint32_t size = 0, align = 1, offset = 0;
 };
 
+/// A `.global` or `.const` variable of the module (`.global .align 4 .u32 n = 7;`), with its
+/// initial bytes (the rest zero). It lives in the Device's global memory (Device::variable()).
+struct ModuleVar {
+  std::string name;
+  Space space = Space::Global;
+  std::uint32_t size = 0, align = 1;
+  std::vector<unsigned char> init;
+};
+
 struct Kernel {
   std::string name;           ///< as the module spells it (mangled)
+  std::vector<SharedVar> locals;  ///< `.local` variables (and the `.param` ones of call sites): each thread's own, from offset 0
+  std::uint32_t local_bytes = 0;
   std::vector<Param> params;
   std::uint32_t param_bytes = 0;
   std::vector<SharedVar> shared;
@@ -123,6 +150,7 @@ struct Kernel {
 struct Module {
   std::vector<Kernel> kernels;
   std::map<int, std::string> files;  ///< `.file N "path"`
+  std::vector<ModuleVar> variables;  ///< `.global` / `.const` variables
   const Kernel* find(const std::string& name) const;
 };
 
@@ -139,5 +167,9 @@ void check_operands(Inst& inst);
 
 /// Immediate post-dominators of every branch of `k` (fills k.reconverge): cfg.cpp.
 void compute_reconvergence(Kernel& k);
+
+/// Sets Inst::result_unused of every atom whose destination no instruction of `k` reads, as
+/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC): exec_atom.cpp.
+void mark_unused_results(Kernel& k);
 
 }  // namespace banklab::emu

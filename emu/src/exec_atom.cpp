@@ -1,0 +1,184 @@
+// The atomic families: atom (the old value back) and red (none), on global, shared and generic
+// memory; add, min, max, and, or, xor, inc, dec, exch, cas (PTX ISA 9.0, "Parallel
+// Synchronization and Communication Instructions: atom, red"). The lanes of a warp go in lane
+// order (the hardware's order among a warp's lanes is not specified; the final value is the same
+// for every order except exch/cas of lanes at one word, and what atom returns follows the order).
+//
+// Shared ones are recorded as the hardware tracer records what ptxas 13 makes of them for sm_90
+// (common/data/README.md, "every other shared atomic"; the tracer's flags kFlagAtomic, read and
+// write): one record for ATOMS.<op>, ATOMS.POPC.INC and ATOMS.CAS; for the compare-and-swap loop
+// (a float add, a 64-bit add/min/max/and/or/xor) a load (LDS) and a pass (ATOMS.CAST.SPIN) per
+// pass, each with the lanes still looping, the passes served as the model serves them
+// (banklab/model.hpp, atomloop and atom 8: in lane order, in each group (the warp for 4 bytes,
+// half-warps for 8) the lanes on banks no earlier served lane used; of the served lanes at one
+// word only the lowest succeeds, the others retry).
+// That is exact when every successful compare-and-swap changes its word; a 64-bit min/max that
+// leaves its word unchanged leaves the hardware's loop early, which the records here do not show.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "exec_families.hpp"
+
+namespace banklab::emu {
+
+namespace {
+
+std::uint64_t cut(std::uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
+std::int64_t sext(std::uint64_t v, int bits) {
+  if (bits >= 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t m = 1ull << (bits - 1);
+  return static_cast<std::int64_t>((cut(v, bits) ^ m) - m);
+}
+
+// The word's new value after one lane's operation.
+std::uint64_t apply(const Inst& in, std::uint64_t old, std::uint64_t b, std::uint64_t c) {
+  const int bits = bits_of(in.type);
+  const bool s = is_signed(in.type);
+  switch (in.sub) {
+    case SubOp::Add:
+      if (in.type == Type::F32) {
+        float x, y;
+        const auto u = static_cast<std::uint32_t>(old), v = static_cast<std::uint32_t>(b);
+        std::memcpy(&x, &u, 4);
+        std::memcpy(&y, &v, 4);
+        x += y;
+        std::uint32_t r;
+        std::memcpy(&r, &x, 4);
+        return r;
+      }
+      if (in.type == Type::F64) {
+        double x, y;
+        std::memcpy(&x, &old, 8);
+        std::memcpy(&y, &b, 8);
+        x += y;
+        std::uint64_t r;
+        std::memcpy(&r, &x, 8);
+        return r;
+      }
+      return cut(old + b, bits);
+    case SubOp::Min: return (s ? sext(b, bits) < sext(old, bits) : cut(b, bits) < cut(old, bits)) ? cut(b, bits) : old;
+    case SubOp::Max: return (s ? sext(b, bits) > sext(old, bits) : cut(b, bits) > cut(old, bits)) ? cut(b, bits) : old;
+    case SubOp::And: return old & cut(b, bits);
+    case SubOp::Or: return old | cut(b, bits);
+    case SubOp::Xor: return old ^ cut(b, bits);
+    case SubOp::Inc: return old >= cut(b, bits) ? 0 : cut(old + 1, bits);
+    case SubOp::Dec: return (old == 0 || old > cut(b, bits)) ? cut(b, bits) : old - 1;
+    case SubOp::Exch: return cut(b, bits);
+    case SubOp::Cas: return old == cut(b, bits) ? cut(c, bits) : old;
+    default: return old;
+  }
+}
+
+bool is_loop(trace::AtomsKind k) { return k == trace::AtomsKind::CasSpin; }
+
+}  // namespace
+
+trace::AtomsKind atoms_kind_of(const Inst& in) {
+  using K = trace::AtomsKind;
+  if (in.family != Family::Atom && in.family != Family::Red) return K::NotAtoms;
+  if (in.sub == SubOp::Cas) return K::Cas;
+  if (is_float(in.type)) return K::CasSpin;  // no float ATOMS on sm_90
+  if (bits_of(in.type) == 64) return in.sub == SubOp::Exch ? K::Operation : K::CasSpin;  // EXCH.64, else the loop
+  const Operand& v = in.ops[in.family == Family::Red ? 1 : 2];
+  const bool unused = in.family == Family::Red || in.result_unused;
+  if (in.sub == SubOp::Add && unused && v.kind == Operand::Kind::Imm && v.imm == 1) return K::PopcInc;
+  return K::Operation;
+}
+
+void mark_unused_results(Kernel& k) {
+  std::vector<bool> read(static_cast<std::size_t>(k.registers) + 1, false);
+  auto mark = [&](int r) {
+    if (r >= 0 && r < k.registers) read[static_cast<std::size_t>(r)] = true;
+  };
+  for (const Inst& in : k.code) {
+    mark(in.guard);
+    // ops[0] is what these write; of the others it is read too.
+    const bool writes_first = !(in.family == Family::St || in.family == Family::Red || in.family == Family::Stmatrix ||
+                                in.family == Family::Bra || in.family == Family::BarSync || in.family == Family::BarWarpSync);
+    for (int i = writes_first ? 1 : 0; i < in.nops; ++i) {
+      const Operand& o = in.ops[i];
+      mark(o.reg);
+      for (int e = 0; e < o.count; ++e) mark(o.regs[e]);
+    }
+    if (in.family == Family::Unsupported)  // what it reads is unknown: everything it names counts
+      for (int i = 0; i < in.nops; ++i) mark(in.ops[i].reg);
+  }
+  for (Inst& in : k.code)
+    if (in.family == Family::Atom && in.nops > 0 && in.ops[0].reg >= 0)
+      in.result_unused = !read[static_cast<std::size_t>(in.ops[0].reg)];
+}
+
+bool exec_atomic(const Inst& in, WarpView& w) {
+  const bool atom = in.family == Family::Atom;
+  const Operand& a = in.ops[atom ? 1 : 0];
+  const Operand& vb = in.ops[atom ? 2 : 1];
+  const unsigned width = static_cast<unsigned>(bits_of(in.type) / 8);
+  const trace::AtomsKind kind = atoms_kind_of(in);
+  unsigned char* p[32] = {};
+  std::uint64_t addr[32] = {};
+  bool shared = false;
+  for (std::uint32_t m = w.exec; m; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    addr[lane] = w.address(a, lane);
+    bool sh = false;
+    p[lane] = w.memory(lane, addr[lane], width, true, sh);
+    if (!p[lane]) return false;
+    shared = shared || sh;
+  }
+  auto one = [&](int lane) {
+    std::uint64_t old = 0;
+    std::memcpy(&old, p[lane], width);
+    const std::uint64_t c = atom && in.nops == 4 ? w.get(in.ops[3], lane) : 0;
+    const std::uint64_t now = apply(in, old, w.get(vb, lane), c);
+    std::memcpy(p[lane], &now, width);
+    if (atom) w.set(in.ops[0].reg, lane, old);
+  };
+  auto record = [&](std::uint32_t mask, std::uint8_t flags) {
+    trace::DeviceRecord rec{};
+    rec.pc = static_cast<std::uint64_t>(w.pc) * 16;
+    rec.mask = mask;
+    rec.kind = trace::kKindAccess;
+    rec.width = static_cast<std::uint8_t>(width);
+    rec.flags = flags;
+    for (std::uint32_t m = mask; m; m &= m - 1) rec.offset[__builtin_ctz(m)] = static_cast<std::uint32_t>(addr[__builtin_ctz(m)]);
+    w.record(rec);
+  };
+  if (!shared || !is_loop(kind)) {
+    for (std::uint32_t m = w.exec; m; m &= m - 1) one(__builtin_ctz(m));
+    if (shared) record(w.exec, trace::kFlagAtomic);
+    return true;
+  }
+  // The compare-and-swap loop: a load and a pass while lanes are left.
+  const int group = width == 8 ? 16 : 32;
+  for (std::uint32_t left = w.exec; left;) {
+    record(left, trace::kFlagRead);
+    record(left, trace::kFlagAtomic);
+    std::uint32_t served = 0;
+    for (int g = 0; g < 32; g += group) {
+      std::uint32_t banks = 0;
+      for (int lane = g; lane < g + group; ++lane) {
+        if (!(left >> lane & 1u)) continue;
+        std::uint32_t mine = 0;
+        for (unsigned word = 0; word < width / 4; ++word) mine |= 1u << ((addr[lane] / 4 + word) % 32);
+        if (banks & mine) continue;
+        banks |= mine;
+        served |= 1u << lane;
+      }
+    }
+    std::uint32_t done = 0;
+    for (std::uint32_t m = served; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      bool lowest = true;
+      for (std::uint32_t e = done; e; e &= e - 1) lowest = lowest && addr[__builtin_ctz(e)] / width != addr[lane] / width;
+      if (!lowest) continue;
+      one(lane);
+      done |= 1u << lane;
+    }
+    left &= ~done;
+  }
+  return true;
+}
+
+}  // namespace banklab::emu
