@@ -1,10 +1,11 @@
-// The emulated trace against the hardware tracer's, record for record: traces of labs 00 and 01
-// (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
-// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches, 256 tiles and
-// 16384 rows, under libbanklab_trace_inject.so), decoded with the tracer's decode() and the
-// cubin's line table, against the emulator's run of the same launch from nvcc's PTX. Every
-// distinct warp instruction (kernel, source line, op, width, active mask, each lane's offset) must
-// occur as often in both; the table says what each side has.
+// The emulated trace against the hardware tracer's, record for record: traces of labs 00, 01 and
+// 07 (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
+// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches, 256 tiles,
+// 16384 rows, a 128 x 192 x 256 GEMM through tensor maps, under libbanklab_trace_inject.so),
+// decoded with the tracer's decode() and the cubin's line table, against the emulator's run of the
+// same launch from nvcc's PTX. Every distinct warp instruction (kernel, source line, op, width,
+// active mask, each lane's offset) must occur as often in both, and so must the TMA traffic
+// (kernel, line, kind: warp instructions and bytes); the table says what each side has.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "banklab_emu/emulator.hpp"
+#include "banklab_emu/tensor_map.hpp"
+#include "lab_accesses.hpp"
 #include "banklab_trace/trace.hpp"
 
 namespace banklab::emu::test {
@@ -29,6 +32,7 @@ Key key_of(const trace::Instruction& i) {
 
 struct Side {
   std::map<Key, std::uint64_t> counts;
+  std::map<std::tuple<std::string, int, int>, std::pair<std::uint64_t, std::uint64_t>> traffic;  // (kernel, line, kind): count, bytes
   std::map<int, std::uint64_t> wavefronts_by_line;
   std::uint64_t warp_instructions = 0;
   void add(const trace::Instruction& i) {
@@ -46,6 +50,7 @@ struct HwCase {
   const char* kernel;
   unsigned grid;
   std::uint64_t in_bytes, out_bytes;
+  int lab07 = 0;  // 1: lab 07's stub, 2: its solution (gemm_tma through tensor maps; grid 3 x 2, 128 threads)
 };
 
 const HwCase kHw[] = {
@@ -53,6 +58,8 @@ const HwCase kHw[] = {
     {"Lab00Solution", "h200_solutions_00.bltrace", BANKLAB_EMU_SHA_LAB00_SOLUTION, BANKLAB_EMU_PTX_LAB00_SOLUTION, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
     {"Lab01Stub", "h200_labs_01.bltrace", BANKLAB_EMU_SHA_LAB01_STUB, BANKLAB_EMU_PTX_LAB01_STUB, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
     {"Lab01Solution", "h200_solutions_01.bltrace", BANKLAB_EMU_SHA_LAB01_SOLUTION, BANKLAB_EMU_PTX_LAB01_SOLUTION, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
+    {"Lab07Stub", "h200_labs_07.bltrace", BANKLAB_EMU_SHA_LAB07_STUB, BANKLAB_EMU_PTX_LAB07_STUB, "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", 0, 0, 0, 1},
+    {"Lab07Solution", "h200_solutions_07.bltrace", BANKLAB_EMU_SHA_LAB07_SOLUTION, BANKLAB_EMU_PTX_LAB07_SOLUTION, "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", 0, 0, 0, 2},
 };
 
 void PrintTo(const HwCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
@@ -74,10 +81,17 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const trace::TraceData data = trace::read_trace(f);
   std::vector<trace::Instruction> hw_ins;
   std::vector<trace::Unmodelled> hw_un;
-  trace::decode(data, hw_ins, hw_un);
+  std::vector<trace::Traffic> hw_traffic;
+  trace::decode(data, hw_ins, hw_un, hw_traffic);
   Side hw, emu;
   for (const trace::Instruction& i : hw_ins)
     if (i.kernel == c.kernel) hw.add(i);
+  for (const trace::Traffic& t : hw_traffic)
+    if (t.kernel == c.kernel) {
+      auto& [n, bytes] = hw.traffic[{t.kernel, t.line, static_cast<int>(t.kind)}];
+      n += t.count;
+      bytes += t.bytes;
+    }
   EXPECT_TRUE(hw_un.empty()) << "the hardware trace has unmodelled instructions";
 
   std::ifstream p(c.ptx);
@@ -87,15 +101,51 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const Kernel* k = mod.find(c.kernel);
   ASSERT_NE(k, nullptr);
   Device dev;
-  std::uint64_t bufs[2] = {dev.alloc(c.in_bytes), dev.alloc(c.out_bytes)};
-  void* args[] = {&bufs[0], &bufs[1]};
+  std::uint64_t bufs[3] = {dev.alloc(c.in_bytes), dev.alloc(c.out_bytes), 0};
+  int sizes[3] = {128, 192, 256};  // lab 07: m, n, k (lab_driver_labs.inc)
+  void* args[] = {&bufs[0], &bufs[1], &bufs[2], &sizes[0], &sizes[1], &sizes[2]};
   LaunchConfig cfg;
   cfg.grid.x = c.grid;
   cfg.block.x = 32;
+  if (c.lab07) {  // as lab_driver's gemm_tensor_maps: c, then the maps of a (m x k) and b (n x k), halves
+    const Lab07Maps modes = lab07_maps(c.lab07 == 2);
+    const int sw = modes.swizzle_bytes == 32 ? tma::kSwizzle32B : modes.swizzle_bytes == 64 ? tma::kSwizzle64B
+                   : modes.swizzle_bytes == 128 ? tma::kSwizzle128B : tma::kSwizzleNone;
+    bufs[0] = dev.alloc(4ull * sizes[0] * sizes[1]);
+    for (int t = 0; t < 2; ++t) {
+      const std::uint64_t rows = static_cast<std::uint64_t>(sizes[t]), kk = static_cast<std::uint64_t>(sizes[2]);
+      const std::uint64_t matrix = dev.alloc(rows * kk * 2), dims[2] = {kk, rows}, strides[1] = {kk * 2};
+      const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
+      TensorMap map;
+      ASSERT_EQ(encode_tiled(&map, tma::kTypeFloat16, 2, matrix, dims, strides, box, step, tma::kInterleaveNone, sw, tma::kL2None,
+                             tma::kOobFillNone),
+                tma::kSuccess);
+      bufs[1 + t] = dev.alloc(sizeof map);
+      dev.write(bufs[1 + t], &map, sizeof map);
+    }
+    cfg.grid.x = 3;
+    cfg.grid.y = 2;
+    cfg.block.x = 128;
+  }
   EmuTrace tr;
   const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
   ASSERT_TRUE(r.ok()) << r.message;
-  for (const trace::Instruction& i : tr.take_instructions()) emu.add(i);
+  // The records decoded as the hardware's (the tracer's decode()), lines from the PTX's .loc (pc = index x 16).
+  std::vector<trace::Instruction> emu_ins;
+  std::vector<trace::Unmodelled> emu_un;
+  std::vector<trace::Traffic> emu_traffic;
+  trace::decode(tr.take_data(), emu_ins, emu_un, emu_traffic);
+  auto line_of = [&](std::uint64_t pc) { return pc / 16 < k->code.size() ? k->code[pc / 16].line : -1; };
+  for (trace::Instruction& i : emu_ins) {
+    i.line = line_of(i.pc);
+    emu.add(i);
+  }
+  for (const trace::Traffic& t : emu_traffic) {
+    auto& [n, bytes] = emu.traffic[{t.kernel, line_of(t.pc), static_cast<int>(t.kind)}];
+    n += t.count;
+    bytes += t.bytes;
+  }
+  EXPECT_TRUE(emu_un.empty()) << "the emulator recorded unmodelled instructions";
 
   std::uint64_t both = 0, hw_only = 0, emu_only = 0;
   for (const auto& [key, n] : hw.counts) {
@@ -117,6 +167,10 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   EXPECT_EQ(hw_only, 0u);
   EXPECT_EQ(emu_only, 0u);
   EXPECT_EQ(hw.wavefronts_by_line, emu.wavefronts_by_line);
+  for (const auto& [key, v] : hw.traffic)
+    std::cout << "    kernel.cu:" << std::get<1>(key) << ": TMA/wgmma traffic H200 " << v.first << " instructions, " << v.second
+              << " bytes; emulator " << emu.traffic[key].first << ", " << emu.traffic[key].second << "\n";
+  EXPECT_EQ(hw.traffic, emu.traffic);
 }
 
 INSTANTIATE_TEST_SUITE_P(Labs, HardwareTrace, ::testing::ValuesIn(kHw),
