@@ -11,6 +11,10 @@
 
 namespace banklab::emu {
 
+/// Where cvta.param puts the kernel's params in the generic space: a __grid_constant__ tensor map
+/// (a 128-byte param) is named by such an address, and a TMA copy reads it there.
+inline constexpr std::uint64_t kGenericParamBase = 0x580000000000ull;
+
 // Inst::async_flags.
 inline constexpr std::uint16_t kAsyncCg = 1u << 0;         ///< cp.async.cg (16 bytes only)
 inline constexpr std::uint16_t kAsyncCacheHint = 1u << 1;  ///< .L2::cache_hint: the last operand is a cache policy

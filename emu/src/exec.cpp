@@ -298,6 +298,7 @@ class Runner {
         std::uint64_t x = get(w, in.ops[1], lane);
         if (shared) x = in.to ? x - kGenericSharedBase : x + kGenericSharedBase;
         if (local) x = in.to ? x - kGenericLocalBase : x + kGenericLocalBase;
+        if (in.space == Space::Param) x = in.to ? x - kGenericParamBase : x + kGenericParamBase;  // async.hpp
         set(w, in.ops[0].reg, lane, x & cut);
       }
       return true;

@@ -341,8 +341,11 @@ class Async {
       const int lane = __builtin_ctz(left);
       const std::uint64_t at = reg(t.reg, lane);
       if (at % 64 != 0) return fault(lane, "a tensor map at " + hex(at) + ", not 64-byte aligned");
-      const unsigned char* bytes = b_.device.at(at, sizeof(TensorMap));
-      if (!bytes) return fault(lane, "read a tensor map at " + hex(at) + ", outside every allocation of global memory");
+      // In global memory, or a __grid_constant__ param (its generic address, cvta.param).
+      const bool param = at >= kGenericParamBase && at - kGenericParamBase <= b_.params.size() &&
+                         sizeof(TensorMap) <= b_.params.size() - (at - kGenericParamBase);
+      const unsigned char* bytes = param ? b_.params.data() + (at - kGenericParamBase) : b_.device.at(at, sizeof(TensorMap));
+      if (!bytes) return fault(lane, "read a tensor map at " + hex(at) + ", outside every allocation of global memory and the params");
       TensorMap map;
       std::string why;
       if (!decode_tensor_map(bytes, map, &why)) return not_judged(why);

@@ -271,7 +271,8 @@ void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
   const bool float_op = is_float(inst.type);
   if (float_op && inst.round != Round::None && inst.round != Round::Rn && inst.family != Family::Cvt)
     return unsupported(inst, "the rounding of `" + mnemonic + "` (only .rn)");
-  if (inst.family == Family::Cvta && inst.space != Space::Global && inst.space != Space::Shared && inst.space != Space::Local)
+  if (inst.family == Family::Cvta && inst.space != Space::Global && inst.space != Space::Shared && inst.space != Space::Local &&
+      inst.space != Space::Param)
     return unsupported(inst, "`" + mnemonic + "` (only the global, shared and local windows)");
   (void)operands;  // checked once the operands are read: check_operands()
 }

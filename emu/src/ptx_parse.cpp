@@ -316,6 +316,9 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels, cons
         } else if (auto lv = locals.find(op.symbol); lv != locals.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a local variable's address (in the local space)
           op.imm = lv->second;
+        } else if (auto pa = params.find(op.symbol); pa != params.end() && in.family == Family::Mov) {
+          op.kind = Operand::Kind::Imm;  // a param's address in the param space (cvta.param makes it generic)
+          op.imm = pa->second;
         } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a module variable's address, known at launch
           op.imm = 0;

@@ -283,3 +283,49 @@ TEST(AsyncRecords, ATmaLoadIsTrafficWithItsBoxAsTheTracerRecordsIt) {
 
 }  // namespace
 }  // namespace banklab::emu::test
+
+namespace banklab::emu::test {
+namespace {
+
+TEST(AsyncGridConstant, ATensorMapPassedAsAParamIsReadFromTheParams) {
+  // nvcc's PTX of a kernel taking `const __grid_constant__ CUtensorMap map`: the map is a 128-byte
+  // param, named by `mov.b64 %rd, param` and cvta.param; thread 0 loads a 16 x 2 box of u16 r * 16 + c
+  // at (0, 1) and lane t reads element t of it: (1 + t / 16) * 16 + t % 16 = 16 + t.
+  const std::string ptx =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry g(\n\t.param .align 128 .b8 g_param_0[128],\n\t.param .u64 g_param_1\n)\n{\n"
+      "\t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n"
+      "\t.shared .align 1024 .b8 buf[1024];\n\t.shared .align 8 .b64 mb;\n"
+      "\tmov.b64 %rd5, g_param_0;\n\tld.param.u64 %rd1, [g_param_1];\n\tcvta.param.u64 %rd4, %rd5;\n"
+      "\tmov.u32 %r10, %tid.x;\n\tsetp.eq.u32 %p1, %r10, 0;\n\tmov.u32 %r1, buf;\n\tmov.u32 %r2, mb;\n\tmov.u32 %r3, 0;\n\tmov.u32 %r4, 1;\n"
+      "\t@%p1 mbarrier.init.shared::cta.b64 [%r2], 1;\n\tbar.sync 0;\n"
+      "\t@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 64;\n"
+      "\t@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd4, {%r3, %r4}], [%r2];\n"
+      "$Lw:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n\t@!%p2 bra $Lw;\n"
+      "\tshl.b32 %r5, %r10, 1;\n\tadd.s32 %r6, %r1, %r5;\n\tld.shared.u16 %rs1, [%r6];\n"
+      "\tmul.wide.u32 %rd2, %r10, 2;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u16 [%rd3], %rs1;\n\tret;\n}\n";
+  const Module mod = parse_ptx(ptx);
+  const Kernel& k = mod.kernels.at(0);
+  Device dev;
+  std::vector<std::uint16_t> tensor(16 * 8);
+  for (std::size_t i = 0; i < tensor.size(); ++i) tensor[i] = static_cast<std::uint16_t>(i);
+  const std::uint64_t data = dev.alloc(tensor.size() * 2), out = dev.alloc(64);
+  dev.write(data, tensor.data(), tensor.size() * 2);
+  TensorMap map;
+  const std::uint64_t dims[2] = {16, 8}, strides[1] = {32};
+  const std::uint32_t box[2] = {16, 2}, step[2] = {1, 1};
+  ASSERT_EQ(encode_tiled(&map, tma::kTypeUint16, 2, data, dims, strides, box, step, tma::kInterleaveNone, tma::kSwizzleNone,
+                         tma::kL2None, tma::kOobFillNone),
+            tma::kSuccess);
+  void* args[] = {&map, const_cast<std::uint64_t*>(&out)};
+  LaunchConfig cfg;
+  cfg.block.x = 32;
+  const LaunchResult r = launch(mod, k, cfg, pack_params(k, args), dev, nullptr);
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<std::uint16_t> got(32);
+  dev.read(out, got.data(), 64);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[static_cast<std::size_t>(t)], 16 + t) << t;
+}
+
+}  // namespace
+}  // namespace banklab::emu::test
