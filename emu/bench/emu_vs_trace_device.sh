@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# One device call: the hardware tracer's traces of labs 00, 01 and 07 (stub and solution), for
+# One device call: the hardware tracer's traces of labs 00 to 07 (stub and solution; lab 07's
+# launcher takes tensor maps, which lab_driver encodes in the kernel's mode), for
 # emu/tests/hardware_trace_test.cpp to hold the emulator's records against, record for record:
 #   run: bash emu/bench/emu_vs_trace_device.sh      (writes $OUT/emu_trace.tgz)
 # Builds only what tracing needs, straight from the sources (no CMake, no GoogleTest: seconds on
 # 16 cores): the injection library (trace/src/inject.cpp and the tracer's core, the model) and its
 # device patch, and tools/trace/tests/lab_driver.cu against labs/ and solutions/; then runs the
-# driver's launches of labs 00, 01 and 07 (256 tiles, 16384 rows; lab 07's GEMM of 128 x 192 x 256
-# through tensor maps the driver encodes in the kernel's mode) with CUDA_INJECTION64_PATH set, as
-# `banklab trace` does. Copy the six h200_*.bltrace files and their .source.sha256 into emu/tests/data/.
+# driver's launches of labs 00 to 07 (the sizes of tools/trace/tests/lab_driver_labs.inc) with
+# CUDA_INJECTION64_PATH set, as `banklab trace` does. Copy the sixteen h200_*.bltrace files and
+# their .source.sha256 into emu/tests/data/ (emu.HardwareTrace skips a lab whose file is absent).
 set -u
 OUT=${OUT:-/tmp/out}
 O=$OUT/emu; mkdir -p "$O"
@@ -38,7 +39,7 @@ for f in emu/src/*.cpp emu/bench/emu_rate.cpp; do
   g++ -std=c++17 -O2 -c -Iemu/include -Iemu/src -Itrace/include -Icommon/include "$f" -o "$B/emu_$(basename "$f" .cpp).o" \
     > "$O/emu_cc_$(basename "$f").log" 2>&1 &
 done
-for v in labs solutions; do for lab in 00_bank_mapping 01_32way_conflict 07_tma_swizzle; do
+for v in labs solutions; do for lab in 00_bank_mapping 01_32way_conflict; do
   "$CUDA/bin/nvcc" -ptx -arch=sm_90 -lineinfo -std=c++17 -w -Icommon/include $v/$lab/kernel.cu -o "$B/${v}_${lab:0:2}.ptx" &
 done; done
 wait
@@ -46,7 +47,7 @@ g++ -shared -o "$B/libbanklab_trace_inject.so" "$B"/{inject,trace,merger,lines,d
   -L"$CUDA/lib64/stubs" -lcuda -ldl -lpthread > "$O/link.log" 2>&1 || { cat "$O"/*.log | tail -40; }
 echo "build: $(python3 -c "import time; print(f'{time.time()-$t0:.1f}')") s" | tee "$O/build_time.txt"
 for v in labs solutions; do
-  for lab in 00 01 07; do
+  for lab in 00 01 02 03 04 05 06 07; do
     CUDA_INJECTION64_PATH=$B/libbanklab_trace_inject.so BANKLAB_TRACE_OUT=$O/h200_${v}_$lab.bltrace BANKLAB_TRACE_STATS=1 \
       timeout 60 "$B/driver_$v" $lab 1 1 > "$O/run_${v}_$lab.log" 2>&1
     echo "$v $lab: rc=$? $(stat -c %s "$O/h200_${v}_$lab.bltrace" 2>/dev/null) bytes" | tee -a "$O/runs.txt"

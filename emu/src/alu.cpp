@@ -238,6 +238,22 @@ bool alu(const Inst& in, std::uint64_t a, std::uint64_t b, std::uint64_t c, std:
       out = r;
       return true;
     }
+    case Family::Bfi:    // PTX ISA 9.0, Integer Arithmetic Instructions: bfi (a's low len bits into b at pos)
+    case Family::Bfe: {  // and bfe (len bits of a from pos, zero- or sign-extended)
+      if (bits != 32 && bits != 64) return false;
+      const bool bfi = in.family == Family::Bfi;
+      const int pos = static_cast<int>((bfi ? c : b) & 0xff), len = static_cast<int>((bfi ? d : c) & 0xff);
+      std::uint64_t f = bfi ? mask_bits(b, bits) : 0;
+      if (bfi) {
+        for (int i = 0; i < len && pos + i < bits; ++i) f = (f & ~(1ull << (pos + i))) | (((a >> i) & 1u) << (pos + i));
+      } else if (len > 0) {
+        const int top = pos + len - 1 < bits - 1 ? pos + len - 1 : bits - 1;
+        const std::uint64_t sbit = is_signed(t) ? (a >> top) & 1u : 0;
+        for (int i = 0; i < bits; ++i) f |= ((i < len && pos + i < bits) ? (a >> (pos + i)) & 1u : sbit) << i;
+      }
+      out = f;
+      return true;
+    }
     case Family::Setp: {
       bool r = compare(in.cmp, t, a, b);
       const bool q = (c & 1u) != 0;

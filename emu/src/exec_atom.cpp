@@ -11,9 +11,12 @@
 // pass, each with the lanes still looping, the passes served as the model serves them
 // (banklab/model.hpp, atomloop and atom 8: in lane order, in each group (the warp for 4 bytes,
 // half-warps for 8) the lanes on banks no earlier served lane used; of the served lanes at one
-// word only the lowest succeeds, the others retry).
-// That is exact when every successful compare-and-swap changes its word; a 64-bit min/max that
-// leaves its word unchanged leaves the hardware's loop early, which the records here do not show.
+// word only the lowest succeeds, the others retry), and a min/max lane whose word would not change
+// leaves the loop at its load (as ptxas's 64-bit min/max loop does). Checked against the H200's
+// trace of bench/trace_atomics.cu (trace/tests/data/trace_atomics.bltrace, emu_compare): 9 of its
+// 12 kernels equal record for record; the others differ where warps of a block contend for one
+// word (their order on the GPU is not the emulator's turn order) and where ptxas narrowed a
+// 64-bit load whose high half is unused to 32 bits.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -108,6 +111,44 @@ void mark_unused_results(Kernel& k) {
   for (Inst& in : k.code)
     if (in.family == Family::Atom && in.nops > 0 && in.ops[0].reg >= 0)
       in.result_unused = !read[static_cast<std::size_t>(in.ops[0].reg)];
+  // Registers that may differ between threads: written from a thread's own special register, from
+  // memory other than params, by a warp-wide or atomic instruction, or from (or under a guard of)
+  // such a register; every write of a register counts (flow-insensitive, so a safe over-estimate).
+  std::vector<bool> varying(static_cast<std::size_t>(k.registers) + 1, false);
+  auto is_varying = [&](int r) { return r >= 0 && r < k.registers && varying[static_cast<std::size_t>(r)]; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Inst& in : k.code) {
+      const bool writes_first = !(in.family == Family::St || in.family == Family::Red || in.family == Family::Stmatrix ||
+                                  in.family == Family::Bra || in.family == Family::BarSync || in.family == Family::BarWarpSync);
+      if (!writes_first || in.nops == 0) continue;
+      bool v = is_varying(in.guard) || in.family == Family::Unsupported || in.family == Family::Atom ||
+               in.family == Family::Shfl || in.family == Family::Match || in.family == Family::Ldmatrix ||
+               in.family == Family::Mma || in.family == Family::Vote || in.family == Family::Redux ||
+               (in.family == Family::Ld && in.space != Space::Param);
+      for (int i = 1; i < in.nops && !v; ++i) {
+        const Operand& o = in.ops[i];
+        if (o.kind == Operand::Kind::Special)
+          v = o.special == Special::TidX || o.special == Special::TidY || o.special == Special::TidZ ||
+              o.special == Special::LaneId || o.special == Special::LanemaskEq || o.special == Special::LanemaskLt ||
+              o.special == Special::LanemaskLe || o.special == Special::LanemaskGt || o.special == Special::LanemaskGe;
+        v = v || is_varying(o.reg);
+        for (int e = 0; e < o.count; ++e) v = v || is_varying(o.regs[e]);
+      }
+      if (!v) continue;
+      auto mark_varying = [&](int r) {
+        if (r >= 0 && r < k.registers && !varying[static_cast<std::size_t>(r)]) varying[static_cast<std::size_t>(r)] = changed = true;
+      };
+      mark_varying(in.ops[0].reg);
+      mark_varying(in.ops[0].pred);
+      for (int e = 0; e < in.ops[0].count; ++e) mark_varying(in.ops[0].regs[e]);
+    }
+  }
+  for (Inst& in : k.code)
+    if (in.family == Family::Atom || in.family == Family::Red) {
+      const Operand& a = in.ops[in.family == Family::Atom ? 1 : 0];
+      in.address_uniform = !is_varying(a.reg);
+    }
 }
 
 bool exec_atomic(const Inst& in, WarpView& w) {
@@ -147,13 +188,29 @@ bool exec_atomic(const Inst& in, WarpView& w) {
   };
   if (!shared || !is_loop(kind)) {
     for (std::uint32_t m = w.exec; m; m &= m - 1) one(__builtin_ctz(m));
-    if (shared) record(w.exec, trace::kFlagAtomic);
+    // A 32-bit add whose result is used, at an address the same in every thread: ptxas sums the
+    // warp's values and one lane, the last, runs the ATOMS (the H200's trace of trace_ops.cu's
+    // atom32_sameword_value: mask 0x80000000). Every lane still gets its own old value.
+    const bool aggregated = atom && in.address_uniform && in.sub == SubOp::Add && !in.result_unused &&
+                            (in.type == Type::U32 || in.type == Type::S32);
+    if (shared) record(aggregated ? 1u << (31 - __builtin_clz(w.exec)) : w.exec, trace::kFlagAtomic);
     return true;
   }
   // The compare-and-swap loop: a load and a pass while lanes are left.
   const int group = width == 8 ? 16 : 32;
+  const bool min_max = in.sub == SubOp::Min || in.sub == SubOp::Max;
   for (std::uint32_t left = w.exec; left;) {
     record(left, trace::kFlagRead);
+    if (min_max)  // the loop of a min/max leaves at its load when the word would not change
+      for (std::uint32_t m = left; m; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        std::uint64_t old = 0;
+        std::memcpy(&old, p[lane], width);
+        if (apply(in, old, w.get(vb, lane), 0) != old) continue;
+        if (atom) w.set(in.ops[0].reg, lane, old);
+        left &= ~(1u << lane);
+      }
+    if (!left) break;
     record(left, trace::kFlagAtomic);
     std::uint32_t served = 0;
     for (int g = 0; g < 32; g += group) {

@@ -36,7 +36,8 @@ constexpr Mnemonic kMnemonics[] = {
     {"shfl", Family::Shfl, 5},   {"vote", Family::Vote, 3},   {"match", Family::Match, 3},
     {"activemask", Family::Activemask, 1},                    {"redux", Family::Redux, 3},
     {"ldmatrix", Family::Ldmatrix, 2}, {"stmatrix", Family::Stmatrix, 2}, {"mma", Family::Mma, 4},
-    {"atom", Family::Atom, -1},  {"red", Family::Red, 2},
+    {"atom", Family::Atom, -1},  {"red", Family::Red, 2},    {"call", Family::Call, -1},
+    {"bfi", Family::Bfi, 5},     {"bfe", Family::Bfe, 4},
 };
 
 // The operations of the warp-wide and atomic families (Inst::sub), by family: a name means
@@ -78,6 +79,7 @@ bool decode_warp_suffix(const std::string& p, Inst& inst) {
   if ((f == Family::Atom || f == Family::Red) && (p == "acquire" || p == "release" || p == "acq_rel"))
     return true;
   if ((f == Family::Atom || f == Family::Red) && p == "shared::cta") { inst.space = Space::Shared; return true; }
+  if (f == Family::Call && p == "uni") return true;
   return false;
 }
 
@@ -352,6 +354,7 @@ void check_operands(Inst& inst) {
            (inst.nops == 3 || value(3));
       break;
     case Family::Red: ok = inst.nops == 2 && is(0, K::Address) && value(1); break;
+    case Family::Call: ok = !inst.callee.empty(); break;  // its names: read by the parser, bound by inline_calls()
     default:
       ok = inst.nops == want && (want == 0 || is(0, K::Reg));
       for (int i = 1; ok && i < inst.nops; ++i) ok = value(i);

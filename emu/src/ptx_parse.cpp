@@ -13,6 +13,7 @@
 
 #include "banklab_emu/ptx.hpp"
 #include "banklab_trace/format.hpp"
+#include "inline_calls.hpp"
 
 namespace banklab::emu {
 
@@ -384,6 +385,12 @@ Module parse_ptx(const std::string& text) {
   int depth = 0, line_no = 0;
   bool in_comment = false, opened = false;
   std::string header;
+  bool is_func = false;                      // the body being read is a .func's
+  std::map<std::string, Function> functions;  // the .func bodies read so far
+  Function fn;
+  std::string pending;                        // a call written over several lines
+  std::unordered_map<std::string, std::string> scoped;  // a call block's .param names -> unique ones
+  int blocks = 0;
   Kernel k;
   Registers regs;
   std::unordered_map<std::string, int> labels;
@@ -410,7 +417,7 @@ Module parse_ptx(const std::string& text) {
         if (c == '{') { ++depth; opened = true; }
         if (c == '}') --depth;
       }
-      if (opened && depth <= 0) state = State::Top;
+      if ((opened && depth <= 0) || (!opened && l.back() == ';')) state = State::Top;  // (a prototype ends at its `;`)
       continue;
     }
     if (state == State::Top) {
@@ -420,10 +427,13 @@ Module parse_ptx(const std::string& text) {
         f >> n;
         const std::size_t q = l.find('"'), q2 = l.find('"', q + 1);
         if (q != std::string::npos && q2 != std::string::npos) mod.files[n] = l.substr(q + 1, q2 - q - 1);
-      } else if (l.find(".entry") != std::string::npos) {
+      } else if (l.find(".entry") != std::string::npos ||
+                 (l.find(".func") != std::string::npos && l.find(".extern") == std::string::npos && l.back() != ';')) {
+        is_func = l.find(".entry") == std::string::npos;
         state = State::Header;
-        header = l.substr(l.find(".entry") + 6);
+        header = l.substr(l.find(is_func ? ".func" : ".entry") + (is_func ? 5 : 6));
         k = Kernel{};
+        fn = Function{};
         regs.clear();
         labels.clear();
       } else if (l.find(".section") != std::string::npos ||
@@ -451,10 +461,28 @@ Module parse_ptx(const std::string& text) {
       header += " " + l;
     }
     if (state == State::Header) {
-      const std::size_t open = header.find('('), close = header.find(')');
+      std::string h = trim(header);
+      if (is_func && h.find('{') == std::string::npos && !h.empty() && h.back() == ';') {  // a prototype
+        state = State::Top;
+        continue;
+      }
+      if (is_func && !h.empty() && h[0] == '(') {  // .func (.param .b32 func_retval0) name(...)
+        const std::size_t r = h.find(')');
+        if (r == std::string::npos) continue;
+        for (const std::string& p : split_operands(h.substr(1, r - 1))) {
+          Param prm;
+          bool dyn = false;
+          parse_variable(p, line_no, prm.name, prm.size, prm.align, dyn);
+          fn.retvals.push_back(prm.name);
+        }
+        header = h = trim(h.substr(r + 1));
+        if (h.empty()) continue;
+      }
+      const std::size_t open = h.find('('), close = h.find(')');
       if (open == std::string::npos || close == std::string::npos) continue;
-      if (header.find('{', close) == std::string::npos) continue;  // .maxntid and the like come first
-      k.name = trim(header.substr(0, open));
+      if (h.find('{', close) == std::string::npos) continue;  // .maxntid and the like come first
+      k.name = trim(h.substr(0, open));
+      header = h;
       std::uint32_t at = 0;
       for (const std::string& p : split_operands(header.substr(open + 1, close - open - 1))) {
         Param prm;
@@ -463,6 +491,7 @@ Module parse_ptx(const std::string& text) {
         prm.offset = at = align_up(at, prm.align);
         at += prm.size;
         k.params.push_back(prm);
+        fn.params.push_back(prm.name);
       }
       k.param_bytes = at;
       state = State::Body;
@@ -470,10 +499,30 @@ Module parse_ptx(const std::string& text) {
       continue;
     }
     // The kernel's body.
-    if (l == "{") { ++depth; continue; }
+    if (!pending.empty()) {  // the rest of a call
+      pending += " " + l;
+      if (l.back() != ';') continue;
+      l = pending;
+      pending.clear();
+    } else if ((l.rfind("call", 0) == 0 || (l[0] == '@' && l.find(" call") != std::string::npos)) && l.back() != ';') {
+      pending = l;
+      continue;
+    }
+    if (l == "{") { ++depth; ++blocks; continue; }
     if (l == "}") {
+      scoped.clear();
       if (--depth > 0) continue;
       k.registers = regs.count();
+      inline_calls(k, labels, functions);
+      if (is_func) {  // kept until a kernel calls it: its names are the call site's
+        fn.body = std::move(k);
+        fn.labels = labels;
+        functions[fn.body.name] = std::move(fn);
+        fn = Function{};
+        k = Kernel{};
+        state = State::Top;
+        continue;
+      }
       lay_out_shared(k, module_dynamic);
       resolve(k, labels, mod.variables);
       compute_reconvergence(k);
@@ -487,6 +536,11 @@ Module parse_ptx(const std::string& text) {
       SharedVar v;
       parse_variable(l, line_no, v.name, v.size, v.align, v.dynamic);
       if (v.dynamic) fail(line_no, "a local variable without a size `" + l + "`");
+      if (depth > 1) {  // a call block's: its name is the block's only (every call block has a param0)
+        const std::string unique = v.name + "$block" + std::to_string(blocks);
+        scoped[v.name] = unique;
+        v.name = unique;
+      }
       k.locals.push_back(v);
       continue;
     }
@@ -534,6 +588,16 @@ Module parse_ptx(const std::string& text) {
     }
     const std::size_t sp = s.find_first_of(" \t");
     decode_mnemonic(s.substr(0, sp), inst);
+    if (inst.family == Family::Call) {  // its operands are names (inline_calls.cpp binds them)
+      if (!parse_call(sp == std::string::npos ? "" : s.substr(sp), inst.callee, inst.call_rets, inst.call_args))
+        inst.callee.clear();
+      for (std::vector<std::string>* names : {&inst.call_rets, &inst.call_args})
+        for (std::string& n : *names)
+          if (auto u = scoped.find(n); u != scoped.end()) n = u->second;
+      check_operands(inst);
+      k.code.push_back(std::move(inst));
+      continue;
+    }
     const std::vector<std::string> ops = sp == std::string::npos ? std::vector<std::string>{} : split_operands(s.substr(sp));
     if (ops.size() > 5) {
       inst.family = Family::Unsupported;
@@ -545,6 +609,7 @@ Module parse_ptx(const std::string& text) {
         inst.family = Family::Unsupported;
         inst.why = "the operand `" + ops[i] + "` of `" + inst.text + "`";
       }
+      if (auto u = scoped.find(inst.ops[i].symbol); u != scoped.end()) inst.ops[i].symbol = u->second;
     }
     inst.nops = static_cast<int>(std::min<std::size_t>(ops.size(), 5));
     check_operands(inst);

@@ -52,6 +52,12 @@ const std::vector<Case> kCases = {
     {"shr.u32", "sub.s32 %r2, %r10, 8;\nshr.u32 %r1, %r2, 28;\ncvt.u64.u32 %rd1, %r1;", {15, 15}},
     {"popc", "popc.b32 %r1, %r10;\ncvt.u64.u32 %rd1, %r1;", {0, 1, 1, 2, 1, 2, 2, 3}},
     {"clz", "clz.b32 %r1, %r10;\ncvt.u64.u32 %rd1, %r1;", {32, 31, 30, 30}},
+    // bfi / bfe (PTX ISA 9.0, Integer Arithmetic Instructions: bfi, bfe)
+    {"bfi", "bfi.b32 %r1, %r10, 0, 8, 4;\ncvt.u64.u32 %rd1, %r1;", {0, 0x100, 0x200, 0x300}},
+    {"bfi into ones", "bfi.b32 %r1, 5, 65280, 4, 3;\ncvt.u64.u32 %rd1, %r1;", {0xff50, 0xff50}},
+    {"bfe.u32", "bfe.u32 %r1, 43981, 4, 8;\ncvt.u64.u32 %rd1, %r1;", {0xbc, 0xbc}},
+    {"bfe.s32 sign", "bfe.s32 %r1, 3968, 4, 8;\ncvt.s64.s32 %rd1, %r1;", {~7ull, ~7ull}},
+    {"bfe.u32 of lanes", "bfe.u32 %r1, %r10, 1, 2;\ncvt.u64.u32 %rd1, %r1;", {0, 0, 1, 1, 2, 2, 3, 3, 0}},
     {"brev", "brev.b32 %r1, %r10;\ncvt.u64.u32 %rd1, %r1;", {0, 0x80000000ull, 0x40000000ull, 0xc0000000ull}},
     // ---- floating point (results as their bits)
     {"add.f32", "cvt.rn.f32.u32 %f1, %r10;\nadd.f32 %f2, %f1, 0f3F000000;\nmov.b32 %r1, %f2;\ncvt.u64.u32 %rd1, %r1;",

@@ -225,8 +225,11 @@ const std::vector<RecordCase> kRecords = {
     {"atom.shared.add.u64, each lane its word: one pass", DWORD_OF_LANE "atom.shared.add.u64 %rd1, [%r4], 1;", loop_passes(8, 1), 2 + 4},
     // 64 bits at one word: a pass per lane (atom_n_stride0_w8_atom); passes 0-15 have lanes in both
     // half-warps (4 wavefronts), 16-31 in one (2); each load is one broadcast wavefront.
-    {"atom.shared.min.u64 at one word: 32 passes", "mov.u32 %r3, buf;\ncvt.u64.u32 %rd2, %r10;\natom.shared.min.u64 %rd1, [%r3], %rd2;",
-     loop_passes(8, 32), 32 * 1 + 16 * 4 + 16 * 2},
+    {"atom.shared.max.u64 at one word: 32 passes", "mov.u32 %r3, buf;\ncvt.u64.u32 %rd2, %r10;\nadd.s64 %rd2, %rd2, 1;\n"
+     "atom.shared.max.u64 %rd1, [%r3], %rd2;", loop_passes(8, 32), 32 * 1 + 16 * 4 + 16 * 2},
+    // A min that changes no word (the word is 0): every lane leaves the loop at its load.
+    {"atom.shared.min.u64 that changes nothing: the load only", "mov.u32 %r3, buf;\ncvt.u64.u32 %rd2, %r10;\nadd.s64 %rd2, %rd2, 1;\n"
+     "atom.shared.min.u64 %rd1, [%r3], %rd2;", {{Op::Load, 8, ~0u, 1}}, 1},
     {"ldmatrix.x1: 8 lanes", FILL_ROWS "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r11}, [%r4];",
      {{Op::Store, 16, ~0u, 1}, {Op::LoadMatrix, 16, 0xffu, 1}}, 4 + 1},
     {"ldmatrix.x2.trans: 16 lanes", FILL_ROWS "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r11, %r12}, [%r4];",

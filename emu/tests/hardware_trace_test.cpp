@@ -1,13 +1,14 @@
-// The emulated trace against the hardware tracer's, record for record: traces of labs 00, 01 and
-// 07 (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
-// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches, 256 tiles,
-// 16384 rows, a 128 x 192 x 256 GEMM through tensor maps, under libbanklab_trace_inject.so),
-// decoded with the tracer's decode() and the cubin's line table, against the emulator's run of the
-// same launch from nvcc's PTX. Every distinct warp instruction (kernel, source line, op, width,
-// active mask, each lane's offset) must occur as often in both, and so must the TMA traffic
-// (kernel, line, kind: warp instructions and bytes); the table says what each side has.
+// The emulated trace against the hardware tracer's, record for record: traces of labs 00 to 07
+// (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
+// by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches at the sizes of
+// lab_driver_labs.inc, under libbanklab_trace_inject.so; skipped for a lab whose trace is absent), decoded with the tracer's decode() and the
+// cubin's line table, against the emulator's run of the same launch from nvcc's PTX. Every
+// distinct warp instruction (kernel, source line, op, width, active mask, each lane's offset) must
+// occur as often in both, and so must the TMA traffic (kernel, line, kind: warp instructions and
+// bytes; lab 07's launch takes the tensor maps lab_driver encodes); the table says what each side has.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -48,19 +49,40 @@ struct HwCase {
   const char* source_sha;  // sha256 of the kernel.cu the PTX is made from now (CMake's file(SHA256))
   const char* ptx;
   const char* kernel;
-  unsigned grid;
-  std::uint64_t in_bytes, out_bytes;
-  int lab07 = 0;  // 1: lab 07's stub, 2: its solution (gemm_tma through tensor maps; grid 3 x 2, 128 threads)
+  Dim3 grid, block;        // as the lab's launcher launches it at lab_driver's size (lab_driver_labs.inc)
+  std::vector<long long> params;  // lab_driver's arguments: -1 a buffer (64 MiB, zeroed, as the driver's), else the number
+  int lab07 = 0;  // 1: lab 07's stub, 2: its solution: params 1 and 2 hold the tensor maps, as lab_driver's gemm_tensor_maps
 };
 
+constexpr long long B = -1;  // a buffer param
+#define LAB(ID, FILE) FILE, BANKLAB_EMU_SHA_##ID, BANKLAB_EMU_PTX_##ID
 const HwCase kHw[] = {
-    {"Lab00Stub", "h200_labs_00.bltrace", BANKLAB_EMU_SHA_LAB00_STUB, BANKLAB_EMU_PTX_LAB00_STUB, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab00Solution", "h200_solutions_00.bltrace", BANKLAB_EMU_SHA_LAB00_SOLUTION, BANKLAB_EMU_PTX_LAB00_SOLUTION, "_ZN5lab0013multiply_by_iEPKfPf", 256, 256 * 4096, 256 * 4096},
-    {"Lab01Stub", "h200_labs_01.bltrace", BANKLAB_EMU_SHA_LAB01_STUB, BANKLAB_EMU_PTX_LAB01_STUB, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
-    {"Lab01Solution", "h200_solutions_01.bltrace", BANKLAB_EMU_SHA_LAB01_SOLUTION, BANKLAB_EMU_PTX_LAB01_SOLUTION, "_ZN5lab018row_sumsEPKfPf", 512, 16384 * 128, 16384 * 4},
-    {"Lab07Stub", "h200_labs_07.bltrace", BANKLAB_EMU_SHA_LAB07_STUB, BANKLAB_EMU_PTX_LAB07_STUB, "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", 0, 0, 0, 1},
-    {"Lab07Solution", "h200_solutions_07.bltrace", BANKLAB_EMU_SHA_LAB07_SOLUTION, BANKLAB_EMU_PTX_LAB07_SOLUTION, "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", 0, 0, 0, 2},
+    {"Lab00Stub", LAB(LAB00_STUB, "h200_labs_00.bltrace"), "_ZN5lab0013multiply_by_iEPKfPf", {256}, {32}, {B, B}},
+    {"Lab00Solution", LAB(LAB00_SOLUTION, "h200_solutions_00.bltrace"), "_ZN5lab0013multiply_by_iEPKfPf", {256}, {32}, {B, B}},
+    {"Lab01Stub", LAB(LAB01_STUB, "h200_labs_01.bltrace"), "_ZN5lab018row_sumsEPKfPf", {512}, {32}, {B, B}},
+    {"Lab01Solution", LAB(LAB01_SOLUTION, "h200_solutions_01.bltrace"), "_ZN5lab018row_sumsEPKfPf", {512}, {32}, {B, B}},
+    // eval_channels_launch(x, coefs, y, 65536): 65536 / kBlockThreads (128) blocks of 128
+    {"Lab02Stub", LAB(LAB02_STUB, "h200_labs_02.bltrace"), "_ZN5lab0213eval_channelsEPKfS1_Pf", {512}, {128}, {B, B, B}},
+    {"Lab02Solution", LAB(LAB02_SOLUTION, "h200_solutions_02.bltrace"), "_ZN5lab0213eval_channelsEPKfS1_Pf", {512}, {128}, {B, B, B}},
+    // split_pairs(a, b, in, 16384): 16384 / kPairsPerBlock (256) blocks of kThreads (256)
+    {"Lab03Stub", LAB(LAB03_STUB, "h200_labs_03.bltrace"), "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i", {64}, {256}, {B, B, B, 16384}},
+    {"Lab03Solution", LAB(LAB03_SOLUTION, "h200_solutions_03.bltrace"), "_ZN5lab0312deinterleaveEP6float4S1_PKS0_i", {64}, {256}, {B, B, B, 16384}},
+    // transpose(out, in, 256, 96): (256 / 32, 96 / 32) blocks of (TILE_DIM 32, BLOCK_ROWS 8)
+    {"Lab04Stub", LAB(LAB04_STUB, "h200_labs_04.bltrace"), "_ZN5lab0416transpose_paddedEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab04Solution", LAB(LAB04_SOLUTION, "h200_solutions_04.bltrace"), "_ZN5lab0416transpose_paddedEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab05Stub", LAB(LAB05_STUB, "h200_labs_05.bltrace"), "_ZN5lab0518transpose_swizzledEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    {"Lab05Solution", LAB(LAB05_SOLUTION, "h200_solutions_05.bltrace"), "_ZN5lab0518transpose_swizzledEPfPKfii", {8, 3}, {32, 8}, {B, B, 256, 96}},
+    // transpose4(out, in, 64, 256): (64 / kChunksPerRow 8, 256 / kChunkRows 32) blocks of 32 x 8
+    {"Lab05Float4Stub", LAB(LAB05_STUB, "h200_labs_05.bltrace"), "_ZN5lab0516transpose_float4EP6float4PKS0_ii", {8, 8}, {256}, {B, B, 64, 256}},
+    {"Lab05Float4Solution", LAB(LAB05_SOLUTION, "h200_solutions_05.bltrace"), "_ZN5lab0516transpose_float4EP6float4PKS0_ii", {8, 8}, {256}, {B, B, 64, 256}},
+    // gemm(c, a, b, 128, 192, 384): (192 / 64, 128 / 64) blocks of kThreads (128)
+    {"Lab06Stub", LAB(LAB06_STUB, "h200_labs_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
+    {"Lab06Solution", LAB(LAB06_SOLUTION, "h200_solutions_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
+    // gemm(c, map_a, map_b, 128, 192, 256): (192 / 64, 128 / 64) blocks of kThreads (128)
+    {"Lab07Stub", LAB(LAB07_STUB, "h200_labs_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 1},
+    {"Lab07Solution", LAB(LAB07_SOLUTION, "h200_solutions_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 2},
 };
+#undef LAB
 
 void PrintTo(const HwCase& c, std::ostream* os) { *os << c.name; }  // a stable test name in ctest
 
@@ -101,34 +123,32 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const Kernel* k = mod.find(c.kernel);
   ASSERT_NE(k, nullptr);
   Device dev;
-  std::uint64_t bufs[3] = {dev.alloc(c.in_bytes), dev.alloc(c.out_bytes), 0};
-  int sizes[3] = {128, 192, 256};  // lab 07: m, n, k (lab_driver_labs.inc)
-  void* args[] = {&bufs[0], &bufs[1], &bufs[2], &sizes[0], &sizes[1], &sizes[2]};
-  LaunchConfig cfg;
-  cfg.grid.x = c.grid;
-  cfg.block.x = 32;
-  if (c.lab07) {  // as lab_driver's gemm_tensor_maps: c, then the maps of a (m x k) and b (n x k), halves
+  std::vector<std::uint64_t> values;
+  for (long long v : c.params) values.push_back(v == B ? dev.alloc(std::size_t(64) << 20) : static_cast<std::uint64_t>(v));
+  ASSERT_EQ(values.size(), k->params.size());
+  if (c.lab07) {  // lab_driver's maps: at the start of buffers 1 and 2, over a (m x k) and b (n x k) halves 1 MiB into them
     const Lab07Maps modes = lab07_maps(c.lab07 == 2);
     const int sw = modes.swizzle_bytes == 32 ? tma::kSwizzle32B : modes.swizzle_bytes == 64 ? tma::kSwizzle64B
                    : modes.swizzle_bytes == 128 ? tma::kSwizzle128B : tma::kSwizzleNone;
-    bufs[0] = dev.alloc(4ull * sizes[0] * sizes[1]);
     for (int t = 0; t < 2; ++t) {
-      const std::uint64_t rows = static_cast<std::uint64_t>(sizes[t]), kk = static_cast<std::uint64_t>(sizes[2]);
-      const std::uint64_t matrix = dev.alloc(rows * kk * 2), dims[2] = {kk, rows}, strides[1] = {kk * 2};
+      const std::uint64_t rows = static_cast<std::uint64_t>(c.params[3 + t]), kk = static_cast<std::uint64_t>(c.params[5]);
+      const std::uint64_t dims[2] = {kk, rows}, strides[1] = {kk * 2};
       const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
       TensorMap map;
-      ASSERT_EQ(encode_tiled(&map, tma::kTypeFloat16, 2, matrix, dims, strides, box, step, tma::kInterleaveNone, sw, tma::kL2None,
-                             tma::kOobFillNone),
+      ASSERT_EQ(encode_tiled(&map, tma::kTypeFloat16, 2, values[1 + t] + (1u << 20), dims, strides, box, step, tma::kInterleaveNone,
+                             sw, tma::kL2None, tma::kOobFillNone),
                 tma::kSuccess);
-      bufs[1 + t] = dev.alloc(sizeof map);
-      dev.write(bufs[1 + t], &map, sizeof map);
+      dev.write(values[1 + t], &map, sizeof map);
     }
-    cfg.grid.x = 3;
-    cfg.grid.y = 2;
-    cfg.block.x = 128;
   }
+  std::vector<unsigned char> params(k->param_bytes, 0);
+  for (std::size_t i = 0; i < values.size(); ++i)  // little-endian: an int param takes the low bytes
+    std::memcpy(params.data() + k->params[i].offset, &values[i], k->params[i].size);
+  LaunchConfig cfg;
+  cfg.grid = c.grid;
+  cfg.block = c.block;
   EmuTrace tr;
-  const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  const LaunchResult r = launch(mod, *k, cfg, params, dev, &tr);
   ASSERT_TRUE(r.ok()) << r.message;
   // The records decoded as the hardware's (the tracer's decode()), lines from the PTX's .loc (pc = index x 16).
   std::vector<trace::Instruction> emu_ins;

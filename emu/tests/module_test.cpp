@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,64 @@ TEST(ModuleVariables, AnAccessPastAVariableFaults) {
 
 TEST(ModuleVariables, AnInitializerLongerThanItsVariableIsRefusedWithItsLine) {
   EXPECT_THROW(parse_ptx(module_around(".global .align 4 .b8 x[2] = {1, 2, 3};\n", "mov.u32 %r7, 0;")), std::runtime_error);
+}
+
+// nvcc's PTX of emu/tests/data/module_vars.cu: a local array, module variables and a call, at once.
+TEST(ModuleVariables, NvccsKernelWithLocalsVariablesAndACallGivesItsSourcesValues) {
+  std::ifstream f(BANKLAB_EMU_PTX_MODULE_VARS);
+  std::ostringstream text;
+  text << f.rdbuf();
+  const Module mod = parse_ptx(text.str());
+  const Kernel* k = mod.find("_Z11module_varsPi");
+  ASSERT_NE(k, nullptr);
+  Device dev;
+  const std::uint64_t out = dev.alloc(32 * 4);
+  void* args[] = {const_cast<std::uint64_t*>(&out)};
+  LaunchConfig cfg;
+  cfg.block.x = 32;
+  const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, nullptr);
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<std::int32_t> got(32);
+  dev.read(out, got.data(), 32 * 4);
+  const std::pair<int, int> want[] = {{0, 37}, {1, 44}, {5, 188}, {9, 92}, {31, 1342}};  // 3 (2 t (t % 8) + 12) + t % 4 + 1
+  for (const auto& [t, v] : want) EXPECT_EQ(got[static_cast<std::size_t>(t)], v) << "thread " << t;
+}
+
+// Hand-written calls: a callee that returns early on some lanes (divergence inside the callee,
+// reconverging at the caller), a callee calling another, and what cannot be inlined.
+const char* const kFunctions =
+    ".func (.param .b32 f_ret) half_or_ten(.param .b32 f_x)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n"
+    "\tld.param.u32 %r1, [f_x];\n\tsetp.lt.u32 %p1, %r1, 4;\n\t@%p1 bra $L1;\n\tshr.u32 %r2, %r1, 1;\n"
+    "\tst.param.b32 [f_ret], %r2;\n\tret;\n$L1:\n\tst.param.b32 [f_ret], 10;\n\tret;\n}\n"
+    ".func (.param .b32 g_ret) plus_one_of(.param .b32 g_x)\n{\n\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [g_x];\n"
+    "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r1;\n\t.param .b32 retval0;\n"
+    "\tcall.uni (retval0),\n\thalf_or_ten,\n\t(\n\tparam0\n\t);\n\tld.param.b32 %r2, [retval0+0];\n\t}\n"
+    "\tadd.s32 %r3, %r2, 1;\n\tst.param.b32 [g_ret], %r3;\n\tret;\n}\n";
+const char* const kCallsPlusOne =
+    "{\n.param .b32 param0;\nst.param.b32 [param0+0], %r1;\n.param .b32 retval0;\n"
+    "call.uni (retval0), plus_one_of, (param0);\nld.param.b32 %r7, [retval0+0];\n}\n"
+    "{\n.param .b64 param0;\ncvt.u64.u32 %rd8, %r1;\nst.param.b64 [param0+0], %rd8;\n.param .b32 retval0;\n"
+    "call.uni (retval0), half_or_ten, (param0);\nld.param.b32 %r2, [retval0+0];\n}";
+
+TEST(Calls, ReturnValuesAcrossNestedCallsAndAnEarlyReturnOfSomeLanes) {
+  // %r7 = half_or_ten(t) + 1; %r2 = half_or_ten(t) again (its argument a .b64 param in a second
+  // call block: each block's param0 is its own): t < 4 gives 10, else t / 2.
+  const Launches r = launch_times(module_around(kFunctions, kCallsPlusOne), 1);
+  ASSERT_TRUE(r.results[0].ok()) << r.results[0].message;
+  const std::pair<int, std::uint64_t> want[] = {{0, 11 | 10ull << 32}, {3, 11 | 10ull << 32}, {4, 3 | 2ull << 32}, {31, 16 | 15ull << 32}};
+  for (const auto& [t, v] : want) EXPECT_EQ(r.out[0][static_cast<std::size_t>(t)], v) << "thread " << t;
+}
+
+TEST(Calls, ACallOfAFunctionNotDefinedBeforeItIsNotJudged) {
+  const std::string top = ".func (.param .b32 r_ret) self(.param .b32 r_x)\n{\n\t.reg .b32 %r<3>;\n\tld.param.u32 %r1, [r_x];\n"
+                          "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r1;\n\t.param .b32 retval0;\n"
+                          "\tcall.uni (retval0), self, (param0);\n\tld.param.b32 %r2, [retval0+0];\n\t}\n"
+                          "\tst.param.b32 [r_ret], %r2;\n\tret;\n}\n";
+  const std::string body = "{\n.param .b32 param0;\nst.param.b32 [param0+0], %r1;\n.param .b32 retval0;\n"
+                           "call.uni (retval0), self, (param0);\nld.param.b32 %r7, [retval0+0];\n}";
+  const Launches r = launch_times(module_around(top, body), 1);
+  EXPECT_EQ(r.results[0].status, LaunchResult::Status::NotJudged) << r.results[0].message;
+  EXPECT_NE(r.results[0].message.find("a call of `self`"), std::string::npos) << r.results[0].message;
 }
 
 }  // namespace

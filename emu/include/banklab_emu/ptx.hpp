@@ -29,13 +29,14 @@ enum class Family : std::uint8_t {
   Unsupported,
   Ld, St, Mov, Cvt, Cvta,
   Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Abs, Neg,
-  And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev,
+  And, Or, Xor, Not, Shl, Shr, Popc, Clz, Brev, Bfi, Bfe,
   Setp, Selp,
   Bra, BarSync, BarWarpSync, Ret, Exit,
   // Warp-wide (exec_warp.cpp), matrix (exec_mma.cpp) and atomic (exec_atom.cpp) families.
   Shfl, Vote, Match, Activemask, Redux,
   Ldmatrix, Stmatrix, Mma,
   Atom, Red,
+  Call,  ///< only while a kernel is read: every call is replaced by its callee's code (inline_calls.cpp)
   Async,  ///< cp.async, bulk and tensor copies, mbarrier, fence, membar: Inst::async says which (exec_async.cpp)
 };
 
@@ -104,10 +105,13 @@ struct Inst {
   bool trans = false;         ///< Ldmatrix/Stmatrix .trans
   Type types[4] = {Type::None, Type::None, Type::None, Type::None};  ///< Mma: the types of d, a, b, c
   bool result_unused = false; ///< Atom: no instruction of the kernel reads its destination (mark_unused_results())
+  bool address_uniform = false;  ///< Atom/Red: its address is the same in every thread (depends on no thread's own value)
   int nops = 0;
   Operand ops[5];             ///< in PTX order (destination first)
   int ptx_line = 0;           ///< line of the PTX text
   int file = 0, line = 0;     ///< the latest .loc (file index of .file, source line)
+  std::string callee;         ///< Call: the function's name, its return and argument params (call-site names)
+  std::vector<std::string> call_rets, call_args;
   std::string text;           ///< the instruction as written (for messages)
   std::string why;            ///< Unsupported: what the reader does not know
 };
@@ -169,7 +173,9 @@ void check_operands(Inst& inst);
 void compute_reconvergence(Kernel& k);
 
 /// Sets Inst::result_unused of every atom whose destination no instruction of `k` reads, as
-/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC): exec_atom.cpp.
+/// ptxas sees it (`atomicAdd(p, 1)` unused becomes ATOMS.POPC.INC), and Inst::address_uniform of
+/// every atomic whose address depends on no thread's own value (ptxas aggregates such an add over
+/// the warp): exec_atom.cpp.
 void mark_unused_results(Kernel& k);
 
 }  // namespace banklab::emu
