@@ -4,8 +4,11 @@
 // KERNEL as PTXNAME=TRACENAME when the two spell it apart (an anonymous namespace's hash differs
 // from one compile to the next).
 // GRID and BLOCK as x[,y[,z]]; each PARAM `buf:BYTES` (a fresh zeroed buffer, its address), `file:PATH`
-// (a buffer holding the file's bytes), `i32:N`
-// or `u64:N`. Prints the distinct and total warp instructions of each side, how many are equal,
+// (a buffer holding the file's bytes), `i32:N`, `u64:N`, or `map16:ROWS,COLS,BOX_BYTES,SWIZZLE_BYTES`
+// (the address of a tensor map that encode_tiled made over a fresh ROWS x COLS matrix of halves,
+// boxes of BOX_BYTES / 2 halves x 64 rows, as lab 07's judge encodes them: lab 07's solution at
+// lab_driver's size is `3,2 128 buf:98304 map16:128,256,128,128 map16:192,256,128,128 i32:128
+// i32:192 i32:256`). Prints the distinct and total warp instructions of each side, how many are equal,
 // those only one side has (the first few shown), wavefronts per line; exit 0 when equal, 1 when not.
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "banklab_emu/emulator.hpp"
+#include "banklab_emu/tensor_map.hpp"
 
 namespace {
 
@@ -93,6 +97,22 @@ int main(int argc, char** argv) {
       const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       v = dev.alloc(bytes.size());
       dev.write(v, bytes.data(), bytes.size());
+    }
+    else if (std::strncmp(argv[a], "map16:", 6) == 0) {
+      unsigned long long rows = 0, cols = 0, box = 0, sw = 0;
+      std::sscanf(argv[a] + 6, "%llu,%llu,%llu,%llu", &rows, &cols, &box, &sw);
+      const std::uint64_t dims[2] = {cols, rows}, strides[1] = {2 * cols};
+      const std::uint32_t boxes[2] = {static_cast<std::uint32_t>(box / 2), 64}, step[2] = {1, 1};
+      const int mode = sw == 32 ? emu::tma::kSwizzle32B : sw == 64 ? emu::tma::kSwizzle64B : sw == 128 ? emu::tma::kSwizzle128B : emu::tma::kSwizzleNone;
+      emu::TensorMap map;
+      std::string why;
+      if (emu::encode_tiled(&map, emu::tma::kTypeFloat16, 2, dev.alloc(rows * cols * 2), dims, strides, boxes, step,
+                            emu::tma::kInterleaveNone, mode, emu::tma::kL2None, emu::tma::kOobFillNone, &why) != emu::tma::kSuccess) {
+        std::fprintf(stderr, "%s: encode_tiled refused it: %s\n", argv[a], why.c_str());
+        return 2;
+      }
+      v = dev.alloc(sizeof map);
+      dev.write(v, &map, sizeof map);
     }
     else v = std::strtoull(argv[a] + 4, nullptr, 10);
     std::memcpy(params.data() + k->params[static_cast<std::size_t>(p)].offset, &v, k->params[static_cast<std::size_t>(p)].size);

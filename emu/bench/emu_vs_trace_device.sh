@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# One device call: the hardware tracer's traces of labs 00 to 06 (stub and solution; lab 07's
-# launcher takes tensor maps, which lab_driver does not make), for
+# One device call: the hardware tracer's traces of labs 00 to 07 (stub and solution; lab 07's
+# launcher takes tensor maps, which lab_driver encodes in the kernel's mode), for
 # emu/tests/hardware_trace_test.cpp to hold the emulator's records against, record for record:
 #   run: bash emu/bench/emu_vs_trace_device.sh      (writes $OUT/emu_trace.tgz)
 # Builds only what tracing needs, straight from the sources (no CMake, no GoogleTest: seconds on
 # 16 cores): the injection library (trace/src/inject.cpp and the tracer's core, the model) and its
 # device patch, and tools/trace/tests/lab_driver.cu against labs/ and solutions/; then runs the
-# driver's launches of labs 00 to 06 (the sizes of tools/trace/tests/lab_driver_labs.inc) with
-# CUDA_INJECTION64_PATH set, as `banklab trace` does. Copy the fourteen h200_*.bltrace files and
+# driver's launches of labs 00 to 07 (the sizes of tools/trace/tests/lab_driver_labs.inc) with
+# CUDA_INJECTION64_PATH set, as `banklab trace` does. Copy the sixteen h200_*.bltrace files and
 # their .source.sha256 into emu/tests/data/ (emu.HardwareTrace skips a lab whose file is absent).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -47,7 +47,7 @@ g++ -shared -o "$B/libbanklab_trace_inject.so" "$B"/{inject,trace,merger,lines,d
   -L"$CUDA/lib64/stubs" -lcuda -ldl -lpthread > "$O/link.log" 2>&1 || { cat "$O"/*.log | tail -40; }
 echo "build: $(python3 -c "import time; print(f'{time.time()-$t0:.1f}')") s" | tee "$O/build_time.txt"
 for v in labs solutions; do
-  for lab in 00 01 02 03 04 05 06; do
+  for lab in 00 01 02 03 04 05 06 07; do
     CUDA_INJECTION64_PATH=$B/libbanklab_trace_inject.so BANKLAB_TRACE_OUT=$O/h200_${v}_$lab.bltrace BANKLAB_TRACE_STATS=1 \
       timeout 60 "$B/driver_$v" $lab 1 1 > "$O/run_${v}_$lab.log" 2>&1
     echo "$v $lab: rc=$? $(stat -c %s "$O/h200_${v}_$lab.bltrace" 2>/dev/null) bytes" | tee -a "$O/runs.txt"

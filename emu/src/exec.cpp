@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "alu.hpp"
+#include "async.hpp"
 #include "exec_families.hpp"
 #include "banklab_emu/emulator.hpp"
 #include "banklab_trace/format.hpp"
@@ -72,6 +73,7 @@ class Runner {
   bool run_block() {
     std::fill(shared_.begin(), shared_.end(), 0);
     const unsigned threads = static_cast<unsigned>(cfg_.block.count());
+    async_.reset(threads);
     const int nwarps = static_cast<int>((threads + 31) / 32);
     warps_.assign(static_cast<std::size_t>(nwarps), Warp{});
     for (int w = 0; w < nwarps; ++w) {
@@ -296,6 +298,7 @@ class Runner {
         std::uint64_t x = get(w, in.ops[1], lane);
         if (shared) x = in.to ? x - kGenericSharedBase : x + kGenericSharedBase;
         if (local) x = in.to ? x - kGenericLocalBase : x + kGenericLocalBase;
+        if (in.space == Space::Param) x = in.to ? x - kGenericParamBase : x + kGenericParamBase;  // async.hpp
         set(w, in.ops[0].reg, lane, x & cut);
       }
       return true;
@@ -401,6 +404,15 @@ class Runner {
         case Family::St:
           if (exec && !memory_op(w, in, pc, exec)) return false;
           break;
+        case Family::Async: {  // cp.async, bulk and tensor copies, mbarrier, fence: exec_async.cpp
+          if (!exec) break;
+          AsyncBlock block{k_, shared_, dev_, params_, trace_, async_};
+          const AsyncOutcome o = exec_async(block, w.r, w.index, in, pc, exec);
+          if (o.kind == AsyncOutcome::Kind::Fault) return fault(w, o.lane, in, o.what);
+          if (o.kind == AsyncOutcome::Kind::NotJudged) return not_judged(in, o.what);
+          if (o.kind == AsyncOutcome::Kind::Yield) return true;  // a wait not complete yet: the others run
+          break;
+        }
         case Family::Shfl: case Family::Vote: case Family::Match: case Family::Activemask: case Family::Redux:
         case Family::Ldmatrix: case Family::Stmatrix: case Family::Mma: case Family::Atom: case Family::Red:
           if (exec && !run_family(w, in, pc, active, exec)) return false;
@@ -423,6 +435,7 @@ class Runner {
   Dim3 ctaid_;
   std::vector<unsigned char> shared_;
   std::vector<Warp> warps_;
+  AsyncState async_;  // the block's pending cp.async groups
   std::vector<std::uint64_t> var_base_;  // Module::variables' addresses in the device
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "async.hpp"
 #include "banklab_emu/ptx.hpp"
 
 namespace banklab::emu {
@@ -212,6 +213,7 @@ bool is_signed(Type t) noexcept { return t == Type::S8 || t == Type::S16 || t ==
 bool is_float(Type t) noexcept { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
 
 void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
+  if (decode_async(mnemonic, inst)) return;  // cp.async*, mbarrier, fence, membar: ptx_async.cpp
   const std::vector<std::string> parts = split_dots(mnemonic);
   const std::string& base = parts[0];
   int operands = -2;
@@ -271,13 +273,18 @@ void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
   const bool float_op = is_float(inst.type);
   if (float_op && inst.round != Round::None && inst.round != Round::Rn && inst.family != Family::Cvt)
     return unsupported(inst, "the rounding of `" + mnemonic + "` (only .rn)");
-  if (inst.family == Family::Cvta && inst.space != Space::Global && inst.space != Space::Shared && inst.space != Space::Local)
+  if (inst.family == Family::Cvta && inst.space != Space::Global && inst.space != Space::Shared && inst.space != Space::Local &&
+      inst.space != Space::Param)
     return unsupported(inst, "`" + mnemonic + "` (only the global, shared and local windows)");
   (void)operands;  // checked once the operands are read: check_operands()
 }
 
 void check_operands(Inst& inst) {
   if (inst.family == Family::Unsupported) return;
+  if (inst.family == Family::Async) {
+    if (!async_operands_ok(inst)) unsupported(inst, "the operands of `" + inst.text + "`");
+    return;
+  }
   using K = Operand::Kind;
   auto is = [&](int i, K k) { return i < inst.nops && inst.ops[i].kind == k; };
   auto value = [&](int i) {

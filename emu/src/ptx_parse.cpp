@@ -87,17 +87,21 @@ constexpr SpecialName kSpecials[] = {
 // The registers a kernel declares: `%r<294>` gives %r0 .. %r293, `%p1` one register.
 class Registers {
  public:
-  void declare(const std::string& decl, int line) {
+  void declare(const std::string& decl, int line, bool predicate = false) {
     const std::size_t lt = decl.find('<');
     if (lt == std::string::npos) {
       singles_[decl] = next_++;
+      predicate_.resize(static_cast<std::size_t>(next_), predicate);
       return;
     }
     const int n = std::atoi(decl.c_str() + lt + 1);
     if (n <= 0 || n > 1 << 20) fail(line, "a register declaration `" + decl + "`");
     ranges_[decl.substr(0, lt)] = {next_, n};
     next_ += n;
+    predicate_.resize(static_cast<std::size_t>(next_), predicate);
   }
+  /// Declared `.pred` (cp.async tells ignore-src from src-size by it).
+  bool predicate(int index) const { return index >= 0 && static_cast<std::size_t>(index) < predicate_.size() && predicate_[static_cast<std::size_t>(index)]; }
   int find(const std::string& name) const {
     if (auto it = singles_.find(name); it != singles_.end()) return it->second;
     std::size_t d = name.size();
@@ -109,13 +113,33 @@ class Registers {
     return i < it->second.second ? it->second.first + i : -1;
   }
   int count() const { return next_; }
-  void clear() { singles_.clear(); ranges_.clear(); next_ = 0; }
+  void clear() { singles_.clear(); ranges_.clear(); predicate_.clear(); next_ = 0; }
 
  private:
   std::unordered_map<std::string, int> singles_;
   std::unordered_map<std::string, std::pair<int, int>> ranges_;
+  std::vector<bool> predicate_;
   int next_ = 0;
 };
+
+// `[map, {c0, c1, ...}]` (cp.async.bulk.tensor): the tensor map's address (a register) and 1 to 5
+// coordinates (registers).
+bool parse_tensor_operand(const std::string& s, const Registers& regs, Operand& op) {
+  const std::size_t comma = s.find(','), open = s.find('{'), close = s.rfind('}');
+  if (s.back() != ']' || comma == std::string::npos || comma > open || close == std::string::npos || close < open ||
+      trim(s.substr(close + 1, s.size() - close - 2)) != "")
+    return false;
+  op.kind = Operand::Kind::Tensor;
+  op.reg = regs.find(trim(s.substr(1, comma - 1)));
+  if (trim(s.substr(comma + 1, open - comma - 1)) != "" || op.reg < 0) return false;
+  for (const std::string& e : split_operands(s.substr(open + 1, close - open - 1))) {
+    if (op.count == 5) return false;
+    const int r = regs.find(e);
+    if (r < 0) return false;
+    op.regs[op.count++] = r;
+  }
+  return op.count > 0;
+}
 
 // One operand's text -> Operand; names of labels, variables and params stay in `symbol`.
 bool parse_operand(const std::string& text, const Registers& regs, Operand& op) {
@@ -132,6 +156,7 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
     }
     return op.count > 0;
   }
+  if (s[0] == '[' && s.find('{') != std::string::npos) return parse_tensor_operand(s, regs, op);
   if (s[0] == '[') {
     if (s.back() != ']') return false;
     op.kind = Operand::Kind::Address;
@@ -157,6 +182,16 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
     op.negate = true;
     s = trim(s.substr(1));
   }
+  if (s == "_") {
+    op.kind = Operand::Kind::Sink;
+    return !op.negate;
+  }
+  if (s[0] != '%' && regs.find(s) >= 0) {  // a register without % (inline asm's `.reg .pred p;`)
+    op.reg = regs.find(s);
+    op.kind = Operand::Kind::Reg;
+    op.predicate = regs.predicate(op.reg);
+    return true;
+  }
   if (s[0] == '%' && s.find('|') != std::string::npos) {  // `%r|%p`: a value and a predicate (shfl, match.all)
     const std::size_t bar = s.find('|');
     op.kind = Operand::Kind::Reg;
@@ -173,6 +208,7 @@ bool parse_operand(const std::string& text, const Registers& regs, Operand& op) 
       }
     op.reg = regs.find(s);
     op.kind = Operand::Kind::Reg;
+    op.predicate = regs.predicate(op.reg);
     return op.reg >= 0;
   }
   if (parse_number(s, op.imm)) {
@@ -281,6 +317,9 @@ void resolve(Kernel& k, const std::unordered_map<std::string, int>& labels, cons
         } else if (auto lv = locals.find(op.symbol); lv != locals.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a local variable's address (in the local space)
           op.imm = lv->second;
+        } else if (auto pa = params.find(op.symbol); pa != params.end() && in.family == Family::Mov) {
+          op.kind = Operand::Kind::Imm;  // a param's address in the param space (cvta.param makes it generic)
+          op.imm = pa->second;
         } else if (auto mv = module_vars.find(op.symbol); mv != module_vars.end() && in.family != Family::Bra) {
           op.kind = Operand::Kind::Imm;  // a module variable's address, known at launch
           op.imm = 0;
@@ -517,7 +556,7 @@ Module parse_ptx(const std::string& text) {
       std::string rest;
       std::getline(f, rest);
       if (!rest.empty() && rest.back() == ';') rest.pop_back();
-      for (const std::string& name : split_operands(rest)) regs.declare(name, line_no);
+      for (const std::string& name : split_operands(rest)) regs.declare(name, line_no, type == ".pred");
       continue;
     }
     if (l.find(".shared") != std::string::npos && l[0] == '.') {

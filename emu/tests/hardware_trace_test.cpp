@@ -1,10 +1,11 @@
-// The emulated trace against the hardware tracer's, record for record: traces of labs 00 to 06
+// The emulated trace against the hardware tracer's, record for record: traces of labs 00 to 07
 // (stub and solution) that the tracer recorded on an H200 (emu/tests/data/h200_*.bltrace, made
 // by emu/bench/emu_vs_trace_device.sh: tools/trace/tests/lab_driver.cu's launches at the sizes of
 // lab_driver_labs.inc, under libbanklab_trace_inject.so; skipped for a lab whose trace is absent), decoded with the tracer's decode() and the
 // cubin's line table, against the emulator's run of the same launch from nvcc's PTX. Every
 // distinct warp instruction (kernel, source line, op, width, active mask, each lane's offset) must
-// occur as often in both; the table says what each side has.
+// occur as often in both, and so must the TMA traffic (kernel, line, kind: warp instructions and
+// bytes; lab 07's launch takes the tensor maps lab_driver encodes); the table says what each side has.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "banklab_emu/emulator.hpp"
+#include "banklab_emu/tensor_map.hpp"
+#include "lab_accesses.hpp"
 #include "banklab_trace/trace.hpp"
 
 namespace banklab::emu::test {
@@ -30,6 +33,7 @@ Key key_of(const trace::Instruction& i) {
 
 struct Side {
   std::map<Key, std::uint64_t> counts;
+  std::map<std::tuple<std::string, int, int>, std::pair<std::uint64_t, std::uint64_t>> traffic;  // (kernel, line, kind): count, bytes
   std::map<int, std::uint64_t> wavefronts_by_line;
   std::uint64_t warp_instructions = 0;
   void add(const trace::Instruction& i) {
@@ -47,6 +51,7 @@ struct HwCase {
   const char* kernel;
   Dim3 grid, block;        // as the lab's launcher launches it at lab_driver's size (lab_driver_labs.inc)
   std::vector<long long> params;  // lab_driver's arguments: -1 a buffer (64 MiB, zeroed, as the driver's), else the number
+  int lab07 = 0;  // 1: lab 07's stub, 2: its solution: params 1 and 2 hold the tensor maps, as lab_driver's gemm_tensor_maps
 };
 
 constexpr long long B = -1;  // a buffer param
@@ -73,6 +78,9 @@ const HwCase kHw[] = {
     // gemm(c, a, b, 128, 192, 384): (192 / 64, 128 / 64) blocks of kThreads (128)
     {"Lab06Stub", LAB(LAB06_STUB, "h200_labs_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
     {"Lab06Solution", LAB(LAB06_SOLUTION, "h200_solutions_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
+    // gemm(c, map_a, map_b, 128, 192, 256): (192 / 64, 128 / 64) blocks of kThreads (128)
+    {"Lab07Stub", LAB(LAB07_STUB, "h200_labs_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 1},
+    {"Lab07Solution", LAB(LAB07_SOLUTION, "h200_solutions_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 2},
 };
 #undef LAB
 
@@ -95,10 +103,17 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   const trace::TraceData data = trace::read_trace(f);
   std::vector<trace::Instruction> hw_ins;
   std::vector<trace::Unmodelled> hw_un;
-  trace::decode(data, hw_ins, hw_un);
+  std::vector<trace::Traffic> hw_traffic;
+  trace::decode(data, hw_ins, hw_un, hw_traffic);
   Side hw, emu;
   for (const trace::Instruction& i : hw_ins)
     if (i.kernel == c.kernel) hw.add(i);
+  for (const trace::Traffic& t : hw_traffic)
+    if (t.kernel == c.kernel) {
+      auto& [n, bytes] = hw.traffic[{t.kernel, t.line, static_cast<int>(t.kind)}];
+      n += t.count;
+      bytes += t.bytes;
+    }
   EXPECT_TRUE(hw_un.empty()) << "the hardware trace has unmodelled instructions";
 
   std::ifstream p(c.ptx);
@@ -111,6 +126,21 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   std::vector<std::uint64_t> values;
   for (long long v : c.params) values.push_back(v == B ? dev.alloc(std::size_t(64) << 20) : static_cast<std::uint64_t>(v));
   ASSERT_EQ(values.size(), k->params.size());
+  if (c.lab07) {  // lab_driver's maps: at the start of buffers 1 and 2, over a (m x k) and b (n x k) halves 1 MiB into them
+    const Lab07Maps modes = lab07_maps(c.lab07 == 2);
+    const int sw = modes.swizzle_bytes == 32 ? tma::kSwizzle32B : modes.swizzle_bytes == 64 ? tma::kSwizzle64B
+                   : modes.swizzle_bytes == 128 ? tma::kSwizzle128B : tma::kSwizzleNone;
+    for (int t = 0; t < 2; ++t) {
+      const std::uint64_t rows = static_cast<std::uint64_t>(c.params[3 + t]), kk = static_cast<std::uint64_t>(c.params[5]);
+      const std::uint64_t dims[2] = {kk, rows}, strides[1] = {kk * 2};
+      const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
+      TensorMap map;
+      ASSERT_EQ(encode_tiled(&map, tma::kTypeFloat16, 2, values[1 + t] + (1u << 20), dims, strides, box, step, tma::kInterleaveNone,
+                             sw, tma::kL2None, tma::kOobFillNone),
+                tma::kSuccess);
+      dev.write(values[1 + t], &map, sizeof map);
+    }
+  }
   std::vector<unsigned char> params(k->param_bytes, 0);
   for (std::size_t i = 0; i < values.size(); ++i)  // little-endian: an int param takes the low bytes
     std::memcpy(params.data() + k->params[i].offset, &values[i], k->params[i].size);
@@ -120,7 +150,22 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   EmuTrace tr;
   const LaunchResult r = launch(mod, *k, cfg, params, dev, &tr);
   ASSERT_TRUE(r.ok()) << r.message;
-  for (const trace::Instruction& i : tr.take_instructions()) emu.add(i);
+  // The records decoded as the hardware's (the tracer's decode()), lines from the PTX's .loc (pc = index x 16).
+  std::vector<trace::Instruction> emu_ins;
+  std::vector<trace::Unmodelled> emu_un;
+  std::vector<trace::Traffic> emu_traffic;
+  trace::decode(tr.take_data(), emu_ins, emu_un, emu_traffic);
+  auto line_of = [&](std::uint64_t pc) { return pc / 16 < k->code.size() ? k->code[pc / 16].line : -1; };
+  for (trace::Instruction& i : emu_ins) {
+    i.line = line_of(i.pc);
+    emu.add(i);
+  }
+  for (const trace::Traffic& t : emu_traffic) {
+    auto& [n, bytes] = emu.traffic[{t.kernel, line_of(t.pc), static_cast<int>(t.kind)}];
+    n += t.count;
+    bytes += t.bytes;
+  }
+  EXPECT_TRUE(emu_un.empty()) << "the emulator recorded unmodelled instructions";
 
   std::uint64_t both = 0, hw_only = 0, emu_only = 0;
   for (const auto& [key, n] : hw.counts) {
@@ -142,6 +187,10 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   EXPECT_EQ(hw_only, 0u);
   EXPECT_EQ(emu_only, 0u);
   EXPECT_EQ(hw.wavefronts_by_line, emu.wavefronts_by_line);
+  for (const auto& [key, v] : hw.traffic)
+    std::cout << "    kernel.cu:" << std::get<1>(key) << ": TMA/wgmma traffic H200 " << v.first << " instructions, " << v.second
+              << " bytes; emulator " << emu.traffic[key].first << ", " << emu.traffic[key].second << "\n";
+  EXPECT_EQ(hw.traffic, emu.traffic);
 }
 
 INSTANTIATE_TEST_SUITE_P(Labs, HardwareTrace, ::testing::ValuesIn(kHw),

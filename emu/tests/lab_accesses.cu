@@ -1,6 +1,8 @@
 // Each lab's kernel.cu (stub and solution) in a namespace of its own, so that both can be in one
 // program; the access functions below are the lab's probe's (labs/00_bank_mapping/judge/probe.cu,
-// labs/01_32way_conflict/judge/probe.cu, labs/06_ldmatrix/judge/probe.cu), line for line.
+// labs/01_32way_conflict/judge/probe.cu, labs/06_ldmatrix/judge/probe.cu,
+// labs/07_tma_swizzle/judge/probe.cu), line for line.
+#include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -26,6 +28,12 @@ namespace stub06 {
 }
 namespace solution06 {
 #include BANKLAB_EMU_LAB06_SOLUTION
+}
+namespace stub07 {
+#include BANKLAB_EMU_LAB07_STUB
+}
+namespace solution07 {
+#include BANKLAB_EMU_LAB07_SOLUTION
 }
 
 namespace banklab::emu::test {
@@ -88,7 +96,39 @@ Described lab06(Offset tile_offset, int threads, int chunks_per_row, int tile_ro
   return Described{{sa, sb, ld}};
 }
 
+// Lab 07's probe: per block and step of k, the ldmatrix.x4 of both tiles (ldmatrix_x4's asm
+// statement, whose .loc is its operand line `: "r"(shared_address(row_address))`); TMA writes the
+// tiles (no LSU instruction). A's of warp w, step s, block i, lane l: row 32 (w / 2) + 16 i + l % 16,
+// chunk 2 s + l / 16; B's at kTileBytes: row 32 (w % 2) + 16 j + 8 (l / 16) + l % 8, chunk 2 s + (l / 8) % 2.
+template <typename Offset>
+Described lab07(Offset tile_offset, int threads, int tile_k, long long tile_bytes) {
+  Group ld{Op::LoadMatrix, "row_address))", {}};
+  for (int w = 0; w < threads / 32; ++w)
+    for (int s = 0; s < tile_k / 16; ++s)
+      for (int i = 0; i < 2; ++i) {
+        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) { return tile_offset(32 * (w / 2) + 16 * i + l % 16, 2 * s + l / 16); }, 16));
+        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) {
+          return tile_bytes + tile_offset(32 * (w % 2) + 16 * i + 8 * (l / 16) + l % 8, 2 * s + (l / 8) % 2);
+        }, 16));
+      }
+  return Described{{ld}};
+}
+
 }  // namespace
+
+Described lab07_gemm(bool solution) {
+  if (solution) {
+    using namespace solution07::lab07;
+    return lab07([](int r, int c) { return static_cast<long long>(tile_offset(r, c)); }, kThreads, kTileK, kTileBytes);
+  }
+  using namespace stub07::lab07;
+  return lab07([](int r, int c) { return static_cast<long long>(tile_offset(r, c)); }, kThreads, kTileK, kTileBytes);
+}
+
+Lab07Maps lab07_maps(bool solution) {
+  if (solution) return {solution07::lab07::kSwizzleBytes, solution07::lab07::kBoxBytes, solution07::lab07::kBoxesPerTile};
+  return {stub07::lab07::kSwizzleBytes, stub07::lab07::kBoxBytes, stub07::lab07::kBoxesPerTile};
+}
 
 Described lab06_gemm(bool solution) {
   if (solution) {

@@ -1,6 +1,6 @@
-// Labs 00, 01 and 06, stub and solution, compiled by nvcc to PTX (sm_90, -lineinfo) and run on the
+// Labs 00, 01, 06 and 07, stub and solution, compiled by nvcc to PTX (sm_90, -lineinfo) and run on the
 // emulator at the traced launch's size of the lab's description (256 tiles; 16384 rows; a GEMM of
-// 128 x 192 x 384): the
+// 128 x 192 x 384; lab 07's 128 x 192 x 256 through tensor maps): the
 // output equals the judge's CPU reference, and the emulated trace, costed by the tracer's
 // cost_of() as the judge's traced check costs it, takes per source line the wavefronts the model
 // gives the accesses the lab's probe describes (lab_accesses.cu): the numbers the GPU tier's
@@ -19,6 +19,7 @@
 #include "banklab/hardware.hpp"
 #include "banklab/model.hpp"
 #include "banklab_emu/emulator.hpp"
+#include "banklab_emu/tensor_map.hpp"
 #include "lab_accesses.hpp"
 
 namespace banklab::emu::test {
@@ -75,7 +76,7 @@ float half_value(std::uint16_t h) {
   return (h >> 15) ? -v : v;
 }
 
-enum class LabId { L00, L01, L06 };
+enum class LabId { L00, L01, L06, L07 };
 
 struct LabCase {
   const char* name;
@@ -94,6 +95,8 @@ const LabCase kLabs[] = {
     {"Lab01Solution", BANKLAB_EMU_PTX_LAB01_SOLUTION, BANKLAB_EMU_LAB01_SOLUTION, LabId::L01, true},
     {"Lab06Stub", BANKLAB_EMU_PTX_LAB06_STUB, BANKLAB_EMU_LAB06_STUB, LabId::L06, false},
     {"Lab06Solution", BANKLAB_EMU_PTX_LAB06_SOLUTION, BANKLAB_EMU_LAB06_SOLUTION, LabId::L06, true},
+    {"Lab07Stub", BANKLAB_EMU_PTX_LAB07_STUB, BANKLAB_EMU_LAB07_STUB, LabId::L07, false},
+    {"Lab07Solution", BANKLAB_EMU_PTX_LAB07_SOLUTION, BANKLAB_EMU_LAB07_SOLUTION, LabId::L07, true},
 };
 
 // The launch of the lab's correctness check (the traced one), on the emulator.
@@ -101,6 +104,7 @@ struct LabRun {
   LaunchResult result;
   std::vector<float> in, out, expected;
   std::vector<trace::Instruction> shared;
+  std::vector<trace::Unmodelled> unmodelled;  // what the model does not cost (lab 07: the TMA loads)
   long long units = 0;  // tiles (lab 00), blocks of 32 rows (lab 01), blocks x steps of 64 along k (lab 06)
 };
 
@@ -145,9 +149,80 @@ LabRun run_lab06(const Module& mod) {
   return r;
 }
 
+// Lab 07: gemm(c, map_a, map_b, m, n, k) at the traced size (lab.toml: gemm, sizes [[128, 192, 256],
+// ...]), the tensor maps encoded as the judge's encode_map() encodes them (labs/07_tma_swizzle/judge/
+// test.cu: halves, k x rows, boxes of kBoxBytes / 2 halves x 64 rows, the kernel's kSwizzleBytes), by
+// the emulator's encode_tiled(), in global memory.
+LabRun run_lab07(const Module& mod, bool solution) {
+  LabRun r;
+  const Kernel* k = mod.find("_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii");
+  if (!k) {
+    r.result.status = LaunchResult::Status::Fault;
+    r.result.message = "kernel not found in the PTX";
+    return r;
+  }
+  const int m = 128, n = 192, kk = 256;
+  r.units = (m / 64) * (n / 64) * (kk / 64);
+  const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
+                                   b = random_halves(static_cast<std::size_t>(n) * kk, 48);
+  r.expected.assign(static_cast<std::size_t>(m) * n, 0.0f);  // grader::gemm::cpu_product
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int p = 0; p < kk; ++p)
+        sum += half_value(a[static_cast<std::size_t>(i) * kk + p]) * half_value(b[static_cast<std::size_t>(j) * kk + p]);
+      r.expected[static_cast<std::size_t>(i) * n + j] = sum;
+    }
+  Device dev;
+  EmuTrace tr;
+  const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2),
+                      dmaps = dev.alloc(2 * sizeof(TensorMap));
+  dev.write(da, a.data(), a.size() * 2);
+  dev.write(db, b.data(), b.size() * 2);
+  const Lab07Maps modes = lab07_maps(solution);
+  const int swizzle = modes.swizzle_bytes == 0 ? tma::kSwizzleNone : modes.swizzle_bytes == 32 ? tma::kSwizzle32B
+                      : modes.swizzle_bytes == 64 ? tma::kSwizzle64B : tma::kSwizzle128B;
+  for (int t = 0; t < 2; ++t) {
+    TensorMap map;
+    const std::uint64_t dims[2] = {static_cast<std::uint64_t>(kk), static_cast<std::uint64_t>(t == 0 ? m : n)};
+    const std::uint64_t strides[1] = {static_cast<std::uint64_t>(kk) * 2};
+    const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
+    std::string why;
+    if (encode_tiled(&map, tma::kTypeFloat16, 2, t == 0 ? da : db, dims, strides, box, step, tma::kInterleaveNone, swizzle,
+                     tma::kL2None, tma::kOobFillNone, &why) != tma::kSuccess) {
+      r.result.status = LaunchResult::Status::Fault;
+      r.result.message = "encode_tiled refused the judge's map: " + why;
+      return r;
+    }
+    dev.write(dmaps + t * sizeof(TensorMap), &map, sizeof map);
+  }
+  const std::uint64_t map_a = dmaps, map_b = dmaps + sizeof(TensorMap);
+  int dims[3] = {m, n, kk};
+  void* args[] = {const_cast<std::uint64_t*>(&dc), const_cast<std::uint64_t*>(&map_a), const_cast<std::uint64_t*>(&map_b),
+                  &dims[0], &dims[1], &dims[2]};
+  LaunchConfig cfg;
+  cfg.grid.x = n / 64;
+  cfg.grid.y = m / 64;
+  cfg.block.x = 128;
+  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  r.out.resize(r.expected.size());
+  dev.read(dc, r.out.data(), r.out.size() * 4);
+  r.shared = tr.take_instructions();
+  r.unmodelled = tr.take_unmodelled();
+  // What the model is not asked: the TMA loads, kBoxesPerTile a tile, two tiles a unit of work.
+  std::uint64_t tma_loads = 0;
+  for (const trace::Unmodelled& u : r.unmodelled) tma_loads += u.what.find("TMA load") != std::string::npos ? u.count : 0;
+  if (r.result.ok() && tma_loads != static_cast<std::uint64_t>(2 * modes.boxes_per_tile * r.units)) {
+    r.result.status = LaunchResult::Status::Fault;
+    r.result.message = "TMA loads recorded: " + std::to_string(tma_loads) + ", expected " + std::to_string(2 * modes.boxes_per_tile * r.units);
+  }
+  return r;
+}
+
 LabRun run_lab(const LabCase& c) {
   const Module mod = parse_ptx(slurp(c.ptx));
   if (c.lab == LabId::L06) return run_lab06(mod);
+  if (c.lab == LabId::L07) return run_lab07(mod, c.solution);
   const bool lab01 = c.lab == LabId::L01;
   const Kernel* k = mod.find(lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
   LabRun r;
@@ -206,7 +281,8 @@ TEST_P(Lab, TracedWavefrontsPerLineAreTheModelsForTheDescribedAccesses) {
   ASSERT_TRUE(r.result.ok()) << r.result.message;
   const Described d = c.lab == LabId::L01 ? lab01_row_sums(c.solution)
                       : c.lab == LabId::L00 ? lab00_multiply_by_i(c.solution)
-                                            : lab06_gemm(c.solution);
+                      : c.lab == LabId::L06 ? lab06_gemm(c.solution)
+                                            : lab07_gemm(c.solution);
   // The model over the described accesses, times the units of work launched.
   std::map<Op, long long> model_w, model_min, model_n;
   for (const Group& g : d.groups)

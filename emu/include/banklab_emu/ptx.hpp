@@ -37,6 +37,16 @@ enum class Family : std::uint8_t {
   Ldmatrix, Stmatrix, Mma,
   Atom, Red,
   Call,  ///< only while a kernel is read: every call is replaced by its callee's code (inline_calls.cpp)
+  Async,  ///< cp.async, bulk and tensor copies, mbarrier, fence, membar: Inst::async says which (exec_async.cpp)
+};
+
+/// The instructions of Family::Async (ptx_async.cpp decodes them, exec_async.cpp runs them).
+enum class AsyncOp : std::uint8_t {
+  None,
+  CpAsync, CpAsyncCommit, CpAsyncWait, CpAsyncWaitAll, CpAsyncMbarrierArrive,  ///< cp.async (non-bulk)
+  Bulk, BulkTensor, BulkCommit, BulkWait,  ///< cp.async.bulk{.tensor}, its bulk groups
+  MbarInit, MbarInval, MbarArrive, MbarExpectTx, MbarCompleteTx, MbarTestWait, MbarTryWait,
+  Fence,  ///< fence.* and membar.*: nothing to order on the emulator
 };
 
 /// The operation of a warp-wide or atomic family (Inst::sub): shfl's mode, vote's mode,
@@ -57,17 +67,20 @@ enum class Special : std::uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, Ctaid
                                     LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe };
 
 struct Operand {
-  enum class Kind : std::uint8_t { None, Reg, Imm, Special, Address, Vector, Label };
+  enum class Kind : std::uint8_t { None, Reg, Imm, Special, Address, Vector, Label,
+                                   Sink,     ///< `_`: a result nobody reads (mbarrier.arrive's state)
+                                   Tensor }; ///< `[map, {c0, ...}]`: reg (or symbol) the tensor map, regs the coordinates
   Kind kind = Kind::None;
   bool negate = false;        ///< `!%p` (a predicate read negated)
   Special special = Special::TidX;
   int reg = -1;               ///< Reg; Address: the base register (-1: an absolute address or symbol)
   std::int64_t imm = 0;       ///< Imm: the raw bits; Address: the offset (symbols resolved); Label: the target index
   int count = 0;              ///< Vector: elements in `regs`
-  int regs[4] = {-1, -1, -1, -1};  ///< Vector: registers (-1: `_`, a sink)
+  int regs[5] = {-1, -1, -1, -1, -1};  ///< Vector (4 at most): registers (-1: `_`, a sink); Tensor: up to 5 coordinates
   std::string symbol;         ///< a name the reader resolves after the kernel is read (label, variable, param)
   int pred = -1;              ///< Reg written as `%r|%p` (shfl, match.all): the predicate register beside it
   int var = -1;               ///< Imm/Address naming a module variable (Module::variables): its address, known at launch, is added to imm
+  bool predicate = false;     ///< Reg: a register declared `.pred` (cp.async's ignore-src is one, src-size is not)
 };
 
 /// One PTX instruction.
@@ -82,6 +95,9 @@ struct Inst {
   Cmp cmp = Cmp::None;
   BoolOp boolop = BoolOp::None;
   Round round = Round::None;
+  AsyncOp async = AsyncOp::None;  ///< Family::Async: which instruction
+  std::uint8_t async_dims = 0;    ///< cp.async.bulk.tensor: .1d .. .5d
+  std::uint16_t async_flags = 0;  ///< Family::Async: its suffixes (kAsync* of src/async.hpp)
   int guard = -1;             ///< @%p: the predicate register (-1: none)
   bool guard_negate = false;  ///< @!%p
   SubOp sub = SubOp::None;    ///< Shfl/Vote/Match/Redux/Atom/Red: the family's operation

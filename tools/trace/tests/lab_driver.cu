@@ -6,7 +6,7 @@
 // Usage: lab_driver [LAB|all] [SCALE] [REPEAT]   (LAB: a lab's number; SCALE multiplies every
 // dimension of the sizes). The labs and their launches: lab_driver_labs.inc, generated from the
 // labs' descriptions (python3 python/banklab/lab/gen.py --driver).
-#include <cuda.h>  // CUtensorMap: a launcher fed by tensor maps (lab 07) is not driven
+#include <cuda.h>  // CUtensorMap: a launcher fed by tensor maps (lab 07) gets maps the driver encodes
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -23,9 +23,16 @@
     if (e_ != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } \
   } while (0)
 
+// The tensor maps a launcher of `name` takes for an m x n x k GEMM (c = a * b^T: a m x k halves, b
+// n x k, row-major), in the mode and box its lab's kernel.cu declares, as the judge encodes them
+// (labs/07_tma_swizzle/judge/test.cu, encode_map); false for a launcher the driver has no maps for.
+// Defined after the labs' kernels are included.
+bool gemm_tensor_maps(const char* name, long long m, long long n, long long k, void* a, void* b, CUtensorMap* maps);
+
 // Calls a launcher with the driver's buffers for its pointer parameters (in order: a, b, c; every
 // buffer far larger than any launch reads), the size's numbers times `scale` for its numbers, and
-// the default stream.
+// the default stream. A launcher that takes tensor maps (c, map_a, map_b, m, n, k) gets c in the
+// first buffer and the maps at the start of the other two, made over a and b 1 MiB into them.
 struct Driver {
   std::string which;
   long long scale = 1;
@@ -38,10 +45,17 @@ struct Driver {
     // A tensor map is made for one matrix and one swizzle mode, which the driver does not know:
     // such a launcher is left out (its kernel is traced by the judge, which encodes the maps).
     if constexpr ((std::is_same_v<std::remove_cv_t<std::remove_pointer_t<A>>, CUtensorMap> || ...)) {
-      std::fprintf(stderr, "%s: takes tensor maps, which the driver does not make: not driven\n", name);
-      (void)launcher;
-      (void)size;
-      return;
+      const long long* d = size.begin();
+      CUtensorMap maps[2];
+      char* a = static_cast<char*>(buf[1]) + (1 << 20);
+      char* b = static_cast<char*>(buf[2]) + (1 << 20);
+      if (size.size() != 3 || !gemm_tensor_maps(name, d[0] * scale, d[1] * scale, d[2] * scale, a, b, maps)) {
+        std::fprintf(stderr, "%s: takes tensor maps, which the driver cannot make for it: not driven\n", name);
+        return;
+      }
+      CHECK(cudaMemcpy(buf[1], &maps[0], sizeof(CUtensorMap), cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpy(buf[2], &maps[1], sizeof(CUtensorMap), cudaMemcpyHostToDevice));
+      run_driven(name, launcher, size);
     } else {
       run_driven(name, launcher, size);
     }
@@ -75,6 +89,31 @@ struct Driver {
 };
 
 #include "lab_driver_labs.inc"
+
+bool gemm_tensor_maps(const char* name, long long m, long long n, long long k, void* a, void* b, CUtensorMap* maps) {
+  if (std::strcmp(name, "lab07::gemm") != 0) return false;
+  using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                                   const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || fn == nullptr)
+    return false;
+  const int sw = lab07::kSwizzleBytes;
+  const CUtensorMapSwizzle mode = sw == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : sw == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                  : sw == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE;
+  for (int t = 0; t < 2; ++t) {
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(t == 0 ? m : n)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(k) * 2};
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(lab07::kBoxBytes / 2), 64}, step[2] = {1, 1};
+    if (reinterpret_cast<EncodeTiled>(fn)(&maps[t], CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, t == 0 ? a : b, dims, strides, box, step,
+                                          CU_TENSOR_MAP_INTERLEAVE_NONE, mode, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+      return false;
+  }
+  return true;
+}
 
 int main(int argc, char** argv) {
   Driver d;
