@@ -42,7 +42,7 @@ struct State {
   std::unique_ptr<Device> device;
   EmuTrace trace;
   bool tracing = false;  ///< a trace::Session is alive: launches are recorded
-  std::uint64_t max_warp_instructions = LaunchConfig{}.max_warp_instructions;
+  std::uint64_t max_warp_instructions = 0;  ///< a launch's limit (state.cpp: the environment's, else 50 M)
   std::map<std::string, std::shared_ptr<const Module>> parsed;  ///< by PTX text: each module parsed once
   std::set<const KernelRef*> kernels;                           ///< every live handle
   std::map<const void*, std::unique_ptr<KernelRef>> registered; ///< host stub -> the judge's own kernel
