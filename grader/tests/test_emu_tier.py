@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The GPU tier without a GPU (issue 47; docs/dev/EMULATOR.md, "One harness, two devices"): the
-judge's own GPU tests of a lab (labs/NN_name/judge/test.cu, unchanged) run on the emulator where
+judge's own GPU tests of a lab, 00 to 05 (labs/NN_name/judge/test.cu, unchanged), run on the emulator where
 BANKLAB_EMULATE=1, through the judge's emulated twin (banklab-judge-labNN-emu), on a machine
 without a GPU (CI):
 
@@ -42,6 +42,32 @@ LABS = {
         "cases": [("bad", "bad/launches_one_block_too_many.patch"),
                   ("cheat", "cheats/kernel_writes_past_the_end_01.patch"),
                   ("cheat", "cheats/cuda_arch_host_differs_01.patch")],
+    },
+    # Labs 02 to 05: the cheat that keeps the stub's layout in its kernel (its traced figure is the
+    # stub's), and a case of each kind that the emulator judges (docs/dev/EMULATOR.md's table).
+    "02": {
+        "folder": "02_broadcast",
+        "stub_walk": "cheats/kernel_bypasses_access_functions_02.patch",
+        "cases": [("cheat", "cheats/kernel_bypasses_access_functions_02.patch"),
+                  ("cheat", "cheats/wrong_channel_judged_by_own_oracle_02.patch")],
+    },
+    "03": {
+        "folder": "03_vector_lds",
+        "stub_walk": "cheats/kernel_bypasses_access_functions_03.patch",
+        "cases": [("bad", "bad/a_and_b_swapped.patch"),
+                  ("cheat", "cheats/partial_warp_loads_hide_a_conflict_03.patch")],
+    },
+    "04": {
+        "folder": "04_padding",
+        "stub_walk": "cheats/kernel_bypasses_access_functions_04.patch",
+        "cases": [("bad", "bad/unswapped_write_out.patch"),
+                  ("cheat", "cheats/kernel_bypasses_access_functions_04.patch")],
+    },
+    "05": {
+        "folder": "05_swizzle",
+        "stub_walk": "cheats/kernel_bypasses_access_functions_05.patch",
+        "cases": [("bad", "bad/read_bypasses_swizzle.patch"),
+                  ("cheat", "cheats/cuda_arch_host_differs_05.patch")],
     },
 }
 
