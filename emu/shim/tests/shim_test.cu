@@ -72,6 +72,16 @@ TEST(Shim, DeviceAddressesAreNeverHostOnes) {
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
 
+TEST(Shim, DeviceBytesAreCappedByTheEnvironment) {
+  setenv("BANKLAB_EMU_MAX_DEVICE_BYTES", "1048576", 1);  // read when the shim starts: this process's first call
+  void *a = nullptr, *b = nullptr;
+  EXPECT_EQ(cudaMalloc(&a, 2u << 20), cudaErrorMemoryAllocation);
+  ASSERT_EQ(cudaMalloc(&a, 512u << 10), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&b, 600u << 10), cudaErrorMemoryAllocation);
+  ASSERT_EQ(cudaFree(a), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&b, 600u << 10), cudaSuccess);  // the bytes in use, not the bytes ever allocated
+}
+
 TEST(Shim, RegisteredKernelsRunWithTheirLaunchShape) {
   const int n = 1000;
   std::vector<int> host(n);
