@@ -106,7 +106,10 @@ def summary_line(lab: str, recs: dict[str, dict], tests: list[str], points: dict
         done = [r for r in judged.values() if r.get("tier") == tier and r.get("status") in ("passed", "failed")]
         if done:
             passed = sum(r["status"] == "passed" for r in done)
-            tiers.append(f"{name} tier {tests_n(len(done))} ({passed} passed, {len(done) - passed} failed)")
+            # "emulated": judged on the emulator, not a GPU (the judge's emulated twin, docs/dev/EMULATOR.md)
+            emulated = sum(r.get("emulated") is True for r in done)
+            on = f"; {emulated} on the emulator, not a GPU" if emulated else ""
+            tiers.append(f"{name} tier {tests_n(len(done))} ({passed} passed, {len(done) - passed} failed{on})")
     parts.append(f"lab{lab} judged: " + ("; ".join(tiers) if tiers else "no test"))
     parts += said
     if not any(r.get("tier") == "gpu" and r.get("status") in ("passed", "failed") for r in judged.values()):

@@ -12,9 +12,12 @@
 namespace banklab::emu {
 
 std::uint64_t Device::alloc(std::size_t bytes) {
+  const std::uint64_t step = (static_cast<std::uint64_t>(bytes) + 255) / 256 * 256 + 256;  // a gap: an access just past the end faults
+  if (bytes > max_bytes_ - in_use_ || step > end_ - next_) return 0;  // compared, never summed
   const std::uint64_t at = next_;
-  next_ += (bytes + 255) / 256 * 256 + 256;  // a gap: an access just past the end faults
+  next_ += step;
   allocations_[at].assign(bytes, 0);
+  in_use_ += bytes;
   last_ = nullptr;
   return at;
 }
@@ -29,7 +32,10 @@ std::uint64_t Device::variable(const void* module, int index, std::size_t bytes,
 }
 
 void Device::free(std::uint64_t address) {
-  allocations_.erase(address);
+  auto it = allocations_.find(address);
+  if (it == allocations_.end()) return;
+  in_use_ -= it->second.size();
+  allocations_.erase(it);
   last_ = nullptr;
 }
 

@@ -40,6 +40,7 @@
 #include "banklab/cuda_check.cuh"
 #include "build.hpp"
 #include "clean_text.hpp"
+#include "emulation.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
@@ -133,6 +134,7 @@ std::optional<Verdict> choose_variant(const Args& a, const std::string& source, 
 std::string variant_note(const Args& a, const std::string& source);
 
 int cmd_test(const Args& a, char** argv) {
+  become_the_emulated_twin(a.tests, argv);  // returns where the tests run here (emulation.hpp)
   TestRun run;
   run.lab = a.lab;
   run.work = a.work;

@@ -20,6 +20,7 @@
 #include "banklab/cuda_check.cuh"
 #include "build.hpp"
 #include "clean_text.hpp"
+#include "emulation.hpp"
 #include "grader/answers.hpp"
 #include "grader/check.hpp"
 #include "grader/context.hpp"
@@ -117,6 +118,7 @@ class Recorder : public ::testing::EmptyTestEventListener {
     verdict_.test = name;
     verdict_.tier = tier_of_test(name);
     skip_message_.clear();
+    (void)take_not_judged();  // the emulator's word on this test's launches only
     grader::gpu::detail::gpu_lock_waited_s() = 0;  // each test's own wait budget, as in a process of its own
     // One GPU, one timing at a time: the lock is held until the verdict is written, by the tests
     // grader/gpu/gpu_lock.hpp names (gpu_test_holds_the_lock), exclusively or shared.
@@ -150,6 +152,15 @@ class Recorder : public ::testing::EmptyTestEventListener {
       v.message = "the judge made no check in this test: a verdict needs evidence (report this to your instructor)";
     } else {
       v.status = "passed";
+    }
+    if (v.tier == "gpu" && emulated_process()) {
+      v.emulated = true;
+      // A launch the emulator could not run (an instruction it does not know): not judged, whatever
+      // the test made of the failed launch.
+      if (const std::string why = take_not_judged(); !why.empty()) {
+        v.status = "skipped";
+        v.message = skip_message_ = why;
+      }
     }
     const bool not_from_gtest = (v.status == "skipped" && run_.graded) || v.checks <= 0;
     if (v.status == "skipped" && run_.graded) {
@@ -242,6 +253,22 @@ int run_tests(const TestRun& run, const char* argv0) {
     return exit_status(codes);
   }
 
+  if (emulated_process()) {  // the emulator does not time: a timing test is skipped, not run
+    std::vector<std::string> run_here;
+    for (const std::string& t : tests) {
+      if (tier_of_test(t) != "gpu" || !is_timed(t)) {
+        run_here.push_back(t);
+        continue;
+      }
+      Verdict v = plain(run, t, timing_needs_a_gpu());
+      v.status = run.graded ? "fault" : "skipped";
+      if (run.graded) v.message = fault_message(v, v.message);
+      v.emulated = true;
+      codes.push_back(finish_verdict(v, run.results, true));
+    }
+    tests = run_here;
+    if (tests.empty()) return exit_status(codes);
+  }
   if (traced) grader::gpu::start_trace_session();  // before any CUDA call
   std::string filter = "--gtest_filter=";
   for (std::size_t i = 0; i < tests.size(); ++i) filter += (i ? ":" : "") + tests[i];

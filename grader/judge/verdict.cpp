@@ -24,7 +24,8 @@ std::string body(const Verdict& v) {
   std::snprintf(secs, sizeof secs, "%.3f", v.seconds);
   os << "{\"schema\": \"banklab.verdict.v1\", \"lab\": " << quote(v.lab) << ", \"test\": " << quote(v.test)
      << ", \"tier\": " << quote(v.tier) << ", \"status\": " << quote(v.status) << ", \"checks\": " << v.checks
-     << ", \"seconds\": " << secs << ", \"message\": " << quote(clean_text(v.message, kMessageBytes)) << "}";
+     << ", \"seconds\": " << secs << ", \"message\": " << quote(clean_text(v.message, kMessageBytes))
+     << (v.emulated ? ", \"emulated\": true" : "") << "}";
   return os.str();
 }
 
@@ -94,6 +95,7 @@ bool read_verdict(const std::string& path, Verdict& v) {
   v.checks = std::atoll(m["checks"].c_str());
   v.seconds = std::atof(m["seconds"].c_str());
   v.message = m["message"];
+  v.emulated = m["emulated"] == "true";
   return v.status == "passed" || v.status == "failed" || v.status == "skipped" || v.status == "fault";
 }
 
@@ -112,7 +114,8 @@ std::string summary_line(const Verdict& v) {
                     : v.status == "skipped" ? "[ SKIPPED]"
                     : v.status == "fault"   ? "[ FAULT  ]"
                                             : "[ FAILED ]";
-  std::string s = "banklab-judge " + tag + " lab" + v.lab + "." + v.test + " (" + std::to_string(v.checks) + " checks)";
+  std::string s = "banklab-judge " + tag + " lab" + v.lab + "." + v.test + " (" + std::to_string(v.checks) + " checks" +
+                  (v.emulated ? ", on the emulator)" : ")");
   if (v.status == "skipped" || v.status == "fault") s += ": " + clean_text(v.message, kMessageBytes);
   return s;
 }

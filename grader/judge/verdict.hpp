@@ -12,6 +12,9 @@ struct Verdict {
   long long checks = 0;
   double seconds = 0;
   std::string message;
+  /// Judged on the emulator (a GPU test of the emulated twin, docs/dev/EMULATOR.md): the record
+  /// then holds `"emulated": true`; a record without the key was judged on a GPU or the CPU.
+  bool emulated = false;
 };
 
 std::string to_json(const Verdict& v);

@@ -4,7 +4,7 @@
   test_run_summary.py --root ROOT      (CTest: judge.RunSummaryLine)
 
 Records as the judge writes them (banklab.verdict.v1): a student's machine without a GPU (the
-GPU tests skipped), the student release (predictions skipped, "graded by your instructor"), a
+GPU tests skipped), GPU tests judged on the emulator (said so), the student release (predictions skipped, "graded by your instructor"), a
 `fault` (not graded: REASON), a failed build, and missing evidence (no build record; a record
 that does not read), each with the line it must give.
 """
@@ -65,6 +65,23 @@ class RunSummary(unittest.TestCase):
         self.assertIn("no GPU on this machine", line)
         self.assertRegex(line, r"not judged: 2 tests, [0-9.]+ of [0-9.]+ points: no GPU")
         self.assertNotIn("CUDA driver", line)
+
+    def test_tests_judged_on_the_emulator_are_said(self):
+        emulated = [record("Lab05OnGpu.TransposeIsCorrect", "gpu", "passed"),
+                    record("Lab05OnGpu.TracedColumnReads", "gpu", "failed", "not conflict-free"),
+                    record("Lab05OnGpu.TransposeMeetsTheKernelTimingTarget", "gpu", "skipped",
+                           "needs a GPU: this test times kernels, and the emulator runs them but does not time them")]
+        for r in emulated:
+            r["emulated"] = True
+        self.put(record("Lab05.Build", "cpu", "passed"), record("Lab05OnGpu.Float4TransposeIsCorrect", "gpu", "passed"),
+                 *emulated)
+        r = self.run_summary()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        line = r.stdout.strip().splitlines()[-1]
+        self.assertIn("GPU tier 3 tests (2 passed, 1 failed; 2 on the emulator, not a GPU)", line)
+        self.assertIn("not judged: 1 test", line)
+        self.assertIn("needs a GPU: this test times kernels", line)
+        self.assertNotIn("never runs your kernel", line)
 
     def test_the_release_says_the_instructor_checks_predictions(self):
         self.put(record("Lab05.Build", "cpu", "passed"),

@@ -29,8 +29,20 @@ struct Dim3 {
 /// Emulated global memory: allocations at addresses of their own, every access checked.
 class Device {
  public:
-  /// A fresh allocation of `bytes` (zeroed), 256-byte aligned, never at 0.
+  /// Addresses from 0x7f0000000000 on, no cap on the bytes (the emulator's own tests).
+  Device() = default;
+  /// Addresses inside [base, base + span) only (the shim reserves that range of its process's
+  /// address space with mmap(PROT_NONE), so no host pointer is ever a device address), and at
+  /// most `max_bytes` allocated at a time.
+  Device(std::uint64_t base, std::uint64_t span, std::uint64_t max_bytes)
+      : next_(base), end_(base + span), max_bytes_(max_bytes) {}
+  /// A fresh allocation of `bytes` (zeroed), 256-byte aligned, never at 0; 0 when the range or the
+  /// cap on bytes has no room for it.
   std::uint64_t alloc(std::size_t bytes);
+  /// Whether `address` lies in the range this device hands out (allocated or not).
+  bool owns(std::uint64_t address) const { return address >= first_ && address < end_; }
+  /// Bytes allocated now.
+  std::uint64_t bytes_in_use() const { return in_use_; }
   void free(std::uint64_t address);
   /// Copies in / out; throws std::out_of_range outside an allocation.
   void write(std::uint64_t address, const void* data, std::size_t bytes);
@@ -46,6 +58,7 @@ class Device {
   std::map<std::uint64_t, std::vector<unsigned char>> allocations_;  // by start address
   std::uint64_t next_ = 0x7f0000000000ull;
   std::map<std::pair<const void*, int>, std::uint64_t> variables_;
+  std::uint64_t first_ = next_, end_ = ~0ull, max_bytes_ = ~0ull, in_use_ = 0;
   mutable const std::pair<const std::uint64_t, std::vector<unsigned char>>* last_ = nullptr;
 };
 
