@@ -39,7 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 import expect  # noqa: E402
 import materialize  # noqa: E402
-import variant_case  # noqa: E402
+import variant_case  # noqa: E402  (sets banklab's path, as materialize does)
+from banklab.lab import variants as banklab_variants  # noqa: E402
 
 
 def lab_dirs() -> dict[str, str]:
@@ -143,7 +144,7 @@ def stub_grade(run: Run, lab: str) -> str:
         os.makedirs(sd, exist_ok=True)
         ssrc = os.path.join(sd, "kernel.cu")
         with open(ssrc, "w", encoding="utf-8") as f_out:
-            f_out.write(variant_case.V.stub(lab_of(lab), args.variant or 0))
+            f_out.write(banklab_variants.stub(lab_of(lab), args.variant or 0))
         sj = os.path.join(sd, "grade.json")
         grade(run.judge, lab, ssrc, os.path.join(sd, "work"), sj, args.tier, args.graded, args.timeout, args.variant)
         run.stub_grades[lab] = sj
