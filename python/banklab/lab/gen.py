@@ -154,6 +154,11 @@ def cexpr(expr):
     return expr.strip()
 
 
+def judge_dir(d):
+    """The lab's judge folder from the course root (probe.cu, test.cu): its description's, else labs/<folder>/judge."""
+    return d.get('judge_dir', 'labs/' + d['folder'] + '/judge')
+
+
 def header(d, toml_name):
     ns = f"lab{d['lab']}_desc"
     L = []
@@ -165,7 +170,7 @@ def header(d, toml_name):
     L.append(f"namespace {ns} {{\n")
     L.append(f"inline constexpr const char* kLab = {cstr(d['lab'])};")
     L.append(f"inline constexpr const char* kFolder = {cstr(d['folder'])};")
-    L.append(f"inline constexpr const char* kJudgeDir = {cstr(d.get('judge_dir', 'labs/' + d['folder'] + '/judge'))};"
+    L.append(f"inline constexpr const char* kJudgeDir = {cstr(judge_dir(d))};"
              "  // the judge's files (probe.cu, test.cu), from the source root")
     L.append(f"inline constexpr const char* kNamespace = {cstr(d['namespace'])};")
     L.append("inline constexpr const char* kConstants[] = {" + ", ".join(cstr(c) for c in d["constants"]) + "};")
@@ -310,6 +315,7 @@ def questions_test(d, toml_name):
          '#include "grader/generated_tests.hpp"',
          '#include "grader/grader.hpp"',
          '#include "grader/lab_description.hpp"',
+         '#include "grader/lab_folders.hpp"',
          f'#include "grader/lab{d["lab"]}_judge.hpp"\n',
          "namespace {\n"]
     L += question_table(d)
@@ -321,6 +327,9 @@ def questions_test(d, toml_name):
     L.append("// One test of each kind over these (grader/generated_tests.hpp), named as a TEST() would be.")
     L.append("[[maybe_unused]] const bool kRegistered = grader::register_generated_tests(")
     L.append(f"    {cstr(d['lab'])}, kLayoutTests, kQuestions, kPredictionTests, {'true' if d['answers'] else 'false'}, __FILE__);")
+    L.append("// Where the lab lives, for the judge's build (grader/lab_folders.hpp): its folder and its judge folder.")
+    L.append(f"[[maybe_unused]] const bool kFoldersRegistered = grader::register_lab_folders({cstr(d['lab'])}, "
+             f"{cstr(d['folder'])}, {cstr(judge_dir(d))});")
     L.append("\n}  // namespace")
     return "\n".join(L) + "\n"
 
