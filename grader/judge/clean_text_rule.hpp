@@ -19,7 +19,8 @@ inline constexpr bool kDropCrBeforeNewline = true;
 
 /// The code points shown as escapes: inclusive ranges, ascending, apart.
 struct Range {
-  char32_t from, to;
+  char32_t from;  ///< the first code point
+  char32_t to;    ///< the last
 };
 inline constexpr Range kEscaped[] = {
     {0x0000, 0x001F},

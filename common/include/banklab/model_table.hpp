@@ -50,10 +50,10 @@ inline constexpr Op kAllOps[] = {
 /// One row of the op table: an op, its name in access lines, the widths it allows (the first
 /// `count` of `widths`).
 struct OpInfo {
-  Op op;
-  const char* name;
-  int widths[5];
-  int count;
+  Op op;              ///< the op
+  const char* name;   ///< its name in access lines (parse_op, to_string)
+  int widths[5];      ///< the widths it allows, ascending (the first `count`; 0 after them)
+  int count;          ///< how many of `widths` it allows
 };
 
 /// The op table, in kAllOps' order.

@@ -99,7 +99,7 @@ def cpp_header(r: Rule) -> str:
          "/// A multi-line message drops a CR right before a newline.",
          f"inline constexpr bool kDropCrBeforeNewline = {'true' if r.drop_cr_before_newline else 'false'};", "",
          "/// The code points shown as escapes: inclusive ranges, ascending, apart.",
-         "struct Range {", "  char32_t from, to;", "};",
+         "struct Range {", "  char32_t from;  ///< the first code point", "  char32_t to;    ///< the last", "};",
          "inline constexpr Range kEscaped[] = {"]
     L += [f"    {{0x{a:04X}, 0x{b:04X}}}," for a, b in r.escaped]
     L += ["};", "", "}  // namespace judge::clean_rule", ""]
