@@ -39,9 +39,8 @@ function(banklab_lab_description num folder out_var)
   set(answers ${PROJECT_SOURCE_DIR}/solutions/${folder}/answers.toml)
   set(cmd ${BANKLAB_PY} -m banklab.lab.gen ${toml} ${BANKLAB_GENERATED_DIR} --probe ${probe} --answers ${answers})
   file(GLOB lablib ${PROJECT_SOURCE_DIR}/python/banklab/lab/*.py)
-  # banklab.lab.expr reads the model's op table and shared-memory size from these.
-  set(model ${PROJECT_SOURCE_DIR}/common/include/banklab/model.hpp ${PROJECT_SOURCE_DIR}/common/src/model.cpp
-            ${PROJECT_SOURCE_DIR}/common/include/banklab/hardware.hpp)
+  # banklab.lab.expr's op table and shared-memory size (banklab.lab.model_table).
+  set(model ${PROJECT_SOURCE_DIR}/common/data/ops.toml)
   # test.cu and the instructor's tests: Lab.tests(), whose tiers and traced-ness the generator writes.
   file(GLOB instructor ${PROJECT_SOURCE_DIR}/solutions/${folder}/instructor_*_test.cu)
   set(deps ${toml} ${probe} ${lablib} ${model} ${instructor})

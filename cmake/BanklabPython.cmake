@@ -35,3 +35,18 @@ if(NOT DEFINED Python3_Interpreter_FOUND)
   find_package(Python3 COMPONENTS Interpreter)
 endif()
 set(BANKLAB_PY ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/../python/banklab_run.py)
+
+# A C++ header generated from a data file and committed (banklab.committed): the configure stops
+# when the header is not the data's, saying how to write it again, as it stops on a broken lab
+# description; a change of either configures again.
+#   banklab_check_generated(<module> <data file> <header>)   e.g. banklab.lab.model_table
+function(banklab_check_generated module data header)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${data} ${header})
+  if(NOT Python3_FOUND)
+    return()
+  endif()
+  execute_process(COMMAND ${BANKLAB_PY} -m ${module} --check RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${data} and ${header} disagree:\n${err}")
+  endif()
+endfunction()

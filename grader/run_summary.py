@@ -24,13 +24,13 @@ Standard library only (it runs in the student release).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import runpy
 from pathlib import Path
 
 runpy.run_path(str(Path(__file__).resolve().parents[1] / "python" / "banklab_run.py"))  # banklab's path, set in one place
+from banklab import schemas  # noqa: E402  (every JSON format's schema name, its strict reader)
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".ctest-start"   # written by CTEST_CUSTOM_PRE_TEST: the start of this ctest run
@@ -63,8 +63,8 @@ def read_records(lab_dir: Path, since: float) -> tuple[dict[str, dict], list[str
         if f.stat().st_mtime + 1.0 < since:
             continue
         try:
-            r = json.loads(f.read_text())
-            if r.get("schema") != "banklab.verdict.v1" or "status" not in r:
+            r = schemas.loads(f.read_bytes(), schemas.VERDICT)
+            if "status" not in r:
                 raise ValueError("not a verdict record")
         except (OSError, ValueError) as e:
             bad.append(f"{f.name}: {e}")

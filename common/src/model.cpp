@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -586,19 +587,17 @@ void analyze_cas_loop(const WarpAccess& a, Analysis& r) {
 
 }  // namespace
 
+// The op table (common/data/ops.toml, generated into banklab/model_table.hpp) holds every Op in
+// declaration order, each once: row i is the enumerator of value i, and the last row the last one.
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(kOpTable); ++i)
+    if (static_cast<std::size_t>(kOpTable[i].op) != i || kAllOps[i] != kOpTable[i].op) return false;
+  return std::size(kAllOps) == std::size(kOpTable);
+}(), "common/data/ops.toml: its [[op]] rows must be banklab::Op's enumerators in order");
+
 const char* to_string(Op op) {
-  switch (op) {
-    case Op::Load: return "ld";
-    case Op::Store: return "st";
-    case Op::LoadMatrix: return "ldsm";
-    case Op::StoreMatrix: return "stsm";
-    case Op::AsyncCopy: return "cpasync";
-    case Op::Atomic: return "atom";
-    case Op::AtomicIncrement: return "atominc";
-    case Op::AtomicCas: return "atomcas";
-    case Op::AtomicExchange: return "atomexch";
-    case Op::AtomicCasLoop: return "atomloop";
-  }
+  for (const OpInfo& row : kOpTable)
+    if (row.op == op) return row.name;
   return "?";
 }
 

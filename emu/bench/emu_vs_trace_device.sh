@@ -28,7 +28,7 @@ t0=$(date +%s.%N)
 for f in trace/src/inject.cpp trace/src/trace.cpp trace/src/merger.cpp trace/src/lines.cpp trace/src/drain.cpp \
          common/src/model.cpp common/src/pattern_io.cpp common/src/describe.cpp; do
   g++ -std=c++17 -O2 -fPIC -c -DBANKLAB_SANITIZER_HAS_TMA=$TMA -Itrace/include -Itrace/src -Icommon/include \
-    -I"$S/include" -I"$CUDA/include" "$f" -o "$B/$(basename "$f" .cpp).o" > "$O/cc_$(basename "$f").log" 2>&1 &
+    -I.carry/nlohmann_json/include -I"$S/include" -I"$CUDA/include" "$f" -o "$B/$(basename "$f" .cpp).o" > "$O/cc_$(basename "$f").log" 2>&1 &
 done
 for v in labs solutions; do
   "$CUDA/bin/nvcc" -std=c++17 -lineinfo -arch=sm_90 -Icommon/include -I$v tools/trace/tests/lab_driver.cu \

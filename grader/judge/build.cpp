@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "grader/answers.hpp"
+#include "grader/lab_folders.hpp"
 #include "clean_text.hpp"
 #include "diagnostics.hpp"
 #include "grader/probe_wraps.hpp"
@@ -44,8 +45,14 @@
 namespace judge {
 namespace {
 
-constexpr double kCompileTimeoutS = 110;  // a compile that never ends fails its lab within 2 min
-constexpr double kProbeTimeoutS = 20;
+// The judge's time limits, from their one home grader/judge/limits.json (grader/CMakeLists.txt
+// reads it and passes them; banklab.grading.judging.judge_limits() reads the same file): a compile
+// that never ends fails its lab within 2 min.
+#if !defined(BANKLAB_COMPILE_TIMEOUT_S) || !defined(BANKLAB_PROBE_TIMEOUT_S)
+#error "BANKLAB_COMPILE_TIMEOUT_S and BANKLAB_PROBE_TIMEOUT_S come from grader/judge/limits.json (grader/CMakeLists.txt)"
+#endif
+constexpr double kCompileTimeoutS = BANKLAB_COMPILE_TIMEOUT_S;
+constexpr double kProbeTimeoutS = BANKLAB_PROBE_TIMEOUT_S;
 // Bumped whenever the way a lab is built changes: an older build is never reused.
 constexpr const char* kBuildProtocol = "sandbox-8";  // 8: the fatbin uncompressed, source.cu kept; 6: the probe with -nodlink (5: at -O0, never released)
 
@@ -166,31 +173,6 @@ bool has_no_code(const std::string& text) {
     }
   }
   return true;
-}
-
-// The value of `KEY = "VALUE"` in the lab's generated description, VALUE made only of `allowed`
-// characters (the first such line), read by hand; empty when there is none.
-std::string quoted_value(const std::string& description, const std::string& key, const std::string& allowed) {
-  const std::string lead = key + " = \"";
-  for (std::size_t p = description.find(lead); p != std::string::npos; p = description.find(lead, p + 1)) {
-    const std::size_t a = p + lead.size();
-    std::size_t b = a;
-    while (b < description.size() && allowed.find(description[b]) != std::string::npos) ++b;
-    if (b > a && b < description.size() && description[b] == '"') return description.substr(a, b - a);
-  }
-  return {};
-}
-const std::string kNameChars = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-";
-
-// The lab's folder (labs/<folder>/kernel.cu), from the lab's generated description
-// (`kFolder = "05_swizzle"`), for messages that name the stub; empty when it is not there.
-std::string lab_folder(const std::string& description) { return quoted_value(description, "kFolder", kNameChars); }
-
-// The lab's judge folder from the source root (`kJudgeDir = "labs/05_swizzle/judge"`; in the
-// student release grader/labs/05_swizzle), where its probe.cu is; empty when it is not there.
-std::string lab_judge_dir(const std::string& description) {
-  const std::string d = quoted_value(description, "kJudgeDir", kNameChars + "/");
-  return d.find("..") == std::string::npos ? d : std::string();
 }
 
 // The build's message for a file with no code: what happened, and the command that brings the
@@ -321,12 +303,15 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
   if (snapshot_content(headers, kProbeRuntimeInside).empty())
     return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
                            "): rebuild the project (cmake --build)");
-  // The lab's probe (labs/<folder>/judge/probe.cu), the folder from the lab's generated description.
-  const std::string jdir = lab_judge_dir(headers.back().content);
-  const std::string probe_name = jdir + "/probe.cu";
+  // The lab's probe (labs/<folder>/judge/probe.cu), its folder as the lab's generated code
+  // registered it (grader/lab_folders.hpp).
+  const grader::LabFolders* folders = grader::lab_folders(lab);
+  if (!folders)
+    return done(false, "the judge has no lab " + lab + " (this banklab-judge was built without it): rebuild the project "
+                       "(cmake --build)");
+  const std::string probe_name = folders->judge_dir + "/probe.cu";
   const std::string probe_src = src_dir() + "/" + probe_name;
-  if (jdir.empty() || access(probe_src.c_str(), R_OK) != 0)
-    return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
+  if (access(probe_src.c_str(), R_OK) != 0) return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
   const std::string probe_text = read_file(probe_src, 1 << 20);
   const std::string stamp = stamp_of(text, probe_text, headers);
   const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
@@ -342,7 +327,7 @@ BuildResult build_lab(const std::string& lab, const std::string& source, const s
     write_file(work + "/build.log", msg);
     return done(false, msg);
   };
-  if (has_no_code(text)) return fail(no_code_message(lab, lab_folder(headers.back().content)));
+  if (has_no_code(text)) return fail(no_code_message(lab, folders->folder));
   const SandboxInfo& sb = sandbox_info();
   const bool unsandboxed = !sb.available;
 

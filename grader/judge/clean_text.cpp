@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
+
+#include "clean_text_rule.hpp"
 
 namespace judge {
 namespace {
@@ -29,21 +32,33 @@ std::size_t utf8_at(std::string_view s, std::size_t i, char32_t& cp) {
   return n;
 }
 
-// Code points a terminal or a text view acts on: C0 and C1 controls, DEL, the bidirectional
-// marks, embeddings, overrides and isolates (U+061C, U+200E-F, U+202A-E, U+2066-9), the line and
-// paragraph separators (U+2028-9), and a byte-order mark inside the text.
+// Code points a terminal or a text view acts on: the rule's ranges (grader/judge/clean_text.toml:
+// controls, format characters but the joiners, the line and paragraph separators).
 bool acts_on(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+  std::size_t lo = 0, hi = std::size(clean_rule::kEscaped);
+  while (lo < hi) {  // the last range that starts at or before cp
+    const std::size_t mid = (lo + hi) / 2;
+    if (clean_rule::kEscaped[mid].from <= cp) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && cp <= clean_rule::kEscaped[lo - 1].to;
 }
 
+// Kept as it is: in a multi-line message, what the rule keeps (newline, tab); else whatever no range holds.
+bool kept(char32_t cp, bool multiline) {
+  if (multiline && ((cp == '\n' && clean_rule::kKeepNewline) || (cp == '\t' && clean_rule::kKeepTab))) return true;
+  return !acts_on(cp);
+}
+
+// The rule's escapes: \n \r \t by name, below U+0080 \xNN, up to U+FFFF \uNNNN, above \UNNNNNNNN.
 void escape(std::string& o, char32_t cp) {
   char b[16];
   if (cp == '\r') o += "\\r";
   else if (cp == '\t') o += "\\t";
   else if (cp == '\n') o += "\\n";
   else if (cp < 0x80) std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(cp)), o += b;
-  else std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(cp)), o += b;
+  else if (cp <= 0xFFFF) std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(cp)), o += b;
+  else std::snprintf(b, sizeof b, "\\U%08x", static_cast<unsigned>(cp)), o += b;
 }
 
 }  // namespace
@@ -63,7 +78,11 @@ std::string clean_text(std::string_view text, std::size_t max_bytes, bool keep_n
       i += 1;
       continue;
     }
-    if ((cp == '\n' && keep_newlines) || cp == '\t' || !acts_on(cp)) o.append(text.substr(i, n));
+    if (cp == '\r' && keep_newlines && clean_rule::kDropCrBeforeNewline && i + 1 < text.size() && text[i + 1] == '\n') {
+      i += 1;  // a CR right before a newline (a file saved on Windows): dropped
+      continue;
+    }
+    if (kept(cp, keep_newlines)) o.append(text.substr(i, n));
     else escape(o, cp);
     i += n;
   }
@@ -81,7 +100,7 @@ bool is_clean(std::string_view text, bool newlines_allowed) {
     char32_t cp = 0;
     const std::size_t n = utf8_at(text, i, cp);
     if (n == 0) return false;
-    if (!((cp == '\n' && newlines_allowed) || cp == '\t' || !acts_on(cp))) return false;
+    if (!kept(cp, newlines_allowed)) return false;
     i += n;
   }
   return true;

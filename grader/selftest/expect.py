@@ -37,9 +37,8 @@ import re
 import sys
 
 from materialize import CaseError, banklab_labs, load_case  # noqa: E402
+from banklab import schemas  # noqa: E402  (every JSON format's schema name, its strict reader)
 
-GRADE_SCHEMA = "banklab.grade.v1"
-VERDICT_SCHEMA = "banklab.verdict.v1"
 STATUSES = ("passed", "failed", "skipped", "fault")   # fault: not judged, the machine's problem
 TIERS = ("cpu", "gpu")
 TEST_RE = re.compile(r"^Lab\d\d[A-Za-z0-9]*\.[A-Za-z0-9_]+$")   # LabNNSuite.Test: a test's name
@@ -65,8 +64,8 @@ def load_grade(path: str, what: str) -> dict:
 def check_shape(grade: dict, what: str, lab: str | None) -> tuple[list[str], dict[str, dict]]:
     """Problems with the record's form, and the verdicts by test name."""
     problems: list[str] = []
-    if grade.get("schema") != GRADE_SCHEMA:
-        problems.append(f"{what}: schema is {grade.get('schema')!r}, expected {GRADE_SCHEMA!r}")
+    if grade.get("schema") != schemas.GRADE:
+        problems.append(f"{what}: schema is {grade.get('schema')!r}, expected {schemas.GRADE!r}")
     if lab is not None and grade.get("lab") != lab:
         problems.append(f"{what}: lab is {grade.get('lab')!r}, expected {lab!r}")
     verdicts = grade.get("verdicts")
@@ -86,7 +85,7 @@ def check_shape(grade: dict, what: str, lab: str | None) -> tuple[list[str], dic
         where = f"{what}: {test}"
         if test in by_test:
             problems.append(f"{where}: two verdicts for one test")
-        if v.get("schema") not in (None, VERDICT_SCHEMA):
+        if v.get("schema") not in (None, schemas.VERDICT):
             problems.append(f"{where}: schema {v.get('schema')!r}")
         if lab is not None and banklab_labs.lab_number(test) != lab:
             problems.append(f"{where}: a test of another lab")

@@ -15,7 +15,7 @@ SRC=${1:?usage: install-grader.sh COURSE_DIR}
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends ca-certificates wget cmake ninja-build g++ python3 \
-  libgtest-dev libcli11-dev libbenchmark-dev bubblewrap libseccomp-dev >/dev/null
+  libgtest-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev bubblewrap libseccomp-dev >/dev/null
 # (Debian 12's CMake 3.25.1 and CUDA 13: the project's CMakeLists works around FindCUDAToolkit's
 # nvToolsExt bug itself.)
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {

@@ -5,8 +5,10 @@ cli.ExprPythonAgreesWithCpp (tools/tests/expr_differential.py).
   python3 -m unittest discover -s python/banklab/lab -p 'test_banklab_expr.py' -v
 """
 import ast
+import copy
 import shutil
 import tempfile
+import tomllib
 import unittest
 from pathlib import Path
 
@@ -15,6 +17,8 @@ ROOT = HERE.parents[1]
 from banklab.lab import expr as banklab_expr  # noqa: E402
 from banklab.lab import description as banklab_description  # noqa: E402
 from banklab.lab.schema import DescriptionError  # noqa: E402
+from banklab.lab import model_table  # noqa: E402
+from banklab import schemas  # noqa: E402
 
 # (expression, lane, value): C's semantics on 64-bit integers, C's precedence.
 VALUES = [
@@ -155,46 +159,67 @@ class Accesses(unittest.TestCase):
                 self.assertIn(msg, str(cm.exception))
 
 
-class OpTableFromTheModel(unittest.TestCase):
-    """OPS is read from the model's source, not written in Python (the compiled model's table is
-    compared with it in cli.ExprPythonAgreesWithCpp)."""
+class OpTableFromItsData(unittest.TestCase):
+    """OPS, LEGAL_WIDTHS and MAX_SHARED_BYTES are common/data/ops.toml's (banklab.lab.model_table), the
+    file the C++ header is generated from; the compiled model's table is compared with them in
+    cli.ExprPythonAgreesWithCpp, the committed header with the file here."""
 
-    def copy_model(self, tmp):
-        for rel in ("common/include/banklab/model.hpp", "common/src/model.cpp", "common/include/banklab/hardware.hpp"):
-            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(ROOT / rel, Path(tmp) / rel)
-        return Path(tmp)
+    def table(self):
+        return tomllib.loads((ROOT / model_table.DATA).read_text())
 
-    def test_the_table_follows_an_edit_of_the_model(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            root = self.copy_model(tmp)
-            hpp = root / "common/include/banklab/model.hpp"
-            text = hpp.read_text()
-            self.assertIn("    case Op::AtomicIncrement: return width == 4;", text)
-            hpp.write_text(text.replace("    case Op::AtomicIncrement: return width == 4;",
-                                        "    case Op::AtomicIncrement: return width == 4 || width == 8;"))
-            ops, legal, shared = banklab_expr.read_model(root)
-            self.assertEqual(ops["atominc"], (4, 8))
-            self.assertEqual({k: v for k, v in ops.items() if k != "atominc"},
-                             {k: v for k, v in banklab_expr.OPS.items() if k != "atominc"})
-            self.assertEqual((legal, shared), (banklab_expr.LEGAL_WIDTHS, banklab_expr.MAX_SHARED_BYTES))
+    def test_expr_has_the_files_table(self):
+        t = model_table.parse(self.table())
+        self.assertEqual(banklab_expr.OPS, t.ops)
+        self.assertEqual((banklab_expr.LEGAL_WIDTHS, banklab_expr.MAX_SHARED_BYTES), (t.legal_widths, t.max_shared_bytes))
+        self.assertEqual(banklab_expr.OPS["ldsm"], (16,))
 
-    def test_a_shape_it_cannot_read_fails_naming_the_file(self):
-        edits = [("common/include/banklab/model.hpp", "case Op::AsyncCopy: return width == 4 || width == 8 || width == 16;",
-                  "case Op::AsyncCopy: return width >= 4;", "model.hpp: is_legal_width"),
-                 ("common/src/model.cpp", 'case Op::AtomicCasLoop: return "atomloop";', "", "to_string(Op) has no 'case Op::AtomicCasLoop"),
-                 ("common/include/banklab/model.hpp", "inline constexpr Op kAllOps[]", "constexpr Op kAllOps[]", "kAllOps"),
-                 ("common/include/banklab/hardware.hpp", "kMaxSharedBytesPerBlock = 227u * 1024u;",
-                  "kMaxSharedBytesPerBlock = 227u * KiB;", "kMaxSharedBytesPerBlock")]
-        for rel, old, new, words in edits:
-            with self.subTest(file=rel, old=old), tempfile.TemporaryDirectory() as tmp:
-                root = self.copy_model(tmp)
-                text = (root / rel).read_text()
-                self.assertIn(old, text)
-                (root / rel).write_text(text.replace(old, new))
-                with self.assertRaises(banklab_expr.ModelTableError) as cm:
-                    banklab_expr.read_model(root)
+    def test_the_committed_header_is_the_files(self):
+        self.assertEqual((ROOT / model_table.HEADER).read_text(), model_table.cpp_header(model_table.parse(self.table())),
+                         "python3 python/banklab_run.py -m banklab.lab.model_table --write")
+
+    def test_an_edit_of_the_file_is_the_new_table(self):
+        d = self.table()
+        d["op"][6]["widths"] = [4, 8]
+        t = model_table.parse(d)
+        self.assertEqual(t.ops["atominc"], (4, 8))
+        self.assertIn('{Op::AtomicIncrement, "atominc", {4, 8, 0, 0, 0}, 2}', model_table.cpp_header(t))
+
+    def test_a_file_that_is_not_the_table_is_refused_naming_the_key(self):
+        def edit(f):
+            d = copy.deepcopy(self.table())
+            f(d)
+            return d
+        cases = [
+            ("another schema", lambda d: d.update(schema="banklab.ops.v2"), "not a banklab.ops.v1"),
+            ("a width that is no legal width", lambda d: d["op"][4].update(widths=[4, 32]), "not all legal widths"),
+            ("widths out of order", lambda d: d["op"][4].update(widths=[16, 4]), "ascending"),
+            ("no widths", lambda d: d["op"][4].update(widths=[]), "widths"),
+            ("a name twice", lambda d: d["op"][1].update(name="ld"), "there twice"),
+            ("an enumerator twice", lambda d: d["op"][1].update(enumerator="Load"), "there twice"),
+            ("a name that is no word", lambda d: d["op"][1].update(name="s t"), "lower-case word"),
+            ("a row without about", lambda d: d["op"][1].pop("about"), "exactly enumerator"),
+            ("a legal width of 0", lambda d: d.update(legal_widths=[0, 4]), "legal_widths"),
+            ("shared memory as text", lambda d: d.update(max_shared_bytes_per_block="227 KiB"), "max_shared"),
+            ("no op", lambda d: d.update(op=[]), "no [[op]]"),
+        ]
+        for what, f, words in cases:
+            with self.subTest(what):
+                with self.assertRaises(schemas.SchemaError) as cm:
+                    model_table.parse(edit(f))
                 self.assertIn(words, str(cm.exception))
+
+    def test_the_check_fails_on_a_stale_header_and_passes_on_the_files(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for rel in (model_table.DATA, model_table.HEADER):
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(ROOT / rel, root / rel)
+            self.assertEqual(model_table.main(["--root", str(root), "--check"]), 0)
+            data = (root / model_table.DATA).read_text().replace("widths = [4]\n", "widths = [4, 8]\n", 1)
+            (root / model_table.DATA).write_text(data)
+            self.assertEqual(model_table.main(["--root", str(root), "--check"]), 1)
+            self.assertEqual(model_table.main(["--root", str(root), "--write"]), 0)
+            self.assertEqual(model_table.main(["--root", str(root), "--check"]), 0)
 
 
 class OneEvaluator(unittest.TestCase):

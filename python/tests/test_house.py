@@ -22,6 +22,11 @@ new script or module cannot quietly undo them.
   writes an instruction's timing test (`timing =` on its [[instructions]] entry) or the tiled
   transpose's tests ([gpu.transpose]), and the tests of test.cu that call BANKLAB_REQUIRE_TRACE() are
   exactly those its description's [gpu] traced names (the judge reads traced-ness from there).
+- One border between C++ and Python (issue 48): no Python program reads a fact out of the C++ source
+  of the model, the judge, the tracer, the emulator or the tools (no string of it names one of their
+  .cpp/.hpp/.cu/.cuh/.h files); facts both use are data both read (common/data/ops.toml,
+  grader/judge/limits.json, grader/judge/clean_text.toml). And a JSON format's schema name is
+  spelled out in one Python module, banklab.schemas.
 """
 from __future__ import annotations
 
@@ -295,6 +300,68 @@ class StructureCounts(unittest.TestCase):
                 "\nTEST(Lab09Layout, NotTraced) {\n  BANKLAB_CHECK(true);\n}\n")
         self.assertEqual(hand_written_gpu_tier(data, {"Watched"}), [])
         self.assertEqual(len(hand_written_gpu_tier(data, {"Watched", "KernelMeetsTheTarget"})), 1)
+
+
+#: The C++ whose text no Python program may read for a fact: the implementation (not a lab's files).
+CXX_SOURCE_DIRS = ("common/include", "common/src", "grader/judge", "grader/include", "grader/probe", "trace/src",
+                   "trace/include", "emu/src", "emu/include", "tools/lib", "tools/trace", "tools/calibrate")
+CXX_SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h")
+SCHEMA_NAME = re.compile(r"^banklab\.[a-z_.]+\.v\d+$")
+
+
+def cxx_source_names() -> set[str]:
+    out = set()
+    for d in CXX_SOURCE_DIRS:
+        for p in files(ROOT / d):
+            if p.suffix in CXX_SUFFIXES and "/tests/" not in f"/{p.relative_to(ROOT).as_posix()}":
+                head = p.read_text(errors="replace")[:400].lower()
+                if not ("generated" in head and "python/banklab/" in head):   # one a Python generator writes
+                    out.add(p.name)
+    return out
+
+
+def border_findings(source: str, where: str, cxx_names: set[str]) -> list[str]:
+    """Where `source` (a Python program's text) names a C++ source file of the implementation in a
+    string (not its docstrings), or spells out a schema name (unless it is banklab/schemas.py)."""
+    tree = ast.parse(source)
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Constant) or not isinstance(n.value, str) or id(n) in docs:
+            continue
+        last = n.value.rsplit("/", 1)[-1]
+        if last in cxx_names and re.fullmatch(r"[\w./-]+", n.value):
+            out.append(f"{where}:{n.lineno}: names the C++ source {n.value!r}")
+        if SCHEMA_NAME.match(n.value) and not where.endswith("python/banklab/schemas.py"):
+            out.append(f"{where}:{n.lineno}: spells out the schema {n.value!r} (banklab.schemas has its name)")
+    return out
+
+
+class OneBorder(unittest.TestCase):
+    def test_the_check_finds_a_reader_of_cpp_source_and_passes_a_reader_of_data(self):
+        names = {"build.cpp", "model.hpp"}
+        bad = 'import re\nt = (root / "grader" / "judge" / "build.cpp").read_text()\nre.search("kX = (\\d+)", t)\n'
+        also_bad = 'T = open("common/include/banklab/model.hpp").read()\n'
+        schema_bad = 'if d.get("schema") != "banklab.verdict.v1": pass\n'
+        good = '"""Reads nothing of build.cpp."""\nimport json\nd = json.load(open("grader/judge/limits.json"))\n'
+        self.assertEqual(len(border_findings(bad, "x.py", names)), 1)
+        self.assertEqual(len(border_findings(also_bad, "x.py", names)), 1)
+        self.assertEqual(len(border_findings(schema_bad, "x.py", names)), 1)
+        self.assertEqual(border_findings(schema_bad, "python/banklab/schemas.py", names), [])
+        self.assertEqual(border_findings(good, "x.py", names), [])
+
+    def test_no_python_program_reads_cpp_source_for_a_fact(self):
+        names = cxx_source_names()
+        self.assertIn("model.hpp", names)
+        found = []
+        for p in python_files():
+            if is_test(p) or p == THIS:
+                continue
+            found += border_findings(p.read_text(errors="replace"), p.relative_to(ROOT).as_posix(), names)
+        self.assertEqual(found, [], "facts both languages use are data both read (docs/dev/ARCHITECTURE.md, "
+                         "'One border'), and a schema's name lives in banklab.schemas")
 
 
 if __name__ == "__main__":

@@ -115,7 +115,8 @@ class LabsCheck(unittest.TestCase):
                   "common/include/banklab", "common/src"):
             if (ROOT / d).is_dir():
                 shutil.copytree(ROOT / d, cls.base / d)
-        for f in ("CMakePresets.json", "README.md", "docs/claims.md", "grader/selftest/README.md"):
+        for f in ("CMakePresets.json", "README.md", "docs/claims.md", "grader/selftest/README.md",
+                  "common/data/ops.toml", "grader/judge/clean_text.toml"):   # the data banklab reads at import
             if (ROOT / f).is_file():
                 (cls.base / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(ROOT / f, cls.base / f)

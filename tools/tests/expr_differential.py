@@ -304,10 +304,10 @@ def main():
              ["legal " + " ".join(map(str, banklab_expr.LEGAL_WIDTHS)), f"max_shared {banklab_expr.MAX_SHARED_BYTES}"]
     if cpp_ops != py_ops or not rest[0:1] or rest[0].startswith("op "):
         bad += 1
-        print("FAIL: the op table banklab.lab.expr reads from the model's source differs from the compiled model's:")
+        print("FAIL: the op table Python reads (common/data/ops.toml) differs from the compiled model's:")
         print("  C++:    " + "\n          ".join(cpp_ops))
         print("  Python: " + "\n          ".join(py_ops))
-        print("  (python/banklab/lab/expr.py, read_model(): update the reading along with the C++)")
+        print("  (common/include/banklab/model_table.hpp is generated from ops.toml: python3 python/banklab_run.py -m banklab.lab.model_table --write, then rebuild)")
         return 1
 
     def report(kind, where, text, cpp, py):

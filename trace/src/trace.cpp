@@ -14,8 +14,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "banklab/json.hpp"
 #include "banklab/pattern_io.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace banklab::trace {
 namespace {
@@ -62,8 +63,6 @@ std::string csv_field(const std::string& s) {
   for (char c : s) { if (c == '"') o += '"'; o += c; }
   return o + "\"";
 }
-
-std::string json_string(const std::string& s) { return json_quote(s); }  // banklab/json.hpp
 
 }  // namespace
 
@@ -603,49 +602,44 @@ void write_report(std::ostream& out, Format format, const Report& rep, const std
       break;
     }
     case Format::Json: {
-      out << "{\"kernels\":[";
-      for (std::size_t i = 0; i < rep.kernels.size(); ++i) {
-        const KernelReport& k = rep.kernels[i];
-        out << (i ? "," : "") << "{\"kernel\":" << json_string(k.kernel) << ",\"warp_instructions\":" << k.warp_instructions
-            << ",\"wavefronts\":" << k.wavefronts << ",\"minimum\":" << k.minimum << ",\"excess\":" << k.excess()
-            << ",\"load_instructions\":" << k.load_instructions << ",\"load_wavefronts\":" << k.load_wavefronts
-            << ",\"store_instructions\":" << k.store_instructions << ",\"store_wavefronts\":" << k.store_wavefronts
-            << ",\"async_copy_instructions\":" << k.async_copy_instructions
-            << ",\"async_copy_wavefronts\":" << k.async_copy_wavefronts
-            << ",\"atomic_instructions\":" << k.atomic_instructions << ",\"atomic_wavefronts\":" << k.atomic_wavefronts
-            << ",\"wgmma_instructions\":" << k.wgmma_instructions << ",\"wgmma_wavefronts\":" << k.wgmma_wavefronts
-            << ",\"wgmma_bytes\":" << k.wgmma_bytes << ",\"tma_load_instructions\":" << k.tma_load_instructions
-            << ",\"tma_load_bytes\":" << k.tma_load_bytes << ",\"tma_load_unknown\":" << k.tma_load_unknown
-            << ",\"tma_store_instructions\":" << k.tma_store_instructions << ",\"tma_store_bytes\":" << k.tma_store_bytes
-            << ",\"tma_store_unknown\":" << k.tma_store_unknown << ",\"traffic\":[";
-        for (std::size_t j = 0; j < k.traffic.size(); ++j) {
-          const Traffic& t = k.traffic[j];
-          out << (j ? "," : "") << "{\"kind\":" << json_string(traffic_name(t.kind)) << ",\"file\":" << json_string(t.file)
-              << ",\"line\":" << t.line << ",\"pc\":" << t.pc << ",\"warp_instructions\":" << t.count
-              << ",\"bytes\":" << t.bytes << ",\"wavefronts\":" << t.wavefronts
-              << ",\"a_from_registers\":" << t.a_from_registers << ",\"not_reading\":" << t.not_reading
-              << ",\"unknown_bytes\":" << t.unknown_bytes << "}";
-        }
-        out << "],\"lines\":[";
-        for (std::size_t j = 0; j < k.lines.size(); ++j) {
-          const LineReport& l = k.lines[j];
-          out << (j ? "," : "") << "{\"file\":" << json_string(l.file) << ",\"line\":" << l.line << ",\"pc\":" << l.pc
-              << ",\"warp_instructions\":" << l.warp_instructions << ",\"wavefronts\":" << l.wavefronts
-              << ",\"minimum\":" << l.minimum << ",\"excess\":" << l.excess()
-              << ",\"worst\":" << json_string(format_access_line(l.worst))
-              << ",\"worst_wavefronts\":" << l.worst_wavefronts << ",\"worst_minimum\":" << l.worst_minimum
-              << ",\"hint\":" << json_string(l.hint) << ",\"explain\":" << json_string(explain_command(l.worst));
+      // One object (nlohmann::json, the project's one JSON library), its keys in this order.
+      using ordered_json = nlohmann::ordered_json;
+      ordered_json kernels = ordered_json::array();
+      for (const KernelReport& k : rep.kernels) {
+        ordered_json traffic = ordered_json::array(), lines = ordered_json::array();
+        for (const Traffic& t : k.traffic)
+          traffic.push_back({{"kind", traffic_name(t.kind)}, {"file", t.file}, {"line", t.line}, {"pc", t.pc},
+                             {"warp_instructions", t.count}, {"bytes", t.bytes}, {"wavefronts", t.wavefronts},
+                             {"a_from_registers", t.a_from_registers}, {"not_reading", t.not_reading},
+                             {"unknown_bytes", t.unknown_bytes}});
+        for (const LineReport& l : k.lines) {
+          ordered_json line{{"file", l.file}, {"line", l.line}, {"pc", l.pc}, {"warp_instructions", l.warp_instructions},
+                            {"wavefronts", l.wavefronts}, {"minimum", l.minimum}, {"excess", l.excess()},
+                            {"worst", format_access_line(l.worst)}, {"worst_wavefronts", l.worst_wavefronts},
+                            {"worst_minimum", l.worst_minimum}, {"hint", l.hint}, {"explain", explain_command(l.worst)}};
           if (const std::string banks = source_banks_text(l.worst, l.worst_source_banks); !banks.empty())
-            out << ",\"worst_source_banks\":" << json_string(banks);
-          out << "}";
+            line["worst_source_banks"] = banks;
+          lines.push_back(std::move(line));
         }
-        out << "]}";
+        kernels.push_back({{"kernel", k.kernel}, {"warp_instructions", k.warp_instructions}, {"wavefronts", k.wavefronts},
+                           {"minimum", k.minimum}, {"excess", k.excess()}, {"load_instructions", k.load_instructions},
+                           {"load_wavefronts", k.load_wavefronts}, {"store_instructions", k.store_instructions},
+                           {"store_wavefronts", k.store_wavefronts}, {"async_copy_instructions", k.async_copy_instructions},
+                           {"async_copy_wavefronts", k.async_copy_wavefronts}, {"atomic_instructions", k.atomic_instructions},
+                           {"atomic_wavefronts", k.atomic_wavefronts}, {"wgmma_instructions", k.wgmma_instructions},
+                           {"wgmma_wavefronts", k.wgmma_wavefronts}, {"wgmma_bytes", k.wgmma_bytes},
+                           {"tma_load_instructions", k.tma_load_instructions}, {"tma_load_bytes", k.tma_load_bytes},
+                           {"tma_load_unknown", k.tma_load_unknown}, {"tma_store_instructions", k.tma_store_instructions},
+                           {"tma_store_bytes", k.tma_store_bytes}, {"tma_store_unknown", k.tma_store_unknown},
+                           {"traffic", std::move(traffic)}, {"lines", std::move(lines)}});
       }
-      out << "],\"unmodelled\":[";
-      for (std::size_t i = 0; i < rep.unmodelled.size(); ++i)
-        out << (i ? "," : "") << "{\"kernel\":" << json_string(rep.unmodelled[i].kernel) << ",\"what\":"
-            << json_string(rep.unmodelled[i].what) << ",\"count\":" << rep.unmodelled[i].count << "}";
-      out << "],\"not_traced\":" << json_string(rep.not_traced) << ",\"dropped\":" << rep.dropped << "}\n";
+      ordered_json unmodelled = ordered_json::array();
+      for (const UnmodelledReport& u : rep.unmodelled)
+        unmodelled.push_back({{"kernel", u.kernel}, {"what", u.what}, {"count", u.count}});
+      const ordered_json report{{"schema", kTraceReportSchema}, {"kernels", std::move(kernels)},
+                                {"unmodelled", std::move(unmodelled)}, {"not_traced", rep.not_traced},
+                                {"dropped", rep.dropped}};
+      out << report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       break;
     }
     case Format::Predict: {

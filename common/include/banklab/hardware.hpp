@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "banklab/model_table.hpp"  // the op and width table, kMaxSharedBytesPerBlock: common/data/ops.toml
+
 #if defined(__CUDACC__)
 /// Marks a function callable from both host and device code.
 #define BANKLAB_HD __host__ __device__
@@ -25,9 +27,7 @@ inline constexpr int kBankWidthBytes = 4;
 inline constexpr int kWarpSize = 32;
 /// Bytes one wavefront can deliver: one word from each bank.
 inline constexpr int kWavefrontBytes = kNumBanks * kBankWidthBytes;
-/// Largest dynamic shared memory one block may opt in to on sm_90 (227 KiB); the model
-/// rejects offsets beyond it. The measured bank rule holds over this whole range.
-inline constexpr std::uint32_t kMaxSharedBytesPerBlock = 227u * 1024u;
+// kMaxSharedBytesPerBlock (227 KiB on sm_90): banklab/model_table.hpp, from common/data/ops.toml.
 
 /// Index of the 4-byte word that holds byte `byte_offset` of shared memory.
 BANKLAB_HD constexpr std::uint32_t word_of(std::uint32_t byte_offset) {

@@ -1,5 +1,7 @@
 /// @file json.hpp
-/// @brief The project's one JSON string escaper (verdicts, trace reports, the bank explorer).
+/// @brief The bank explorer's JSON string escaper (docs/explorer, built by em++ with nothing but the
+///        course's own headers). The judge's verdicts and the tracer's reports are written and read
+///        with nlohmann::json (Debian's nlohmann-json3-dev), the project's JSON library.
 #pragma once
 
 #include <cstdio>

@@ -70,9 +70,8 @@
 
 namespace banklab {
 
-/// The legal widths of one lane's access, in bytes: the one list every parser, check and
-/// message uses (`char`/`short`/`int`/`float2`/`float4`-sized accesses).
-inline constexpr int kLegalWidths[] = {1, 2, 4, 8, 16};
+// kLegalWidths, kMaxSharedBytesPerBlock, enum class Op, kAllOps and kOpTable: the op and width
+// table, generated from common/data/ops.toml into banklab/model_table.hpp (included by hardware.hpp).
 
 /// True when `width` is one of kLegalWidths.
 constexpr bool is_legal_width(int width) noexcept {
@@ -84,52 +83,15 @@ constexpr bool is_legal_width(int width) noexcept {
 /// kLegalWidths as text for messages: "1, 2, 4, 8, 16".
 std::string legal_widths_text();
 
-/// The kind of warp-wide shared-memory instruction. Text names (parse_op, to_string):
-/// "ld", "st", "ldsm", "stsm", "cpasync", "atom", "atominc", "atomcas", "atomexch", "atomloop".
-enum class Op : std::uint8_t {
-  Load,         ///< "ld": a shared-memory load (LDS), widths 1, 2, 4, 8, 16
-  Store,        ///< "st": a shared-memory store (STS), widths 1, 2, 4, 8, 16
-  LoadMatrix,   ///< "ldsm": ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16 (LDSM),
-                ///< width 16: lane i gives the 16-byte row address of row i % 8 of matrix i / 8;
-                ///< mask = the lanes whose addresses are used (x1 0x000000ff, x2 0x0000ffff,
-                ///< x4 0xffffffff). `.trans` does not change the addresses.
-  StoreMatrix,  ///< "stsm": stmatrix (STSM, sm_90), same convention as LoadMatrix
-  AsyncCopy,    ///< "cpasync": the shared-memory (store) side of cp.async (LDGSTS), widths 4, 8,
-                ///< 16 (`.ca`; `.cg` is 16 only)
-  Atomic,       ///< "atom": a shared atomic (ATOMS.ADD, 32-bit) or, 64-bit, the whole
-                ///< compare-and-swap loop sm_90 runs for it (ATOMS.CAST.SPIN.64), widths 4, 8
-  AtomicIncrement,  ///< "atominc": ATOMS.POPC.INC.32, what `atomicAdd(p, 1)` and
-                    ///< `red.shared.add.u32 [p], 1` compile to when the result is unused, width 4
-  AtomicCas,        ///< "atomcas": one compare-and-swap, ATOMS.CAS (`atomicCAS`, width 4) or
-                    ///< ATOMS.CAS.64 (width 8)
-  AtomicExchange,   ///< "atomexch": ATOMS.EXCH.64 (`atomicExch` of 64 bits, width 8), the one
-                    ///< 64-bit shared atomic sm_90 runs as one instruction besides CAS; width 4
-                    ///< is ATOMS.EXCH, the same as atom 4
-  AtomicCasLoop     ///< "atomloop": the compare-and-swap loop (LDS, then ATOMS.CAST.SPIN until
-                    ///< every lane succeeded) ptxas emits for a shared atomic sm_90 has no ATOMS
-                    ///< for: a float `atomicAdd` (width 4; also half2/bfloat162 adds) and the
-                    ///< 64-bit add/min/max/and/or/xor and double add (width 8, the same as atom 8)
-};
-
-/// Every Op, in declaration order (for loops over all kinds).
-inline constexpr Op kAllOps[] = {Op::Load,      Op::Store,           Op::LoadMatrix, Op::StoreMatrix,
-                                Op::AsyncCopy, Op::Atomic,          Op::AtomicIncrement, Op::AtomicCas,
-                                Op::AtomicExchange, Op::AtomicCasLoop};
-
-/// True when `width` is legal for `op`: ld/st kLegalWidths; ldsm/stsm 16; cpasync 4, 8, 16;
-/// atom, atomcas, atomexch, atomloop 4, 8; atominc 4.
+/// True when `width` is legal for `op`: its row of kOpTable (common/data/ops.toml) lists it.
 constexpr bool is_legal_width(Op op, int width) noexcept {
-  switch (op) {
-    case Op::LoadMatrix:
-    case Op::StoreMatrix: return width == 16;
-    case Op::AsyncCopy: return width == 4 || width == 8 || width == 16;
-    case Op::Atomic:
-    case Op::AtomicCas:
-    case Op::AtomicExchange:
-    case Op::AtomicCasLoop: return width == 4 || width == 8;
-    case Op::AtomicIncrement: return width == 4;
-    default: return is_legal_width(width);
+  for (const OpInfo& row : kOpTable) {
+    if (row.op != op) continue;
+    for (int i = 0; i < row.count; ++i)
+      if (row.widths[i] == width) return true;
+    return false;
   }
+  return false;
 }
 
 /// The legal widths of `op` as text for messages: "1, 2, 4, 8, 16", "16", "4, 8, 16", "4, 8", "4".

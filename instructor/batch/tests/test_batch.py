@@ -612,7 +612,7 @@ class InterruptingAClass(unittest.TestCase):
 
 
 class TheJudgesLimitsAreStatedFromOnePlace(unittest.TestCase):
-    """grader/judge/build.cpp is the one home of the judge's time limits: documents state the same
+    """grader/judge/limits.json is the one home of the judge's time limits: documents state the same
     numbers, and every outer limit (grade-class, PrairieLearn's run and info.json) leaves room for
     two compiles and the probe."""
     DOCS = ["README.md", "docs/dev/GRADER.md", "grader/points/README.md", "instructor/README.md",

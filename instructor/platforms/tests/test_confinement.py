@@ -160,8 +160,9 @@ class Cell:
         for d in ("instructor/platforms", "instructor/batch", "python"):   # the entry points run the course's own tools
             shutil.copytree(ROOT / d, self.course / d,
                             ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
-        # The model's op table, which the description's one validator reads (banklab.lab.expr).
-        for f in ("common/include/banklab/model.hpp", "common/include/banklab/hardware.hpp", "common/src/model.cpp"):
+        # The model's op table, which the description's one validator reads (banklab.lab.model_table).
+        # and the cleaning rule of a student's text, which banklab.grading.cleantext reads.
+        for f in ("common/data/ops.toml", "grader/judge/clean_text.toml"):
             (self.course / f).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / f, self.course / f)
         for p in [self.course] + list(self.course.rglob("*")):

@@ -6,9 +6,10 @@ JSON only through this module:
 - cut(): a message is bounded (MESSAGE_LIMIT bytes of UTF-8) BEFORE any pattern runs over it, its
   start and its end kept (where the judge puts the command to run) and the cut said
   ("... [cut: N more bytes] ...");
-- visible(): every control character (C0, DEL, C1: ESC, so every CSI/OSC sequence, CR, BEL, ...),
-  every format character (bidirectional overrides and isolates, zero-width spaces, the BOM), line
-  and paragraph separators and lone surrogates (a non-UTF-8 byte of a file name) are shown as
+- visible(): every character of the rule's (grader/judge/clean_text.toml, the judge's cleaner's too:
+  controls, C0, DEL, C1: ESC, so every CSI/OSC sequence, CR, BEL, ...; format characters:
+  bidirectional overrides and isolates, zero-width spaces, the BOM; line and paragraph separators)
+  and lone surrogates (a non-UTF-8 byte of a file name) are shown as
   visible escapes (`\\x1b`, `\\r`, `\\u202e`, `\\xff`); newlines are kept where the text is a
   multi-line message, a CR before a newline dropped (a file saved on Windows). Ordinary text
   (any letters, "Zoë", a compiler's multi-line message) is unchanged, and cleaning twice is
@@ -22,25 +23,28 @@ Linear in the text's length, no regular expression. Standard library only."""
 
 from __future__ import annotations
 
-import unicodedata
+from banklab.grading import cleantext_rule
 
+#: The rule, grader/judge/clean_text.toml, which the judge's cleaner (grader/judge/clean_text.cpp) is
+#: generated from too: which characters are escaped, what a message keeps, the cut sizes.
+RULE = cleantext_rule.read()
 #: A message from the student's side (a judge's message quoting the compiler or the probe) is cut
 #: to this many bytes of UTF-8, the cut said: a report's size per student is bounded by it.
-MESSAGE_LIMIT = 4096
+MESSAGE_LIMIT = RULE.message_bytes
 #: A name (a folder's, a file's, an archive member's) is cut to this many bytes.
-NAME_LIMIT = 255
-#: Joiners that scripts need inside words (Persian, Indic, emoji): format characters kept as they are.
-_KEPT_FORMAT = frozenset("\u200c\u200d")
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
+NAME_LIMIT = RULE.name_bytes
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def _escape(c: str) -> str:
+    """The rule's escape of `c` (clean_text.toml): \\n \\r \\t by name; below U+0080 \\xNN; up to
+    U+FFFF \\uNNNN; above \\UNNNNNNNN; os.fsdecode's stand-in for a byte that is not UTF-8 \\xNN."""
     o = ord(c)
     if c in _NAMED:
         return _NAMED[c]
     if 0xDC80 <= o <= 0xDCFF:             # os.fsdecode's stand-in for a byte that is not UTF-8
         return f"\\x{o - 0xDC00:02x}"
-    if o <= 0xFF:
+    if o < 0x80:
         return f"\\x{o:02x}"
     return f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
 
@@ -48,20 +52,19 @@ def _escape(c: str) -> str:
 class _Table(dict):
     """str.translate's table, filled as characters are met: each maps to itself or to its escape."""
 
-    def __init__(self, keep: str):
+    def __init__(self, multiline: bool):
         super().__init__()
-        self.keep = keep
+        self.multiline = multiline
 
     def __missing__(self, o: int):
         c = chr(o)
-        cat = unicodedata.category(c)
-        hidden = (cat in ("Cc", "Cs", "Zl", "Zp") or (cat == "Cf" and c not in _KEPT_FORMAT)) and c not in self.keep
+        hidden = 0xD800 <= o <= 0xDFFF or RULE.is_escaped(o, self.multiline)   # a lone surrogate: no text
         self[o] = v = _escape(c) if hidden else c     # (None would delete it)
         return v
 
 
-_MULTI = _Table("\n\t")       # a multi-line message: newlines and tabs kept
-_SINGLE = _Table("")          # a name, a terminal line, a table cell: nothing kept
+_MULTI = _Table(True)         # a multi-line message: what the rule keeps (newlines, tabs) kept
+_SINGLE = _Table(False)       # a name, a terminal line, a table cell: nothing kept
 
 
 def visible(text: str, multiline: bool = True) -> str:
@@ -71,7 +74,7 @@ def visible(text: str, multiline: bool = True) -> str:
         text = str(text)
     if text.isascii() and text.isprintable():
         return text                               # the common case: nothing to do
-    if multiline and "\r\n" in text:
+    if multiline and RULE.drop_cr_before_newline and "\r\n" in text:
         text = text.replace("\r\n", "\n")
     return text.translate(_MULTI if multiline else _SINGLE)
 

@@ -31,13 +31,12 @@ from banklab.lab import variants as banklab_variants
 from banklab.lab.schema import DescriptionError
 from banklab.grading import gpus as banklab_gpus   # which GPU each judge gets
 from banklab.grading import cleantext as ct        # text a student chose, made harmless
+from banklab import schemas                # every JSON format's schema name
 from banklab.grading.invocation import env_for_grading, judge_cmd, wait_or_kill_group
 from banklab.grading.points import PointsTable, apply_points
 from banklab.grading.result import STATUSES, LabResult, Verdict
 from banklab.grading.uploads import IGNORED, ORIGIN
 
-GRADE_SCHEMA = "banklab.grade.v1"
-VERDICT_SCHEMA = "banklab.verdict.v1"
 TIERS = ("cpu", "gpu", "all")
 
 #: Outer limit on one `banklab-judge grade` run (the judge has its own per step: judge_limits()).
@@ -53,16 +52,19 @@ def repo_root() -> Path:
 
 
 def judge_limits(course: Path | None = None) -> dict[str, float]:
-    """The judge's own time limits, read from their one home, grader/judge/build.cpp:
-    {"compile": seconds per nvcc compile, "probe": seconds for the probe}. Every document and
-    platform setting that states them is checked against these (test batch.*)."""
-    text = ((course or repo_root()) / "grader" / "judge" / "build.cpp").read_text()
+    """The judge's own time limits, read from their one home, grader/judge/limits.json (CMake
+    compiles the same file's numbers into the judge): {"compile": seconds per nvcc compile,
+    "probe": seconds for the probe}. Every document and platform setting that states them is
+    checked against these (test batch.*). A file of another schema, or without a positive number,
+    raises SchemaError."""
+    rel = "grader/judge/limits.json"
+    data = schemas.loads(((course or repo_root()) / rel).read_bytes(), schemas.LIMITS)
     out = {}
-    for key, name in (("compile", "kCompileTimeoutS"), ("probe", "kProbeTimeoutS")):
-        m = re.search(rf"constexpr\s+double\s+{name}\s*=\s*([0-9.]+)", text)
-        if not m:
-            raise ValueError(f"grader/judge/build.cpp defines no {name}")
-        out[key] = float(m.group(1))
+    for key in ("compile", "probe"):
+        v = data.get(key + "_s")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+            raise schemas.SchemaError(f"{rel}: {key}_s is {v!r}, not a number of seconds above 0")
+        out[key] = float(v)
     return out
 
 
@@ -162,20 +164,20 @@ def run_limited(cmd: list[str], timeout: float, log: Path, env: dict | None = No
 def read_grade_file(path: Path, lab: str, sha: str) -> tuple[dict[str, dict], str]:
     """The judge's records by test name, or ({}, why) when the file cannot be trusted."""
     try:
-        data = json.loads(path.read_text())
+        data = schemas.loads(path.read_bytes(), schemas.GRADE)
     except FileNotFoundError:
         return {}, "the judge wrote no verdict file"
-    except (OSError, ValueError) as e:
+    except OSError as e:
         return {}, f"the judge's verdict file is unreadable ({e})"
-    if not isinstance(data, dict) or data.get("schema") != GRADE_SCHEMA:
-        return {}, f"the verdict file is not a {GRADE_SCHEMA} record"
+    except schemas.SchemaError as e:
+        return {}, f"the judge's verdict file is unreadable as a {schemas.GRADE} record ({e})"
     if str(data.get("lab")) != lab:
         return {}, f"the verdict file is for lab {data.get('lab')!r}, not {lab}"
     if data.get("source_sha256") != sha:
         return {}, "the verdict file names a different source than the one submitted (hash differs)"
     records = {}
     for r in data.get("verdicts") or []:
-        if not isinstance(r, dict) or r.get("schema") != VERDICT_SCHEMA or "test" not in r:
+        if not isinstance(r, dict) or r.get("schema") != schemas.VERDICT or "test" not in r:
             return {}, "the verdict file holds a record that is not a verdict"
         records[str(r["test"])] = r
     return records, ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from banklab.grading import cleantext as ct              # noqa: E402  (text a student chose, made harmless)
+from banklab import schemas                      # every JSON format's schema name
 
 #: A verdict's status (docs/dev/GRADER.md): "fault" = not judged because of the grading machine
 #: (graded mode without a usable GPU, a tracer that cannot start, a judge that crashed): the whole
@@ -106,7 +107,7 @@ class LabResult:
 
     def to_json(self) -> dict:
         d = dataclasses.asdict(self)
-        d["schema"] = "banklab.batch.result.v1"
+        d["schema"] = schemas.BATCH_RESULT
         d["points"] = self.points
         d["max_points"] = self.max_points
         d["complete"] = self.complete
@@ -114,6 +115,10 @@ class LabResult:
 
     @staticmethod
     def from_json(d: dict) -> "LabResult":
+        """The result a saved record (to_json()) holds; a record of another schema raises
+        schemas.SchemaError (a ValueError)."""
+        if d.get("schema") != schemas.BATCH_RESULT:
+            raise schemas.SchemaError(f"not a {schemas.BATCH_RESULT} record (schema {d.get('schema')!r})")
         d = dict(d)
         for k in ("schema", "points", "max_points", "graded", "complete", "cache_key", "lms_id",
                   "verdict_key", "lms", "points_digest"):

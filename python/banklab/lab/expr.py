@@ -25,17 +25,10 @@ The C++ evaluator knows one variable, `lane`; here the caller names the variable
 its `value` key has none. tools/tests/expr_differential.py checks both evaluators on the same
 expressions (CTest cli.ExprPythonAgreesWithCpp); python/tests/test_expr.py is the unit test.
 
-The op table (the model's ops and the widths each allows) is not written here: `OPS` is read at
-import time from the model itself, so it cannot drift from it:
-  - the ops and their order: `kAllOps` in common/include/banklab/model.hpp,
-  - their names: the `to_string(Op op)` switch in common/src/model.cpp (`case Op::Load: return "ld";`),
-  - their widths: the `is_legal_width(Op op, int width)` switch in model.hpp (`case Op::X:` labels,
-    then `return width == 4 || width == 8;` or `default: return is_legal_width(width);`, which
-    is `kLegalWidths`),
-  - `MAX_SHARED_BYTES`: `kMaxSharedBytesPerBlock` in common/include/banklab/hardware.hpp.
-A change of the C++ that this reading does not understand raises ModelTableError at import
-(naming the file and what it expected); the differential test compares `OPS` with the op table the
-compiled model prints, so a reading that understands but misreads fails there.
+The op table (the model's ops and the widths each allows, LEGAL_WIDTHS, MAX_SHARED_BYTES) is not
+written here: it is common/data/ops.toml, read by banklab.lab.model_table, the file the C++ model's
+header (common/include/banklab/model_table.hpp) is generated from; the differential test compares
+`OPS` with the op table the compiled model prints.
 
 Standard library only (Python 3.11).
 """
@@ -44,9 +37,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from pathlib import Path
 
-__all__ = ["ExprError", "ModelTableError", "Expr", "parse", "evaluate", "OPS", "LEGAL_WIDTHS",
+from banklab.lab import model_table
+
+__all__ = ["ExprError", "Expr", "parse", "evaluate", "OPS", "LEGAL_WIDTHS",
            "MAX_SHARED_BYTES", "WARP_SIZE", "Access", "parse_op", "parse_width", "check_width",
            "parse_mask", "split_access", "access", "parse_access", "quote_token"]
 
@@ -65,10 +59,6 @@ class ExprError(ValueError):
         super().__init__(message)
         self.column = column
         self.message = message
-
-
-class ModelTableError(RuntimeError):
-    """The model's C++ no longer has the shape this module reads its op table from."""
 
 
 def quote_token(tok: str, limit: int = 24) -> str:
@@ -317,97 +307,12 @@ def evaluate(text: str, **env: int) -> int:
     return Expr(text, tuple(env)).eval(**env)
 
 
-# ---- the op table, read from the model -----------------------------------------------------------
+# ---- the op table: common/data/ops.toml, which the C++ model's header is generated from ---------
 
-_ROOT = Path(__file__).resolve().parents[3]   # the course: python/banklab/lab is three levels down
-
-
-def _read(root: Path, rel: str) -> str:
-    path = root / rel
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ModelTableError(f"{rel}: cannot read the model's op table from it ({e.strerror})") from None
-
-
-def _find(rel: str, text: str, pattern: str, what: str) -> re.Match:
-    m = re.search(pattern, text, re.S)
-    if not m:
-        raise ModelTableError(f"{rel}: expected {what} (python/banklab/lab/expr.py reads the op table from it; "
-                              "update its reading together with the C++)")
-    return m
-
-
-def read_model(root: Path | None = None) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...], int]:
-    """(OPS, LEGAL_WIDTHS, MAX_SHARED_BYTES) read from the model's C++ of the course at `root`
-    (this one by default; see the module's text)."""
-    root = Path(root) if root is not None else _ROOT
-    hpp_rel, cpp_rel, hw_rel = ("common/include/banklab/model.hpp", "common/src/model.cpp",
-                                "common/include/banklab/hardware.hpp")
-    hpp, cpp, hw = _read(root, hpp_rel), _read(root, cpp_rel), _read(root, hw_rel)
-    legal = _find(hpp_rel, hpp, r"inline constexpr int kLegalWidths\[\]\s*=\s*\{([^}]*)\};",
-                  "'inline constexpr int kLegalWidths[] = {1, 2, ...};'")
-    legal_widths = tuple(int(w) for w in re.findall(r"\d+", legal.group(1)))
-    order = _find(hpp_rel, hpp, r"inline constexpr Op kAllOps\[\]\s*=\s*\{([^}]*)\};",
-                  "'inline constexpr Op kAllOps[] = {Op::Load, ...};'")
-    enumerators = re.findall(r"Op::(\w+)", order.group(1))
-    names_body = _find(cpp_rel, cpp, r"const char\* to_string\(Op op\)\s*\{\s*switch \(op\) \{(.*?)\n  \}",
-                       "'const char* to_string(Op op) { switch (op) { case Op::Load: return \"ld\"; ... } }'")
-    names = dict(re.findall(r'case Op::(\w+):\s*return "(\w+)";', names_body.group(1)))
-    widths_body = _find(hpp_rel, hpp,
-                        r"constexpr bool is_legal_width\(Op op, int width\) noexcept \{\s*switch \(op\) \{(.*?)\n  \}",
-                        "'constexpr bool is_legal_width(Op op, int width) noexcept { switch (op) { ... } }'")
-    widths: dict[str, tuple[int, ...]] = {}
-    default: tuple[int, ...] | None = None
-    labels: list[str] = []
-    for stmt in re.findall(r"\s*(case\s+Op::\w+\s*:(?!:)|default\s*:|[^;]+;|\S[^;]*$)", widths_body.group(1)):
-        stmt = " ".join(stmt.split())
-        if not stmt:
-            continue
-        m = re.fullmatch(r"case Op::(\w+):", stmt)
-        if m:
-            labels.append(m.group(1))
-            continue
-        if stmt == "default:":
-            labels.append("")
-            continue
-        if stmt == "return is_legal_width(width);":
-            ws = legal_widths
-        else:
-            m = re.fullmatch(r"return (width == \d+(?: \|\| width == \d+)*);", stmt)
-            if not m:
-                raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r}, where "
-                                      "banklab.lab.expr reads only 'case Op::X:', 'default:', "
-                                      "'return width == N || ...;' and 'return is_legal_width(width);'")
-            ws = tuple(sorted(int(w) for w in re.findall(r"\d+", m.group(1))))
-        if not labels:
-            raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) has {stmt!r} under no case")
-        for e in labels:
-            if e == "":
-                default = ws
-            else:
-                widths[e] = ws
-        labels = []
-    ops: dict[str, tuple[int, ...]] = {}
-    for e in enumerators:
-        if e not in names:
-            raise ModelTableError(f"{cpp_rel}: to_string(Op) has no 'case Op::{e}: return \"...\";'")
-        ws = widths.get(e, default)
-        if ws is None:
-            raise ModelTableError(f"{hpp_rel}: is_legal_width(Op op, int width) says nothing of Op::{e}")
-        ops[names[e]] = ws
-    if not ops or not legal_widths:
-        raise ModelTableError(f"{hpp_rel}: read no op or no width")
-    shared = _find(hw_rel, hw, r"inline constexpr std::uint32_t kMaxSharedBytesPerBlock\s*=\s*([^;]*);",
-                   "'inline constexpr std::uint32_t kMaxSharedBytesPerBlock = ...;'")
-    try:
-        max_shared = evaluate(re.sub(r"(?<=[0-9])[uU]\b", "", shared.group(1)))
-    except ExprError as e:
-        raise ModelTableError(f"{hw_rel}: kMaxSharedBytesPerBlock = {shared.group(1)}: {e}") from None
-    return ops, legal_widths, max_shared
-
-
-OPS, LEGAL_WIDTHS, MAX_SHARED_BYTES = read_model()
+_TABLE = model_table.read()
+OPS: dict[str, tuple[int, ...]] = _TABLE.ops
+LEGAL_WIDTHS: tuple[int, ...] = _TABLE.legal_widths
+MAX_SHARED_BYTES: int = _TABLE.max_shared_bytes
 
 
 # ---- access lines --------------------------------------------------------------------------------

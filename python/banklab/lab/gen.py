@@ -162,6 +162,11 @@ def cexpr(expr):
     return expr.strip()
 
 
+def judge_dir(d):
+    """The lab's judge folder from the course root (probe.cu, test.cu): its description's, else labs/<folder>/judge."""
+    return d.get('judge_dir', 'labs/' + d['folder'] + '/judge')
+
+
 def header(d, toml_name):
     ns = f"lab{d['lab']}_desc"
     L = []
@@ -173,7 +178,7 @@ def header(d, toml_name):
     L.append(f"namespace {ns} {{\n")
     L.append(f"inline constexpr const char* kLab = {cstr(d['lab'])};")
     L.append(f"inline constexpr const char* kFolder = {cstr(d['folder'])};")
-    L.append(f"inline constexpr const char* kJudgeDir = {cstr(d.get('judge_dir', 'labs/' + d['folder'] + '/judge'))};"
+    L.append(f"inline constexpr const char* kJudgeDir = {cstr(judge_dir(d))};"
              "  // the judge's files (probe.cu, test.cu), from the source root")
     L.append(f"inline constexpr const char* kNamespace = {cstr(d['namespace'])};")
     L.append("inline constexpr const char* kConstants[] = {" + ", ".join(cstr(c) for c in d["constants"]) + "};")
@@ -318,6 +323,7 @@ def questions_test(d, toml_name, tests=()):
          '#include "grader/generated_tests.hpp"',
          '#include "grader/grader.hpp"',
          '#include "grader/lab_description.hpp"',
+         '#include "grader/lab_folders.hpp"',
          f'#include "grader/lab{d["lab"]}_judge.hpp"',
          '#include "grader/tests_of_lab.hpp"\n',
          "namespace {\n"]
@@ -332,6 +338,9 @@ def questions_test(d, toml_name, tests=()):
     L.append(f"    {cstr(d['lab'])}, kLayoutTests, kQuestions, kPredictionTests, {'true' if d['answers'] else 'false'}, __FILE__);")
     L.append("")
     L += gen_gpu.lab_tests_table(d["lab"], tests)
+    L.append("// Where the lab lives, for the judge's build (grader/lab_folders.hpp): its folder and its judge folder.")
+    L.append(f"[[maybe_unused]] const bool kFoldersRegistered = grader::register_lab_folders({cstr(d['lab'])}, "
+             f"{cstr(d['folder'])}, {cstr(judge_dir(d))});")
     L.append("\n}  // namespace")
     return "\n".join(L) + "\n"
 

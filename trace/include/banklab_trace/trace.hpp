@@ -217,6 +217,8 @@ std::string explain_command(const WarpAccess& access);
 std::string display_name(const std::string& mangled);
 
 enum class Format { Text, Csv, Json, Predict };
+/// The "schema" of a Format::Json report (the Python side's name: banklab.grading.schemas.TRACE_REPORT).
+inline constexpr const char* kTraceReportSchema = "banklab.trace.v1";
 /// Writes the report. `predict` needs the instructions (one access line per distinct one).
 void write_report(std::ostream& out, Format format, const Report& report,
                   const std::vector<Instruction>& instructions);
