@@ -52,6 +52,10 @@ struct HwCase {
   Dim3 grid, block;        // as the lab's launcher launches it at lab_driver's size (lab_driver_labs.inc)
   std::vector<long long> params;  // lab_driver's arguments: -1 a buffer (64 MiB, zeroed, as the driver's), else the number
   int lab07 = 0;  // 1: lab 07's stub, 2: its solution: params 1 and 2 hold the tensor maps, as lab_driver's gemm_tensor_maps
+  // The H200 trace holds the TMA/wgmma traffic to compare: false where the device's tracer recorded
+  // none (lab 07's traces of 2026-12-03: compute-sanitizer 2025.3.1, 1536 records, all LDSM; the
+  // emulator's 48 TMA loads are then printed, not compared, and only the shared warp instructions are).
+  bool hw_traffic = true;
 };
 
 constexpr long long B = -1;  // a buffer param
@@ -79,8 +83,8 @@ const HwCase kHw[] = {
     {"Lab06Stub", LAB(LAB06_STUB, "h200_labs_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
     {"Lab06Solution", LAB(LAB06_SOLUTION, "h200_solutions_06.bltrace"), "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 384}},
     // gemm(c, map_a, map_b, 128, 192, 256): (192 / 64, 128 / 64) blocks of kThreads (128)
-    {"Lab07Stub", LAB(LAB07_STUB, "h200_labs_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 1},
-    {"Lab07Solution", LAB(LAB07_SOLUTION, "h200_solutions_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 2},
+    {"Lab07Stub", LAB(LAB07_STUB, "h200_labs_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 1, false},
+    {"Lab07Solution", LAB(LAB07_SOLUTION, "h200_solutions_07.bltrace"), "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii", {3, 2}, {128}, {B, B, B, 128, 192, 256}, 2, false},
 };
 #undef LAB
 
@@ -190,6 +194,13 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
   for (const auto& [key, v] : hw.traffic)
     std::cout << "    kernel.cu:" << std::get<1>(key) << ": TMA/wgmma traffic H200 " << v.first << " instructions, " << v.second
               << " bytes; emulator " << emu.traffic[key].first << ", " << emu.traffic[key].second << "\n";
+  if (!c.hw_traffic) {
+    EXPECT_TRUE(hw.traffic.empty()) << "the H200 trace now holds TMA/wgmma traffic: compare it (hw_traffic = true)";
+    for (const auto& [key, v] : emu.traffic)
+      std::cout << "    kernel.cu:" << std::get<1>(key) << ": TMA/wgmma traffic of the emulator " << v.first
+                << " instructions, " << v.second << " bytes; not compared (the H200 trace holds none)\n";
+    return;
+  }
   EXPECT_EQ(hw.traffic, emu.traffic);
 }
 
