@@ -9,25 +9,11 @@
 #include <vector>
 
 #include "async.hpp"
+#include "ptx_lex.hpp"
 
 namespace banklab::emu {
 
 namespace {
-
-std::vector<std::string> dots(const std::string& m) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : m) {
-    if (c == '.') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
 
 bool one_of(const std::string& s, std::initializer_list<const char*> list) {
   for (const char* x : list)
@@ -190,7 +176,7 @@ bool read_fence(Reader& rd, const std::vector<std::string>& parts) {
 }  // namespace
 
 bool decode_async(const std::string& mnemonic, Inst& inst) {
-  const std::vector<std::string> parts = dots(mnemonic);
+  const std::vector<std::string> parts = lex::split_dots(mnemonic);
   Reader rd{inst, mnemonic};
   if (parts[0] == "cp") return read_cp(rd, parts);
   if (parts[0] == "mbarrier") return read_mbarrier(rd, parts);

@@ -252,4 +252,19 @@ ModuleVar parse_module_variable(const std::string& decl, int line) {
   return v;
 }
 
+std::vector<std::string> split_dots(const std::string& m) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : m) {
+    if (c == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
 }  // namespace banklab::emu::lex

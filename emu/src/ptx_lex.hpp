@@ -19,6 +19,8 @@ std::string trim(const std::string& s);
 /// Throws the reader's error for PTX line `line`.
 [[noreturn]] void fail(int line, const std::string& what);
 std::vector<std::string> split_operands(const std::string& s);
+/// A mnemonic's parts between its dots: "ld.shared.v4.f32" gives ld, shared, v4, f32.
+std::vector<std::string> split_dots(const std::string& m);
 bool parse_number(const std::string& s, std::int64_t& v);
 
 // The registers a kernel declares: `%r<294>` gives %r0 .. %r293, `%p1` one register.

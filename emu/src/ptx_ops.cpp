@@ -8,6 +8,7 @@
 
 #include "async.hpp"
 #include "banklab_emu/ptx.hpp"
+#include "ptx_lex.hpp"
 
 namespace banklab::emu {
 
@@ -176,21 +177,6 @@ bool one_of(const char* s, const char* const* list, std::size_t n) {
   return false;
 }
 
-std::vector<std::string> split_dots(const std::string& m) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : m) {
-    if (c == '.') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
-
 void unsupported(Inst& inst, const std::string& why) {
   inst.family = Family::Unsupported;
   if (inst.why.empty()) inst.why = why;
@@ -214,7 +200,7 @@ bool is_float(Type t) noexcept { return t == Type::F16 || t == Type::F32 || t ==
 
 void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
   if (decode_async(mnemonic, inst)) return;  // cp.async*, mbarrier, fence, membar: ptx_async.cpp
-  const std::vector<std::string> parts = split_dots(mnemonic);
+  const std::vector<std::string> parts = lex::split_dots(mnemonic);
   const std::string& base = parts[0];
   int operands = -2;
   for (const Mnemonic& m : kMnemonics)

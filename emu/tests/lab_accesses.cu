@@ -75,6 +75,21 @@ Described lab01(Index tile_index, Walk walk_col) {
 // operand line `: "r"(addr)`): A's of warp w, step s,
 // block i, lane l: row 32 (w / 2) + 16 i + l % 16, chunk 2 s + l / 16; B's at kTileBytes: row
 // 32 (w % 2) + 16 j + 8 (l / 16) + l % 8, chunk 2 s + (l / 8) % 2.
+// The ldmatrix.x4 of labs 06 and 07 (the same fragments): per warp w and step s of 16 along k, for
+// i = 0, 1, A's at row 32 (w / 2) + 16 i + l % 16, chunk 2 s + l / 16, and B's (at tile_bytes) at row
+// 32 (w % 2) + 16 i + 8 (l / 16) + l % 8, chunk 2 s + (l / 8) % 2.
+template <typename Offset>
+void add_fragment_loads(Group& ld, Offset tile_offset, int threads, int tile_k, long long tile_bytes) {
+  for (int w = 0; w < threads / 32; ++w)
+    for (int s = 0; s < tile_k / 16; ++s)
+      for (int i = 0; i < 2; ++i) {
+        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) { return tile_offset(32 * (w / 2) + 16 * i + l % 16, 2 * s + l / 16); }, 16));
+        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) {
+          return tile_bytes + tile_offset(32 * (w % 2) + 16 * i + 8 * (l / 16) + l % 8, 2 * s + (l / 8) % 2);
+        }, 16));
+      }
+}
+
 template <typename Offset>
 Described lab06(Offset tile_offset, int threads, int chunks_per_row, int tile_rows, int tile_k, long long tile_bytes) {
   Group sa{Op::Store, "tile_a + ", {}}, sb{Op::Store, "tile_b + ", {}}, ld{Op::LoadMatrix, "\"r\"(addr)", {}};
@@ -85,14 +100,7 @@ Described lab06(Offset tile_offset, int threads, int chunks_per_row, int tile_ro
           const int e = 32 * w + lane + threads * p;
           return t * tile_bytes + tile_offset(e / chunks_per_row, e % chunks_per_row);
         }, 16));
-  for (int w = 0; w < threads / 32; ++w)
-    for (int s = 0; s < tile_k / 16; ++s)
-      for (int i = 0; i < 2; ++i) {
-        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) { return tile_offset(32 * (w / 2) + 16 * i + l % 16, 2 * s + l / 16); }, 16));
-        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) {
-          return tile_bytes + tile_offset(32 * (w % 2) + 16 * i + 8 * (l / 16) + l % 8, 2 * s + (l / 8) % 2);
-        }, 16));
-      }
+  add_fragment_loads(ld, tile_offset, threads, tile_k, tile_bytes);
   return Described{{sa, sb, ld}};
 }
 
@@ -103,14 +111,7 @@ Described lab06(Offset tile_offset, int threads, int chunks_per_row, int tile_ro
 template <typename Offset>
 Described lab07(Offset tile_offset, int threads, int tile_k, long long tile_bytes) {
   Group ld{Op::LoadMatrix, "row_address))", {}};
-  for (int w = 0; w < threads / 32; ++w)
-    for (int s = 0; s < tile_k / 16; ++s)
-      for (int i = 0; i < 2; ++i) {
-        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) { return tile_offset(32 * (w / 2) + 16 * i + l % 16, 2 * s + l / 16); }, 16));
-        ld.accesses.push_back(warp(Op::LoadMatrix, [&](int l) {
-          return tile_bytes + tile_offset(32 * (w % 2) + 16 * i + 8 * (l / 16) + l % 8, 2 * s + (l / 8) % 2);
-        }, 16));
-      }
+  add_fragment_loads(ld, tile_offset, threads, tile_k, tile_bytes);
   return Described{{ld}};
 }
 

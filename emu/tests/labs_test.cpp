@@ -108,6 +108,21 @@ struct LabRun {
   long long units = 0;  // tiles (lab 00), blocks of 32 rows (lab 01), blocks x steps of 64 along k (lab 06)
 };
 
+// c = a * b^T of m x k and n x k halves, summed in k order in float (grader::gemm::cpu_product):
+// the oracle of labs 06 and 07.
+std::vector<float> cpu_product(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b, int m, int n,
+                               int kk) {
+  std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int p = 0; p < kk; ++p)
+        sum += half_value(a[static_cast<std::size_t>(i) * kk + p]) * half_value(b[static_cast<std::size_t>(j) * kk + p]);
+      c[static_cast<std::size_t>(i) * n + j] = sum;
+    }
+  return c;
+}
+
 // Lab 06: gemm(c, a, b, m, n, k) at the traced size (lab.toml: gemm, sizes [[128, 192, 384], ...]):
 // 64 x 64 blocks of c, 128 threads, as lab06::gemm launches them.
 LabRun run_lab06(const Module& mod) {
@@ -122,14 +137,7 @@ LabRun run_lab06(const Module& mod) {
   r.units = (m / 64) * (n / 64) * (kk / 64);
   const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
                                    b = random_halves(static_cast<std::size_t>(n) * kk, 48);
-  r.expected.assign(static_cast<std::size_t>(m) * n, 0.0f);  // grader::gemm::cpu_product
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float sum = 0.0f;
-      for (int p = 0; p < kk; ++p)
-        sum += half_value(a[static_cast<std::size_t>(i) * kk + p]) * half_value(b[static_cast<std::size_t>(j) * kk + p]);
-      r.expected[static_cast<std::size_t>(i) * n + j] = sum;
-    }
+  r.expected = cpu_product(a, b, m, n, kk);
   Device dev;
   EmuTrace tr;
   const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2);
@@ -165,14 +173,7 @@ LabRun run_lab07(const Module& mod, bool solution) {
   r.units = (m / 64) * (n / 64) * (kk / 64);
   const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
                                    b = random_halves(static_cast<std::size_t>(n) * kk, 48);
-  r.expected.assign(static_cast<std::size_t>(m) * n, 0.0f);  // grader::gemm::cpu_product
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float sum = 0.0f;
-      for (int p = 0; p < kk; ++p)
-        sum += half_value(a[static_cast<std::size_t>(i) * kk + p]) * half_value(b[static_cast<std::size_t>(j) * kk + p]);
-      r.expected[static_cast<std::size_t>(i) * n + j] = sum;
-    }
+  r.expected = cpu_product(a, b, m, n, kk);
   Device dev;
   EmuTrace tr;
   const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2),
