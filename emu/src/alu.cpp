@@ -22,21 +22,10 @@ std::int64_t sext(std::uint64_t v, int bits) {
   v = mask_bits(v, bits);
   return static_cast<std::int64_t>((v ^ m) - m);
 }
-float as_f32(std::uint64_t v) {
-  const auto u = static_cast<std::uint32_t>(v);
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 double as_f64(std::uint64_t v) {
   double d;
   std::memcpy(&d, &v, 8);
   return d;
-}
-std::uint64_t of_f32(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
 }
 std::uint64_t of_f64(double d) {
   std::uint64_t u;

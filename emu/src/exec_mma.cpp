@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "alu.hpp"
 #include "exec_families.hpp"
 
 namespace banklab::emu {
@@ -41,17 +42,6 @@ std::uint16_t float_to_half(float f) {
   float q = std::nearbyint(std::ldexp(m, 11));  // 11 significant bits
   if (q >= 2048.0f) { q /= 2; ++e; }
   return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>((e + 14) << 10) | (static_cast<std::uint16_t>(q) & 1023u));
-}
-float as_float(std::uint64_t v) {
-  const auto u = static_cast<std::uint32_t>(v);
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-std::uint64_t bits_of_float(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
 }
 
 bool whole_warp(const Inst& in, WarpView& w) {
@@ -128,7 +118,7 @@ bool mma(const Inst& in, WarpView& w) {
     for (int i = 0; i < (k == 16 ? 4 : 2); ++i) b[2 * t + i % 2 + (i >= 2 ? 8 : 0)][g] = half(in.ops[2].regs[i / 2], lane, i % 2);
     for (int i = 0; i < 4; ++i) {
       const int row = g + (i >= 2 ? 8 : 0), col = 2 * t + i % 2;
-      c[row][col] = in.types[3] == Type::F32 ? static_cast<double>(as_float(w.reg(in.ops[3].regs[i], lane)))
+      c[row][col] = in.types[3] == Type::F32 ? static_cast<double>(as_f32(w.reg(in.ops[3].regs[i], lane)))
                                              : half(in.ops[3].regs[i / 2], lane, i % 2);
     }
   }
@@ -142,7 +132,7 @@ bool mma(const Inst& in, WarpView& w) {
   for (int lane = 0; lane < 32; ++lane) {
     const int g = lane / 4, t = lane % 4;
     if (in.types[0] == Type::F32) {
-      for (int i = 0; i < 4; ++i) w.set(in.ops[0].regs[i], lane, bits_of_float(d[g + (i >= 2 ? 8 : 0)][2 * t + i % 2]));
+      for (int i = 0; i < 4; ++i) w.set(in.ops[0].regs[i], lane, of_f32(d[g + (i >= 2 ? 8 : 0)][2 * t + i % 2]));
     } else {
       for (int r = 0; r < 2; ++r)
         w.set(in.ops[0].regs[r], lane,
