@@ -2,7 +2,7 @@
 """python/banklab/lab/gen.py refuses a broken lab description, naming the file and the key.
 
 Each case edits a copy of lab 05's description labs/05_swizzle/judge/lab.toml, of its answers
-solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (found through
+solutions/05_swizzle/answers.toml or of its probe labs/05_swizzle/judge/probe.cu (its test.cu copied too) (found through
 python/banklab/lab/labs.py) and expects banklab.lab.gen to fail with a message that names the file
 and says what is wrong; the unedited description must pass.
 
@@ -67,7 +67,9 @@ def main():
     gen = "banklab.lab.gen"
     from banklab.lab import labs as banklab_labs   # noqa: E402  (the one reader of what a lab is)
     lab = banklab_labs.find_labs(a.root)["05"]
-    src = {"toml": str(lab.description_path), "probe": str(lab.probe), "answers": str(lab.answers_path)}
+    # test.cu goes with them: the generator checks [gpu] traced against the test.cu beside the description
+    src = {"toml": str(lab.description_path), "probe": str(lab.probe), "answers": str(lab.answers_path),
+           "test": str(lab.test)}
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         r = run(gen, src, os.path.join(tmp, "out"))
