@@ -85,6 +85,10 @@ def main():
         if os.environ.get("FAKE_JUDGE_SANDBOX") == "none":
             print("no sandbox: bubblewrap does not run here (test double)")
             return 1
+        if os.environ.get("FAKE_JUDGE_NO_CGROUP") == "1":
+            print("sandbox: bwrap (test double), no cgroup (test double): memory and processes are limited per "
+                  "process only")
+            return 0
         print("sandbox: bwrap (test double)")
         return 0
     if a.cmd == "list":

@@ -76,6 +76,9 @@ class EveryGraderRefusesWithoutStepLimits(unittest.TestCase):
     def test_grade_class_locally(self):
         p, out = self.grade_class(True)
         self.assert_class_not_graded(p, out)
+        self.assertEqual(p.stderr.count("grade-class: the judge can make no cgroup per step here"), 1,
+                         "said once at the start, before the labs' own lines")
+        self.assertIn("systemd-run --user --scope -p Delegate=yes", p.stderr)
 
     def test_grade_class_in_a_slurm_task(self):
         p, out = self.grade_class(True, *SLURM, env=fake_slurm_env(self.tmp))
@@ -92,6 +95,7 @@ class EveryGraderRefusesWithoutStepLimits(unittest.TestCase):
                 shutil.rmtree(self.tmp / "out-False", ignore_errors=True)
                 p, out = self.grade_class(False, *args, env=env)
                 self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                self.assertNotIn(REFUSAL, p.stderr)
                 self.assertGreater(float(read_csv(out / "results.csv")[0]["points"]), 0)
                 self.judges_were_told()
 

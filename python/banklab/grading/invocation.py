@@ -92,6 +92,12 @@ class Confinement:
     def refused(self) -> bool:
         return self.mode != "bwrap"
 
+    @property
+    def no_step_limits(self) -> bool:
+        """The judge confines but makes no cgroup per step here ("no cgroup (WHY): ... per process
+        only"): every grade it is asked for (REQUIRE_STEP_LIMITS) is then a fault."""
+        return not self.refused and "no cgroup (" in self.line
+
 
 def parse_sandbox(rc: int, text: str) -> Confinement:
     """`banklab-judge sandbox` output -> Confinement. Only the first word after `sandbox:` is
