@@ -1,3 +1,5 @@
+// The judge's build of a student's file (build.hpp): its steps over one work folder, each a function
+// returning its result, in the order build_lab() runs them; every step in the sandbox.
 #include "build.hpp"
 
 #include <dirent.h>
