@@ -154,7 +154,7 @@ int cmd_test(const Args& a, char** argv) {
     // `// banklab variant:` line names, as grade without --variant (a variant's kernel may differ
     // from the lab's: lab 05's float4 tile). Every grader of a class names it (--variant).
     Args built = a;
-    built.source = read_file(a.work + "/source.txt", 4096);
+    built.source = read_file(WorkDir{a.work}.source_txt(), 4096);
     std::string error;
     (void)choose_variant(built, read_file(built.source, 8u << 20), error);
   }
@@ -203,8 +203,8 @@ BuildResult guarded_build(const Args& a) {
     b.fault = true;  // nothing was judged: the machine cannot confine, not the student's failure
     b.message = *why;
     make_dirs(a.work);
-    write_file(a.work + "/build.log", *why);
-    unlink((a.work + "/answers.txt").c_str());
+    write_file(WorkDir{a.work}.build_log(), *why);
+    unlink(WorkDir{a.work}.answers().c_str());
     return b;
   }
   return build_lab(a.lab, a.source, a.work);
