@@ -128,7 +128,8 @@ bool parse(int argc, char** argv, Args& a) {
 // hides the GPU from it (clearing CUDA_VISIBLE_DEVICES at start-up) must not turn a failure into
 // "not graded". Where this process sees a usable GPU, the test failed, as before faults existed.
 void confirm_fault(Verdict& v) {
-  if (v.status != "fault" || v.tier != "gpu") return;
+  // A fault of the emulated twin (--emulate-gpu: a launch the emulator cannot run) says its own reason.
+  if (v.status != "fault" || v.tier != "gpu" || v.emulated) return;
   if (banklab::no_gpu_reason()[0] != '\0') {
     v.message = fault_message(v, v.message);  // in this process's words, not the test process's
     return;
