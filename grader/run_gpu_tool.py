@@ -4,7 +4,8 @@
   run_gpu_tool.py --judge banklab-judge --lab 04 --work DIR --tests A,B --tool memcheck|racecheck
   run_gpu_tool.py --judge banklab-judge --lab 04 --work DIR --tests A,B --tool ncu --ncu /path/ncu
 
-Each test first runs plainly: exit 77 (no GPU) makes this exit 77 (CTest: skipped). Under
+Each test first runs plainly, on a GPU only (BANKLAB_EMULATE=0: never the judge's emulator): exit 77
+(no GPU) makes this exit 77 (CTest: skipped). Under
 compute-sanitizer any reported error fails. Under ncu, each test prints the model's prediction
 for the kernels it launches, as lines
     [ MODEL    ] kernel=<name> ld=<wavefronts> st=<wavefronts or -1>
@@ -15,6 +16,7 @@ This is a cross-check of the model, not a verdict on the student (the traced tes
 import argparse
 import csv
 import io
+import os
 import re
 import subprocess
 import sys
@@ -25,8 +27,11 @@ SKIP = 77
 
 
 def run(cmd, timeout):
+    # BANKLAB_EMULATE=0: these tools judge the GPU itself, never the emulator (which the judge uses by
+    # default where no GPU is usable): without a GPU the test skips, and so does this.
+    env = dict(os.environ, BANKLAB_EMULATE="0")
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout
     except subprocess.TimeoutExpired as e:
         return 124, (e.stdout or "") + f"\n(killed after {timeout} s)"

@@ -3,8 +3,8 @@
 //
 //   banklab-judge build --lab 05 --source labs/05_swizzle/kernel.cu --work DIR [--graded] [--require-step-limits]
 //   banklab-judge test  --lab 05 --work DIR --test Lab05Layout.TileIndexIsInBoundsAndOneToOne
-//                       [--test ... | --tests A,B,...] [--graded] [--results DIR] [--logs DIR]
-//   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded] [--require-step-limits]
+//                       [--test ... | --tests A,B,...] [--graded [--emulate-gpu]] [--results DIR] [--logs DIR]
+//   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded [--emulate-gpu]] [--require-step-limits]
 //                       [--tier cpu|gpu|all] [--one-per-process]
 //   banklab-judge list  [--lab 05]
 //   banklab-judge sandbox              says whether the student's file can be sandboxed here, and why not
@@ -18,6 +18,12 @@
 // fault (graded mode: a test that must run could not run here, e.g. no usable GPU: not judged, the
 // grading machine's problem, a red test on purpose); it is derived from the verdict record this
 // process wrote, never from anything the student's code did. A test of several tests: run_in_process.hpp.
+//
+// Without a usable GPU the GPU tests of a lab whose emulated tier is checked run on the emulator
+// (emulation.hpp; BANKLAB_EMULATE=0 says never, =1 always), their timing tests skipped ("needs a
+// GPU"). Graded mode needs a GPU for them unless --emulate-gpu, the instructor's choice, lets the
+// emulator judge them (its timing tests are then skipped, not faults; the points table says what
+// they earn: grader/points/weights.toml [emulated]).
 //
 // grade runs the lab's tests in as few processes as isolation allows (process_groups.hpp): the CPU
 // tests in one, the untraced GPU tests in one, the traced ones in one; --one-per-process (or
@@ -61,6 +67,7 @@ struct Args {
   std::string command, lab, source, work, results, logs, json, tier = "all", variant;
   std::vector<std::string> tests;
   bool graded = false;
+  bool emulate_gpu = false;  ///< graded mode: the emulator may judge the GPU tier where no GPU is usable
   bool fresh_container = false;
   bool one_per_process = false;
   bool require_step_limits = false;  ///< grading that counts: no cgroup per step, no build (--graded too)
@@ -71,9 +78,9 @@ int usage(const char* why) {
                "banklab-judge: %s\n"
                "usage: banklab-judge build --lab NN --source FILE --work DIR [--graded] [--require-step-limits]\n"
                "       banklab-judge test  --lab NN --work DIR --test Suite.Name [--test ... | --tests A,B,...]\n"
-               "                           [--graded] [--results DIR] [--logs DIR]\n"
-               "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--require-step-limits]\n"
-               "                           [--tier cpu|gpu|all] [--one-per-process] [--variant K]\n"
+               "                           [--graded [--emulate-gpu]] [--results DIR] [--logs DIR]\n"
+               "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded [--emulate-gpu]]\n"
+               "                           [--require-step-limits] [--tier cpu|gpu|all] [--one-per-process] [--variant K]\n"
                "       banklab-judge list  [--lab NN]\n"
                "       banklab-judge sandbox\n"
                "build and grade also take --fresh-container, which changes nothing (accepted for old callers)\n",
@@ -92,6 +99,7 @@ bool parse(int argc, char** argv, Args& a) {
       return true;
     };
     if (k == "--graded") a.graded = true;
+    else if (k == "--emulate-gpu") a.emulate_gpu = true;
     else if (k == "--fresh-container") a.fresh_container = true;
     else if (k == "--require-step-limits") a.require_step_limits = true;
     else if (k == "--lab") { if (!next(a.lab)) return false; }
@@ -124,7 +132,8 @@ bool parse(int argc, char** argv, Args& a) {
 // hides the GPU from it (clearing CUDA_VISIBLE_DEVICES at start-up) must not turn a failure into
 // "not graded". Where this process sees a usable GPU, the test failed, as before faults existed.
 void confirm_fault(Verdict& v) {
-  if (v.status != "fault" || v.tier != "gpu") return;
+  // A fault of the emulated twin (--emulate-gpu: a launch the emulator cannot run) says its own reason.
+  if (v.status != "fault" || v.tier != "gpu" || v.emulated) return;
   if (banklab::no_gpu_reason()[0] != '\0') {
     v.message = fault_message(v, v.message);  // in this process's words, not the test process's
     return;
@@ -139,7 +148,8 @@ std::optional<Verdict> choose_variant(const Args& a, const std::string& source, 
 std::string variant_note(const Args& a, const std::string& source);
 
 int cmd_test(const Args& a, char** argv) {
-  become_the_emulated_twin(a.tests, argv);  // returns where the tests run here (emulation.hpp)
+  // Returns where the tests run here (emulation.hpp): graded mode needs a GPU unless --emulate-gpu.
+  become_the_emulated_twin(a.lab, a.tests, a.graded && !a.emulate_gpu, argv);
   TestRun run;
   run.lab = a.lab;
   run.work = a.work;
@@ -147,6 +157,7 @@ int cmd_test(const Args& a, char** argv) {
   run.logs = a.logs;
   run.tests = a.tests;
   run.graded = a.graded;
+  run.emulate_gpu = a.emulate_gpu;
   if (!a.variant.empty()) {
     setenv("BANKLAB_VARIANT", a.variant.c_str(), 1);  // the variant's questions (grader/variants.hpp)
   } else if (!std::getenv("BANKLAB_VARIANT")) {
@@ -327,7 +338,7 @@ int cmd_grade(const Args& a) {
   std::vector<std::string> tests;
   for (const std::string& t : registered_tests(a.lab))
     if (a.tier == "all" || tier_of_test(t) == a.tier) tests.push_back(t);
-  const GroupRunner runner = judge_runner(self_path(), a.lab, a.work, a.graded);
+  const GroupRunner runner = judge_runner(self_path(), a.lab, a.work, a.graded, a.emulate_gpu);
   std::map<std::string, Verdict> judged;
   for (const TestGroup& g : group_tests(tests, a.one_per_process || one_test_per_process_from_env()))
     for (Verdict& v : run_group(a.lab, g, runner)) {

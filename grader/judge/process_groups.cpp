@@ -83,7 +83,8 @@ std::vector<Verdict> run_group(const std::string& lab, const TestGroup& g, const
   return out;
 }
 
-GroupRunner judge_runner(const std::string& me, const std::string& lab, const std::string& work, bool graded) {
+GroupRunner judge_runner(const std::string& me, const std::string& lab, const std::string& work, bool graded,
+                         bool emulate_gpu) {
   const std::string results = work + "/results", logs = work + "/logs";
   auto record_file = [results, lab](const std::string& t) { return results + "/lab" + lab + "/" + t + ".json"; };
   auto log_file = [logs](const std::string& t) { return logs + "/" + t + ".log"; };
@@ -99,6 +100,7 @@ GroupRunner judge_runner(const std::string& me, const std::string& lab, const st
       cmd.push_back(t);
     }
     if (graded) cmd.push_back("--graded");
+    if (emulate_gpu) cmd.push_back("--emulate-gpu");
     ProcessOptions opt;
     opt.output_file = process_log(name);
     opt.timeout_s = timeout_s;

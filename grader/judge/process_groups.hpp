@@ -59,6 +59,7 @@ std::vector<Verdict> run_group(const std::string& lab, const TestGroup& g, const
 
 /// `banklab-judge test` processes of this judge (`me`): records in work/results, each test's output
 /// in work/logs/Suite.Name.log, each process's in work/logs/NAME.process.log.
-GroupRunner judge_runner(const std::string& me, const std::string& lab, const std::string& work, bool graded);
+GroupRunner judge_runner(const std::string& me, const std::string& lab, const std::string& work, bool graded,
+                         bool emulate_gpu = false);
 
 }  // namespace judge

@@ -52,10 +52,11 @@ std::string test_table_mismatch(const std::string& lab) {
 
 // A test that must run in graded mode but could not run here (no usable GPU, a tracer that cannot
 // start, a GPU without TMA): not judged, and not the student's doing. Where the GPU tier found no
-// usable GPU, CUDA's own words are replaced by plain ones (no_gpu_reason: "no GPU on this machine").
+// usable GPU, CUDA's own words are replaced by plain ones (no_gpu_reason: "no GPU on this machine"),
+// except in the emulated twin, whose reason ("not judged (emulator: ...)") is the one that holds.
 std::string fault_message(const Verdict& v, const std::string& skip_reason) {
   std::string why = skip_reason;
-  if (v.tier == "gpu") {
+  if (v.tier == "gpu" && !v.emulated) {  // on the emulator (--emulate-gpu) the emulator's own reason stands
     const char* no_gpu = banklab::no_gpu_reason();
     if (no_gpu[0] != '\0') why = no_gpu;
   }
@@ -261,8 +262,9 @@ int run_tests(const TestRun& run, const char* argv0) {
         continue;
       }
       Verdict v = plain(run, t, timing_needs_a_gpu());
-      v.status = run.graded ? "fault" : "skipped";
-      if (run.graded) v.message = fault_message(v, v.message);
+      const bool fault = run.graded && !run.emulate_gpu;  // --emulate-gpu: the instructor accepts the emulator
+      v.status = fault ? "fault" : "skipped";
+      if (fault) v.message = fault_message(v, v.message);
       v.emulated = true;
       codes.push_back(finish_verdict(v, run.results, true));
     }

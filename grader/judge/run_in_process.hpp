@@ -23,6 +23,9 @@ struct TestRun {
   std::string logs;
   std::vector<std::string> tests;  ///< Suite.Name, in any order: they run in the order GoogleTest registered them
   bool graded = false;
+  /// Graded mode with --emulate-gpu: in the emulated twin a timing test is skipped ("needs a GPU"),
+  /// not a fault (the points table decides what it earns); every other skip is a fault as before.
+  bool emulate_gpu = false;
 };
 
 /// Every test the judge knows, as "Suite.Name", in registration order, for one lab ("" = all).

@@ -30,7 +30,12 @@ def grade(judge, lab, source, work, tier, variant=None):
         os.remove(out)
     cmd = [judge, "grade", "--lab", lab, "--source", source, "--work", work, "--json", out, "--tier", tier]
     cmd += [] if variant is None else ["--variant", str(variant)]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+    # The known-bad GPU cases and cheats are the GPU's to judge: without one they skip (BANKLAB_EMULATE=0),
+    # unless the caller asks for the emulator (BANKLAB_EMULATE=1: judge.EmulatedGpuTierNN judges the
+    # cases it lists on it, docs/dev/EMULATOR.md).
+    env = dict(os.environ)
+    env.setdefault("BANKLAB_EMULATE", "0")
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800, env=env)
     print(p.stdout[-6000:])
     if not os.path.exists(out):
         print("FAILED: the judge wrote no grade file")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """grade's tests in as few processes as isolation allows give the records each test gets in a
 process of its own (issue 33; grader/judge/process_groups.cpp), on the real judge, without a GPU:
-lab 05's stub graded (its GPU tests faults) and lab 02's solution plain (its GPU tests skipped),
---tier all, grouped and with BANKLAB_JUDGE_ONE_TEST_PER_PROCESS=1; and `test` with several tests.
+lab 05's stub graded (its GPU tests faults) and lab 02's solution plain (its GPU tests skipped: with
+BANKLAB_EMULATE=0, not on the emulator), --tier all, grouped and with BANKLAB_JUDGE_ONE_TEST_PER_PROCESS=1;
+and `test` with several tests.
 
   test_grouped.py --judge build/dev/grader/banklab-judge --root .
 """
@@ -20,7 +21,9 @@ ARGS = None
 
 
 def grade(lab, source, work, alone, graded):
+    # BANKLAB_EMULATE=0: the GPU tests skip without a GPU (by default they would run on the emulator).
     env = {k: v for k, v in os.environ.items() if k != "BANKLAB_JUDGE_ONE_TEST_PER_PROCESS"}
+    env["BANKLAB_EMULATE"] = "0"
     if alone:
         env["BANKLAB_JUDGE_ONE_TEST_PER_PROCESS"] = "1"
     out = work + ".json"

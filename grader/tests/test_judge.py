@@ -17,9 +17,13 @@ from pathlib import Path
 ARGS = None
 
 
-def judge(*args, timeout=300):
+def judge(*args, timeout=300, emulate=None):
+    """The judge's run; `emulate`: BANKLAB_EMULATE for it ("0": never the emulator; None: unset, the default)."""
+    env = {k: v for k, v in os.environ.items() if k != "BANKLAB_EMULATE"}
+    if emulate is not None:
+        env["BANKLAB_EMULATE"] = emulate
     return subprocess.run([ARGS.judge, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=env)
 
 
 class TheJudge(unittest.TestCase):
@@ -85,14 +89,34 @@ class TheJudge(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
 
     def test_graded_mode_turns_a_gpu_test_that_cannot_run_into_a_failure(self):
-        plain = judge("test", "--lab", "05", "--work", self.work, "--test", "Lab05OnGpu.TransposeIsCorrectFor1024x1024")
+        # BANKLAB_EMULATE=0: the GPU test cannot run here (without it, it would run on the emulator).
+        plain = judge("test", "--lab", "05", "--work", self.work, "--test", "Lab05OnGpu.TransposeIsCorrectFor1024x1024",
+                      emulate="0")
         if plain.returncode != 77:
             self.skipTest("a GPU is here: the GPU test runs")
-        graded = judge("test", "--lab", "05", "--work", self.work, "--test", "Lab05OnGpu.TransposeIsCorrectFor1024x1024",
-                       "--graded")
-        self.assertEqual(graded.returncode, 1, graded.stdout)
-        self.assertIn("[ FAULT  ]", graded.stdout)              # not judged: the machine's problem, not graded
-        self.assertIn("not graded: no GPU on this machine", graded.stdout)
+        self.assertIn("no GPU on this machine", plain.stdout)
+        for emulate in ("0", None):   # graded mode without --emulate-gpu needs a GPU: never the emulator by default
+            graded = judge("test", "--lab", "05", "--work", self.work, "--test",
+                           "Lab05OnGpu.TransposeIsCorrectFor1024x1024", "--graded", emulate=emulate)
+            self.assertEqual(graded.returncode, 1, graded.stdout)
+            self.assertIn("[ FAULT  ]", graded.stdout)              # not judged: the machine's problem, not graded
+            self.assertIn("not graded: no GPU on this machine", graded.stdout)
+            self.assertNotIn("on the emulator", graded.stdout)
+
+    def test_without_a_gpu_a_gpu_test_runs_on_the_emulator_by_default(self):
+        # Issue 47: where no GPU is usable, the GPU tests of a lab of the emulated tier run on the
+        # judge's emulated twin (its record says "emulated"); graded mode too with --emulate-gpu.
+        test = "Lab05OnGpu.TransposeIsCorrectFor1024x1024"
+        if judge("test", "--lab", "05", "--work", self.work, "--test", test, emulate="0").returncode != 77:
+            self.skipTest("a GPU is here: the GPU test runs on it")
+        for extra in ([], ["--graded", "--emulate-gpu"]):
+            results = os.path.join(self.tmp, "results-emulated" + "".join(extra))
+            r = judge("test", "--lab", "05", "--work", self.work, "--test", test, "--results", results, *extra)
+            self.assertEqual(r.returncode, 0, r.stdout)
+            self.assertIn("on the emulator", r.stdout)
+            with open(os.path.join(results, "lab05", test + ".json")) as f:
+                v = json.load(f)
+            self.assertEqual((v["status"], v.get("emulated")), ("passed", True))
 
     def test_a_changed_fatbin_is_not_loaded(self):
         # What the GPU tier loads must be what the build compiled: the hash check refuses it.

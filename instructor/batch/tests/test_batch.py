@@ -482,7 +482,8 @@ class GradingAClass(unittest.TestCase):
                          {(st, lab) for st, files in SUBMISSIONS.items() for lab in ("04", "05")
                           if any(f"{lab}_" in rel or f"lab{lab}" in rel for rel in files)}
                          | {("s10_symlink", "05")})      # a link is handed in, and refused
-        self.assertEqual(list(self.rows[0].keys()), ["student", "lab", "points", "max", "complete", "failed_tests", "not judged"])
+        self.assertEqual(list(self.rows[0].keys()), ["student", "lab", "points", "max", "complete", "failed_tests", "not judged",
+                                                         "emulated_tests"])
 
     def test_every_submission_gets_the_points_its_verdicts_earn(self):
         for student in SUBMISSIONS:

@@ -109,20 +109,24 @@ def judge_identity(judge: Path, course: Path) -> str:
 
 
 def cache_key(judge_id: str, table: PointsTable, sha: str, tier: str, graded: bool, note: str,
-              variant: str = "") -> str:
+              variant: str = "", emulate_gpu: bool = False) -> str:
     """What a saved result must match to be reused: the judge, the points table (and weights),
-    the submission, the tier and graded mode (and, with no submission, why there was none), and
-    for a lab with variants the variant it was graded as (assigned.Assignment.key())."""
+    the submission, the tier and graded mode (with --emulate-gpu: the emulator may judge the GPU
+    tier), and, with no submission, why there was none, and for a lab with variants the variant it
+    was graded as (assigned.Assignment.key())."""
     return hashlib.sha256(json.dumps([judge_id, table.digest, sha, tier, graded, "" if sha else note]
-                                     + ([variant] if variant else [])).encode()).hexdigest()
+                                     + ([variant] if variant else [])
+                                     + (["emulate-gpu"] if graded and emulate_gpu else [])).encode()).hexdigest()
 
 
-def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str, variant: str = "") -> str:
+def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str, variant: str = "",
+                emulate_gpu: bool = False) -> str:
     """What decides a saved result's VERDICTS: cache_key() less the points table. A result whose
     verdict_key still matches while its cache_key does not (only the points table or a weight
     changed) is re-scored from its stored verdicts (rescore_saved()), never judged again."""
     return hashlib.sha256(json.dumps(["verdicts", judge_id, sha, tier, graded, "" if sha else note]
-                                     + ([variant] if variant else [])).encode()).hexdigest()
+                                     + ([variant] if variant else [])
+                                     + (["emulate-gpu"] if graded and emulate_gpu else [])).encode()).hexdigest()
 
 
 _RUNNING: set[subprocess.Popen] = set()
@@ -251,7 +255,13 @@ def read_verdict(test: str, tier: str, rec: dict | None, note: str, fault: str =
         return Verdict(test, tier, "fault", msg or "not graded: the judge could not run this test here")
     if status == "passed" and not (isinstance(checks, int) and checks > 0):
         return Verdict(test, tier, "failed", "not judged: a 'passed' record with no checks counts as failed")
-    return Verdict(test, tier, status, msg, checks if isinstance(checks, int) else 0)
+    # "emulated": judged on the emulator (the judge's emulated twin, docs/dev/EMULATOR.md): only
+    # `true`, and only of a GPU test (the judge's strict reader says the same: verdict.cpp).
+    emulated = "emulated" in rec
+    if emulated and (rec["emulated"] is not True or tier != "gpu"):
+        return Verdict(test, tier, "failed", "not judged: a record whose 'emulated' is not true, or not of a GPU "
+                                             "test, counts as failed")
+    return Verdict(test, tier, status, msg, checks if isinstance(checks, int) else 0, emulated=emulated)
 
 
 NOT_IN_RUN = "not judged: this run left the {} tier out (--tier {}); the grade is incomplete"
@@ -261,13 +271,16 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
               expected: list[tuple[str, str]] | None = None, tier: str = "cpu",
               graded: bool = False, timeout: float = DEFAULT_GRADE_TIMEOUT_S,
               table: PointsTable | None = None, missing_note: str = "",
-              extra_args: list[str] | None = None, variant: int | None = None) -> LabResult:
+              extra_args: list[str] | None = None, variant: int | None = None,
+              emulate_gpu: bool = False) -> LabResult:
     """Grade one kernel.cu for one lab in its own judge process; never trusts more than the
     judge's record. `expected` is the judge's list of ALL the lab's tests (every tier): those
     outside `tier` are kept as not judged (skipped), so that they stay in the maximum and the
     grade says it is incomplete. `work` must be a folder private to this one submission.
     `variant`: the student's variant of a lab with variants (banklab/grading/assigned.py decides
-    it); None grades variant 0, the lab as written (never the one the file's own line names)."""
+    it); None grades variant 0, the lab as written (never the one the file's own line names).
+    `emulate_gpu` (with `graded`): the instructor lets the emulator judge the GPU tier where the
+    machine has no usable GPU (the judge's --emulate-gpu; docs/dev/GRADER.md, "Without a GPU")."""
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     note = ""
@@ -280,7 +293,7 @@ def grade_one(judge: Path, lab: str, source: Path | None, work: Path, *, student
     else:
         # The student's own variant of a lab that has variants (docs/dev/VARIANTS.md): --variant K.
         v_args, variant = variant_args(lab, variant)
-        extra_args = [*(extra_args or []), *v_args]
+        extra_args = [*(extra_args or []), *v_args] + (["--emulate-gpu"] if graded and emulate_gpu else [])
         records, note, fault, timed_out, sha = _run_judge(judge, lab, source, work, tier, graded, timeout,
                                                          extra_args)
     # Messages name files by the grader's private paths: show them relative to the work folder

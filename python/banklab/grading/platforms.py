@@ -34,10 +34,27 @@ def junit_xml(results: list[LabResult], student: str = "") -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
+#: How a platform's test line says it was judged on the emulator (Verdict.emulated), not a GPU.
+ON_EMULATOR = "judged on the emulator (no GPU on the grading machine), not on a GPU"
+
+
+def _on_emulator(v: Verdict) -> bool:
+    """Judged (passed or failed) on the emulator: a timing test it skipped is "not judged"."""
+    return v.emulated and v.status in ("passed", "failed")
+
+
+def _word(v: Verdict) -> str:
+    """A test's word on PrairieLearn: its status's, marked where the emulator judged it."""
+    if v.timing_on_emulator:
+        return "not judged (needs a GPU)" + (": its points are shared by the lab's other tests" if v.reweighted else "")
+    return STATUS_WORD[v.status] + (" (on the emulator)" if _on_emulator(v) else "")
+
+
 def _output(v: Verdict) -> str:
+    said = f"({ON_EMULATOR})\n" if _on_emulator(v) else ""
     if v.message:
-        return student_message(v.message) + (f"\n({v.note})" if v.note else "")
-    return ("passed" if v.status == "passed" else v.status) + (f" ({v.note})" if v.note else "")
+        return said + student_message(v.message) + (f"\n({v.note})" if v.note else "")
+    return said + ("passed" if v.status == "passed" else v.status) + (f" ({v.note})" if v.note else "")
 
 
 def build_failure(r: LabResult) -> str:
@@ -102,7 +119,7 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
             tests.append({"name": f"lab{r.lab} {v.test}", "score": round(v.points, 4),
                           "max_score": round(v.max_points, 4),
                           "status": "passed" if v.status == "passed" else "failed",
-                          "output": out, "visibility": vis})
+                          "output": out, "visibility": vis} | ({"tags": ["emulated"]} if _on_emulator(v) else {}))
         line = _not_judged_line(r)
         if line:
             tests.append(line)
@@ -110,6 +127,7 @@ def gradescope_results(results: list[LabResult], instructor_visibility: str = "a
              if r.variant is not None]
     notes += [f"lab {r.lab}: not judged: {r.judge_note}" for r in results if r.judge_note]
     notes += [f"lab {r.lab}: {r.incomplete_line()}" for r in results if not r.complete]
+    notes += [f"lab {r.lab}: {r.emulated_line()}" for r in sorted(results, key=lambda r: r.lab) if r.emulated_line()]
     if not hidden:           # the points per lab would tell the hidden checks' share
         notes += [f"lab {r.lab}: {fmt_points(r.points)} / {fmt_points(r.max_points)} points "
                   f"(table {r.points_table}, tier {r.tier})" for r in sorted(results, key=lambda r: r.lab)]
@@ -169,12 +187,15 @@ def prairielearn_results(results: list[LabResult]) -> dict:
         for v in r.verdicts:
             tests.append({"name": f"lab{r.lab} {v.test}", "points": round(v.points, 4),
                           "max_points": round(v.max_points, 4),
-                          "message": STATUS_WORD[v.status], "output": _output(v)})
+                          "message": _word(v),
+                          "output": _output(v)})
     pts = sum(r.points for r in results)
     mx = sum(r.max_points for r in results)
     msg = "; ".join(f"lab {r.lab}: {fmt_points(r.points)}/{fmt_points(r.max_points)}"
                     + ("" if r.variant is None else f" (variant {r.variant})")
-                    + ("" if r.complete else " (incomplete: GPU tier not judged)")
+                    + (" (GPU tier on the emulator)" if r.emulated else "")
+                    + ("" if r.complete else " (incomplete: timing needs a GPU)" if r.emulated
+                       else " (incomplete: GPU tier not judged)")
                     for r in sorted(results, key=lambda r: r.lab))
     return {"gradable": True, "score": round(pts / mx, 6) if mx > 0 else 0.0,
             "points": round(pts, 3), "max_points": round(mx, 3), "tests": tests, "message": msg}
@@ -196,7 +217,8 @@ def github_summary(results: list[LabResult]) -> str:
             continue
         failed = ", ".join(f"`{v.test}`" for v in r.failed) or "none"
         md.append(f"| {r.lab} | {_lab_points(r).removesuffix(' points')} | "
-                  f"{'yes' if r.complete else ('NO: ' + ct.md_text(r.not_graded)) if r.not_graded else 'no: GPU tier not judged'}"
+                  f"{'yes' if r.complete else ('NO: ' + ct.md_text(r.not_graded)) if r.not_graded else 'no: timing needs a GPU' if r.emulated else 'no: GPU tier not judged'}"
+                  f"{' (GPU tier on the emulator)' if r.emulated else ''}"
                   f" | {failed} |")
     md += ["", f"**Total: {_total_points(results)}**", "",
            "Points tables: " + ", ".join(f"`{r.points_table}`" for r in sorted(results, key=lambda r: r.lab)), ""]

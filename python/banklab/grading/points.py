@@ -14,7 +14,7 @@ from typing import Iterable
 
 from banklab.lab import labs as banklab_labs
 from banklab.lab.schema import DescriptionError
-from banklab.grading.result import LabResult
+from banklab.grading.result import LabResult, fmt_points
 
 
 #: The one place where the weight of each role, and the groups every lab shares, are set:
@@ -28,6 +28,31 @@ def _read_weights_file(path: Path) -> tuple[str, dict]:
         return text, tomllib.loads(text)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"{path}: {e}") from e
+
+
+#: [emulated] of weights.toml: what a GPU test judged on the emulator earns (`earns`: "full", a
+#: fraction in [0, 1], "none") and what becomes of a timing test the emulator cannot judge
+#: (`timing`: "not judged" or "reweighted"). The defaults: an emulated verdict is the same judgement
+#: of the same kernel, so it earns its points; a timing test stays not judged (in the maximum, the
+#: grade incomplete) until a GPU judges it.
+EMULATED_DEFAULTS = {"earns": 1.0, "timing": "not judged"}
+EMULATED_TIMING = ("not judged", "reweighted")
+
+
+def emulated_policy(data: dict, path: Path | str) -> dict:
+    """weights.toml's [emulated] as {"earns": fraction, "timing": word}; ValueError where it is not one."""
+    got = data.get("emulated") or {}
+    if not isinstance(got, dict) or set(got) - set(EMULATED_DEFAULTS):
+        raise ValueError(f"{path}: [emulated] holds only earns and timing")
+    earns = got.get("earns", "full")
+    if earns in ("full", "none"):
+        earns = 1.0 if earns == "full" else 0.0
+    if isinstance(earns, bool) or not isinstance(earns, (int, float)) or not 0 <= earns <= 1:
+        raise ValueError(f"{path}: [emulated] earns must be \"full\", \"none\" or a fraction from 0 to 1")
+    timing = got.get("timing", EMULATED_DEFAULTS["timing"])
+    if timing not in EMULATED_TIMING:
+        raise ValueError(f"{path}: [emulated] timing must be one of {', '.join(repr(t) for t in EMULATED_TIMING)}")
+    return {"earns": float(earns), "timing": timing}
 
 
 def load_weights(points_dir: Path) -> dict[str, float]:
@@ -61,9 +86,10 @@ class PointsTable:
     tests: dict[str, float]               # test -> its own points
     path: str = ""
     digest: str = ""                      # sha256 of the table and the weights it used
+    emulated: dict = dataclasses.field(default_factory=lambda: dict(EMULATED_DEFAULTS))  # emulated_policy()
 
     @staticmethod
-    def load(path: Path, weights: dict[str, float] | None = None) -> "PointsTable":
+    def load(path: Path, weights: dict[str, float] | None = None, emulated: dict | None = None) -> "PointsTable":
         """A whole table in one file (lab, [groups.*], [tests]): an instructor's own table given
         with --points-dir, or a test's."""
         try:
@@ -71,12 +97,15 @@ class PointsTable:
             data = tomllib.loads(text)
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"{path}: {e}") from e
-        return PointsTable.from_data(data, text, path, weights)
+        return PointsTable.from_data(data, text, path, weights, emulated)
 
     @staticmethod
-    def from_data(data: dict, text: str, path: Path | str, weights: dict[str, float] | None = None) -> "PointsTable":
-        """The table `data` (as a table file parses); `text` is what its digest covers."""
+    def from_data(data: dict, text: str, path: Path | str, weights: dict[str, float] | None = None,
+                  emulated: dict | None = None) -> "PointsTable":
+        """The table `data` (as a table file parses); `text` is what its digest covers; `emulated`:
+        weights.toml's [emulated] (emulated_policy()), the defaults when None."""
         weights = weights or {}
+        emulated = dict(emulated or EMULATED_DEFAULTS)
         lab = str(data.get("lab", ""))
         if banklab_labs.lab_number(lab) != lab:
             raise ValueError(f"{path}: 'lab' must be a two-digit string such as \"05\"")
@@ -107,8 +136,9 @@ class PointsTable:
             if not isinstance(pts, (int, float)) or pts < 0:
                 raise ValueError(f"{path}: [tests] \"{name}\" must be a number >= 0")
             tests[name] = float(pts)
-        digest = hashlib.sha256((text + json.dumps(weights, sort_keys=True)).encode()).hexdigest()
-        return PointsTable(lab, groups, tests, str(path), digest)
+        said = "" if emulated == EMULATED_DEFAULTS else json.dumps(emulated, sort_keys=True)  # the defaults: as before
+        digest = hashlib.sha256((text + json.dumps(weights, sort_keys=True) + said).encode()).hexdigest()
+        return PointsTable(lab, groups, tests, str(path), digest, emulated)
 
     def group_of(self, test: str) -> str | None:
         for g in self.groups:
@@ -183,6 +213,7 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
     weights_path = pdir / WEIGHTS_FILE if (pdir / WEIGHTS_FILE).is_file() else home / WEIGHTS_FILE
     wtext, wdata = _read_weights_file(weights_path) if weights_path.is_file() else ("", {})
     weights = load_weights(weights_path.parent) if wtext else {}
+    emulated = emulated_policy(wdata, weights_path)
 
     def rel(p: Path) -> str:
         try:
@@ -192,7 +223,7 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
 
     own = points_dir / f"lab{lab}.toml" if points_dir else None
     if own is not None and own.is_file():
-        table = PointsTable.load(own, weights)
+        table = PointsTable.load(own, weights, emulated)
         table.path = rel(own)
     else:
         try:
@@ -206,7 +237,7 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
         data = lab_table_data(desc, wdata, lab)
         # The digest covers what decides the points: the lab's [points] and the weights file.
         text = json.dumps(data, sort_keys=True) + wtext
-        table = PointsTable.from_data(data, text, desc_path, weights)
+        table = PointsTable.from_data(data, text, desc_path, weights, emulated)
         table.path = f"{rel(desc_path)} [points] + {rel(weights_path)}"
     if table.lab != lab:
         raise ValueError(f"{own or desc_path} says lab = \"{table.lab}\", expected \"{lab}\"")
@@ -215,11 +246,28 @@ def load_points(root: Path, lab: str, points_dir: Path | None = None) -> PointsT
 
 # --------------------------------------------------------------------------- a result's points
 
+def reweigh(alloc: dict[str, float], moved: list[str]) -> dict[str, float]:
+    """`alloc` with the points of `moved` (timing tests the emulator cannot judge) shared by the
+    lab's other tests in proportion to their own, so that the lab's maximum is unchanged: the
+    table's [emulated] timing = "reweighted"."""
+    pts = sum(alloc.get(t, 0.0) for t in moved)
+    rest = sum(p for t, p in alloc.items() if t not in moved)
+    if pts <= 0 or rest <= 0:
+        return alloc
+    return {t: 0.0 if t in moved else p * (rest + pts) / rest for t, p in alloc.items()}
+
+
 def apply_points(res: LabResult, table: PointsTable) -> None:
     """Points of each verdict: its share when it passed and every test of the groups its group
     `requires` (those this run judged) passed too; nothing otherwise. The maximum counts every
-    test of the lab, judged or not."""
+    test of the lab, judged or not. A GPU test judged on the emulator earns the table's [emulated]
+    `earns` of its share (a note says so where that is less); a timing test the emulator cannot
+    judge stays not judged, or ([emulated] timing = "reweighted") leaves the maximum, its points
+    shared by the lab's other tests (reweigh())."""
     alloc = table.allocate(v.test for v in res.verdicts)
+    policy = table.emulated
+    moved = [v.test for v in res.verdicts if v.timing_on_emulator] if policy["timing"] == "reweighted" else []
+    alloc = reweigh(alloc, moved)
     status = {v.test: v.status for v in res.verdicts}
     blocked: dict[str, list[str]] = {}
     for g in table.groups:
@@ -231,9 +279,17 @@ def apply_points(res: LabResult, table: PointsTable) -> None:
         gate = blocked.get(table.group_of(v.test) or "", [])
         v.points = v.max_points if v.status == "passed" and not gate else 0.0
         v.note = ""
+        v.reweighted = v.test in moved and alloc.get(v.test, 0.0) == 0.0
+        v.awaits_gpu = v.emulated and v.status in ("passed", "failed") and policy["earns"] == 0.0
         if v.status == "passed" and gate and v.max_points > 0:
             v.note = (f"passed, but earns nothing until {', '.join(gate[:3])}"
                          f"{' ...' if len(gate) > 3 else ''} pass{'es' if len(gate) == 1 else ''}")
+        elif v.emulated and v.status == "passed" and v.max_points > 0 and policy["earns"] < 1.0:
+            v.points = v.max_points * policy["earns"]
+            v.note = (f"judged on the emulator, which earns {fmt_points(round(policy['earns'] * 100, 2))} % of a "
+                      "GPU test's points in this course" + ("; a GPU judges it for its points" if v.awaits_gpu else ""))
+        elif v.reweighted:
+            v.note = "not judged (needs a GPU); its points are shared by the lab's other tests in this course"
     res.points_table = table.path
 
 
@@ -293,7 +349,8 @@ def kept_table(out: Path, lab: str) -> PointsTable | None:
         return None
     try:
         d = json.loads(path.read_text())
-        t = PointsTable(str(d["lab"]), [Group(**g) for g in d["groups"]], dict(d["tests"]), d["path"], d["digest"])
+        t = PointsTable(str(d["lab"]), [Group(**g) for g in d["groups"]], dict(d["tests"]), d["path"], d["digest"],
+                        dict(d.get("emulated") or EMULATED_DEFAULTS))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path} (the points table lab {lab} was scored with) does not read ({e}): "
                          f"remove it and re-score with --rescore") from e

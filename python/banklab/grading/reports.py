@@ -81,6 +81,7 @@ def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None =
     Student names are verbatim (a name that a spreadsheet would run is quoted: csv_cell())."""
     labs, by = by_student(results)
     varied = {r.lab for r in results if r.variant is not None or _variant_unknown(r)}
+    emulated = {r.lab for r in results if r.emulated}   # a column "labNN emulated" where any was
     late = {st: late_labs(lab_ids or {}, st) for st in by}
     marked = set().union(*late.values()) if late else set()
     named = {st: (names or {}).get(st, "") for st in by}
@@ -89,6 +90,7 @@ def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None =
         mx = max(r.max_points for r in results if r.lab == lab)
         head += [f"lab{lab} ({fmt_points(mx)})", f"lab{lab} complete"] + ([f"lab{lab} variant"] if lab in varied else [])
         head += [f"lab{lab} late"] if lab in marked else []
+        head += [f"lab{lab} emulated"] if lab in emulated else []
     rows = []
     for student in sorted(by):
         row, total, inc = [student], 0.0, []      # total: None once a lab is not graded
@@ -97,6 +99,7 @@ def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None =
             r = by[student].get(lab)
             if r is None:
                 row += ["", ""] + ([""] if lab in varied else []) + ([""] if lab in marked else [])
+                row += [""] if lab in emulated else []
                 continue
             if r.not_graded:        # no number: the lab's cell is blank, the last column says why
                 row += ["", "not graded"]
@@ -110,6 +113,8 @@ def write_gradebook(results: list[LabResult], path: Path, lab_ids: dict | None =
                 row.append("unknown" if _variant_unknown(r) else "" if r.variant is None else r.variant)
             if lab in marked:       # the LMS's own late marker (Canvas's _LATE), kept as it said
                 row.append("late" if lab in late[student] else "")
+            if lab in emulated:     # how many GPU tests the emulator judged, not a GPU ("" none)
+                row.append(len(r.emulated) or "")
             if not r.complete or bs.not_judged(r):
                 inc.append(lab)
         if all(bs.not_judged(r) for r in by[student].values()):
@@ -135,12 +140,14 @@ def variant_line(r: LabResult) -> str:
 
 
 def write_results_csv(results: list[LabResult], path: Path) -> None:
-    """One row per (student, lab) graded: the long form, with the failed tests."""
-    write_csv(path, ["student", "lab", "points", "max", "complete", "failed_tests", "not judged"],
+    """One row per (student, lab) graded: the long form, with the failed tests and the tests judged on
+    the emulator, not a GPU (`emulated_tests`)."""
+    write_csv(path, ["student", "lab", "points", "max", "complete", "failed_tests", "not judged", "emulated_tests"],
               ([r.student, r.lab, "" if r.not_graded or bs.not_judged(r) else r.points, r.max_points,
                 "not graded" if r.not_graded else "not judged" if bs.not_judged(r) else r.complete,
                 "" if bs.not_judged(r) else ";".join(v.test for v in r.failed),
-                f"not graded: {r.not_graded}" if r.not_graded else (r.judge_note if not r.source else "")]
+                f"not graded: {r.not_graded}" if r.not_graded else (r.judge_note if not r.source else ""),
+                ";".join(v.test for v in r.emulated)]
                for r in sorted(results, key=lambda r: (r.student, r.lab))))
 
 
@@ -149,7 +156,7 @@ def write_results_csv(results: list[LabResult], path: Path) -> None:
 # --------------------------------------------------------------------------- feedback
 
 def _verdict_rows(r: LabResult) -> list[tuple[str, str, str, str]]:
-    return [(v.test, v.tier, STATUS_WORD[v.status] + (f" ({v.note})" if v.note else ""),
+    return [(v.test, v.tier + (" (emulated)" if v.emulated else ""), STATUS_WORD[v.status] + (f" ({v.note})" if v.note else ""),
              f"{fmt_points(v.points)} / {fmt_points(v.max_points)}") for v in r.verdicts]
 
 
@@ -235,6 +242,7 @@ def feedback_markdown(student: str, results: list[LabResult], ex: Explainer, lat
             continue
         if not r.complete:
             out += [f"> {ct.md_text(r.incomplete_line())}", ""]
+        out += [f"> {r.emulated_line()}", ""] if r.emulated_line() else []
         out += ["| test | tier | result | points |", "| --- | --- | --- | --- |"]
         out += [f"| `{t}` | {tier} | {s} | {p} |" for t, tier, s, p in _verdict_rows(r)]
         out.append("")
@@ -283,6 +291,8 @@ def feedback_html(student: str, results: list[LabResult], ex: Explainer, late: s
             continue
         if not r.complete:
             out.append(f"<p class=\"skipped\"><strong>{e(r.incomplete_line())}</strong></p>")
+        if r.emulated_line():
+            out.append(f"<p>{e(r.emulated_line())}</p>")
         out.append("<table><tr><th>test</th><th>tier</th><th>result</th><th>points</th></tr>")
         for v, (t, tier, s, p) in zip(r.verdicts, _verdict_rows(r)):
             out.append(f"<tr class=\"{v.status}\"><td><code>{e(t)}</code></td><td>{tier}</td>"

@@ -16,6 +16,13 @@ from banklab import schemas                      # every JSON format's schema na
 #: submission is then not graded (LabResult.not_graded), never a number (banklab.grading.status).
 STATUSES = ("passed", "failed", "skipped", "fault")
 
+#: How the judge's emulated twin words the skip of a timing test (grader/judge/emulation.cpp,
+#: timing_needs_a_gpu(): "needs a GPU: this test times kernels, and the emulator ... does not time
+#: them"): the emulator runs kernels but does not time them. What the points table's [emulated]
+#: timing setting applies to (banklab.grading.points); checked against the real judge's records by
+#: batch.EmulatedGradingThroughEveryEntryPoint.
+EMULATOR_TIMING_SKIP = "needs a GPU"
+
 
 @dataclasses.dataclass
 class Verdict:
@@ -26,7 +33,17 @@ class Verdict:
     checks: int = 0
     points: float = 0.0
     max_points: float = 0.0
-    note: str = ""     # why a passed test earned nothing (a required group failed)
+    note: str = ""     # why a passed test earned nothing (a required group failed), or less (emulated)
+    emulated: bool = False     # judged on the emulator, not a GPU (the record's "emulated": true)
+    awaits_gpu: bool = False   # judged on the emulator, but the course's [emulated] earns = "none":
+                               # not judged for its points until a GPU judges it (banklab.grading.points)
+    reweighted: bool = False   # a timing test the emulator cannot judge, its points shared by the lab's
+                               # other tests ([emulated] timing = "reweighted"): out of the maximum
+
+    @property
+    def timing_on_emulator(self) -> bool:
+        """A timing test the emulator skipped (it does not time kernels): "needs a GPU"."""
+        return self.emulated and self.status == "skipped" and self.message.startswith(EMULATOR_TIMING_SKIP)
 
     def __post_init__(self):
         # The message may quote the student's file, compiler or probe: bounded and visible from here
@@ -72,9 +89,33 @@ class LabResult:
 
     @property
     def not_judged(self) -> list[Verdict]:
-        """Tests this grade does not cover: left out of the run (--tier cpu), skipped (no GPU), or
-        not judged because of the grading machine (fault)."""
-        return [v for v in self.verdicts if v.status in ("skipped", "fault")]
+        """Tests this grade does not cover: left out of the run (--tier cpu), skipped (no GPU, or a
+        timing test on the emulator), not judged because of the grading machine (fault), or judged on
+        the emulator where the course gives that nothing (awaits_gpu). A timing test whose points
+        the table shared out (reweighted) is not among them."""
+        return [v for v in self.verdicts if (v.status in ("skipped", "fault") and not v.reweighted) or v.awaits_gpu]
+
+    @property
+    def emulated(self) -> list[Verdict]:
+        """The GPU tests judged on the emulator (passed or failed there), not on a GPU."""
+        return [v for v in self.verdicts if v.emulated and v.status in ("passed", "failed")]
+
+    def emulated_line(self) -> str:
+        """One sentence for the feedback and the platforms where GPU tests were judged on the emulator
+        (no GPU on the grading machine), "" where none was."""
+        if not self.emulated:
+            return ""
+        timing = [v for v in self.verdicts if v.timing_on_emulator]
+        said = (f"{len(self.emulated)} GPU test(s) were judged on the emulator (no GPU on the grading machine: "
+                "your compiled kernel run warp by warp on the CPU, its shared-memory traffic judged as on the "
+                "GPU), not on a GPU")
+        if timing and all(v.reweighted for v in timing):
+            said += (f"; {len(timing)} timing test(s) need a GPU and were not judged, their points shared by "
+                     "the lab's other tests")
+        elif timing:
+            said += (f"; {len(timing)} timing test(s) need a GPU and were not judged "
+                     f"({fmt_points(round(sum(v.max_points for v in timing), 2))} points)")
+        return said + "."
 
     @property
     def not_graded(self) -> str:
@@ -100,9 +141,11 @@ class LabResult:
                     "nothing here is the student's doing, and the submission is graded again.")
         pts = sum(v.max_points for v in self.not_judged)
         tiers = sorted({v.tier for v in self.not_judged})
+        why = ("timing needs a GPU, and this grade's GPU tier ran on the emulator" if self.emulated
+               else "no GPU, or the run left that tier out")
         return (f"Incomplete grade: {len(self.not_judged)} test(s) of the {'/'.join(tiers)} tier "
                 f"({fmt_points(round(pts, 2))} of {fmt_points(self.max_points)} points) were not judged "
-                f"(no GPU, or the run left that tier out); they earn nothing until a run with "
+                f"({why}); they earn nothing until a run with "
                 f"--tier all on a GPU judges them.")
 
     def to_json(self) -> dict:
