@@ -5,7 +5,6 @@
 #include "alu.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace banklab::emu {
@@ -14,24 +13,6 @@ namespace {
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
-
-std::uint64_t mask_bits(std::uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
-std::int64_t sext(std::uint64_t v, int bits) {
-  if (bits >= 64) return static_cast<std::int64_t>(v);
-  const std::uint64_t m = 1ull << (bits - 1);
-  v = mask_bits(v, bits);
-  return static_cast<std::int64_t>((v ^ m) - m);
-}
-double as_f64(std::uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-std::uint64_t of_f64(double d) {
-  std::uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
 
 // A value of type t as a double (floats) or as a 64-bit integer (ints, sign-extended when signed).
 double fval(Type t, std::uint64_t v) { return t == Type::F32 ? static_cast<double>(as_f32(v)) : as_f64(v); }

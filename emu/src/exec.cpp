@@ -58,8 +58,10 @@ class Runner {
     for (const SharedVar& v : k_.shared)
       if (v.dynamic) dyn_end = std::max(dyn_end, v.offset + cfg_.dynamic_shared_bytes);
     shared_.assign(kWindow + dyn_end, 0);
-    for (std::size_t i = 0; i < mod_.variables.size(); ++i)  // .global/.const: the device's, kept across launches
-      var_base_.push_back(dev_.variable(&mod_, static_cast<int>(i), mod_.variables[i].size, mod_.variables[i].init));
+    // .global/.const: the device's, kept across the launches of one loaded copy of the module
+    const void* instance = cfg_.module_instance ? cfg_.module_instance : &mod_;
+    for (std::size_t i = 0; i < mod_.variables.size(); ++i)
+      var_base_.push_back(dev_.variable(instance, static_cast<int>(i), mod_.variables[i].size, mod_.variables[i].init));
     for (unsigned z = 0; z < cfg_.grid.z; ++z)
       for (unsigned y = 0; y < cfg_.grid.y; ++y)
         for (unsigned x = 0; x < cfg_.grid.x; ++x) {

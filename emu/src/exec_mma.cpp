@@ -27,8 +27,7 @@ float half_to_float(std::uint16_t h) {
   return sign ? -v : v;
 }
 std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
+  const auto x = static_cast<std::uint32_t>(of_f32(f));
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   if (std::isnan(f)) return static_cast<std::uint16_t>(sign | 0x7e00u);
   const float a = std::fabs(f);

@@ -2,9 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -133,10 +132,7 @@ namespace {
 // nvcc's PTX of the block reduction cut at 300 places and with 300 single bytes changed, each run
 // on 2 blocks with a small instruction limit.
 TEST(Untrusted, CutOrChangedPtxIsRefusedOrRunNeverACrash) {
-  std::ifstream f(BANKLAB_EMU_PTX_BLOCK_REDUCE);
-  std::ostringstream os;
-  os << f.rdbuf();
-  const std::string ptx = os.str();
+  const std::string ptx = read_text(BANKLAB_EMU_PTX_BLOCK_REDUCE);
   ASSERT_GT(ptx.size(), 1000u);
   int parsed = 0, refused = 0, ran = 0;
   std::uint64_t seed = 47;
@@ -146,27 +142,23 @@ TEST(Untrusted, CutOrChangedPtxIsRefusedOrRunNeverACrash) {
     const std::size_t at = static_cast<std::size_t>(seed >> 33) % text.size();
     if (n < 300) text.resize(at);
     else text[at] = "%[]{},;.0123456789abcdefgxyz-+@!$_ \n"[(seed >> 20) % 36];
-    Module mod;
+    std::unique_ptr<Emu> e;
     try {
-      mod = parse_ptx(text);
+      e = std::make_unique<Emu>(text);
     } catch (const std::runtime_error&) {
       ++refused;
       continue;
     }
     ++parsed;
-    for (const Kernel& k : mod.kernels) {
-      Device dev;
-      const std::uint64_t bufs[2] = {dev.alloc(1 << 16), dev.alloc(1 << 16)};
+    for (const Kernel& k : e->mod.kernels) {
+      const std::uint64_t bufs[2] = {e->alloc(1 << 16), e->alloc(1 << 16)};
       std::vector<unsigned char> params(k.param_bytes + 64, 0);  // the two buffers first, whatever the params say
       std::memcpy(params.data(), bufs, sizeof bufs);
-      LaunchConfig cfg;
-      cfg.grid.x = 2;
-      cfg.block.x = 32;
-      cfg.max_warp_instructions = 20000;
-      EmuTrace tr;
-      const LaunchResult r = launch(mod, k, cfg, params, dev, &tr);
+      e->cfg.grid.x = 2;
+      e->cfg.max_warp_instructions = 20000;
+      const LaunchResult r = e->run_params(k, params);
       ran += r.ok() ? 1 : 0;
-      (void)tr.take_instructions();
+      (void)e->trace.take_instructions();
     }
   }
   EXPECT_EQ(parsed + refused, 600);
@@ -183,22 +175,16 @@ namespace {
 
 // EmuTrace answers the calls the judge's traced check makes of trace::Session (clear, take, dropped).
 TEST(Records, ClearForgetsTheRecordsSoFarAsTheSessionDoes) {
-  const Module mod = parse_ptx(kernel_around("mov.u32 %r3, buf;\nst.shared.u32 [%r3], %r10;"));
-  Device dev;
-  const std::uint64_t bufs[2] = {dev.alloc(256), dev.alloc(512)};
-  std::vector<unsigned char> params(16);
-  std::memcpy(params.data(), bufs, 16);
-  LaunchConfig cfg;
-  cfg.block.x = 32;
-  EmuTrace tr;
-  ASSERT_TRUE(launch(mod, mod.kernels.at(0), cfg, params, dev, &tr).ok());
-  tr.clear();
-  ASSERT_TRUE(launch(mod, mod.kernels.at(0), cfg, params, dev, &tr).ok());
-  const std::vector<trace::Instruction> ins = tr.take_instructions();
+  Emu e(kernel_around("mov.u32 %r3, buf;\nst.shared.u32 [%r3], %r10;"));
+  const std::vector<std::uint64_t> bufs = {e.alloc(256), e.alloc(512)};
+  ASSERT_TRUE(e.run(e.kernel(), bufs).ok());
+  e.trace.clear();
+  ASSERT_TRUE(e.run(e.kernel(), bufs).ok());
+  const std::vector<trace::Instruction> ins = e.trace.take_instructions();
   ASSERT_EQ(ins.size(), 1u);
   EXPECT_EQ(ins[0].count, 1u) << "the launch before clear() is forgotten";
-  EXPECT_EQ(tr.dropped(), 0u);
-  EXPECT_TRUE(tr.take_instructions().empty());
+  EXPECT_EQ(e.trace.dropped(), 0u);
+  EXPECT_TRUE(e.trace.take_instructions().empty());
 }
 
 }  // namespace
