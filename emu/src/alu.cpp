@@ -9,6 +9,32 @@
 
 namespace banklab::emu {
 
+// IEEE binary16 <-> binary32 (the conversion is exact one way; rounded to nearest even the other).
+float half_to_float(std::uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31) v = man ? std::nanf("") : INFINITY;
+  else v = std::ldexp(static_cast<float>(man | 1024), exp - 25);
+  return sign ? -v : v;
+}
+std::uint16_t float_to_half(float f) {
+  const auto x = static_cast<std::uint32_t>(of_f32(f));
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  if (std::isnan(f)) return static_cast<std::uint16_t>(sign | 0x7e00u);
+  const float a = std::fabs(f);
+  if (a >= 65520.0f) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past the largest half
+  if (a < std::ldexp(1.0f, -14)) {  // subnormal: a multiple of 2^-24, rounded to nearest even
+    const float q = std::nearbyint(a * std::ldexp(1.0f, 24));
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(q));
+  }
+  int e = 0;
+  const float m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  float q = std::nearbyint(std::ldexp(m, 11));  // 11 significant bits
+  if (q >= 2048.0f) { q /= 2; ++e; }
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>((e + 14) << 10) | (static_cast<std::uint16_t>(q) & 1023u));
+}
+
 namespace {
 
 __extension__ typedef __int128 i128;
@@ -237,6 +263,18 @@ bool alu(const Inst& in, std::uint64_t a, std::uint64_t b, std::uint64_t c, std:
     case Family::Cvt: {
       const Type s = in.type2;
       if (bits_of(s) == 0 || s == Type::Pred || t == Type::Pred) return false;
+      if (is_float(s) && is_float(t) && (s == Type::F16 || t == Type::F16)) {  // half precision (cuda_fp16.hpp)
+        if (s == t) return false;
+        if (s == Type::F16) {  // exact, no rounding to ask for
+          if (in.round != Round::None) return false;
+          const float x = half_to_float(static_cast<std::uint16_t>(a));
+          out = t == Type::F32 ? of_f32(x) : of_f64(static_cast<double>(x));
+          return true;
+        }
+        if (s != Type::F32 || in.round != Round::Rn) return false;  // f32 -> f16 rounded to nearest even
+        out = float_to_half(as_f32(a));
+        return true;
+      }
       if (is_float(s) && is_float(t)) {
         if (s == t) {  // round to an integer in the same type
           const double x = fval(s, a);

@@ -39,6 +39,10 @@ inline std::int64_t sext(std::uint64_t v, int bits) {
   return static_cast<std::int64_t>((mask_bits(v, bits) ^ m) - m);
 }
 
+/// IEEE binary16 <-> binary32: exact one way, rounded to nearest even the other (alu.cpp).
+float half_to_float(std::uint16_t h);
+std::uint16_t float_to_half(float f);
+
 /// out = the instruction's result for operands a, b, c (d unused: kept for four-source families).
 /// False when the family does not define this type or modifier (the launch ends "not judged").
 bool alu(const Inst& in, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d, std::uint64_t& out);

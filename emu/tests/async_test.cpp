@@ -275,6 +275,36 @@ TEST(AsyncRecords, ATmaLoadIsTrafficWithItsBoxAsTheTracerRecordsIt) {
   EXPECT_EQ(traffic[0].bytes, 1024u);
 }
 
+// cp.async.bulk shared -> global: ptxas runs UBLKCP once for each distinct (destination, source,
+// size) of the warp's lanes, and the tracer records each pass: 32 lanes each copying their own 16
+// bytes are 32 records of one lane each; 32 lanes copying the same 16 bytes one record of 32.
+TEST(AsyncRecords, ABulkCopyIsARecordForEachDistinctCopyOfItsLanes) {
+  auto records = [](const char* dst) {
+    const std::string body = std::string(SLOT) + "st.shared.u32 [%r2], %r10;\nbar.sync 0;\nshl.b32 %r4, %r10, 4;\nmov.u32 %r7, buf;\n"
+                             "add.s32 %r8, %r7, %r4;\n" + dst + "cp.async.bulk.global.shared::cta.bulk_group [%rd5], [%r8], 16;\n"
+                             "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group 0;";
+    const AsyncRun r = run(body, 32, {});
+    EXPECT_TRUE(r.result.ok()) << r.result.message;
+    std::vector<std::uint32_t> masks;
+    for (const auto& m : r.data.records)
+      if (m.record.kind == trace::kKindBulkShared || m.record.kind == trace::kKindBulkCopy) masks.push_back(m.record.mask);
+    return masks;
+  };
+  // Lane t copies bytes 16 t.. of buf to in + 3072 + 16 t: every lane its own copy.
+  const std::vector<std::uint32_t> own = records("cvt.u64.u32 %rd6, %r4;\nadd.s64 %rd5, %rd13, 3072;\nadd.s64 %rd5, %rd5, %rd6;\n");
+  ASSERT_EQ(own.size(), 32u);
+  std::uint32_t all = 0;
+  for (std::uint32_t m : own) {
+    EXPECT_EQ(__builtin_popcount(m), 1) << std::hex << m;
+    all |= m;
+  }
+  EXPECT_EQ(all, 0xffffffffu);
+  // Every lane the same copy (buf's first 16 bytes to in + 3072): one pass, all 32 lanes.
+  const std::vector<std::uint32_t> same = records("mov.u32 %r8, buf;\nadd.s64 %rd5, %rd13, 3072;\n");
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ(same[0], 0xffffffffu);
+}
+
 // The judge's emulated Session records no TMA copy (the H200's tracer sees none: its Compute
 // Sanitizer API has no TMA patch points): the same load lands its box, and leaves no record; a
 // shared load after it is still recorded.

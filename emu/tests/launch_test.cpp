@@ -103,6 +103,23 @@ TEST(Faults, ASharedAccessPastTheBlocksSharedMemoryFails) {
   EXPECT_NE(r.result.message.find("outside the block's shared memory"), std::string::npos) << r.result.message;
 }
 
+// nanosleep ends the warp's turn (no time passes on the emulator): warp 0 waits for a flag warp 1
+// sets, and gets it at warp 1's next turn, not after its own 4096 instructions; a loop of sleeps
+// that never ends runs to the limit.
+TEST(Limits, ASleepingWarpLetsTheOthersRunAndAnEndlessSleepRunsTooLong) {
+  const BodyRun r = run_body("mov.u32 %r3, buf;\nsetp.ne.u32 %p1, %r10, 32;\n@%p1 bra $Lwait;\nst.volatile.shared.u32 [%r3], 7;\n"
+                             "bra.uni $Ldone;\n$Lwait:\nsetp.ge.u32 %p2, %r10, 32;\n@%p2 bra $Ldone;\n$Lspin:\n"
+                             "ld.volatile.shared.u32 %r1, [%r3];\nsetp.eq.u32 %p3, %r1, 0;\n@!%p3 bra $Lgot;\nnanosleep.u32 %r10;\n"
+                             "bra.uni $Lspin;\n$Lgot:\ncvt.u64.u32 %rd1, %r1;\n$Ldone:",
+                             64);
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  EXPECT_EQ(r.out[0], 7u);
+  EXPECT_EQ(r.out[31], 7u);
+  EXPECT_LT(r.result.warp_instructions, 100u) << "warp 0 slept through its turn";
+  const BodyRun forever = run_body("$L1:\nnanosleep.u32 1;\nbra.uni $L1;", 32, 10000);
+  EXPECT_EQ(forever.result.status, LaunchResult::Status::RanTooLong) << forever.result.message;
+}
+
 TEST(Reconvergence, ABranchMeetsAtItsImmediatePostDominator) {
   // 0 setp; 1 @p bra L1; 2 mov; 3 bra L2; L1: 4 mov; L2: 5 add; 6 ret
   const Module m = parse_ptx(kernel_around("setp.lt.u32 %p1, %r10, 2;\n@%p1 bra $L1;\nmov.u32 %r1, 2;\nbra.uni $L2;\n"
