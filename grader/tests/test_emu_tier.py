@@ -147,6 +147,8 @@ class EmulatedGpuTier(unittest.TestCase):
                                     "--case", str(case), "--tier", "gpu", "--stub-grade", stub_json],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=emulating(),
                                    timeout=900)
+                last = [line for line in r.stdout.splitlines() if line.startswith(("OK ", "FAILED ", "SKIPPED "))]
+                print(f"  {case.name}: {last[-1] if last else 'rc ' + str(r.returncode)}", flush=True)
                 self.assertNotEqual(r.returncode, SKIP, "judged as without a GPU:\n" + r.stdout[-3000:])
                 self.assertEqual(r.returncode, 0, r.stdout[-6000:])
 
