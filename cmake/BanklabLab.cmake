@@ -124,11 +124,11 @@ function(banklab_add_lab num folder)
   set_tests_properties(${label}.build PROPERTIES LABELS "${label};cpu")
   set_tests_properties(${label}.build PROPERTIES FIXTURES_SETUP ${label}_built TIMEOUT 150)
 
-  get_property(lab_tests GLOBAL PROPERTY BANKLAB_TESTS_${num})   # name;tier;labels;kind per test
+  get_property(lab_tests GLOBAL PROPERTY BANKLAB_TESTS_${num})   # name;tier;labels;kind;traced;timed per test
   set(all_tests)
   set(gpu_correct)
   while(lab_tests)
-    list(POP_FRONT lab_tests t tier labels kind)
+    list(POP_FRONT lab_tests t tier labels kind traced timed)
     list(APPEND all_tests ${t})
     string(REPLACE "," ";" labels "${labels}")
     add_test(NAME ${label}.${t}
@@ -137,7 +137,7 @@ function(banklab_add_lab num folder)
     if(tier STREQUAL "gpu")
       set_tests_properties(${label}.${t} PROPERTIES TIMEOUT ${BANKLAB_GPU_TEST_TIMEOUT}
                            FIXTURES_REQUIRED ${label}_built RESOURCE_LOCK gpu SKIP_RETURN_CODE 77)
-      if(t MATCHES "Correct")
+      if(NOT traced AND NOT timed)   # Lab.tests()'s data: a test that neither runs traced nor times
         list(APPEND gpu_correct ${t})
       endif()
     else()
@@ -161,7 +161,8 @@ function(banklab_add_lab num folder)
     set_tests_properties(${label}.summary PROPERTIES LABELS "${label};cpu" FIXTURES_CLEANUP ${label}_built TIMEOUT 60)
   endif()
 
-  # Optional GPU tools on the correctness tests: compute-sanitizer (memcheck, racecheck) and
+  # Optional GPU tools on the correctness tests (each GPU test that neither runs traced nor times, as
+  # Lab.tests() says, not as its name does): compute-sanitizer (memcheck, racecheck) and
   # Nsight Compute as a cross-check of the model (instruction counts, wavefronts as a lower bound).
   if(gpu_correct AND Python3_FOUND)
     string(REPLACE ";" "," gpu_correct_csv "${gpu_correct}")
@@ -228,8 +229,8 @@ function(banklab_find_labs out_var)
   execute_process(COMMAND "${python}" "${arg_ROOT}/python/banklab_run.py" -m banklab.lab.labs tests "${arg_ROOT}"
                   OUTPUT_VARIABLE tests ERROR_QUIET)
   while(tests)
-    list(POP_FRONT tests n t tier labels kind)
-    set_property(GLOBAL APPEND PROPERTY BANKLAB_TESTS_${n} "${t}" "${tier}" "${labels}" "${kind}")
+    list(POP_FRONT tests n t tier labels kind traced timed)
+    set_property(GLOBAL APPEND PROPERTY BANKLAB_TESTS_${n} "${t}" "${tier}" "${labels}" "${kind}" "${traced}" "${timed}")
   endwhile()
   if(CMAKE_GENERATOR)   # a configure step (not cmake -P, not ctest): watch for labs added or removed
     file(GLOB descriptions CONFIGURE_DEPENDS LIST_DIRECTORIES false "${arg_ROOT}/labs/*/judge/lab.toml"

@@ -30,8 +30,10 @@ build_judge() {
     seccomp=(-DBANKLAB_SECCOMP_INCLUDE="$PWD/.carry/seccomp/include" -DBANKLAB_SECCOMP_LIBRARY="$PWD/.carry/seccomp/lib/libseccomp.a")
   fi
   (cd "$src" && chmod -R a+rX labs solutions grader common instructor tools bench trace python 2>/dev/null)  # read by the sandbox's uid
+  # CLI11 and nlohmann-json from this tree's .carry: a tree SRC copied without its .carry (the older
+  # and newer trees of device_verdicts_before_after.sh) finds them only so.
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11" "${seccomp[@]}" > "$out/configure.log" 2>&1 &&
+    -DCMAKE_PREFIX_PATH="$PWD/.carry/cli11;$PWD/.carry/nlohmann_json" "${seccomp[@]}" > "$out/configure.log" 2>&1 &&
     cmake --build "$dir" --target banklab_judge -j "$(nproc)" > "$out/build.log" 2>&1 ||
     { tail -n 30 "$out/configure.log" "$out/build.log"; return 1; }
   J=$dir/grader/banklab-judge

@@ -1,3 +1,5 @@
+// The judge's build of a student's file (build.hpp): its steps over one work folder, each a function
+// returning its result, in the order build_lab() runs them; every step in the sandbox.
 #include "build.hpp"
 
 #include <dirent.h>
@@ -250,16 +252,294 @@ std::string memory_line(const StepResult& r) {
          (r.oom_killed ? "; a process of it was ended at the limit" : "") + "\n";
 }
 
-// The judge's own outputs in its work folder, removed before a build (a failed build leaves no
-// answers and no device code). Names of an older judge (src/, run/) go too, without following any
-// link in them.
-void clear_work(const std::string& work) {
-  for (const char* f : {"answers.txt", "kernel.fatbin", "kernel.fatbin.sha256", "stamp", "probe", "build.log",
-                        "probe.log", "probe_build.log", "fatbin_build.log", "control.log", "preprocess.log", "macros.log",
-                        "baseline.log", "macros.txt", "baseline.txt", "source.txt", "source.cu", "src", "run", "probe_main.cu"}) {
-    const std::string p = work + "/" + f;
-    remove_tree_nofollow(p);
+// ---- The build's steps over one work folder (WorkDir), each returning what build_lab() sequences ----
+
+// How a build ends: built, refused before the work folder is touched, failed (the file's failure,
+// said in build.log) or a fault (the grader's problem, said in build.log: not judged, never the
+// student's failure).
+enum class Kind { built, refused, failed, faulted };
+struct Ending {
+  Kind kind;
+  std::string message;
+};
+Ending built(std::string msg) { return {Kind::built, std::move(msg)}; }
+Ending refused(std::string msg) { return {Kind::refused, std::move(msg)}; }
+Ending failed(std::string msg) { return {Kind::failed, std::move(msg)}; }
+Ending faulted(std::string msg) { return {Kind::faulted, std::move(msg)}; }
+std::string cannot_write(const WorkDir& work) {
+  return "the judge cannot write its work folder " + work.dir + " (is the disk full?).";
+}
+
+BuildResult finish(const Ending& e, const WorkDir& work, std::chrono::steady_clock::time_point t0) {
+  BuildResult r;
+  r.ok = e.kind == Kind::built;
+  r.fault = e.kind == Kind::faulted;
+  r.message = e.message;
+  if (e.kind == Kind::failed || e.kind == Kind::faulted) write_file(work.build_log(), e.message);
+  if (r.fault) r.message += " Not judged: this is not your file's fault; report it to your instructor.";
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// A step's result with the build's end set: the build stops there.
+template <class R>
+R stopped(R r, Ending e) {
+  r.end = std::move(e);
+  return r;
+}
+
+// What a build is built from, read before anything of the work folder is removed: the student's
+// text, the judge's snapshot of the headers, the lab's probe and the stamp of them all.
+struct Snapshot {
+  std::string text;
+  std::vector<StepInput> headers;
+  const grader::LabFolders* folders = nullptr;
+  std::string probe_name, probe_text, stamp;
+  std::optional<Ending> end;
+};
+
+Snapshot snapshot(const std::string& lab, const std::string& source, const WorkDir& work) {
+  Snapshot s;
+  std::ifstream in(source, std::ios::binary);
+  if (!in) return stopped(s, refused("cannot read " + source));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  s.text = ss.str();
+
+  make_dirs(work.dir);
+  s.headers = header_snapshot(lab);
+  if (s.headers.back().content.empty())
+    return stopped(s, refused("the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/" +
+                              generated_header(lab, "description") + ", generated from labs/" + lab +
+                              "_<name>/judge/lab.toml): rebuild the project (cmake --build)"));
+  if (snapshot_content(s.headers, kProbeRuntimeInside).empty())
+    return stopped(s, refused(std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
+                              "): rebuild the project (cmake --build)"));
+  // The lab's probe (labs/<folder>/judge/probe.cu), its folder as the lab's generated code
+  // registered it (grader/lab_folders.hpp).
+  s.folders = grader::lab_folders(lab);
+  if (!s.folders)
+    return stopped(s, refused("the judge has no lab " + lab + " (this banklab-judge was built without it): rebuild "
+                              "the project (cmake --build)"));
+  s.probe_name = s.folders->judge_dir + "/probe.cu";
+  const std::string probe_src = src_dir() + "/" + s.probe_name;
+  if (access(probe_src.c_str(), R_OK) != 0) return stopped(s, refused("there is no lab " + lab + " (no " + probe_src + ")"));
+  s.probe_text = read_file(probe_src, 1 << 20);
+  s.stamp = stamp_of(s.text, s.probe_text, s.headers);
+  return s;
+}
+
+// True when the work folder holds the build of this very snapshot: nothing changed since.
+bool still_built(const Snapshot& s, const std::string& lab, const WorkDir& work) {
+  if (read_file(work.stamp(), 256) != s.stamp || access(work.answers().c_str(), R_OK) != 0 || !read_hashed(work.fatbin()))
+    return false;
+  grader::Answers check;
+  return !check.load(work.answers(), lab);
+}
+
+// The work folder made ready: the last build's outputs removed, the text to compile written
+// (source.cu, read beside the answers: predictions as written, answers.cpp), a file with no code
+// refused.
+std::optional<Ending> start_work(const Snapshot& s, const std::string& lab, const std::string& source, const WorkDir& work) {
+  work.clear();
+  if (!write_file(work.source_txt(), source) || !write_file(work.source_cu(), s.text)) return faulted(cannot_write(work));
+  if (has_no_code(s.text)) return failed(no_code_message(lab, s.folders->folder));
+  return std::nullopt;
+}
+
+// The three steps of a build, as commands and limits: the device code's compile, the probe's
+// compile and the probe's run (its input, the probe, once compiled).
+struct BuildSteps {
+  Step fatbin, probe, run;
+};
+
+BuildSteps plan_steps(const std::string& lab, const Snapshot& s, bool unsandboxed) {
+  BuildSteps b;
+  std::vector<StepInput> inputs = s.headers;
+  inputs.push_back({kStudentInside, s.text});
+  // 1. The device code's compile (from the student's file as it is).
+  const std::vector<std::string> arch = archs();
+  b.fatbin.argv = fatbin_compile_command(arch);
+  b.fatbin.inputs = inputs;
+  b.fatbin.limits.timeout_s = kCompileTimeoutS;
+  b.fatbin.max_stdout = 64 << 20;
+  // 2. The probe: the student's file, then the probe's own code, host side only, linked with the
+  // probe's runtime.
+  const std::string& probe_main_text = snapshot_content(s.headers, "/inc/" + generated_header(lab, "probe"));
+  b.probe.argv = probe_compile_command(arch.front());
+  b.probe.inputs = inputs;
+  b.probe.inputs.push_back({"/in/probe_main.cu", probe_source(lab, s.probe_name, s.probe_text, probe_main_text)});
+  b.probe.limits.timeout_s = kCompileTimeoutS;
+  b.probe.max_stdout = 256 << 20;
+  // 3. The probe's run: its command and limits (its input, the probe, after step 2).
+  b.run.argv = {"/in/probe", "fd:3"};
+  if (unsandboxed) b.run.argv.front() = inside("/in/probe");
+  b.run.answers_fd = true;
+  b.run.limits.timeout_s = kProbeTimeoutS;
+  b.run.limits.cpu_s = 30;
+  b.run.limits.address_space = 1LL << 30;
+  b.run.limits.processes = 64;
+  b.run.limits.file_size = 64LL << 20;
+  b.run.limits.tmp_size = 64LL << 20;
+  return b;
+}
+
+// 0. Before the student's file is touched, once per judge process: the control of the three
+// steps (the judge's known-good file through them; a fresh pass of an earlier judge process
+// reused: whose_fault.hpp). Its failure is the machine's: nothing of the student's runs.
+std::optional<Ending> control(const BuildSteps& steps, const WorkDir& work) {
+  const BuildControl control = control_before_build(steps.probe, steps.fatbin, steps.run);
+  write_file(work.control_log(), control.note + "\n");
+  if (!control.fault.empty()) return faulted(control.fault);
+  return std::nullopt;
+}
+
+// A failed compile is the file's, unless the judge's own checks failed or the same compile of
+// the judge's known-good file fails the same way now (whose_fault.hpp): what the compiler
+// printed (the student's #line can make it read like bubblewrap's error) decides nothing.
+Ending compile_error(const Snapshot& s, const std::string& source, const StepResult& res, const Step& step,
+                     ControlStep which, const Step& probe_step, const char* what) {
+  if (res.process.timed_out)
+    return failed("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
+                  " s and was stopped: look for templates or constexpr evaluation that never end.");
+  if (!res.sandbox_error.empty()) return faulted("the judge's sandbox could not run the compiler: " + res.sandbox_error + ".");
+  std::string checked;
+  if (may_be_the_machines(res)) {
+    const ControlResult c = run_control(which, step, probe_step);
+    if (same_failure(res, c))
+      return faulted("the judge's sandbox could not run the compiler (" + c.failure + "): the same compile of the "
+                     "judge's own known-good file failed the same way just now (" + c.said + ").");
+    checked = control_says_yours(c, "compiled its own known-good file", "compiled") + "\n";
   }
+  std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
+  const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
+  if (limit)
+    msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
+           "templates, unrolled loops or constexpr evaluation that grow without end.\n";
+  const std::string said = own_diagnostics(res.err, inside(kStudentInside), source, s.probe_name, !limit);
+  if (said.find("File size limit exceeded") != std::string::npos || said.find("File too large") != std::string::npos)
+    msg += "A file the compile wrote reached the step's file-size limit (" + std::to_string(step.limits.file_size >> 20) +
+           " MiB): look for a large array with an initialiser in your file (a global or static array counts in full), "
+           "and make it smaller or fill it at run time.\n";
+  if (has_line_directive(s.text))
+    msg += "Your file has #line directives: they make the compiler's messages name other files, so the judge cannot "
+           "tell which messages are about your file. Remove them to see your errors.\n";
+  return failed(msg + checked + clean_text(said));  // stdout is data
+}
+
+// What the compiles handed back after they ended: the probe and the device code.
+struct Compiled {
+  std::string probe_exe, device_code;
+  std::optional<Ending> end;
+};
+
+// 1 and 2. The probe's compile and the device code's, side by side, each in its own sandbox.
+// Unsandboxed (a student's own machine), the steps share one scratch folder: one after the other.
+Compiled compile(const Snapshot& s, const std::string& source, const BuildSteps& steps, bool unsandboxed,
+                 const WorkDir& work) {
+  Compiled c;
+  std::future<StepResult> fatbin_result = std::async(unsandboxed ? std::launch::deferred : std::launch::async,
+                                                     [fatbin = steps.fatbin] { return run_steps({fatbin}).front(); });
+  const std::vector<StepResult> p2 = {run_steps({steps.probe}).front(), fatbin_result.get()};
+  write_file(work.probe_build_log(), p2[0].err);
+  write_file(work.fatbin_build_log(), p2[1].err);
+  if (!p2[0].process.ok())
+    return stopped(c, compile_error(s, source, p2[0], steps.probe, ControlStep::probe_compile, steps.probe, "its probe"));
+  if (!p2[1].process.ok())
+    return stopped(c, compile_error(s, source, p2[1], steps.fatbin, ControlStep::device_compile, steps.probe,
+                                    "its device code"));
+  if (p2[0].out_cut || p2[1].out_cut || p2[0].out.empty() || p2[1].out.empty())
+    return stopped(c, failed("your file's compiled probe or device code is empty or too large: not judged."));
+  c.probe_exe = p2[0].out;
+  c.device_code = p2[1].out;
+  write_file(work.probe(), c.probe_exe);  // kept for the instructor; the run gets it by descriptor
+  return c;
+}
+
+// The probe's run as it ended, and what a control said of it (for the messages that follow).
+struct Probed {
+  StepResult result;
+  std::string checked;
+  std::optional<Ending> end;
+};
+
+// 3. The probe: the student's host code runs here, in its own sandbox, and nowhere else. Its
+// answers come back over descriptor 3 (a pipe with a size limit); what it prints is kept for
+// the instructor in probe.log, never shown back.
+Probed run_probe(const BuildSteps& steps, const std::string& probe_exe, bool unsandboxed, const WorkDir& work) {
+  Probed p;
+  Step run = steps.run;
+  run.inputs = {{"/in/probe", probe_exe, true}};
+  const std::string judge_path = self_path();
+  const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
+  // A limit the file itself runs into is judged before the step, as the file's: bubblewrap
+  // writes the probe into the sandbox under the step's own file-size limit (RLIMIT_FSIZE).
+  if (static_cast<long long>(probe_exe.size()) > run.limits.file_size)
+    return stopped(p, failed("your file's compiled probe is " + std::to_string(probe_exe.size() >> 20) + " MiB (" +
+                             std::to_string(probe_exe.size()) + " bytes), more than the " +
+                             std::to_string(run.limits.file_size >> 20) +
+                             " MiB a probe may be (the file-size limit of its step): look for a large array with an "
+                             "initialiser in your host code (a global or static array counts in full in the program), "
+                             "and make it smaller or fill it at run time."));
+  const StepResult& p3 = p.result = run_steps({run}).front();
+  write_file(work.probe_log(), "== stdout ==\n" + p3.out + (p3.out_cut ? "\n[cut]\n" : "") + "== stderr ==\n" + p3.err +
+                                   (p3.err_cut ? "\n[cut]\n" : "") + "== step ==\n" + memory_line(p3));
+  if (!p3.sandbox_error.empty())
+    return stopped(p, faulted("the judge's sandbox could not run your file's probe: " + p3.sandbox_error + "."));
+  // A probe that ended the way the sandbox's own failure does is judged by a control: the judge's
+  // own known-good file's probe, built and run the same way now (whose_fault.hpp). What the
+  // student's probe printed decides nothing.
+  if (!p3.process.ok() && may_be_the_machines(p3)) {
+    const ControlResult c = run_control(ControlStep::probe_run, run, steps.probe);
+    if (same_failure(p3, c))
+      return stopped(p, faulted("the judge's sandbox could not run your file's probe (" + c.failure + "): the judge's "
+                                "own known-good file's probe failed the same way just now (" + c.said + ")."));
+    p.checked = " " + control_says_yours(c, "ran its own known-good file's probe", "ran");
+  }
+  if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
+    return stopped(p, failed("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the "
+                             "project (cmake --build) before grading again."));
+  return p;
+}
+
+// The probe's answers, judged readable and written as the work folder's answers.txt; a failure
+// leaves none.
+std::optional<Ending> take_answers(const std::string& lab, const Probed& p, const WorkDir& work) {
+  const StepResult& p3 = p.result;
+  if (p3.process.timed_out)  // first: what a stopped probe left of its answers is not the cause
+    return failed("your code did not finish within " + std::to_string(static_cast<int>(kProbeTimeoutS)) +
+                  " s and was stopped (the judge's probe of your file, no GPU): look for a loop that never ends or a "
+                  "wait that never returns in code that runs when your program starts (the initialiser of a global "
+                  "variable, a static object's constructor) or in a host function the judge calls (your launchers, "
+                  "your access functions).");
+  if (p3.answers_cut) return failed("your file's probe wrote more than 16 MiB of answers: not judged.");
+  const std::string answers = work.answers();
+  if (!write_file(answers, p3.answers)) return faulted(cannot_write(work));
+  grader::Answers check;
+  if (auto err = check.load(answers, lab)) {
+    unlink(answers.c_str());
+    return failed("your file's answers could not be read: " + clean_text(*err, 400, false) + " (probe: " +
+                  p3.process.describe() + "). What your file's code printed is not shown; run it yourself to see it." +
+                  p.checked);
+  }
+  if (!p3.process.ok()) {
+    unlink(answers.c_str());
+    return failed("your file's probe wrote its answers but then ended badly (" + p3.process.describe() +
+                  "): something in your file runs at exit. Remove it." + p.checked);
+  }
+  return std::nullopt;
+}
+
+// The device code kept, written by the judge from what the sandbox handed back after it ended,
+// with its hash and the stamp of what it was built from.
+Ending keep(const Snapshot& s, const Compiled& c, const WorkDir& work) {
+  if (!write_file(work.fatbin(), c.device_code) || !write_file(work.fatbin_hash(), sha256_hex(c.device_code)) ||
+      !write_file(work.stamp(), s.stamp))
+    return faulted(cannot_write(work));
+  const SandboxInfo& sb = sandbox_info();
+  if (!sb.available) return built("warning: built without a sandbox (" + sb.why_not + ")");
+  // A judge with no cgroup says so: the step's processes together may hold more than one may.
+  return built(sb.cgroup.empty() ? "built in bubblewrap; " + sb.limits_line() : "");
 }
 
 }  // namespace
@@ -272,209 +552,34 @@ std::optional<std::string> read_hashed(const std::string& path) {
   return image;
 }
 
-BuildResult build_lab(const std::string& lab, const std::string& source, const std::string& work) {
+// The judge's own outputs in its work folder, removed before a build (a failed build leaves no
+// answers and no device code). Names of an older judge (src/, run/) go too, without following any
+// link in them.
+void WorkDir::clear() const {
+  for (const char* f : {"answers.txt", "kernel.fatbin", "kernel.fatbin.sha256", "stamp", "probe", "build.log",
+                        "probe.log", "probe_build.log", "fatbin_build.log", "control.log", "preprocess.log", "macros.log",
+                        "baseline.log", "macros.txt", "baseline.txt", "source.txt", "source.cu", "src", "run", "probe_main.cu"})
+    remove_tree_nofollow(file(f));
+}
+
+// The build: its steps in their order over the work folder, the first that ends it ending it.
+BuildResult build_lab(const std::string& lab, const std::string& source, const std::string& dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  BuildResult r;
-  auto done = [&](bool ok, std::string msg) {
-    r.ok = ok;
-    r.message = std::move(msg);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
-  };
-  auto fault = [&](const std::string& msg) {  // the grader's problem: not judged, never the student's failure
-    r.fault = true;
-    write_file(work + "/build.log", msg);
-    return done(false, msg + " Not judged: this is not your file's fault; report it to your instructor.");
-  };
-  const std::string cannot_write = "the judge cannot write its work folder " + work + " (is the disk full?).";
-
-  std::ifstream in(source, std::ios::binary);
-  if (!in) return done(false, "cannot read " + source);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-
-  make_dirs(work);
-  const std::vector<StepInput> headers = header_snapshot(lab);
-  if (headers.back().content.empty())
-    return done(false, "the judge has no lab " + lab + " (no " + BANKLAB_GENERATED_DIR + "/" +
-                           generated_header(lab, "description") + ", generated from labs/" + lab +
-                           "_<name>/judge/lab.toml): rebuild the project (cmake --build)");
-  if (snapshot_content(headers, kProbeRuntimeInside).empty())
-    return done(false, std::string("the judge has no probe runtime (") + BANKLAB_PROBE_RUNTIME +
-                           "): rebuild the project (cmake --build)");
-  // The lab's probe (labs/<folder>/judge/probe.cu), its folder as the lab's generated code
-  // registered it (grader/lab_folders.hpp).
-  const grader::LabFolders* folders = grader::lab_folders(lab);
-  if (!folders)
-    return done(false, "the judge has no lab " + lab + " (this banklab-judge was built without it): rebuild the project "
-                       "(cmake --build)");
-  const std::string probe_name = folders->judge_dir + "/probe.cu";
-  const std::string probe_src = src_dir() + "/" + probe_name;
-  if (access(probe_src.c_str(), R_OK) != 0) return done(false, "there is no lab " + lab + " (no " + probe_src + ")");
-  const std::string probe_text = read_file(probe_src, 1 << 20);
-  const std::string stamp = stamp_of(text, probe_text, headers);
-  const std::string answers = work + "/answers.txt", fatbin = work + "/kernel.fatbin";
-  if (read_file(work + "/stamp", 256) == stamp && access(answers.c_str(), R_OK) == 0 && read_hashed(fatbin)) {
-    grader::Answers check;
-    if (!check.load(answers, lab)) return done(true, "");  // nothing changed since the last build
-  }
-
-  clear_work(work);
-  // source.cu: the text compiled, read beside the answers (predictions as written: answers.cpp).
-  if (!write_file(work + "/source.txt", source) || !write_file(work + "/source.cu", text)) return fault(cannot_write);
-  auto fail = [&](const std::string& msg) {
-    write_file(work + "/build.log", msg);
-    return done(false, msg);
-  };
-  if (has_no_code(text)) return fail(no_code_message(lab, folders->folder));
-  const SandboxInfo& sb = sandbox_info();
-  const bool unsandboxed = !sb.available;
-
-  std::vector<StepInput> inputs = headers;
-  inputs.push_back({kStudentInside, text});
-  // A failed compile is the file's, unless the judge's own checks failed or the same compile of
-  // the judge's known-good file fails the same way now (whose_fault.hpp): what the compiler
-  // printed (the student's #line can make it read like bubblewrap's error) decides nothing.
-  auto compile_error = [&](const StepResult& res, const Step& step, ControlStep which, const Step& probe_step,
-                           const char* what) {
-    if (res.process.timed_out)
-      return fail("compiling your file took longer than " + std::to_string(static_cast<int>(kCompileTimeoutS)) +
-                  " s and was stopped: look for templates or constexpr evaluation that never end.");
-    if (!res.sandbox_error.empty()) return fault("the judge's sandbox could not run the compiler: " + res.sandbox_error + ".");
-    std::string checked;
-    if (may_be_the_machines(res)) {
-      const ControlResult c = run_control(which, step, probe_step);
-      if (same_failure(res, c))
-        return fault("the judge's sandbox could not run the compiler (" + c.failure + "): the same compile of the judge's "
-                     "own known-good file failed the same way just now (" + c.said + ").");
-      checked = control_says_yours(c, "compiled its own known-good file", "compiled") + "\n";
-    }
-    std::string msg = "your file does not compile (" + std::string(what) + ", nvcc: " + res.process.describe() + ").\n";
-    const bool limit = res.process.signal != 0;  // a compiler that dies of a signal ran into a limit (memory: abort)
-    if (limit)
-      msg += "The compiler was stopped by a resource limit of the judge (memory, CPU time or processes): look for "
-             "templates, unrolled loops or constexpr evaluation that grow without end.\n";
-    const std::string said = own_diagnostics(res.err, inside(kStudentInside), source, probe_name, !limit);
-    if (said.find("File size limit exceeded") != std::string::npos || said.find("File too large") != std::string::npos)
-      msg += "A file the compile wrote reached the step's file-size limit (" + std::to_string(step.limits.file_size >> 20) +
-             " MiB): look for a large array with an initialiser in your file (a global or static array counts in full), "
-             "and make it smaller or fill it at run time.\n";
-    if (has_line_directive(text))
-      msg += "Your file has #line directives: they make the compiler's messages name other files, so the judge cannot "
-             "tell which messages are about your file. Remove them to see your errors.\n";
-    return fail(msg + checked + clean_text(said));  // stdout is data
-  };
-
-  // 1. The probe's compile and the device code's (from the student's file as it is), side by
-  // side, each in its own sandbox. Unsandboxed (a student's own machine), the steps share one
-  // scratch folder: one after the other.
-  const std::vector<std::string> arch = archs();
-  Step fatbin_build;
-  fatbin_build.argv = fatbin_compile_command(arch);
-  fatbin_build.inputs = inputs;
-  fatbin_build.limits.timeout_s = kCompileTimeoutS;
-  fatbin_build.max_stdout = 64 << 20;
-
-  // 2. The probe: the student's file, then the probe's own code, host side only, linked with the
-  // probe's runtime.
-  const std::string& probe_main_text = snapshot_content(headers, "/inc/" + generated_header(lab, "probe"));
-  Step probe_build;
-  probe_build.argv = probe_compile_command(arch.front());
-  probe_build.inputs = inputs;
-  probe_build.inputs.push_back({"/in/probe_main.cu", probe_source(lab, probe_name, probe_text, probe_main_text)});
-  probe_build.limits.timeout_s = kCompileTimeoutS;
-  probe_build.max_stdout = 256 << 20;
-  // 3's step, the probe's run: its command and limits (its input, the probe, after step 2).
-  Step run;
-  run.argv = {"/in/probe", "fd:3"};
-  if (unsandboxed) run.argv.front() = inside("/in/probe");
-  run.answers_fd = true;
-  run.limits.timeout_s = kProbeTimeoutS;
-  run.limits.cpu_s = 30;
-  run.limits.address_space = 1LL << 30;
-  run.limits.processes = 64;
-  run.limits.file_size = 64LL << 20;
-  run.limits.tmp_size = 64LL << 20;
-  // 0. Before the student's file is touched, once per judge process: the control of these three
-  // steps (the judge's known-good file through them; a fresh pass of an earlier judge process
-  // reused: whose_fault.hpp). Its failure is the machine's: nothing of the student's runs.
-  const BuildControl control = control_before_build(probe_build, fatbin_build, run);
-  write_file(work + "/control.log", control.note + "\n");
-  if (!control.fault.empty()) return fault(control.fault);
-  std::future<StepResult> fatbin_result =
-      std::async(unsandboxed ? std::launch::deferred : std::launch::async,
-                 [fatbin_build] { return run_steps({fatbin_build}).front(); });
-  const std::vector<StepResult> p2 = {run_steps({probe_build}).front(), fatbin_result.get()};
-  write_file(work + "/probe_build.log", p2[0].err);
-  write_file(work + "/fatbin_build.log", p2[1].err);
-  if (!p2[0].process.ok()) return compile_error(p2[0], probe_build, ControlStep::probe_compile, probe_build, "its probe");
-  if (!p2[1].process.ok())
-    return compile_error(p2[1], fatbin_build, ControlStep::device_compile, probe_build, "its device code");
-  if (p2[0].out_cut || p2[1].out_cut || p2[0].out.empty() || p2[1].out.empty())
-    return fail("your file's compiled probe or device code is empty or too large: not judged.");
-  const std::string probe_exe = p2[0].out, device_code = p2[1].out;
-  write_file(work + "/probe", probe_exe);  // kept for the instructor; the run gets it by descriptor
-
-  // 3. The probe: the student's host code runs here, in its own sandbox, and nowhere else. Its
-  // answers come back over descriptor 3 (a pipe with a size limit); what it prints is kept for
-  // the instructor in probe.log, never shown back.
-  run.inputs = {{"/in/probe", probe_exe, true}};
-  const std::string judge_path = self_path();
-  const std::string judge_hash = unsandboxed ? sha256_hex(read_file(judge_path, 256u << 20)) : "";
-  // A limit the file itself runs into is judged before the step, as the file's: bubblewrap
-  // writes the probe into the sandbox under the step's own file-size limit (RLIMIT_FSIZE).
-  if (static_cast<long long>(probe_exe.size()) > run.limits.file_size)
-    return fail("your file's compiled probe is " + std::to_string(probe_exe.size() >> 20) + " MiB (" +
-                std::to_string(probe_exe.size()) + " bytes), more than the " + std::to_string(run.limits.file_size >> 20) +
-                " MiB a probe may be (the file-size limit of its step): look for a large array with an initialiser in your "
-                "host code (a global or static array counts in full in the program), and make it smaller or fill it at "
-                "run time.");
-  const StepResult p3 = run_steps({run}).front();
-  write_file(work + "/probe.log", "== stdout ==\n" + p3.out + (p3.out_cut ? "\n[cut]\n" : "") + "== stderr ==\n" + p3.err +
-                                      (p3.err_cut ? "\n[cut]\n" : "") + "== step ==\n" + memory_line(p3));
-  if (!p3.sandbox_error.empty()) return fault("the judge's sandbox could not run your file's probe: " + p3.sandbox_error + ".");
-  // A probe that ended the way the sandbox's own failure does is judged by a control: the judge's
-  // own known-good file's probe, built and run the same way now (whose_fault.hpp). What the
-  // student's probe printed decides nothing.
-  std::string checked;
-  if (!p3.process.ok() && may_be_the_machines(p3)) {
-    const ControlResult c = run_control(ControlStep::probe_run, run, probe_build);
-    if (same_failure(p3, c))
-      return fault("the judge's sandbox could not run your file's probe (" + c.failure + "): the judge's own known-good "
-                   "file's probe failed the same way just now (" + c.said + ").");
-    checked = " " + control_says_yours(c, "ran its own known-good file's probe", "ran");
-  }
-  if (unsandboxed && sha256_hex(read_file(judge_path, 256u << 20)) != judge_hash)
-    return fail("your file's probe changed banklab-judge itself while it ran: not judged. Rebuild the project "
-                "(cmake --build) before grading again.");
-  if (p3.process.timed_out)  // first: what a stopped probe left of its answers is not the cause
-    return fail("your code did not finish within " + std::to_string(static_cast<int>(kProbeTimeoutS)) +
-                " s and was stopped (the judge's probe of your file, no GPU): look for a loop that never ends or a "
-                "wait that never returns in code that runs when your program starts (the initialiser of a global "
-                "variable, a static object's constructor) or in a host function the judge calls (your launchers, "
-                "your access functions).");
-  if (p3.answers_cut) return fail("your file's probe wrote more than 16 MiB of answers: not judged.");
-  if (!write_file(answers, p3.answers)) return fault(cannot_write);
-  grader::Answers check;
-  if (auto err = check.load(answers, lab)) {
-    unlink(answers.c_str());
-    return fail("your file's answers could not be read: " + clean_text(*err, 400, false) + " (probe: " +
-                p3.process.describe() + "). What your file's code printed is not shown; run it yourself to see it." +
-                checked);
-  }
-  if (!p3.process.ok()) {
-    unlink(answers.c_str());
-    return fail("your file's probe wrote its answers but then ended badly (" + p3.process.describe() +
-                "): something in your file runs at exit. Remove it." + checked);
-  }
-  // The device code is written by the judge, from what the sandbox handed back after it ended.
-  if (!write_file(fatbin, device_code) || !write_file(work + "/kernel.fatbin.sha256", sha256_hex(device_code)) ||
-      !write_file(work + "/stamp", stamp))
-    return fault(cannot_write);
-  if (unsandboxed) return done(true, "warning: built without a sandbox (" + sb.why_not + ")");
-  // A judge with no cgroup says so: the step's processes together may hold more than one may.
-  return done(true, sb.cgroup.empty() ? "built in bubblewrap; " + sb.limits_line() : "");
+  const WorkDir work{dir};
+  auto end = [&](const Ending& e) { return finish(e, work, t0); };
+  const Snapshot s = snapshot(lab, source, work);
+  if (s.end) return end(*s.end);
+  if (still_built(s, lab, work)) return end(built(""));  // nothing changed since the last build
+  if (auto e = start_work(s, lab, source, work)) return end(*e);
+  const bool unsandboxed = !sandbox_info().available;
+  const BuildSteps steps = plan_steps(lab, s, unsandboxed);
+  if (auto e = control(steps, work)) return end(*e);
+  const Compiled c = compile(s, source, steps, unsandboxed, work);
+  if (c.end) return end(*c.end);
+  const Probed p = run_probe(steps, c.probe_exe, unsandboxed, work);
+  if (p.end) return end(*p.end);
+  if (auto e = take_answers(lab, p, work)) return end(*e);
+  return end(keep(s, c, work));
 }
 
 }  // namespace judge

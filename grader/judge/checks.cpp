@@ -1,6 +1,7 @@
 // The CPU-tier checks of grader.hpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "grader/grader.hpp"
 #include "grader/lab_description.hpp"
 #include "grader/context.hpp"
+#include "grader/generated_tests.hpp"
 #include "grader/variants.hpp"
 
 #ifndef BANKLAB_CLI_PATH
@@ -121,8 +123,6 @@ void add_hint_and_command(::testing::AssertionResult& f, const Instruction& in, 
   return f;
 }
 
-std::string self_check_command(const std::string& op, int width, const std::string& tma_swizzle);
-
 ::testing::AssertionResult AllAtMinimumWavefronts(const std::vector<Instruction>& list, const std::string& hint,
                                                   const std::string& asked) {
   int failing = 0, worst = -1, worst_excess = -1;
@@ -149,14 +149,76 @@ std::string self_check_command(const std::string& op, int width, const std::stri
   }
   // A prediction asks about this access (the stub's, or the same once conflict-free): its lanes,
   // banks and words, never its wavefronts or its minimum, nor a command that counts them.
-  const std::string banks = grader::describe(r);
-  const bool one = asked.find(" and ") == std::string::npos;
-  f << ", takes more wavefronts than its minimum; how many, and the minimum, are for you to work out (your prediction"
-    << (one ? " " : "s ") << asked << (one ? " asks" : " ask") << " it). Where its lanes collide:\n"
-    << banks.substr(banks.find('\n') + 1);
+  f << ", " << left_to_predictions(r, asked);
   if (!hint.empty()) f << "  Try: " << runnable(hint) << "\n";
   f << "  Check yourself: " << self_check_command(banklab::to_string(in.access.op), in.access.width, "");
   return f;
+}
+
+namespace {
+std::map<std::string, const AtMinimum*>& layout_tests() {
+  static std::map<std::string, const AtMinimum*> tests;
+  return tests;
+}
+}  // namespace
+
+void register_layout_tests(const char* lab, const AtMinimum* layout) { layout_tests()[lab] = layout; }
+
+bool same_pattern(const WarpAccess& a, const WarpAccess& b) {
+  if (a.width != b.width || a.mask != b.mask || a.mask == 0 || a.width <= 0) return false;
+  const auto at = [](const WarpAccess& x, int l) { return static_cast<long long>(x.offset[static_cast<std::size_t>(l)]); };
+  const int first = __builtin_ctz(a.mask);
+  const long long d = at(a, first) - at(b, first);
+  if (d % a.width != 0) return false;
+  for (int l = first; l < banklab::kWarpSize; ++l)
+    if (((a.mask >> l) & 1u) && at(a, l) - at(b, l) != d) return false;
+  return true;
+}
+
+std::string merged_names(std::string list, const std::string& more) {
+  for (std::size_t at = 0; !more.empty() && at != std::string::npos;) {
+    const std::size_t and_at = more.find(" and ", at);
+    const std::string name = more.substr(at, and_at == std::string::npos ? std::string::npos : and_at - at);
+    if ((" and " + list + " and ").find(" and " + name + " and ") == std::string::npos)
+      list += (list.empty() ? "" : " and ") + name;
+    at = and_at == std::string::npos ? and_at : and_at + 5;
+  }
+  return list;
+}
+
+std::string asked_about(const WarpAccess& a) {
+  // The graded lab and variant's asked accesses, evaluated once a process (the probe's tables do not
+  // change within it).
+  static std::map<std::pair<std::string, int>, std::vector<std::pair<WarpAccess, std::string>>> cache;
+  const auto key = std::make_pair(context().lab, graded_variant());
+  auto c = cache.find(key);
+  if (c == cache.end()) {
+    std::vector<std::pair<WarpAccess, std::string>> asked;
+    const auto t = layout_tests().find(key.first);
+    for (const AtMinimum* test = t == layout_tests().end() ? nullptr : t->second; test && test->test; ++test) {
+      const std::string names = test->asked_of(key.second) ? test->asked_of(key.second) : "";
+      if (names.empty()) continue;
+      try {
+        for (const Instruction& in : test->instructions(test->only))
+          if (in.invalid.empty()) asked.emplace_back(in.access, names);
+      } catch (const std::exception&) {
+        // No probe tables in this process (a test that reads none): nothing of them to compare.
+      }
+    }
+    c = cache.emplace(key, std::move(asked)).first;
+  }
+  std::string names;
+  for (const auto& [access, list] : c->second)
+    if (same_pattern(a, access)) names = merged_names(names, list);
+  return names;
+}
+
+std::string left_to_predictions(const banklab::Analysis& r, const std::string& asked) {
+  const std::string banks = grader::describe(r);
+  const bool one = asked.find(" and ") == std::string::npos;
+  return std::string("takes more wavefronts than its minimum; how many, and the minimum, are for you to work out "
+                     "(your prediction") + (one ? " " : "s ") + asked + (one ? " asks" : " ask") +
+         " it). Where its lanes collide:\n" + banks.substr(banks.find('\n') + 1);
 }
 
 ::testing::AssertionResult TakesWavefronts(const Instruction& in, int expected, const std::string& hint) {

@@ -61,20 +61,21 @@ void escape(std::string& o, char32_t cp) {
   else std::snprintf(b, sizeof b, "\\U%08x", static_cast<unsigned>(cp)), o += b;
 }
 
-}  // namespace
-
-std::string clean_text(std::string_view text, std::size_t max_bytes, bool keep_newlines) {
-  std::string o;
-  o.reserve(std::min(text.size(), max_bytes) + 64);
-  std::size_t i = 0;
-  while (i < text.size()) {
+// Hands each piece of the cleaned text to `emit`, in order: a character kept as it is, the escape
+// of one shown as an escape, the \xNN of a byte that is not UTF-8 (a CR dropped before a newline
+// is none).
+template <class Emit>
+void each_piece(std::string_view text, bool keep_newlines, Emit&& emit) {
+  std::string e;
+  for (std::size_t i = 0; i < text.size();) {
     char32_t cp = 0;
-    std::size_t n = utf8_at(text, i, cp);
-    if (i + (n ? n : 1) > max_bytes) break;
+    const std::size_t n = utf8_at(text, i, cp);
+    e.clear();
     if (n == 0) {  // not UTF-8: the byte itself, as \xNN
       char b[8];
       std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
-      o += b;
+      e = b;
+      emit(std::string_view(e));
       i += 1;
       continue;
     }
@@ -82,17 +83,64 @@ std::string clean_text(std::string_view text, std::size_t max_bytes, bool keep_n
       i += 1;  // a CR right before a newline (a file saved on Windows): dropped
       continue;
     }
-    if (kept(cp, keep_newlines)) o.append(text.substr(i, n));
-    else escape(o, cp);
+    if (kept(cp, keep_newlines)) {
+      emit(text.substr(i, n));
+    } else {
+      escape(e, cp);
+      emit(std::string_view(e));
+    }
     i += n;
   }
-  if (i < text.size()) {
-    if (!o.empty() && o.back() != '\n') o += keep_newlines ? "\n" : " ";
-    o += "[... " + std::to_string(text.size() - i) + " more bytes not shown: the judge quotes at most " +
-         std::to_string(max_bytes) + " bytes]";
-    if (keep_newlines) o += "\n";
+}
+
+// The rule's marker of a cut (clean_text.toml), `n` its bytes left out.
+std::string marker(std::size_t n, bool keep_newlines) {
+  std::string m = keep_newlines ? clean_rule::kCutMarker : clean_rule::kCutMarkerOneLine;
+  return m.replace(m.find("{n}"), 3, std::to_string(n));
+}
+
+// UTF-8 cut at a byte: a character the cut split is left out (at the end of a start, the start of an end).
+void drop_split_end(std::string& s) {
+  for (std::size_t back = 1; back <= 4 && back <= s.size(); ++back) {
+    const unsigned char c = static_cast<unsigned char>(s[s.size() - back]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back for its lead
+    const std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    if (len > back) s.resize(s.size() - back);
+    return;
   }
-  return o;
+}
+void drop_split_start(std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+  s.erase(0, i);
+}
+
+}  // namespace
+
+std::string clean_text(std::string_view text, std::size_t max_bytes, bool keep_newlines) {
+  std::size_t total = 0;  // the cleaned text's bytes
+  each_piece(text, keep_newlines, [&](std::string_view p) { total += p.size(); });
+  std::string o;
+  if (total <= max_bytes) {
+    o.reserve(total);
+    each_piece(text, keep_newlines, [&](std::string_view p) { o.append(p); });
+    return o;
+  }
+  // The rule's cut (clean_text.toml; Python's banklab.grading.cleantext.cut): its start and its end.
+  const std::size_t mark = marker(total, keep_newlines).size();
+  const std::size_t room = max_bytes > mark ? max_bytes - mark : 0;
+  const std::size_t head = room * clean_rule::kCutHeadPercent / 100, tail_from = total - (room - head);
+  std::string tail;
+  std::size_t at = 0;
+  each_piece(text, keep_newlines, [&](std::string_view p) {
+    if (at < head) o.append(p.substr(0, std::min(p.size(), head - at)));
+    if (at + p.size() > tail_from) tail.append(p.substr(tail_from > at ? tail_from - at : 0));
+    at += p.size();
+  });
+  drop_split_end(o);
+  drop_split_start(tail);
+  const std::size_t left_out = total - o.size() - tail.size();
+  return o + marker(left_out, keep_newlines) + tail;
 }
 
 bool is_clean(std::string_view text, bool newlines_allowed) {

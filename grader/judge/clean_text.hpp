@@ -16,15 +16,17 @@ namespace judge {
 /// the rule's message_bytes (grader/judge/clean_text.toml, which Python's cleaner reads too).
 constexpr std::size_t kQuoteBytes = clean_rule::kMessageBytes;
 
-/// `text` cut to at most `max_bytes` of its own bytes (at a character's boundary; the cut said on a
-/// line of its own: "[... N more bytes not shown]"), with every character of the rule
+/// `text` with every character of the rule
 /// (grader/judge/clean_text.toml, generated into clean_text_rule.hpp: every control character, so
 /// ESC and with it every CSI/OSC sequence, CR, BEL, DEL and the C1 controls; every format character
 /// but the joiners, so every bidirectional override, embedding, isolate and mark; the line and
 /// paragraph separators) and every byte that is not UTF-8 shown as a visible escape (\x1b, \r,
 /// \u202e, \xff). A multi-line message (`keep_newlines`) keeps its newlines and tabs and drops a CR
 /// right before a newline; with `keep_newlines` false they are escaped too (one line of text).
-/// Python's banklab.grading.cleantext applies the same rule. Linear in the text.
+/// Then, when that is over `max_bytes`, cut by the rule's cut to at most `max_bytes` (its start and
+/// its end kept, a character either cut splits left out, the rule's marker between them:
+/// "\n... [cut: N more bytes] ...\n", on one line without the newlines). Python's
+/// banklab.grading.cleantext applies the same rule (message(), name()), byte for byte. Linear in the text.
 std::string clean_text(std::string_view text, std::size_t max_bytes = kQuoteBytes, bool keep_newlines = true);
 
 /// True when `text` holds nothing clean_text() would escape (no byte a terminal acts on).

@@ -16,6 +16,11 @@ inline constexpr bool kKeepNewline = true;
 inline constexpr bool kKeepTab = true;
 /// A multi-line message drops a CR right before a newline.
 inline constexpr bool kDropCrBeforeNewline = true;
+/// A text over its limit is cut after it is escaped: of the room the marker leaves, this percentage
+/// (rounded down) is its start, the rest its end; the marker between them, {n} the bytes left out.
+inline constexpr std::size_t kCutHeadPercent = 75;
+inline constexpr const char* kCutMarker = "\n... [cut: {n} more bytes] ...\n";
+inline constexpr const char* kCutMarkerOneLine = " ... [cut: {n} more bytes] ... ";
 
 /// The code points shown as escapes: inclusive ranges, ascending, apart.
 struct Range {

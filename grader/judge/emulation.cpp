@@ -8,6 +8,7 @@
 #include <string>
 
 #include "banklab_emu/shim.h"  // weak: null in a judge linked against NVIDIA's runtime
+#include "grader/tests_of_lab.hpp"
 #include "process.hpp"
 #include "process_groups.hpp"
 
@@ -36,12 +37,11 @@ void become_the_emulated_twin(const std::vector<std::string>& tests, char** argv
   std::fprintf(stderr, "banklab-judge: could not start %s: the GPU tests run as without a GPU\n", twin.c_str());
 }
 
-// The words of a timing test's name: "...MeetsTheTimingTarget", "...TimedBeside...", lab 03's
-// "...CostsNoMoreThan..." (a load timed against another). Each is a test of test.cu that times.
+// A test that times kernels, as its lab's table says (grader/tests_of_lab.hpp: Lab.tests(), from
+// the description's timing tests and [gpu] timed), never its name.
 bool is_timed(const std::string& test) {
-  for (const char* part : {"Timing", "Timed", "CostsNoMoreThan"})
-    if (test.find(part) != std::string::npos) return true;
-  return false;
+  const grader::TestOfLab* t = grader::find_test_of_lab(test);
+  return t && t->timed;
 }
 
 std::string timing_needs_a_gpu() {

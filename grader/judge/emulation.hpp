@@ -24,7 +24,8 @@ bool emulation_wanted();
 /// stderr; the GPU tests then skip as without a GPU).
 void become_the_emulated_twin(const std::vector<std::string>& tests, char** argv);
 
-/// Whether a GPU test times kernels (the emulator runs kernels but does not time them).
+/// Whether a GPU test times kernels (the emulator runs kernels but does not time them), as its
+/// lab's generated table says (grader/tests_of_lab.hpp); false for a test no table lists.
 bool is_timed(const std::string& test);
 
 /// The skip of a timed test in an emulated process.

@@ -1,16 +1,18 @@
 // banklab-judge: builds a student's kernel.cu apart from the grader, reads its answers as data,
 // and judges the lab's tests. See docs/dev/GRADER.md.
 //
-//   banklab-judge build --lab 05 --source labs/05_swizzle/kernel.cu --work DIR
+//   banklab-judge build --lab 05 --source labs/05_swizzle/kernel.cu --work DIR [--graded] [--require-step-limits]
 //   banklab-judge test  --lab 05 --work DIR --test Lab05Layout.TileIndexIsInBoundsAndOneToOne
 //                       [--test ... | --tests A,B,...] [--graded] [--results DIR] [--logs DIR]
-//   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]
-//                       [--one-per-process]
+//   banklab-judge grade --lab 05 --source FILE --work DIR --json OUT [--graded] [--require-step-limits]
+//                       [--tier cpu|gpu|all] [--one-per-process]
 //   banklab-judge list  [--lab 05]
 //   banklab-judge sandbox              says whether the student's file can be sandboxed here, and why not
 //
 // --fresh-container (build, grade): accepted for old callers; it loosens nothing (a container of
 // the submission's own also writes its grade: the student's code is confined in it as anywhere).
+// --require-step-limits (build, grade; --graded implies it): grading that counts. Where no cgroup
+// per step can be made here, the build is a fault and no step of the file runs (sandbox_refusal).
 //
 // Exit status of build and test: 0 passed, 1 failed, 77 skipped (the CTest skip code), 1 for a
 // fault (graded mode: a test that must run could not run here, e.g. no usable GPU: not judged, the
@@ -61,16 +63,17 @@ struct Args {
   bool graded = false;
   bool fresh_container = false;
   bool one_per_process = false;
+  bool require_step_limits = false;  ///< grading that counts: no cgroup per step, no build (--graded too)
 };
 
 int usage(const char* why) {
   std::fprintf(stderr,
                "banklab-judge: %s\n"
-               "usage: banklab-judge build --lab NN --source FILE --work DIR\n"
+               "usage: banklab-judge build --lab NN --source FILE --work DIR [--graded] [--require-step-limits]\n"
                "       banklab-judge test  --lab NN --work DIR --test Suite.Name [--test ... | --tests A,B,...]\n"
                "                           [--graded] [--results DIR] [--logs DIR]\n"
-               "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--tier cpu|gpu|all]\n"
-               "                           [--one-per-process] [--variant K]\n"
+               "       banklab-judge grade --lab NN --source FILE --work DIR --json OUT [--graded] [--require-step-limits]\n"
+               "                           [--tier cpu|gpu|all] [--one-per-process] [--variant K]\n"
                "       banklab-judge list  [--lab NN]\n"
                "       banklab-judge sandbox\n"
                "build and grade also take --fresh-container, which changes nothing (accepted for old callers)\n",
@@ -90,6 +93,7 @@ bool parse(int argc, char** argv, Args& a) {
     };
     if (k == "--graded") a.graded = true;
     else if (k == "--fresh-container") a.fresh_container = true;
+    else if (k == "--require-step-limits") a.require_step_limits = true;
     else if (k == "--lab") { if (!next(a.lab)) return false; }
     else if (k == "--source") { if (!next(a.source)) return false; }
     else if (k == "--work") { if (!next(a.work)) return false; }
@@ -111,6 +115,7 @@ bool parse(int argc, char** argv, Args& a) {
     else return false;
   }
   if (a.lab.size() == 1) a.lab = "0" + a.lab;
+  if (a.graded) a.require_step_limits = true;  // graded mode is grading that counts
   return true;
 }
 
@@ -149,7 +154,7 @@ int cmd_test(const Args& a, char** argv) {
     // `// banklab variant:` line names, as grade without --variant (a variant's kernel may differ
     // from the lab's: lab 05's float4 tile). Every grader of a class names it (--variant).
     Args built = a;
-    built.source = read_file(a.work + "/source.txt", 4096);
+    built.source = read_file(WorkDir{a.work}.source_txt(), 4096);
     std::string error;
     (void)choose_variant(built, read_file(built.source, 8u << 20), error);
   }
@@ -161,12 +166,26 @@ int cmd_test(const Args& a, char** argv) {
 // namespace, else with one), else it refuses to build, in every mode. The one exception is a student's own machine:
 // not root, not graded, and BANKLAB_ALLOW_UNCONFINED=1 in the environment (callers that grade
 // others remove it). --fresh-container changes nothing.
+//
+// Whole-step limits (issue 45): where no cgroup per step can be made (a normal user on cgroup v1,
+// or on v2 without a delegated cgroup), nothing limits a step's processes together, and a probe's
+// forked children held 4,111 MiB at once. Grading that counts (--require-step-limits, which every
+// grader of others passes: banklab.grading.judging; --graded) then refuses before any step of the
+// file runs: a fault, named, with its fix. A student's own build (ctest of their release, not
+// graded) runs with per-process limits and says so (its Build record, probe.log).
 std::optional<std::string> sandbox_refusal(const Args& a) {
   set_fresh_container(a.fresh_container);
   const SandboxInfo& sb = sandbox_info();
+  if (sb.mode != Mode::none && a.require_step_limits && sb.cgroup.empty())
+    return "the judge can make no cgroup per step here (" + sb.why_no_cgroup +
+           "), so nothing would limit the memory and processes of your file's steps together (only each process's), "
+           "and grading that counts refuses to run your file without that limit. Not graded: this is the grading "
+           "machine's fault, not your file's. The fix, for whoever grades: run the grader as root, or as this user in "
+           "a cgroup delegated to it (systemd-run --user --scope -p Delegate=yes COMMAND; a systemd service: "
+           "Delegate=yes in its unit); banklab-judge sandbox says \"a cgroup per step\" once it can.";
   if (sb.mode != Mode::none) return std::nullopt;
   const char* allow = std::getenv("BANKLAB_ALLOW_UNCONFINED");
-  const bool allowed = allow && std::string(allow) == "1" && geteuid() != 0 && !a.graded;
+  const bool allowed = allow && std::string(allow) == "1" && geteuid() != 0 && !a.require_step_limits;
   std::fprintf(stderr, "banklab-judge: no sandbox here: %s\n", sb.why_not.c_str());
   if (allowed) {
     std::fprintf(stderr, "banklab-judge: BANKLAB_ALLOW_UNCONFINED=1: the student's file is compiled and its probe run "
@@ -175,7 +194,7 @@ std::optional<std::string> sandbox_refusal(const Args& a) {
   }
   return "the judge cannot confine the student's file here and refuses to build it: " + sb.describe().substr(12) +
          ". On your own machine, for your own file only: BANKLAB_ALLOW_UNCONFINED=1 before the command (not as root, "
-         "not --graded).";
+         "not --graded, not --require-step-limits).";
 }
 
 BuildResult guarded_build(const Args& a) {
@@ -184,8 +203,8 @@ BuildResult guarded_build(const Args& a) {
     b.fault = true;  // nothing was judged: the machine cannot confine, not the student's failure
     b.message = *why;
     make_dirs(a.work);
-    write_file(a.work + "/build.log", *why);
-    unlink((a.work + "/answers.txt").c_str());
+    write_file(WorkDir{a.work}.build_log(), *why);
+    unlink(WorkDir{a.work}.answers().c_str());
     return b;
   }
   return build_lab(a.lab, a.source, a.work);

@@ -222,7 +222,7 @@ int run_tests(const TestRun& run, const char* argv0) {
   ctx.lab = run.lab;
   ctx.work = run.work;
   ctx.graded = run.graded;
-  ctx.source = read_file(run.work + "/source.txt", 4096);
+  ctx.source = read_file(WorkDir{run.work}.source_txt(), 4096);
   ctx.read_fatbin = [fatbin = ctx.fatbin()] { return read_hashed(fatbin); };
   grader::set_context(std::move(ctx));
 
@@ -244,10 +244,10 @@ int run_tests(const TestRun& run, const char* argv0) {
                            "process\n", tests.front().c_str(), t.c_str());
       return 2;
     }
-  if (auto err = grader::answers().load(run.work + "/answers.txt", run.lab)) {
+  if (auto err = grader::answers().load(WorkDir{run.work}.answers(), run.lab)) {
     std::string message = "not judged: " + *err + ".";
     // A failed build is reported once, by LabNN.Build; the other tests only point there.
-    if (access((run.work + "/build.log").c_str(), F_OK) == 0)
+    if (access(WorkDir{run.work}.build_log().c_str(), F_OK) == 0)
       message = "not judged: the lab did not build (see lab" + run.lab + ".build)";
     codes.push_back(fail_all(run, tests, message));
     return exit_status(codes);

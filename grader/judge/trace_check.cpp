@@ -45,8 +45,11 @@ std::string trace_unavailable_reason() {
 namespace {
 
 // Per kind of instruction: traced against the work (wavefronts exactly, bytes at least). ""
-// when every kind matches.
-std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced, const Work& work) {
+// when every kind matches. `asked`: the predictions that ask about a traced instruction of a kind
+// (grader::asked_about): that kind's wavefronts and the work's are not printed (a kind of one
+// instruction would give them per instruction).
+std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced, const Work& work,
+                                  const std::map<banklab::Op, std::string>& asked) {
   std::set<banklab::Op> ops;
   for (const auto& [op, k] : traced) ops.insert(op);
   for (const auto& [op, k] : work.kinds) ops.insert(op);
@@ -56,9 +59,16 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     const auto w = work.kinds.find(op);
     const KindWork have = t == traced.end() ? KindWork{} : t->second, need = w == work.kinds.end() ? KindWork{} : w->second;
     if (have.wavefronts == need.wavefronts && have.lane_bytes >= need.lane_bytes) continue;
-    os << "  " << banklab::describe(op) << ": the traced launch ran " << have.instructions << " warp instructions, "
-       << have.wavefronts << " wavefronts, its lanes naming " << have.lane_bytes << " bytes; the work needs exactly "
-       << need.wavefronts << " wavefronts";
+    const auto a = asked.find(op);
+    os << "  " << banklab::describe(op) << ": the traced launch ran " << have.instructions << " warp instructions, ";
+    if (a == asked.end())
+      os << have.wavefronts << " wavefronts, its lanes naming " << have.lane_bytes << " bytes; the work needs exactly "
+         << need.wavefronts << " wavefronts";
+    else
+      os << (have.wavefronts > need.wavefronts ? "more" : "fewer") << " wavefronts than the work needs (your prediction"
+         << (a->second.find(" and ") == std::string::npos ? " " : "s ") << a->second
+         << (a->second.find(" and ") == std::string::npos ? " asks" : " ask") << " how many), its lanes naming "
+         << have.lane_bytes << " bytes; the work needs exactly its wavefronts at the minimum";
     if (need.lane_bytes > 0) os << " and at least " << need.lane_bytes << " bytes (" << need.instructions << " warp instructions at full warps)";
     if (have.wavefronts < need.wavefronts || have.lane_bytes < need.lane_bytes)
       os << ". Fewer means part of the work did not go through shared memory in this launch (data taken straight "
@@ -98,6 +108,7 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
   std::map<std::string, TracedLine> lines;
   std::map<banklab::Op, long long> of_kind;  // warp instructions per op
   std::map<banklab::Op, KindWork> traced;    // per op: instructions, wavefronts, bytes
+  std::map<banklab::Op, std::string> asked_of_kind;  // per op: the predictions that ask about one of them
   long long total = 0, bad = 0, wavefronts = 0;
   for (const auto& in : ins) {
     const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
@@ -120,7 +131,13 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     wavefronts += w * n;
     l.minimum += m * n;
     total += n;
-    if (w > m) bad += n;
+    if (w > m) {
+      bad += n;
+      // Which predictions ask about it (the one rule of grader.hpp), added to the line's.
+      const std::string asked = grader::asked_about(in.access);
+      l.asked = grader::merged_names(l.asked, asked);
+      if (!asked.empty()) asked_of_kind[in.access.op] = grader::merged_names(asked_of_kind[in.access.op], asked);
+    }
     // The worst instance, ties broken as every quoted instance is (quoted_before).
     const bool tie = w - m == l.worst_excess && w > m && quoted_before(in.access, l.worst);
     if (w - m > l.worst_excess || tie) {
@@ -152,7 +169,7 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
             << k.described << "), and the work traced here needs at least " << k.count << " of them. " << k.hint
             << "\n";
   }
-  const std::string kinds = kinds_unlike_the_work(traced, work_minimum);
+  const std::string kinds = kinds_unlike_the_work(traced, work_minimum, asked_of_kind);
   // Every traced instruction where the student's own access functions put it: ldmatrix's matrices
   // and the plain loads and stores (trace_layout.cpp).
   missing << matrices_not_described(ins, required, grader::context().source);
@@ -185,7 +202,16 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     for (const TracedLine& l : sorted) {
       if (l.wavefronts == l.minimum) continue;
       f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
-        << " warp instructions, " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
+        << " warp instructions";
+      if (!l.asked.empty()) {
+        // A prediction asks about this line's access: its lanes, banks and words, never its
+        // wavefronts or minimum, nor a command that counts them (grader.hpp, asked_about).
+        f << "; the worst " << grader::left_to_predictions(banklab::analyze(l.worst), l.asked)
+          << "    Check yourself: "
+          << grader::self_check_command(banklab::to_string(l.worst.op), l.worst.width) << "\n";
+        continue;
+      }
+      f << ", " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
         << grader::describe(banklab::analyze(l.worst)) << "    See it: " << grader::explain_command(l.worst) << "\n";
     }
     if (!hint.empty()) f << "  Try: " << hint << "\n";

@@ -1,33 +1,32 @@
 // Where the judge emulates (grader/judge/emulation.cpp), without a GPU: which tests time (skipped
-// on the emulator), and a process linked against NVIDIA's runtime is never taken for the emulated
+// on the emulator: the lab's table says, not the name), and a process linked against NVIDIA's runtime is never taken for the emulated
 // twin (the twin's side: emu.Shim.IsTheEmulatedDevice), nor execs one unless BANKLAB_EMULATE=1.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "emulation.hpp"
+#include "grader/tests_of_lab.hpp"
 
 namespace {
 
-struct Named {
-  const char* test;
-  bool timed;
-};
+// A stand-in lab's table (as Lab.tests() generates one): which tests time is its `timed`, whatever
+// the names say (a name with "Timing" in it that the table does not mark, a timed test named
+// otherwise).
+const grader::TestOfLab kStandIn[] = {
+    {"Lab96OnGpu.LoadsMeetTheTimingTarget", "gpu", false, true},
+    {"Lab96OnGpu.CostsNoMoreThanACopy", "gpu", false, true},
+    {"Lab96OnGpu.Quick", "gpu", false, true},
+    {"Lab96OnGpu.TimingInNameOnly", "gpu", false, false},
+    {"Lab96OnGpu.IsCorrect", "gpu", false, false},
+    {"Lab96OnGpu.TracedSharedAccesses", "gpu", true, false},
+    {"Lab96Layout.A", "cpu", false, false},
+    {nullptr, nullptr, false, false}};
+[[maybe_unused]] const bool kStandInRegistered = grader::register_test_table("96", kStandIn);
 
-// Every kind of GPU test name the labs hold (build/*/judge/labNN.tests), as data.
-constexpr Named kNames[] = {
-    {"Lab00OnGpu.TileStoresMeetTheTimingTarget", true},
-    {"Lab00OnGpu.MultiplyByIMeetsTheKernelTimingTarget", true},
-    {"Lab04OnGpu.TransposeTimedBesideATiledCopyStillTransposes", true},
-    {"Lab03OnGpu.PairSharedFloat4LoadCostsNoMoreThanAContiguousOne", true},
-    {"Lab00OnGpu.MultiplyByIIsCorrect", false},
-    {"Lab00OnGpu.RealAddressesHaveTheBanksOfTheFormula", false},
-    {"Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree", false},
-    {"Lab04OnGpu.TransposeIsCorrectForANonSquareMatrix", false},
-};
-
-TEST(Emulation, TimedTestsAreKnownByTheirNames) {
-  for (const Named& n : kNames) EXPECT_EQ(judge::is_timed(n.test), n.timed) << n.test;
+TEST(Emulation, TimedTestsAreTheTablesNotTheNames) {
+  for (const grader::TestOfLab* t = kStandIn; t->test; ++t) EXPECT_EQ(judge::is_timed(t->test), t->timed) << t->test;
+  EXPECT_FALSE(judge::is_timed("Lab95OnGpu.MeetsTheTimingTarget"));  // in no table: not a test of this judge
 }
 
 TEST(Emulation, AJudgeLinkedAgainstNvidiasRuntimeIsNotTheTwin) {

@@ -7,10 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "grader/context.hpp"
+#include "grader/generated_tests.hpp"
 
 namespace {
 
@@ -180,6 +185,54 @@ TEST(TraceLayout, RequiredKindsKeepTheirOwnCheck) {
   EXPECT_NE(m.find("at kernel.cu:60"), std::string::npos) << m;
   // The plain check leaves a required kind to that one (one message per mistake).
   EXPECT_EQ(judge({ldsm(16)}, layout, {k}), "");
+}
+
+// Which predictions ask about an access (grader::asked_about, the one rule every message follows):
+// the `asked` of each LabNNLayout test (the graded variant's) one of whose warp instructions, as the
+// student's access functions give them, has the access's pattern. A planted lab 98: its column
+// reads (an unpadded tile's) asked by two predictions, by one in variants >= 1; its row writes by none.
+std::vector<grader::Instruction> column_reads(const std::vector<int>&) {
+  std::vector<grader::Instruction> d = described(padded(0));
+  d.erase(d.begin(), d.begin() + 32);
+  return d;
+}
+std::vector<grader::Instruction> row_writes(const std::vector<int>&) {
+  std::vector<grader::Instruction> d = described(padded(0));
+  d.resize(32);
+  return d;
+}
+const grader::AtMinimum kPlantedLayout[] = {
+    {"ColumnReadsAreConflictFree", column_reads, {}, "", "kUnpadded and kPadded", "kPadded"},
+    {"RowWritesAreConflictFree", row_writes, {}, "", "", nullptr},
+    {nullptr, nullptr, {}, nullptr, nullptr, nullptr},
+};
+
+TEST(AskedAbout, APatternOfAnAskedInstructionNamesItsPredictionsAndNoOtherDoes) {
+  grader::register_layout_tests("98", kPlantedLayout);
+  grader::Context c;
+  c.lab = "98";
+  grader::set_context(c);
+  unsetenv("BANKLAB_VARIANT");
+  // Column 5 of the unpadded tile, at another base (another tile, 4096 bytes on): asked.
+  const auto column = [](int width, std::uint32_t base, std::uint32_t mask = 0xffffffffu) {
+    return grader::instruction("column", Op::Load, width, [=](int lane) { return base + lane * 32 * width + 5 * width; },
+                               mask).access;
+  };
+  EXPECT_EQ(grader::asked_about(column(4, 0)), "kUnpadded and kPadded");
+  EXPECT_EQ(grader::asked_about(column(4, 4096)), "kUnpadded and kPadded");
+  // Not that pattern: half the lanes, another width, a base that is no multiple of the width, a row write.
+  EXPECT_EQ(grader::asked_about(column(4, 0, 0x0000ffffu)), "");
+  EXPECT_EQ(grader::asked_about(column(8, 0)), "");
+  EXPECT_EQ(grader::asked_about(column(4, 2)), "");
+  EXPECT_EQ(grader::asked_about(row_writes({})[3].access), "");
+  // A padded tile's column read is not the unpadded one the predictions ask about.
+  EXPECT_EQ(grader::asked_about(described(padded(1))[40].access), "");
+  // Variant 1: its own `asked` ([variants.asked]).
+  setenv("BANKLAB_VARIANT", "1", 1);
+  EXPECT_EQ(grader::asked_about(column(4, 0)), "kPadded");
+  unsetenv("BANKLAB_VARIANT");
+  EXPECT_EQ(grader::merged_names("kA", "kB and kA"), "kA and kB");
+  EXPECT_EQ(grader::merged_names("", ""), "");
 }
 
 }  // namespace

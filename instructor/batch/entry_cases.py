@@ -156,6 +156,28 @@ def cgroup_limits(recs: dict) -> tuple[bool, str]:
     return held, f"{graded_words(r)}; probe: " + (m.group(0) if m else "its payload's line is not in the probe log")
 
 
+# What the judge says when grading that counts finds no cgroup per step (grader/judge/main.cpp's
+# sandbox_refusal): every grading entry point's cell where the judge has no cgroup (issue 45).
+STEP_LIMITS_REFUSAL = "the judge can make no cgroup per step here"
+
+
+def refused_for_step_limits(recs: dict) -> tuple[bool, str]:
+    """Each case NOT GRADED with the judge's refusal, and no step of the file ran: no probe log
+    kept, no payload's line anywhere (the case that would run the file is the plain build's:
+    ctest's cells)."""
+    ok, bad = True, []
+    for case, r in recs.items():
+        ran = r["probe"] or "BANKLAB-PAYLOAD" in r["text"] or "BANKLAB-CHEAT" in r["text"]
+        held = not r["graded"] and STEP_LIMITS_REFUSAL in r["text"] and r["build"] in ("", "fault") and not ran
+        ok &= held
+        if not held:
+            bad.append(f"{case}: {graded_words(r)}" + ("; a step of the file ran" if ran else "") +
+                       ("" if STEP_LIMITS_REFUSAL in r["text"] else "; the refusal is not said"))
+    return ok, (f"refused, not graded: {len(recs)} of {len(recs)} case(s) NOT GRADED, each saying "
+                f"{STEP_LIMITS_REFUSAL!r} with its fix; no step of the file ran (no probe log, no payload's line)"
+                if ok else "; ".join(bad))
+
+
 @dataclass
 class Family:
     name: str

@@ -14,6 +14,12 @@ its cells are skipped, saying why. The GPU family (no state between launches) ru
 only: its cells say so and name the command. Every entry point is started with a key planted in
 its session keyring (the caller's secret the keys case looks for).
 
+Grading that counts needs whole-step limits (issue 45): `banklab-judge grade` runs as every grader
+runs it (--require-step-limits), and grade-class, a Slurm task and both adapters pass it. Where a
+judge has no cgroup per step (a normal user on cgroup v1, or on v2 without a delegated cgroup), each
+of those cells must be "refused, not graded" (entry_cases.refused_for_step_limits); ctest (a
+student's own build) still grades, with per-process limits, and must say so.
+
 Exit status: 0 when every cell that ran holds, 1 when one does not (the table says which), 2 on
 bad arguments. Standard library only (and the course's own modules)."""
 
@@ -161,7 +167,7 @@ def judge_grade(a, who: Who, files: dict) -> dict:
         d = who.tree(who.dir / "judge" / name)
         src = who.write(d / "kernel.cu", data)
         rc, shown, secs = who.run([a.judge, "grade", "--lab", LAB, "--source", src, "--work", d / "work",
-                                   "--json", d / "grade.json", "--tier", "cpu"])
+                                   "--json", d / "grade.json", "--tier", "cpu", "--require-step-limits"])
         g = read_json(d / "grade.json")
         graded = rc == 0 and bool(g) and not faults(g) and "NOT GRADED" not in shown
         out[name] = rec(graded, build_of(g), shown + ec.read(d / "grade.json"), ec.read(d / "work" / "probe.log"), secs)
@@ -263,6 +269,9 @@ def prairielearn(a, who, files):
 # Run as the normal user too (the platforms run their adapters as root in their containers: those
 # are root's cells only).
 AS_USER = ("banklab-judge grade", "ctest", "grade-class", "Slurm task")
+# Grading that counts (--require-step-limits): refused where the judge has no cgroup per step. ctest is
+# a student's own build.
+GRADING = ("banklab-judge grade", "grade-class", "Gradescope (run_autograder)", "PrairieLearn (run)", "Slurm task")
 ENTRIES = {"banklab-judge grade": judge_grade, "ctest": ctest, "grade-class": grade_class,
            "Gradescope (run_autograder)": gradescope, "PrairieLearn (run)": prairielearn, "Slurm task": slurm_task}
 
@@ -292,7 +301,9 @@ def table(results: dict, whos: list, skipped: dict, no_cgroup: dict, machine: st
              "planted in its session keyring. A cell: **holds** (with its evidence below), **FAILS**, "
              "*skipped* (the entry point cannot run here: why below), *n/a* (the family has no meaning there), "
              "*no cgroup* (the judge says it has no cgroup for this user, so the case, which would hold 4.8 GiB "
-             "at once, is not run: the family does not hold there), "
+             "at once, is not run by a student's own build: the family does not hold there), "
+             "**refused, not graded** (grading that counts, `--require-step-limits`, where the judge has no cgroup "
+             "per step: each case NOT GRADED with the judge's refusal and its fix, no step of the file run), "
              "*device* (the GPU family: the command below). On PrairieLearn a build that failed is the file's "
              "as a format error (`gradable: false`, the errors shown, the attempt not counted), a fault is "
              "`succeeded: false` with \"the grading machine could not judge\": graded below means the former.", "",
@@ -307,12 +318,22 @@ def table(results: dict, whos: list, skipped: dict, no_cgroup: dict, machine: st
                 row.append("*n/a*")
             elif (e, w) in skipped:
                 row.append("*skipped*")
+            elif w in no_cgroup and e in GRADING:
+                held, evidence = ec.refused_for_step_limits({c: results[(e, w)][c] for c in fam.cases})
+                ok &= held
+                row.append("**refused, not graded**" if held else "**FAILS**")
+                notes.append(f"- {fam.name}, {e}, {w}: {'holds' if held else 'FAILS'}: {evidence}")
             elif any(c in no_cgroup.get(w, {}) for c in fam.cases):
                 row.append("*no cgroup*")
                 notes.append(f"- {fam.name}, {e}, {w}: not run: the judge has no cgroup for this user, so nothing "
                              f"limits a step's processes together (its sandbox line is below)")
             else:
                 held, evidence = fam.check({c: results[(e, w)][c] for c in fam.cases})
+                if w in no_cgroup:        # a student's own build without a cgroup says so (a built file's record, probe.log)
+                    said = any("limited per process only" in r["text"] + r["probe"] for r in results[(e, w)].values())
+                    held &= said
+                    evidence += ("; its builds say 'limited per process only'" if said else
+                                 "; NOTHING it wrote says its limits are per process")
                 ok &= held
                 row.append("**holds**" if held else "**FAILS**")
                 notes.append(f"- {fam.name}, {e}, {w}: {'holds' if held else 'FAILS'}: {evidence}")
@@ -356,11 +377,12 @@ def main() -> int:
             rc, line, _ = who.run([a.judge, "sandbox"], timeout=120)
             line = line.strip().splitlines()[-1][:400] if line.strip() else f"exit {rc}"
             sandbox.append(f"- {who.name} (uid {who.uid}{', ' + USER + ', made by useradd' if who.uid else ''}): `{line}`")
-            mine = dict(files)
+            own = dict(files)    # what a student's own build (ctest) runs here
             if "no cgroup" in line:
                 no_cgroup[who.name] = ["forked_processes_share_the_memory"]
-                del mine["forked_processes_share_the_memory"]
+                del own["forked_processes_share_the_memory"]
             for entry, fn in ENTRIES.items():
+                mine = files if entry in GRADING else own
                 why = why_not(entry, a) or ("" if not a.only or entry in a.only.split(",") else "left out (--only)")
                 if who.uid != 0 and entry not in AS_USER:
                     why = "run as root only: the platforms run their adapters as root in their containers"

@@ -6,9 +6,12 @@
 
 For every lab and every variant (the lab as written only, for a lab without variants), what a student
 reads before any work of their own:
-  - the untouched stub of the variant graded on the CPU tier (banklab-judge grade --tier cpu
-    --variant K): every verdict's message (its hints, its summary lines) and every `banklab explain`
-    command it prints, run, with what it prints;
+  - the untouched stub of the variant graded on both tiers, the GPU tier on the emulator
+    (BANKLAB_EMULATE=1 banklab-judge grade --tier all --variant K: no GPU needed; a GPU test the
+    emulator does not judge, a timing test or one it reports "not judged (emulator: ...)", gives
+    no message of the stub's): every verdict's message (its hints, its summary lines, the traced
+    test's lines, each "Worst instance" and its totals) and every `banklab explain` command it
+    prints, run, with what it prints;
   - the variant's handout as its release has it (banklab.release.per_student.readme_with_numbers,
     what instructor/make-release --variant K writes), its `banklab explain` commands, run, and its
     explorer links (<!-- explore: ... -->);
@@ -32,8 +35,9 @@ the stub, load wavefronts are 8,192 (8 per instruction)") states the answer of a
 access is one of the stub's warp instructions (its probe's table, not at its minimum) when a sentence
 that names the stub has the answer before "wavefront(s)", "per instruction" or "-way".
 
-`--table FILE` writes the result, one row a lab and variant (lab, variant, questions, accesses shown,
-answers stated, problems of `asked`), as a Markdown table that can be quoted.
+`--table FILE` writes the result, one row a lab and variant (lab, variant, questions, GPU tests
+judged on the emulator, accesses shown, answers stated, problems of `asked`), as a Markdown table
+that can be quoted.
 
 Each of those shows an access (op, width, mask, each active lane's byte offset after a TMA
 swizzle mode) with the model's numbers printed for it (N wavefronts, minimum M). A question of
@@ -52,15 +56,22 @@ variant; the model's count through `banklab predict`) is *stated* when:
 `value` questions (a bank, a byte offset) have no count of an access: the release's answer check
 (banklab.release.answers) looks for their formulas.
 
+A judge's message shows an access by its `See it: banklab explain --line "..."` command: every
+"N wavefronts, minimum M" printed since the previous one is shown for it, and a traced line's
+totals ("K warp instructions, N wavefronts, minimum M") per instruction too (N / K, M / K).
+
 Nothing this prints holds an answer: a failure names the lab, the variant, the question and where
 its access was shown, never the number. Before the course is checked the rule is checked on
-planted cases (one that states an answer, one of another mask and one of another width that do not).
+planted cases (one that states an answer, one of another mask and one of another width that do not;
+a traced message of the GPU tier that states one, and the same line worded as the judge words an
+access a prediction asks about, which does not).
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -83,6 +94,8 @@ from stub_counts import Asked, asked_problems, check_the_asked_rule, prose_probl
 EXPLAIN = re.compile(r"banklab'?\s+explain\s+([^`\n]*)")
 EXPLORE = re.compile(r"<!--\s*explore:\s*(\S+)\s+(\d+)\s+(.+?)(?:\s*\|\s*([0-9A-Fa-fx]+))?\s*-->")
 PRINTED = re.compile(r"(\d+) wavefronts? \(minimum (\d+)\)|(\d+) wavefronts?, minimum (\d+)")
+TOTALS = re.compile(r"(\d+) warp instructions, (\d+) wavefronts, minimum (\d+)")   # a traced line's
+SEE_IT = re.compile(r'explain --line "([^"]+)"')
 TMA_BITS = {"none": 0, "32": 1, "64": 3, "128": 7}
 
 
@@ -219,20 +232,26 @@ def commands_shown(where: str, text: str, model: Model) -> list[Shown]:
 
 
 def message_shown(where: str, message: str) -> list[Shown]:
-    """A judge's message that states numbers ("takes N wavefronts, minimum M") beside the access of
-    its own `See it:` command: those numbers, as printed, for that access."""
-    nums = PRINTED.search(message)
-    see = re.search(r'explain --line "([^"]+)"', message)
-    if not nums or not see:
-        return []
-    got = explain_access(["--line", see.group(1)])
-    if got is None:
-        return []
-    acc, mode = got
-    w, mn = (int(x) for x in (nums.group(1, 2) if nums.group(1) else nums.group(3, 4)))
-    # (how it was shown, without the numbers: this test's output holds no answer)
-    return [Shown(where + " (its text)", acc.width, acc.mask, swizzled(acc, mode), w, mn,
-                  "its 'N wavefronts, minimum M' beside its See it command")]
+    """A judge's message that states numbers ("takes N wavefronts, minimum M", a traced line's "K
+    warp instructions, N wavefronts, minimum M. Worst instance: N wavefronts, minimum M") before the
+    access of a `See it:` command: those numbers, as printed since the command before it, for that
+    access (a traced line's totals also per instruction)."""
+    out, start = [], 0
+    for see in SEE_IT.finditer(message):
+        segment, start = message[start:see.start()], see.end()
+        got = explain_access(["--line", see.group(1)])
+        if got is None:
+            continue
+        acc, mode = got
+        nums = [tuple(int(x) for x in (m.group(1, 2) if m.group(1) else m.group(3, 4))) for m in PRINTED.finditer(segment)]
+        for m in TOTALS.finditer(segment):
+            k, w, mn = (int(x) for x in m.groups())
+            if k and w % k == 0 and mn % k == 0:
+                nums.append((w // k, mn // k))
+        # (how it was shown, without the numbers: this test's output holds no answer)
+        out += [Shown(where + " (its text)", acc.width, acc.mask, swizzled(acc, mode), w, mn,
+                      "its 'N wavefronts, minimum M' beside its See it command") for w, mn in dict.fromkeys(nums)]
+    return out
 
 
 def drawn(where: str, specs: list[tuple[str, str, str]], model: Model) -> list[Shown]:
@@ -313,20 +332,30 @@ def questions(lab: banklab_labs.Lab, k: int, model: Model) -> list[Asked]:
 
 
 def grade(judge: str, lab: banklab_labs.Lab, k: int | None, text: str, work: Path) -> tuple[list[dict], str]:
-    """The verdicts of `text` graded on the CPU tier, and its probe's records (answers.txt)."""
+    """The verdicts of `text` graded on both tiers, the GPU tier on the emulator (BANKLAB_EMULATE=1:
+    the judge's twin runs its GPU tests without a GPU), and its probe's records (answers.txt)."""
     work.mkdir(parents=True)
     src = work / "kernel.cu"
     src.write_text(text)
     out = work / "grade.json"
     cmd = [judge, "grade", "--lab", lab.number, "--source", str(src), "--work", str(work / "w"), "--json", str(out),
-           "--tier", "cpu"] + ([] if k is None else ["--variant", str(k)])
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+           "--tier", "all"] + ([] if k is None else ["--variant", str(k)])
+    env = dict(os.environ, BANKLAB_EMULATE="1")
+    env.pop("BANKLAB_JUDGE_ONE_TEST_PER_PROCESS", None)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     if not out.is_file():
         raise SystemExit(f"FAIL: lab {lab.number}: banklab-judge grade wrote no grade ({r.returncode}):\n"
                          f"{r.stdout[-2000:]}{r.stderr[-2000:]}")
     data = json.loads(out.read_text())
     probe = work / "w" / "answers.txt"
     return [v for v in data.get("verdicts", []) if isinstance(v, dict)], probe.read_text() if probe.is_file() else ""
+
+
+def judged_on_the_emulator(verdicts: list[dict]) -> int:
+    """GPU tests the emulator judged (passed or failed; a timing test and one it reports "not judged
+    (emulator: ...)" are skipped)."""
+    return sum(1 for v in verdicts if v.get("tier") == "gpu" and v.get("emulated") is True
+               and v.get("status") in ("passed", "failed"))
 
 
 def shown_to(lab: banklab_labs.Lab, k: int, has_variants: bool, stub: str, verdicts: list[dict], root: Path,
@@ -397,17 +426,53 @@ def check_the_rule() -> list[str]:
               Shown("another width", 8, 0xFFFFFFFF, tuple(2 * o for o in col), 32, 2, "planted")):
         if leaks([s], asked):
             fails.append(f"the rule flags an access no question asks ({s.where})")
+    return fails + check_the_gpu_messages(asked, col)
+
+
+def check_the_gpu_messages(asked: list[Asked], col: tuple[int, ...]) -> list[str]:
+    """Planted traced messages of the GPU tier (trace_check.cpp's words): a line that prints the
+    figures of a question's access, in its worst instance or only in its totals, states the answer
+    (and the minimum); the same line as the judge words an access a prediction asks about, and a line
+    of an access no question asks (another width) with its figures, state none."""
+    head = "lab99::k (96 x 256): traced 8 shared-memory warp instructions on 1 source line(s), 256 wavefronts in all.\n"
+    banks = "  lanes 0-31: bank 0 must serve 32 different words: word 0 (lane 0), word 32 (lane 1) ...\n"
+
+    def see(width, offs):
+        return f'    See it: /b/tools/banklab explain --line "ld {width} ffffffff {" ".join(map(str, offs))}"\n'
+    worst = "Worst instance: 32 wavefronts, minimum 1 (31 extra); grouping: warp.\n"
+    cases = {
+        "a traced line's worst instance": (head + "  kernel.cu:43 (k): 8 warp instructions, 256 wavefronts, minimum 8. "
+                                           + worst + banks + see(4, col), {"kPlanted", "kPlantedAtMinimum"}),
+        "a traced line's totals": (head + "  kernel.cu:43 (k): 8 warp instructions, 256 wavefronts, minimum 8.\n"
+                                   + see(4, col), {"kPlanted", "kPlantedAtMinimum"}),
+        "the line worded for a prediction that asks it": (
+            head + "  kernel.cu:43 (k): 8 warp instructions; the worst takes more wavefronts than its minimum; how many, "
+            "and the minimum, are for you to work out (your prediction kPlanted asks it). Where its lanes collide:\n"
+            + banks + "    Check yourself: write the byte address of lane's element as an expression of lane, then run\n"
+            "    /b/tools/banklab explain ld 4 '<your expression of lane>'\n", set()),
+        "a line of an access no question asks": (head + "  kernel.cu:50 (k): 8 warp instructions, 256 wavefronts, "
+                                                 "minimum 16. " + worst.replace("minimum 1 ", "minimum 2 ") + banks
+                                                 + see(8, tuple(2 * o for o in col)), set()),
+    }
+    fails = []
+    for what, (message, expected) in cases.items():
+        got = {f.split(":")[0].split(" ")[0] for f in leaks(message_shown("a planted GPU message", message), asked)}
+        if got != expected:
+            fails.append(f"the rule over a GPU message ({what}) finds {sorted(got) or 'nothing'} stated, "
+                         f"not {sorted(expected) or 'nothing'}")
     return fails
 
 
-def write_table(path: Path, rows: list[tuple[str, int, int, int, int, int]]) -> None:
-    """The result as a Markdown table (lab, variant, questions, accesses shown, answers stated,
-    problems of `asked`)."""
-    lines = ["| lab | variant | questions of a count | accesses shown | answers found stated | problems of `asked` |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| {n} | {k} | {q} | {s} | {f} | {w} |" for n, k, q, s, f, w in rows]
-    lines.append(f"\n{len(rows)} lab variants, {sum(r[2] for r in rows)} questions of a count; answers found stated: "
-                 f"{sum(r[4] for r in rows)}; problems of `asked`: {sum(r[5] for r in rows)}")
+def write_table(path: Path, rows: list[tuple[str, int, int, int, int, int, int]]) -> None:
+    """The result as a Markdown table (lab, variant, questions, GPU tests judged on the emulator,
+    accesses shown, answers stated, problems of `asked`)."""
+    lines = ["| lab | variant | questions of a count | GPU tests judged (emulated) | accesses shown | answers found stated "
+             "| problems of `asked` |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {n} | {k} | {q} | {g} | {s} | {f} | {w} |" for n, k, q, g, s, f, w in rows]
+    lines.append(f"\n{len(rows)} lab variants, {sum(r[2] for r in rows)} questions of a count, {sum(r[3] for r in rows)} "
+                 f"GPU tests judged on the emulator; answers found stated: {sum(r[5] for r in rows)}; problems of "
+                 f"`asked`: {sum(r[6] for r in rows)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
 
@@ -451,10 +516,11 @@ def main() -> int:
                                 per_student.readme_with_numbers(readme, lab, k) if has_variants else readme,
                                 stub_accesses(probe, model, asked))
         checked += len(asked)
-        rows.append((lab.number, k, len(asked), len(shown), len(found), len(wrong)))
+        gpu = judged_on_the_emulator(verdicts)
+        rows.append((lab.number, k, len(asked), gpu, len(shown), len(found), len(wrong)))
         status = "ok  " if not found and not wrong else "FAIL"
-        print(f"{status} lab {lab.number} variant {k}: {len(asked)} questions of a count, {len(shown)} accesses shown, "
-              f"{len(found)} answers stated, {len(wrong)} problems of `asked`")
+        print(f"{status} lab {lab.number} variant {k}: {len(asked)} questions of a count, {gpu} GPU tests judged on "
+              f"the emulator, {len(shown)} accesses shown, {len(found)} answers stated, {len(wrong)} problems of `asked`")
         fails += [f"lab {lab.number} variant {k}: {f}" for f in found + wrong]
     if a.table:
         write_table(a.table, rows)

@@ -139,11 +139,15 @@ def bench_top_level_against_list(bench: Path) -> tuple[list[str], list[str]]:
 #: instruction's timing target (not the whole kernel's), the tiled transpose's kernel timing and copy.
 GENERATED_GPU_CALL = re.compile(r"(?<![A-Za-z_])MeetsTimingTarget\(|transpose::MeetsTheKernelTimingTarget\(|"
                                 r"TimedBesideATiledCopyStillTransposes\(")
+#: The harness's timing calls a test of test.cu may make (grader/gpu/kernel_timing.cuh, replay.cuh,
+#: timing.cuh): a test that makes one times kernels, and its description's [gpu] timed says so.
+TIMING_CALL = re.compile(r"(?<![A-Za-z_])(?:KernelMeetsTimingTarget|time_pattern|interleaved_median_ms)\(")
 
 
-def hand_written_gpu_tier(text: str, traced: set[str]) -> list[str]:
+def hand_written_gpu_tier(text: str, traced: set[str], timed: set[str] = frozenset()) -> list[str]:
     """What test.cu's `text` writes by hand that its description should say: a call of a generated
-    GPU kind, or a test whose BANKLAB_REQUIRE_TRACE() disagrees with the description's [gpu] traced."""
+    GPU kind, a test whose BANKLAB_REQUIRE_TRACE() disagrees with the description's [gpu] traced, or
+    one whose timing calls disagree with its [gpu] timed (the emulator skips exactly those)."""
     out = [f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}...): make it data (timing = {{ test, only, "
            f"nth }} on the instruction, or [gpu.transpose])" for m in GENERATED_GPU_CALL.finditer(text)]
     for chunk in text.split("\nTEST(")[1:]:
@@ -156,6 +160,10 @@ def hand_written_gpu_tier(text: str, traced: set[str]) -> list[str]:
         if calls != (name in traced):
             out.append(f"{suite}.{name} {'calls' if calls else 'does not call'} BANKLAB_REQUIRE_TRACE() but [gpu] "
                        f"traced {'does not name' if calls else 'names'} it")
+        times = TIMING_CALL.search(body) is not None
+        if times != (name in timed):
+            out.append(f"{suite}.{name} {'times' if times else 'does not time'} kernels but [gpu] timed "
+                       f"{'does not name' if times else 'names'} it")
     return out
 
 
@@ -284,8 +292,9 @@ class StructureCounts(unittest.TestCase):
             test_cu = toml.parent / "test.cu"
             if not test_cu.is_file():
                 continue
-            traced = set(tomllib.loads(toml.read_text()).get("gpu", {}).get("traced", []))
-            found += [f"{test_cu.relative_to(ROOT)}: {w}" for w in hand_written_gpu_tier(test_cu.read_text(), traced)]
+            gpu = tomllib.loads(toml.read_text()).get("gpu", {})
+            found += [f"{test_cu.relative_to(ROOT)}: {w}" for w in hand_written_gpu_tier(
+                test_cu.read_text(), set(gpu.get("traced", [])), set(gpu.get("timed", [])))]
         self.assertEqual(found, [], "a lab's test.cu writes what its description says (docs/dev/LAB_CONTRACT.md, "
                          "\"The GPU tier\")")
 
@@ -298,8 +307,11 @@ class StructureCounts(unittest.TestCase):
         data = ("\nTEST(Lab09OnGpu, KernelMeetsTheTarget) {\n  BANKLAB_EXPECT(grader::gpu::KernelMeetsTimingTarget(\n"
                 "      \"w\", a, b, c, d));\n}\n\nTEST(Lab09OnGpu, Watched) {\n  BANKLAB_REQUIRE_TRACE();\n}\n"
                 "\nTEST(Lab09Layout, NotTraced) {\n  BANKLAB_CHECK(true);\n}\n")
-        self.assertEqual(hand_written_gpu_tier(data, {"Watched"}), [])
-        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched", "KernelMeetsTheTarget"})), 1)
+        self.assertEqual(hand_written_gpu_tier(data, {"Watched"}, {"KernelMeetsTheTarget"}), [])
+        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched", "KernelMeetsTheTarget"}, {"KernelMeetsTheTarget"})), 1)
+        # [gpu] timed: a test that times and is not named, and a named one that does not time, each fail.
+        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched"})), 1)
+        self.assertEqual(len(hand_written_gpu_tier(data, {"Watched"}, {"KernelMeetsTheTarget", "Watched"})), 1)
 
 
 #: The C++ whose text no Python program may read for a fact: the implementation (not a lab's files).

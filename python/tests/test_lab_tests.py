@@ -16,6 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 from banklab.lab import gen  # noqa: E402
+from banklab.lab import gpu_tier  # noqa: E402
 from banklab.lab import lab_tests  # noqa: E402
 from banklab.lab import labs as banklab_labs  # noqa: E402
 from banklab.lab.schema import DescriptionError  # noqa: E402
@@ -73,16 +74,17 @@ class OneList(unittest.TestCase):
             self.assertTrue(all(t.suite == f"Lab{n}Predictions" for t in lab.tests() if t.kind == "question"))
 
     def test_the_generator_writes_every_tests_tier_and_tracedness_and_the_gpu_tests(self):
-        """kLabTests (labNN_questions_test.cpp) is Lab.tests() with each test's tier and traced-ness, the
-        judge's only source of both; kGpuTests (labNN_gpu_test.cu) names the generated GPU tests, in order."""
+        """kLabTests (labNN_questions_test.cpp) is Lab.tests() with each test's tier, traced-ness and
+        timed-ness, the judge's only source of them; kGpuTests (labNN_gpu_test.cu) names the generated GPU tests, in order."""
         for n, lab in banklab_labs.find_labs(ROOT).items():
             with tempfile.TemporaryDirectory() as out:
                 self.assertEqual(gen.main(["gen", str(lab.description_path), out, "--probe", str(lab.probe),
                                            "--answers", str(lab.answers_path)]), 0, f"lab {n}")
                 text = (Path(out) / f"lab{n}_questions_test.cpp").read_text()
                 gpu = (Path(out) / f"lab{n}_gpu_test.cu").read_text()
-            rows = re.findall(r'(?m)^    \{"([A-Za-z0-9_.]+)", "(cpu|gpu)", (true|false)\},', text)
-            want = [(t.full_name, t.tier, "true" if t.traced else "false") for t in lab.tests()]
+            rows = re.findall(r'(?m)^    \{"([A-Za-z0-9_.]+)", "(cpu|gpu)", (true|false), (true|false)\},', text)
+            want = [(t.full_name, t.tier, "true" if t.traced else "false", "true" if t.timed else "false")
+                    for t in lab.tests()]
             self.assertEqual(rows, want, f"lab {n}")
             self.assertIn(f'register_test_table("{n}", kLabTests)', text)
             made = [t.name for t in lab.tests() if t.kind in ("timing", "transpose")]
@@ -112,12 +114,38 @@ class OneList(unittest.TestCase):
             self.assertEqual([t.name for t in lab_tests.tests_of("04", d3, cu, [], "lab.toml") if t.traced],
                              ["RowWriteIsOwnWork"])
 
+    def test_timed_tests_are_the_descriptions_not_their_names(self):
+        """A test times kernels when the description says so: a generated timing or transpose timing
+        test by its kind, one of test.cu's by [gpu] timed (which must name one of test.cu's, and no
+        traced one); a name with "Timing" in it decides nothing."""
+        lab = banklab_labs.find_labs(ROOT)["04"]
+        with tempfile.TemporaryDirectory() as d:
+            cu = Path(d) / "test.cu"
+            cu.write_text("TEST(Lab04OnGpu, TimingInNameOnly) {\n}\nTEST(Lab04OnGpu, Quick) {\n}\n")
+            timed = {t.name for t in lab_tests.tests_of("04", lab.description, cu, [], "lab.toml") if t.timed}
+            self.assertEqual(timed, {"RowWriteMeetsTheTimingTarget", "ColumnReadMeetsTheTimingTarget",
+                                     "TransposeMeetsTheKernelTimingTarget",
+                                     "TransposeTimedBesideATiledCopyStillTransposes"})
+            d2 = dict(lab.description, gpu=dict(lab.description["gpu"], timed=["Quick"]))
+            timed = {t.name for t in lab_tests.tests_of("04", d2, cu, [], "lab.toml") if t.timed}
+            self.assertIn("Quick", timed)
+            self.assertNotIn("TimingInNameOnly", timed)
+            d3 = dict(lab.description, gpu={"timed": ["NoSuchTest"]})
+            with self.assertRaisesRegex(DescriptionError, r"\[gpu\] timed: 'NoSuchTest'"):
+                lab_tests.tests_of("04", d3, cu, [], "lab.toml")
+        lab00 = banklab_labs.find_labs(ROOT)["00"].description
+        gpu_tier.check(lab00)
+        both = dict(lab00["gpu"], timed=lab00["gpu"]["timed"] + lab00["gpu"]["traced"])
+        with self.assertRaisesRegex(DescriptionError, r"both traced and timed"):
+            gpu_tier.check(dict(lab00, gpu=both))
+
     def test_the_cmake_list_is_the_labs_lists(self):
         labs = banklab_labs.find_labs(ROOT)
         fields = lab_tests.cmake_list(labs).split(";")
-        self.assertEqual(len(fields) % 5, 0)
-        rows = [fields[i:i + 5] for i in range(0, len(fields), 5)]
-        want = [[n, t.full_name, t.tier, ",".join(t.labels), t.kind] for n, lab in labs.items() for t in lab.tests()]
+        self.assertEqual(len(fields) % 7, 0)
+        rows = [fields[i:i + 7] for i in range(0, len(fields), 7)]
+        want = [[n, t.full_name, t.tier, ",".join(t.labels), t.kind, str(int(t.traced)), str(int(t.timed))]
+                for n, lab in labs.items() for t in lab.tests()]
         self.assertEqual(rows, want)
 
     def test_no_second_list_of_a_labs_tests(self):

@@ -3,11 +3,14 @@
 # judge's step cgroups in cgroup v2 hold forked children, memfds, /dev/shm and a /tmp flood at the
 # step's limit (the peak from memory.peak, the OOM kill from memory.events), as root and as user
 # nobody in a cgroup delegated to it (as systemd-run --user --scope -p Delegate=yes gives), and
-# nobody without one says its limits are per process: grader/tests/test_step_limits.py (on a
+# nobody without one says its limits are per process, and grading that counts (--require-step-limits,
+# --graded) refuses there before any step of the file, while root's and the delegated judge grade
+# with it: grader/tests/test_step_limits.py (on a
 # cgroup v1 machine its root cases run in v1 and the delegated ones skip with their reason); then
 # the judge's unit tests of a step's limit and of the caller's keys (root and nobody). The judge
 # needs libseccomp to confine: the machine's, else a carried copy (.carry/seccomp).
-#   bench/experiments/cgroup_v2/device_cgroup_v2.sh            (the test's output on the terminal and in $OUT, or ./out)
+#   bench/experiments/cgroup_v2/device_cgroup_v2.sh            (the test's output on the terminal and in $OUT, or ./out;
+#                                                               everything in one archive, $OUT/cgroup_v2.tar.gz)
 # Run as root. Builds the judge itself (build/cg); installs the carried bubblewrap
 # (.carry/bwrap/bwrap) as /usr/local/bin/bwrap where no bwrap exists; where AppArmor forbids
 # unprivileged user namespaces (Ubuntu 24.04), lifts that for the run and restores it at its end.
@@ -53,6 +56,21 @@ cd /tmp/cgv2/tree
   echo "== built in $((SECONDS - t0)) s"
   echo "root:   $($J sandbox 2>&1)"
   echo "nobody: $(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups -- $J sandbox 2>&1)"
+  # Issue 45: grading that counts, lab 05's stub, root (a cgroup per step: graded) and nobody in
+  # root's own cgroup (none: refused, not graded, no step of the file run).
+  echo "== banklab-judge grade --require-step-limits (lab 05's stub, CPU tier)"
+  mkdir -p /tmp/cgv2/req && chmod 777 /tmp/cgv2/req
+  for who in root nobody; do
+    pre=(); [ $who = nobody ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+    (cd /tmp/cgv2/req && "${pre[@]}" $J grade --lab 05 --source /tmp/cgv2/tree/labs/05_swizzle/kernel.cu \
+      --work /tmp/cgv2/req/w-$who --json /tmp/cgv2/req/g-$who.json --tier cpu --require-step-limits >/tmp/cgv2/req/$who.log 2>&1)
+    python3 - /tmp/cgv2/req/g-$who.json $who /tmp/cgv2/req/w-$who <<'PY'
+import json, os, sys
+b = next(v for v in json.load(open(sys.argv[1]))["verdicts"] if v["test"] == "Lab05.Build")
+ran = os.path.exists(os.path.join(sys.argv[3], "probe.log"))
+print(f"{sys.argv[2]}: Build {b['status']}; probe ran: {'yes' if ran else 'no'}; {b['message'][:400]}")
+PY
+  done
   echo "== grader/tests/test_step_limits.py"
   python3 grader/tests/test_step_limits.py --judge "$J" --root .
   echo "== test exit status: $?"
@@ -66,3 +84,4 @@ cd /tmp/cgv2/tree
   echo "== grader/tests/test_confinement.py -k test_no_key (needs keyutils' keyctl)"
   python3 grader/tests/test_confinement.py --judge "$J" --root . -k test_no_key
 } 2>&1 | tee "$out/cgroup_v2.txt"
+tar -C "$out" --exclude=cgroup_v2.tar.gz -czf /tmp/cgv2/cgroup_v2.tar.gz . && mv /tmp/cgv2/cgroup_v2.tar.gz "$out/"

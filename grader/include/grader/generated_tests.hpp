@@ -72,6 +72,10 @@ class AnswersQuestionsTest : public ::testing::Test {
 
 }  // namespace generated
 
+/// Keeps lab `lab`'s LabNNLayout tests (ending with an entry whose test is nullptr) for
+/// asked_about() (grader.hpp): which predictions ask about an access, in every message.
+void register_layout_tests(const char* lab, const AtMinimum* layout);
+
 /// Registers lab `lab`'s generated tests (at static initialisation, before main): the Layout
 /// tests, then the Predictions tests, in the data's order. Each array ends with an entry whose
 /// test is nullptr (a lab may have none of a kind). Each factory returns a ::testing::Test*, the
@@ -80,6 +84,7 @@ inline bool register_generated_tests(const char* lab, const AtMinimum* layout, c
                                      const QuestionsTest* predictions, bool has_answers, const char* file) {
   const std::string layout_suite = std::string("Lab") + lab + "Layout";  // googletest copies the names
   const std::string predictions_suite = std::string("Lab") + lab + "Predictions";
+  register_layout_tests(lab, layout);
   for (const AtMinimum* a = layout; a->test; ++a)
     ::testing::RegisterTest(layout_suite.c_str(), a->test, nullptr, nullptr, file, 0,
                             [a]() -> ::testing::Test* { return new generated::AtMinimumTest(*a); });

@@ -63,6 +63,31 @@ std::string explain_command(const WarpAccess& a);
 /// A few lines that show where the wavefronts went (banklab::describe).
 std::string describe(const banklab::Analysis& r, int max_banks = 2);
 
+/// The one rule of what a message may print about an access (issue 44, "no prediction's answer is
+/// shown before the student's own work"): the predictions of the graded variant that ask about
+/// `a` ("kA and kB"; "": none). Those are the `asked` of every LabNNLayout test (lab.toml's
+/// at_minimum asked, [variants.asked] for variants >= 1: generated_tests.hpp's AtMinimum, registered
+/// with its lab) one of whose warp instructions, as the student's access functions give them (the
+/// probe's tables), has a's pattern (same_pattern). A message about such an access states neither
+/// its wavefronts nor its minimum, nor prints a command that counts them (left_to_predictions).
+std::string asked_about(const WarpAccess& a);
+
+/// `list` ("kA and kB") with the names of `more` it lacks added, in order.
+std::string merged_names(std::string list, const std::string& more);
+
+/// The same lanes' pattern, which the model counts alike: the same width and mask, and every
+/// active lane's offset apart by one constant, a multiple of the width (another column or base).
+bool same_pattern(const WarpAccess& a, const WarpAccess& b);
+
+/// What a message says of an access that predictions ask about (`asked`, from asked_about or a
+/// test's own `asked`), after naming it: that it takes more wavefronts than its minimum, that how
+/// many is the predictions' to work out, then where its lanes collide (banks and words).
+std::string left_to_predictions(const banklab::Analysis& r, const std::string& asked);
+
+/// The command with which a student checks a prediction with the model: the access's op and width
+/// (and TMA mode), the lane expression left for the student to write.
+std::string self_check_command(const std::string& op, int width, const std::string& tma_swizzle = "");
+
 /// Passes when the instruction takes the model's minimum number of wavefronts.
 ::testing::AssertionResult AtMinimumWavefronts(const Instruction& in, const std::string& hint = "");
 

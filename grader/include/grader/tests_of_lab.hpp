@@ -1,8 +1,10 @@
-// Every test of a lab as data: its name, its tier and whether it runs under the tracer, in the
+// Every test of a lab as data: its name, its tier, whether it runs under the tracer and whether it
+// times kernels, in the
 // order of Lab.tests() (python/banklab/lab/lab_tests.py, the one list), which
 // python/banklab/lab/gen.py generates into labNN_questions_test.cpp (kLabTests) and registers here
 // at static initialisation. The judge reads a test's tier and traced-ness from here
-// (grader/judge/process_groups.cpp), never from its name.
+// (grader/judge/process_groups.cpp), and its emulated twin which tests time (emulation.cpp), never
+// from a test's name.
 #pragma once
 
 #include <map>
@@ -16,6 +18,7 @@ struct TestOfLab {
   const char* test;  ///< "Suite.Name"; nullptr ends a table
   const char* tier;  ///< "cpu" or "gpu"
   bool traced;       ///< runs under the shared-memory tracer (a process of its own kind)
+  bool timed = false; ///< times kernels (the emulator, which does not time, skips it)
 };
 
 /// The tables registered so far, by lab ("05").

@@ -17,12 +17,15 @@ bigwork: solved, with an 80 MB sparse file (its "probe") and a small one in the 
 Test names come from the real labs/NN_name/judge/test.cu files.
 
 FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
-started with (null when unset), its lab, the --variant it was given (null when none), the sha256 of
+started with (null when unset), its lab, the --variant it was given (null when none), whether it was
+given --require-step-limits, the sha256 of
 the source it graded, and when it started and ended (time.time()), so that a
 test can see which GPU each judge got and how many ran on each at once; FAKE_JUDGE_SECONDS=S makes
 each grade last S seconds. FAKE_JUDGE_USABLE_GPU=ID: a judge started with CUDA_VISIBLE_DEVICES=ID
 finds a usable GPU (its GPU tests judged: solved passes them, anything else fails them); with any
 other GPU, or none, the GPU tests are not judged (a fault in graded mode), as on a GPU-less machine.
+FAKE_JUDGE_NO_CGROUP=1: a machine where the judge can make no cgroup per step: a grade given
+--require-step-limits (or --graded) is the real judge's refusal (its Build a fault, nothing judged).
 """
 
 import argparse
@@ -70,6 +73,7 @@ def main():
     g.add_argument("--json", required=True)
     g.add_argument("--graded", action="store_true")
     g.add_argument("--fresh-container", action="store_true")
+    g.add_argument("--require-step-limits", action="store_true")   # grading that counts (GRADER.md)
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
     g.add_argument("--variant")   # a lab's per-student variant (docs/dev/VARIANTS.md)
     a = ap.parse_args()
@@ -81,6 +85,10 @@ def main():
         if os.environ.get("FAKE_JUDGE_SANDBOX") == "none":
             print("no sandbox: bubblewrap does not run here (test double)")
             return 1
+        if os.environ.get("FAKE_JUDGE_NO_CGROUP") == "1":
+            print("sandbox: bwrap (test double), no cgroup (test double): memory and processes are limited per "
+                  "process only")
+            return 0
         print("sandbox: bwrap (test double)")
         return 0
     if a.cmd == "list":
@@ -95,7 +103,8 @@ def main():
         time.sleep(float(os.environ["FAKE_JUDGE_SECONDS"]))
     if os.environ.get("FAKE_JUDGE_ENV_LOG"):
         line = json.dumps({"cuda": os.environ.get("CUDA_VISIBLE_DEVICES"), "lab": a.lab, "tier": a.tier,
-                           "variant": a.variant, "source_sha256": hashlib.sha256(Path(a.source).read_bytes()).hexdigest(),
+                           "variant": a.variant,
+                           "require_step_limits": a.require_step_limits, "source_sha256": hashlib.sha256(Path(a.source).read_bytes()).hexdigest(),
                            "start": t_start, "end": time.time()})
         with open(os.environ["FAKE_JUDGE_ENV_LOG"], "a") as f:
             f.write(line + "\n")
@@ -107,6 +116,14 @@ def main():
     tests = [(t, tier) for t, tier in tests_of(a.lab) if a.tier in ("all", tier)]
     lab = a.lab
     recs = []
+    if os.environ.get("FAKE_JUDGE_NO_CGROUP") == "1" and (a.require_step_limits or a.graded):
+        recs.append(record(lab, f"Lab{lab}.Build", "cpu", "fault", 1,
+                           "the judge can make no cgroup per step here (test double), so nothing would limit the "
+                           "memory and processes of your file's steps together, and grading that counts refuses "
+                           "to run your file without that limit. Not graded: run the grader as root, or in "
+                           "systemd-run --user --scope -p Delegate=yes COMMAND"))
+        recs += [record(lab, t, tier, "failed", 0, "not judged: the lab did not build") for t, tier in tests]
+        mode = "refused"
     if mode == "hang":
         time.sleep(3600)
     if mode == "killtask" and os.environ.get("SLURM_JOB_ID"):
@@ -138,7 +155,7 @@ def main():
                            "kernel.cu:12:5: error: expected ';' before '}' token"))
         for t, tier in tests:
             recs.append(record(lab, t, tier, "failed", 0, "not judged: the lab did not build"))
-    elif mode in ("quote", "quotefault"):
+    elif mode in ("quote", "quotefault", "refused"):
         pass
     elif mode == "forge":
         # What a cheat that got to write the judge's output file would leave: every test

@@ -6,8 +6,9 @@ real stub and solution, a class of six with a course seed: alice's solved file; 
 re-laid out (no comments, other spaces and names, her own variant line): the pair is listed, with
 Debian's sim_c; erin hands in the lab as written's file (no variant line) and frank another variant's
 stub: both are listed as written for another variant. bob's distinct solution and dave's untouched
-stub are in no pair (every student starts from the stub: its lines are left out), and nobody's own
-file is called another variant's. Without sim_c (or when it fails), the report says that
+stub are in no pair (every student starts from the stub: its lines are left out; dave's own text is
+and frank's too short to compare, and the report counts them), and nobody's own file is called another variant's.
+Lab 04, whose work is one expression, has every file counted as too short, none in a pair. Without sim_c (or when it fails), the report says that
 near-identical kernels were not looked for, and why.
 
   python3 -m unittest -v test_copies
@@ -112,6 +113,9 @@ class LikelyCopiesReport(unittest.TestCase):
         self.assertGreaterEqual(int(pairs[frozenset(("alice", "carol"))].split()[0]), bcopies.SIMILAR_PERCENT)
         self.assertFalse([p for p in pairs if p & {"bob", "dave"}], rows)   # distinct work, the untouched stub
         self.assertFalse([r for r in rows if r["kind"] == "not compared"], rows)
+        # dave's untouched stub and frank's other variant's stub add nothing of their own: counted as too
+        # short; bob's own three lines (30 tokens) and the rest are compared
+        self.assertEqual([r["detail"].split(" submission")[0] for r in rows if r["kind"] == "too short"], ["2 of 6"], rows)
         md = (self.tmp / "out" / "summary.md").read_text()
         self.assertIn("## Likely copies", md)
         self.assertIn("lab 05: alice and carol:", md)
@@ -141,6 +145,25 @@ class LikelyCopiesReport(unittest.TestCase):
         kept = (self.tmp / "out" / bcopies.CSV_NAME).read_text()
         self.assertEqual(bcopies.report(self.tmp / "out", [], ROOT), "")
         self.assertEqual((self.tmp / "out" / bcopies.CSV_NAME).read_text(), kept)
+
+    def test_a_lab_whose_work_is_one_expression_says_its_files_are_too_short_to_compare(self):
+        # Lab 04's solution changes one line (an expression for a number): two students who hand in the
+        # same right answer are not called copies; the row says how many files were left out and why.
+        lab04 = banklab_labs.find_labs(ROOT)["04"]
+        self.assertLess(bcopies.tokens(bcopies.own_text(lab04.solution.read_text(), bcopies.course_lines(lab04))),
+                        bcopies.MIN_OWN_TOKENS)
+        for s in ("ann", "ben"):
+            (self.tmp / s).mkdir()
+            (self.tmp / s / "kernel.cu").write_text(lab04.solution.read_text())
+        handed = [bcopies.Handed(s, "04", self.tmp / s / "kernel.cu", None) for s in ("ann", "ben")]
+        (self.tmp / "out").mkdir()
+        md = bcopies.report(self.tmp / "out", handed, ROOT, sim=shutil.which("true"))
+        rows = read_csv(self.tmp / "out" / bcopies.CSV_NAME)
+        self.assertEqual([(r["kind"], r["detail"].split(" submission")[0]) for r in rows], [("too short", "2 of 2")], rows)
+        self.assertIn(f"fewer than {bcopies.MIN_OWN_TOKENS} tokens of their own", md)
+        # ... and lab 05's solution, whose own text is long, is compared (not counted as too short).
+        self.assertGreaterEqual(bcopies.tokens(bcopies.own_text(L.solution.read_text(), bcopies.course_lines(L))),
+                                bcopies.MIN_OWN_TOKENS)
 
     def test_names_are_printed_with_their_control_characters_escaped(self):
         self.assertEqual(bcopies.shown("mallory\x1b]2;owned\x07\r\u202e"), "mallory\\x1b]2;owned\\x07\\r\\u202e")

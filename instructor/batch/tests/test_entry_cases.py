@@ -74,6 +74,17 @@ class EachCheckFailsTheAttackAndPassesItsStop(unittest.TestCase):
         self.assertFalse(check("limits on cgroups", **{case: rec(probe=line.format(6, 0, 4800))}))
         self.assertFalse(check("limits on cgroups", **{case: rec(probe=line.format(0, 0, 4111))}))
 
+    def test_refused_for_want_of_step_limits(self):
+        """A grading entry point where the judge has no cgroup per step: refused, not graded, and
+        no step of the file ran; a grade that ran the file (its payload's line) fails the check."""
+        refused = rec(graded=False, build="fault", text="NOT GRADED: " + ec.STEP_LIMITS_REFUSAL + " (...)")
+        self.assertTrue(ec.refused_for_step_limits({"a": refused, "b": dict(refused, build="")})[0])
+        ran = "BANKLAB-CHEAT-FORKED-MEMORY 0 of 6 children touched all 800 MiB and live; = 4111 MiB held"
+        self.assertFalse(ec.refused_for_step_limits({"a": rec(build="passed", probe=ran)})[0])   # graded, ran
+        self.assertFalse(ec.refused_for_step_limits({"a": dict(refused, probe=ran)})[0])          # refused too late
+        self.assertFalse(ec.refused_for_step_limits({"a": dict(refused, text="NOT GRADED: no GPU")})[0])  # another fault
+        self.assertFalse(ec.refused_for_step_limits({"a": dict(refused, build="failed")})[0])    # the student's failure
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -36,7 +36,12 @@ with one) every cell above must hold. Without bubblewrap (root or not: issue 30 
 uid mode, a jail made by hand) every runner gets a clear refusal instead: the judge's build exits
 non-zero saying what to install and writes no answers, grade-class says so once and exits 3
 before grading anything, and each adapter's results.json says that grading cannot run there
-(no score at all, not a 0: nothing was graded). Run as a test (label cpu):
+(no score at all, not a 0: nothing was graded). Where the judge confines but can make no cgroup per
+step (a normal user on cgroup v1, or on v2 without a delegated cgroup: issue 45), grading that counts
+refuses: grade-class and both adapters leave every lab NOT GRADED (exit 4; the judge's Build a fault
+naming the fix; no probe log: no step of the file ran, its payload's line never written), while the
+CTest commands (a student's own build) run the file with per-process limits and say so. Run as a
+test (label cpu):
 `ctest -R NoWayOfGrading`.
 
 WhereTheJudgeConfinesNothingNoGraderGrades checks the callers' side alone with the test double
@@ -65,6 +70,7 @@ mz = load_file(ROOT / "grader" / "selftest" / "materialize.py")
 from banklab.grading import points as bpt   # noqa: E402
 from banklab.grading import invocation   # noqa: E402
 from banklab.grading.platforms import GRADESCOPE_NOT_GRADED_FILE  # noqa: E402
+from banklab.grading import status as bs  # noqa: E402
 _terminal = load_file(ROOT / "grader" / "tests" / "test_terminal.py")
 make_controlling_terminal, waiting_input = _terminal.make_controlling_terminal, _terminal.waiting_input
 
@@ -78,6 +84,8 @@ PUSHED = "tiocsti-ran"       # what the pushed command line holds (the probe nev
 INCBIN = CHEATS / "incbin_etc_shadow.cu"
 PAYLOAD = "BANKLAB-PAYLOAD-RESULTS-DAEMON"
 DELAY_S = 3.0
+# What the judge says when grading that counts finds no cgroup per step (grader/judge/main.cpp).
+STEP_LIMITS_REFUSAL = "the judge can make no cgroup per step here"
 NOBODY = 65534
 JUDGE = os.environ.get("BANKLAB_JUDGE", "")
 IS_ROOT = os.geteuid() == 0
@@ -279,6 +287,8 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
         with self.subTest(cell=cell.name, sandbox=expect):
             self.assertEqual(conf.mode, expect, f"{cell.name}: banklab-judge sandbox said {conf.line!r}")
         refused = expect == "none"          # what must happen, whatever this judge says of itself
+        # no cgroup per step (issue 45): grading that counts refuses, a student's own build runs
+        cell.no_step_limits = not refused and "no cgroup" in conf.line
         later = []            # (what, paths, snapshot): checked once more after DELAY_S
         for runner in (self._ctest, self._grade_class, self._gradescope, self._prairielearn):
             with self.subTest(cell=cell.name, runner=runner.__name__.strip("_")):
@@ -317,6 +327,8 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                 continue
             self.assertEqual(b.returncode, 0, out[-3000:])
             self.assertTrue(payload_ran(work / "probe.log", f"{cell.name} ctest"), "the payload did not run")
+            if cell.no_step_limits:          # a student's own build: per-process limits, and it says so
+                self.assertIn("limited per process only", out)
             self.assertEqual(also_failed(work / "probe.log", f"{cell.name} ctest"), [])
             passed = [t for t in self.cpu_tests
                       if cell.run([JUDGE, "test", "--lab", LAB, "--work", work, "--test", t, "--results", results],
@@ -341,6 +353,15 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
             self.assertEqual(text.count("cannot confine"), 1, text)
             self.assertIn("apt-get install bubblewrap", text)
             self.assertFalse(list(out.glob("results/*/*.json")), "results written though nothing could be graded")
+            return
+        if cell.no_step_limits:
+            self.assertEqual(r.returncode, bs.NOT_GRADED_EXIT, text[-3000:])
+            for s in who:
+                res = json.loads((out / "results" / s / f"lab{LAB}.json").read_text())
+                self.assertIn(STEP_LIMITS_REFUSAL, json.dumps(res), f"{s}: not refused for want of step limits")
+                self.assertFalse(list((out / "work" / s).rglob("probe.log")), f"{s}: a step of the file ran")
+            with open(out / "not-graded.csv", newline="") as f:
+                self.assertEqual({row["student"] for row in csv.DictReader(f)}, set(who))
             return
         self.assertEqual(r.returncode, 0, text[-3000:])
         res = {s: json.loads((out / "results" / s / f"lab{LAB}.json").read_text()) for s in who}
@@ -385,7 +406,7 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                           "bash", entry])
             text = r.stdout + r.stderr
             rj = root / "results" / "results.json"
-            if refused and platform == "gradescope":    # no results.json: Gradescope shows the run as failed
+            if (refused or cell.no_step_limits) and platform == "gradescope":    # no results.json: the run failed
                 self.assertFalse(rj.exists(), "a refusal on Gradescope writes no results.json (it would be a 0)")
                 rj = root / "results" / GRADESCOPE_NOT_GRADED_FILE
             self.assertTrue(rj.is_file(), f"{platform} wrote no {rj.name} (exit {r.returncode}):\n{text[-3000:]}")
@@ -400,6 +421,14 @@ class NoWayOfGradingRunsAStudentsCodeUnconfined(unittest.TestCase):
                     self.assertTrue(d["extra_data"]["banklab_refused"])
                 else:
                     self.assertIs(d["gradable"], False)        # no score, the attempt not counted
+                continue
+            if cell.no_step_limits:       # not graded: the judge refused before any step of the file
+                self.assertEqual(r.returncode, bs.NOT_GRADED_EXIT, text[-3000:])
+                self.assertIn(STEP_LIMITS_REFUSAL, json.dumps(d))
+                self.assertNotIn("score", d, "not graded is no grade, not a 0")
+                if platform == "prairielearn":
+                    self.assertIs(d["gradable"], False)
+                self.assertFalse(list((root / "results").rglob("probe.log")), "a step of the file ran")
                 continue
             self.assertEqual(r.returncode, 0, text[-3000:])
             if cell.who == "root":       # the adapter made its folders root's alone before grading

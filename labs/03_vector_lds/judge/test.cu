@@ -263,10 +263,11 @@ TEST(Lab03OnGpu, DeinterleaveMeetsTheKernelTimingTarget) {
 TEST(Lab03OnGpu, PairSharedFloat4LoadCostsNoMoreThanAContiguousOne) {
   BANKLAB_REQUIRE_GPU();
   const grader::gpu::TimingResult r = grader::gpu::time_pattern(grader::gpu::pattern_of(pair_shared_float4_load().access));
-  std::printf("[ TIMING   ] lab03 pair-shared float4 load: measured %.2f wavefronts per instruction (contiguous float4 "
-              "reference: %d), model %d, minimum %d\n",
-              r.measured_wavefronts(), r.reference, r.predicted, r.minimum);
+  // (Its figures in wavefronts are the answers of predictions of this lab: kFloat4ContiguousLoad's
+  // among them. The times and their ratio say the point without them.)
+  std::printf("[ TIMING   ] lab03 pair-shared float4 load: %.2f times the time of a contiguous float4 load\n",
+              r.pattern_ms / r.reference_ms);
   BANKLAB_CHECK(r.pattern_ms <= 1.10 * r.reference_ms)
       << "the pair-shared float4 load took " << r.pattern_ms << " ms against " << r.reference_ms
-      << " ms for a contiguous float4 load; the model says both take 4 wavefronts.";
+      << " ms for a contiguous float4 load; the model counts both alike.";
 }

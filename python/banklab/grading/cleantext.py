@@ -5,7 +5,8 @@ JSON only through this module:
 
 - cut(): a message is bounded (MESSAGE_LIMIT bytes of UTF-8) BEFORE any pattern runs over it, its
   start and its end kept (where the judge puts the command to run) and the cut said
-  ("... [cut: N more bytes] ...");
+  ("... [cut: N more bytes] ..."): the rule's cut (clean_text.toml), which the judge's clean_text()
+  applies too, byte for byte;
 - visible(): every character of the rule's (grader/judge/clean_text.toml, the judge's cleaner's too:
   controls, C0, DEL, C1: ESC, so every CSI/OSC sequence, CR, BEL, ...; format characters:
   bidirectional overrides and isolates, zero-width spaces, the BOM; line and paragraph separators)
@@ -79,9 +80,11 @@ def visible(text: str, multiline: bool = True) -> str:
     return text.translate(_MULTI if multiline else _SINGLE)
 
 
-def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """`text` bounded to `limit` bytes of UTF-8 (the marker included), its start (three quarters)
-    and its end kept, the cut said; shorter text is returned as it is."""
+def cut(text: str, limit: int = MESSAGE_LIMIT, multiline: bool = True) -> str:
+    """`text` bounded to `limit` bytes of UTF-8 (the marker included) by the rule's cut
+    (clean_text.toml: its start, cut_head_percent of the room the marker leaves, and its end kept,
+    a character either cut splits left out, the marker between them; on one line, `multiline`
+    False, the marker has no newline); shorter text is returned as it is."""
     if not isinstance(text, str):
         text = str(text)
     if len(text) <= limit // 4:                   # at most 4 bytes a character: surely short
@@ -89,14 +92,13 @@ def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) <= limit:
         return text
-    marker = len(f"\n... [cut: {len(raw)} more bytes] ...\n")
-    room = max(limit - marker, 0)
-    head = room * 3 // 4
+    room = max(limit - len(RULE.marker(len(raw), multiline).encode()), 0)
+    head = room * RULE.cut_head_percent // 100
     tail = room - head
     kept_head = raw[:head].decode("utf-8", "ignore")          # a character split by the cut is left out
     kept_tail = raw[len(raw) - tail:].decode("utf-8", "ignore") if tail else ""
     n = len(raw) - len(kept_head.encode("utf-8", "surrogatepass")) - len(kept_tail.encode("utf-8", "surrogatepass"))
-    return f"{kept_head}\n... [cut: {n} more bytes] ...\n{kept_tail}"
+    return kept_head + RULE.marker(n, multiline) + kept_tail
 
 
 def message(text: str, limit: int = MESSAGE_LIMIT) -> str:
@@ -107,7 +109,7 @@ def message(text: str, limit: int = MESSAGE_LIMIT) -> str:
 
 def name(text: str, limit: int = NAME_LIMIT) -> str:
     """A name the student chose (a folder, a file, an archive member): one line, visible, bounded."""
-    return cut(visible(text, multiline=False), limit)
+    return cut(visible(text, multiline=False), limit, multiline=False)
 
 
 def line(text: str) -> str:

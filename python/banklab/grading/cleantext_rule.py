@@ -1,7 +1,7 @@
 """The cleaning rule of text a student chose, grader/judge/clean_text.toml: read here for Python
 (banklab.grading.cleantext) and made into the judge's C++, grader/judge/clean_text_rule.hpp (committed;
 the configure step runs --check). Which characters are shown as escapes, which a multi-line message
-keeps, whether a CR before a newline goes, and the cut sizes: one file, two cleaners.
+keeps, whether a CR before a newline goes, the cut sizes and how a text is cut: one file, two cleaners.
 
   python3 python/banklab_run.py -m banklab.grading.cleantext_rule --write   # after a change of the file
 
@@ -28,6 +28,13 @@ class Rule:
     kept_in_messages: frozenset[int]
     drop_cr_before_newline: bool
     escaped: tuple[tuple[int, int], ...]   # inclusive ranges of code points, ascending, apart
+    cut_head_percent: int                  # of the room the marker leaves, the start's share
+    cut_marker: str                        # in a multi-line message; {n}: the bytes left out
+    cut_marker_one_line: str               # on one line
+
+    def marker(self, n: int, multiline: bool) -> str:
+        """The cut's marker saying `n` bytes were left out, in a multi-line message or on one line."""
+        return (self.cut_marker if multiline else self.cut_marker_one_line).replace("{n}", str(n))
 
     def is_escaped(self, cp: int, multiline: bool) -> bool:
         """True when code point `cp` is shown as an escape (in a multi-line message or on one line)."""
@@ -70,7 +77,19 @@ def parse(data: object) -> Rule:
     drop = data.get("drop_cr_before_newline")
     if not isinstance(drop, bool):
         raise schemas.SchemaError(f"{DATA}: drop_cr_before_newline is {drop!r}, not true or false")
-    return Rule(_count(data, "message_bytes"), _count(data, "name_bytes"), frozenset(kept), drop, tuple(ranges))
+    head = data.get("cut_head_percent")
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head <= 100:
+        raise schemas.SchemaError(f"{DATA}: cut_head_percent is {head!r}, not a percentage (0 to 100)")
+    markers = []
+    for key, newlines in (("cut_marker", True), ("cut_marker_one_line", False)):
+        m = data.get(key)
+        if (not isinstance(m, str) or m.count("{n}") != 1 or not m.isascii()
+                or any(not (c.isprintable() or (newlines and c == "\n")) for c in m)):
+            raise schemas.SchemaError(f"{DATA}: {key} is {m!r}: printable ASCII{' and newlines' if newlines else ''} "
+                                      "with one {n} (the bytes left out)")
+        markers.append(m)
+    return Rule(_count(data, "message_bytes"), _count(data, "name_bytes"), frozenset(kept), drop, tuple(ranges),
+                head, *markers)
 
 
 def read(root: Path | None = None) -> Rule:
@@ -81,6 +100,11 @@ def read(root: Path | None = None) -> Rule:
         raise schemas.SchemaError(f"{DATA}: cannot read it ({e.strerror})") from None
     except tomllib.TOMLDecodeError as e:
         raise schemas.SchemaError(f"{DATA}: not TOML ({e})") from None
+
+
+def _cxx_string(s: str) -> str:
+    """A C++ string literal of `s` (printable ASCII and newlines: parse() allows no other)."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def cpp_header(r: Rule) -> str:
@@ -97,7 +121,12 @@ def cpp_header(r: Rule) -> str:
          f"inline constexpr bool kKeepNewline = {'true' if 0x0A in r.kept_in_messages else 'false'};",
          f"inline constexpr bool kKeepTab = {'true' if 0x09 in r.kept_in_messages else 'false'};",
          "/// A multi-line message drops a CR right before a newline.",
-         f"inline constexpr bool kDropCrBeforeNewline = {'true' if r.drop_cr_before_newline else 'false'};", "",
+         f"inline constexpr bool kDropCrBeforeNewline = {'true' if r.drop_cr_before_newline else 'false'};",
+         "/// A text over its limit is cut after it is escaped: of the room the marker leaves, this percentage",
+         "/// (rounded down) is its start, the rest its end; the marker between them, {n} the bytes left out.",
+         f"inline constexpr std::size_t kCutHeadPercent = {r.cut_head_percent};",
+         f"inline constexpr const char* kCutMarker = {_cxx_string(r.cut_marker)};",
+         f"inline constexpr const char* kCutMarkerOneLine = {_cxx_string(r.cut_marker_one_line)};", "",
          "/// The code points shown as escapes: inclusive ranges, ascending, apart.",
          "struct Range {", "  char32_t from;  ///< the first code point", "  char32_t to;    ///< the last", "};",
          "inline constexpr Range kEscaped[] = {"]

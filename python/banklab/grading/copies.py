@@ -6,7 +6,8 @@ Two lists, lab by lab:
     read by banklab.lab.variants.named_variant) against the variant it was graded as, the student's
     own (banklab.grading.assigned); a file with no line where the student's variant is not 0 is
     listed too (the lab as written's file has none; a student may also have deleted it);
-  - every pair of near-identical kernels: Debian's similarity tester (`sim_c`, package
+  - every pair of near-identical kernels (a submission whose own text is shorter than MIN_OWN_TOKENS
+    is in none: the lab's row "too short" counts them): Debian's similarity tester (`sim_c`, package
     similarity-tester; tools/setup-debian --all installs it) compares what each student wrote. Every
     student starts from the same stub, so the lines the course gave everyone (each variant's stub's,
     compared without spaces, comments and the values of numbers) are left out first: sim_c has no
@@ -40,12 +41,18 @@ SIMILAR_PERCENT = 80
 #: sim_c's shortest run, in tokens (its default is 24): a lab's own part is a few short functions and
 #: constants, and a copy that moves or renames lines breaks it into runs of a dozen tokens or so.
 RUN_TOKENS = 12
+#: A submission whose own text (the stub's lines left out) is shorter than this many tokens is in no
+#: pair: where a lab's work is one expression (labs 00, 01, 02 and 04's solutions: 20 to 25 tokens),
+#: every right answer reads alike, so a copy cannot be told from the same right answer; the report
+#: says how many such submissions each lab had.
+MIN_OWN_TOKENS = 28
 #: Bytes of a submission read (a kernel.cu is a few KiB; the judge reads 8 MiB at most).
 READ_BYTES = 1 << 20
 SIM_TIMEOUT_S = 300
 SIM_HINT = "install Debian's similarity-tester (apt-get install similarity-tester, or tools/setup-debian --all)"
 _LINE = re.compile(r"^(\S+) consists for (\d+) % of (\S+) material$")
 _NUMBER = re.compile(r"-?\b[0-9][0-9a-fA-FxX.']*[uUlLfF]*\b")
+_TOKEN = re.compile(r"[A-Za-z_]\w*|[0-9][\w.']*|\S")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +93,11 @@ def course_lines(lab: banklab_labs.Lab) -> set[str]:
 def own_text(text: str, course: set[str]) -> str:
     """The lines of a submission that are its student's: those whose shape no stub line has."""
     return "".join(l + "\n" for l in text.splitlines() if _shape(l) and _shape(l) not in course)
+
+
+def tokens(text: str) -> int:
+    """How many C tokens `text` holds (names, numbers, each other character that is not a space)."""
+    return len(_TOKEN.findall(text))
 
 
 def other_variant(h: Handed, text: str) -> str:
@@ -152,12 +164,18 @@ def _report(out: Path, handed: list[Handed], course: Path, sim: str | None) -> s
                 rows.append([lab, "another variant", shown(h.student), "", "", why])
         if lab not in labs:
             continue
+        shapes = course_lines(labs[lab])
+        own = {s: own_text(t, shapes) for s, t in texts.items()}
+        short = [s for s, o in own.items() if tokens(o) < MIN_OWN_TOKENS]
+        if short:
+            rows.append([lab, "too short", "", "", "", f"{len(short)} of {len(own)} submission(s) add fewer than "
+                         f"{MIN_OWN_TOKENS} tokens of their own to the stub (an expression, or only numbers): every "
+                         f"right answer reads alike there, so they are in no pair"])
         if not sim:
             rows.append([lab, "not compared", "", "", "", f"near-identical kernels were not looked for: sim_c is "
                          f"not installed ({SIM_HINT})"])
             continue
-        shapes = course_lines(labs[lab])
-        pairs, failed = similar_pairs({s: own_text(t, shapes) for s, t in texts.items()}, sim)
+        pairs, failed = similar_pairs({s: o for s, o in own.items() if s not in short}, sim)
         if failed:
             rows.append([lab, "not compared", "", "", "", f"near-identical kernels were not looked for: {failed}"])
         rows += [[lab, "near-identical", shown(a), shown(b), f"{p} %",
@@ -171,7 +189,7 @@ def _report(out: Path, handed: list[Handed], course: Path, sim: str | None) -> s
             f"of one's own lines in the other's) of {len(handed)} submission(s) read: `{CSV_NAME}`.", ""]
     said += [f"- lab {r[0]}: {r[2]} {r[5]}" for r in variant_rows[:40]]
     said += [f"- lab {r[0]}: {r[2]} and {r[3]}: {r[4]}" for r in pair_rows[:40]]
-    said += [f"- lab {r[0]}: {r[5]}" for r in rows if r[1] == "not compared"]
+    said += [f"- lab {r[0]}: {r[5]}" for r in rows if r[1] in ("too short", "not compared")]
     if len(variant_rows) > 40 or len(pair_rows) > 40:
         said.append(f"- (the rest in `{CSV_NAME}`)")
     return "\n".join(said) + "\n"

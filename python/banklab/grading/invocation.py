@@ -54,6 +54,13 @@ def _kill_group(pgid: int) -> None:
         pass                 # nothing of the group is left
 
 
+#: Grading that counts (issue 45): the judge refuses to build where it can make no cgroup per
+#: step (a normal user on cgroup v1, or on v2 without a delegated cgroup), so a student's file
+#: never runs with per-process limits only when someone else grades it: that lab is not graded (a
+#: fault, its fix named). Every grader of others passes it (grade_one: grade-class, its Slurm tasks,
+#: the platform adapters); a student's own ctest does not, and builds with per-process limits.
+REQUIRE_STEP_LIMITS = "--require-step-limits"
+
 #: Lets the judge build without any confinement on a student's own machine (not root, not
 #: --graded). A tool that grades other people's files never passes it on: grading_others().
 UNCONFINED_VAR = "BANKLAB_ALLOW_UNCONFINED"
@@ -84,6 +91,12 @@ class Confinement:
     @property
     def refused(self) -> bool:
         return self.mode != "bwrap"
+
+    @property
+    def no_step_limits(self) -> bool:
+        """The judge confines but makes no cgroup per step here ("no cgroup (WHY): ... per process
+        only"): every grade it is asked for (REQUIRE_STEP_LIMITS) is then a fault."""
+        return not self.refused and "no cgroup (" in self.line
 
 
 def parse_sandbox(rc: int, text: str) -> Confinement:

@@ -32,7 +32,7 @@ from banklab.lab.schema import DescriptionError
 from banklab.grading import gpus as banklab_gpus   # which GPU each judge gets
 from banklab.grading import cleantext as ct        # text a student chose, made harmless
 from banklab import schemas                # every JSON format's schema name
-from banklab.grading.invocation import env_for_grading, judge_cmd, wait_or_kill_group
+from banklab.grading.invocation import REQUIRE_STEP_LIMITS, env_for_grading, judge_cmd, wait_or_kill_group
 from banklab.grading.points import PointsTable, apply_points
 from banklab.grading.result import STATUSES, LabResult, Verdict
 from banklab.grading.uploads import IGNORED, ORIGIN
@@ -341,7 +341,7 @@ def _run_judge(judge: Path, lab: str, source: Path, work: Path, tier: str, grade
         out = vdir / "grade.json"
         cmd = judge_cmd(judge) + ["grade", "--lab", lab, "--source", str(judged),
                                   "--work", str(work / "judge"), "--json", str(out),
-                                  "--tier", tier] + list(extra_args or [])
+                                  "--tier", tier, REQUIRE_STEP_LIMITS] + list(extra_args or [])
         if graded:
             cmd.append("--graded")
         try:

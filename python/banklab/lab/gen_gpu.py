@@ -4,7 +4,7 @@
                                    (banklab.lab.gpu_tier.generated), as grader::GpuTest rows that
                                    grader/generated_gpu_tests.cuh's one test of each kind registers
   lab_tests_table(number, tests)   the lines of labNN_questions_test.cpp that register every test of
-                                   the lab (Lab.tests()) with its tier and traced-ness
+                                   the lab (Lab.tests()) with its tier, traced-ness and timed-ness
                                    (grader/tests_of_lab.hpp): what the judge's process groups read
 """
 from __future__ import annotations
@@ -77,12 +77,13 @@ def gpu_tests_source(d: dict, toml_name: str) -> str:
 def lab_tests_table(number: str, tests: list) -> list[str]:
     """The table of every test of the lab (banklab.lab.lab_tests.LabTest, Lab.tests()'s order) and its
     registration (grader/tests_of_lab.hpp), for labNN_questions_test.cpp."""
-    L = ["/// Every test of the lab, as Lab.tests() lists them: its tier and whether it runs traced (the judge",
-         "/// reads these, never a test's name: grader/judge/process_groups.cpp).",
+    L = ["/// Every test of the lab, as Lab.tests() lists them: its tier, whether it runs traced and whether it",
+         "/// times kernels (the judge reads these, never a test's name: grader/judge/process_groups.cpp, emulation.cpp).",
          "const grader::TestOfLab kLabTests[] = {"]
     for t in tests:
-        L.append(f"    {{{cstr(t.full_name)}, {cstr(t.tier)}, {'true' if t.traced else 'false'}}},")
-    L.append("    {nullptr, nullptr, false},")
+        L.append(f"    {{{cstr(t.full_name)}, {cstr(t.tier)}, {'true' if t.traced else 'false'}, "
+                 f"{'true' if t.timed else 'false'}}},")
+    L.append("    {nullptr, nullptr, false, false},")
     L.append("};")
     L.append(f"[[maybe_unused]] const bool kTableRegistered = grader::register_test_table({cstr(number)}, kLabTests);")
     return L

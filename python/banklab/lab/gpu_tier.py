@@ -3,7 +3,7 @@ about the tests that run on a GPU, checked, and the tests it makes.
 
   check(d)          what the keys say: each instruction's `timing` (its `only` names indices, `nth`
                     >= 0), [gpu.transpose] (its kernel, its launcher `transpose` with every role,
-                    its `tile_rows` a number of the variants, its `traced_hint` a hint), [gpu] traced
+                    its `tile_rows` a number of the variants, its `traced_hint` a hint), [gpu] traced and timed
   generated(d)      [GpuTest]: the LabNNOnGpu tests the description makes, in their order
   TRACED_TEST       the name of the traced test [gpu.transpose] makes
 
@@ -39,6 +39,15 @@ class GpuTest:
     of: str = ""
     spec: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
+    @property
+    def timed(self) -> bool:
+        """It times kernels (every kind but the transpose's correctness and traced tests)."""
+        return self.kind in TIMED_KINDS
+
+
+#: The kinds of generated test that time kernels.
+TIMED_KINDS = ("timing", "transpose_kernel_timing", "transpose_beside_a_copy")
+
 
 def launch(d: dict, launcher: str) -> dict | None:
     return next((t for t in d.get("launches", []) if t.get("launcher") == launcher), None)
@@ -73,9 +82,14 @@ def check(d: dict) -> None:
     for g in names:
         if names.count(g) > 1:
             raise DescriptionError(f"the GPU tier makes two tests named {g!r}: give each timing test its own name")
-    for g in gpu.get("traced", []):
-        if g in names:
-            raise DescriptionError(f"[gpu] traced: {g!r} is a test the description makes, not one of test.cu's")
+    for key in ("traced", "timed"):
+        for g in gpu.get(key, []):
+            if g in names:
+                raise DescriptionError(f"[gpu] {key}: {g!r} is a test the description makes, not one of test.cu's")
+    both = sorted(set(gpu.get("traced", [])) & set(gpu.get("timed", [])))
+    if both:
+        raise DescriptionError(f"[gpu]: {both[0]!r} is both traced and timed (the tracer slows every kernel it "
+                               "watches: a traced test cannot time)")
 
 
 def check_transpose(d: dict, tr: dict) -> None:

@@ -11,11 +11,13 @@ A lab's tests come from three places, in this order (the order CTest registers t
      - "transpose": the LabNNOnGpu tests of [gpu.transpose] (banklab.lab.gpu_tier.generated);
   3. solutions/NN_name/instructor_*_test.cu (absent in the student release), sorted by name.
 Each is a LabTest: its suite, name, tier ("gpu" for suites ending in OnGpu, else "cpu": the one
-rule), CTest labels, kind and whether it runs under the tracer (a generated test by its kind,
-one of test.cu's when the description's [gpu] traced names it). CMake asks `python3
+rule), CTest labels, kind, whether it runs under the tracer and whether it times kernels (a
+generated test by its kind, one of test.cu's when the description's [gpu] traced or [gpu] timed
+names it). CMake asks `python3
 python/banklab_run.py -m banklab.lab.labs tests ROOT`; gen.py registers exactly generated() and
-writes every test's tier and traced-ness into the judge's C++ (labNN_questions_test.cpp's
-kLabTests, grader/include/grader/tests_of_lab.hpp), which the judge's process groups read; labs-check
+writes every test's tier, traced-ness and timed-ness into the judge's C++ (labNN_questions_test.cpp's
+kLabTests, grader/include/grader/tests_of_lab.hpp), which the judge's process groups and its emulated twin read; CMake's list (cmake_list) carries them to the
+GPU tools' tests (the tests that neither trace nor time); labs-check
 and the batch tools' tests read tests(). judge.LabTestsAreOneList checks CTest's tests and
 `banklab-judge list` against this list.
 """
@@ -46,6 +48,7 @@ class LabTest:
     labels: tuple[str, ...]   # CTest's: ("lab05", "cpu")
     kind: str                 # "written" (test.cu), "at_minimum", "question", "timing", "transpose", "instructor"
     traced: bool = False      # runs under the shared-memory tracer (a process of its own kind)
+    timed: bool = False       # times kernels (the emulator skips it: it runs kernels, it does not time them)
 
     @property
     def full_name(self) -> str:
@@ -96,30 +99,30 @@ def question_tests(description: dict) -> list[tuple[str, list[int]]]:
     return out
 
 
-def _make(number: str, suite: str, name: str, kind: str, traced: bool = False) -> LabTest:
+def _make(number: str, suite: str, name: str, kind: str, traced: bool = False, timed: bool = False) -> LabTest:
     tier = tier_of(suite)
-    return LabTest(suite, name, tier, (f"lab{number}", tier), kind, traced)
+    return LabTest(suite, name, tier, (f"lab{number}", tier), kind, traced, timed)
 
 
 def generated(number: str, description: dict) -> list[LabTest]:
     """The tests the judge registers from the description's data (gen.py writes exactly these)."""
     out = [_make(number, f"Lab{number}Layout", n, "at_minimum") for n, _, _ in at_minimum_tests(description)]
     out += [_make(number, f"Lab{number}Predictions", n, "question") for n, _ in question_tests(description)]
-    out += [_make(number, f"Lab{number}OnGpu", g.name, "timing" if g.kind == "timing" else "transpose", g.traced)
-            for g in gpu_tier.generated(description)]
+    out += [_make(number, f"Lab{number}OnGpu", g.name, "timing" if g.kind == "timing" else "transpose", g.traced,
+                  g.timed) for g in gpu_tier.generated(description)]
     return out
 
 
-def traced_written(number: str, description: dict, test_cu: Path, where: str) -> set[str]:
-    """The tests of test.cu that run traced: the description's [gpu] traced, each a LabNNOnGpu test of
-    test.cu (DescriptionError, naming the description `where` and the key, otherwise; not checked
-    where test.cu is absent)."""
-    names = set(description.get("gpu", {}).get("traced", []))
+def written_of(key: str, number: str, description: dict, test_cu: Path, where: str) -> set[str]:
+    """The tests of test.cu that the description's [gpu] `key` names ("traced": they run traced;
+    "timed": they time kernels), each a LabNNOnGpu test of test.cu (DescriptionError, naming the
+    description `where` and the key, otherwise; not checked where test.cu is absent)."""
+    names = set(description.get("gpu", {}).get(key, []))
     if not test_cu.is_file():
         return names  # an absent test.cu is its own finding (labs-check: "... is missing"), not this one
     ours = {n for s, n in source_tests(test_cu) if s == f"Lab{number}OnGpu"}
     for n in sorted(names - ours):
-        raise DescriptionError(f"{where}: [gpu] traced: {n!r} is no TEST(Lab{number}OnGpu, {n}) of {test_cu}")
+        raise DescriptionError(f"{where}: [gpu] {key}: {n!r} is no TEST(Lab{number}OnGpu, {n}) of {test_cu}")
     return names
 
 
@@ -132,20 +135,22 @@ def tests_of(number: str, description: dict, test_cu: Path, instructor: list[Pat
     """tests() of a lab given by its parts: its description (`where` names it in messages), its
     test.cu (absent: none) and its instructor-only sources (the generator, banklab.lab.gen, asks so)."""
     out: list[LabTest] = []
-    traced = traced_written(number, description, test_cu, where)
+    traced = written_of("traced", number, description, test_cu, where)
+    timed = written_of("timed", number, description, test_cu, where)
 
-    def add(suite: str, name: str, kind: str, traced: bool = False) -> None:
+    def add(suite: str, name: str, kind: str, traced: bool = False, timed: bool = False) -> None:
         if LAB_SUITE_RE.fullmatch(suite) and all(t.full_name != f"{suite}.{name}" for t in out):
-            out.append(_make(number, suite, name, kind, traced))
+            out.append(_make(number, suite, name, kind, traced, timed))
 
     if test_cu.is_file():
         for suite, name in source_tests(test_cu):
-            add(suite, name, "written", suite == f"Lab{number}OnGpu" and name in traced)
+            ours = suite == f"Lab{number}OnGpu"
+            add(suite, name, "written", ours and name in traced, ours and name in timed)
     for t in generated(number, description):
         if any(w.full_name == t.full_name for w in out):
             raise DescriptionError(f"{test_cu}: TEST({t.suite}, {t.name}) is a test the description makes "
                                    f"({t.kind}, {where}): delete it from {test_cu.name}")
-        add(t.suite, t.name, t.kind, t.traced)
+        add(t.suite, t.name, t.kind, t.traced, t.timed)
     for f in instructor:
         for suite, name in source_tests(f):
             add(suite, name, "instructor")
@@ -158,6 +163,7 @@ def instructor_sources(lab) -> list[Path]:
 
 
 def cmake_list(labs: dict) -> str:
-    """Every lab's tests as one CMake list: NN;Suite.Name;tier;label,label;kind;... (5 fields a test)."""
-    return ";".join(f"{n};{t.full_name};{t.tier};{','.join(t.labels)};{t.kind}"
+    """Every lab's tests as one CMake list: NN;Suite.Name;tier;label,label;kind;traced;timed;... (7 fields
+    a test; traced and timed are 1 or 0)."""
+    return ";".join(f"{n};{t.full_name};{t.tier};{','.join(t.labels)};{t.kind};{int(t.traced)};{int(t.timed)}"
                     for n, lab in labs.items() for t in lab.tests())

@@ -83,7 +83,7 @@ TOP = {
     "kernels": Key("tables", False, "[[kernels]]: the kernels the GPU tier finds in the compiled code"),
     "variants": Key("table", False, "[variants]: per-student variants, checked by banklab.lab.variants "
                     "(docs/dev/VARIANTS.md)"),
-    "gpu": Key("table", False, "[gpu]: the GPU tier as data (banklab.lab.gpu_tier): test.cu's traced tests, "
+    "gpu": Key("table", False, "[gpu]: the GPU tier as data (banklab.lab.gpu_tier): test.cu's traced and timed tests, "
                                "[gpu.transpose]'s generated transpose tests, whether it runs on the emulator"),
 }
 POINTS = {
@@ -143,6 +143,8 @@ TIMING = {
 GPU = {
     "traced": Key("idents", False, "test.cu's LabNNOnGpu tests that run under the shared-memory tracer (their own "
                                    "process: the tracer slows every kernel of it)"),
+    "timed": Key("idents", False, "test.cu's LabNNOnGpu tests that time kernels (skipped on the emulator, which "
+                                  "runs kernels but does not time them)"),
     "transpose": Key("table", False, "[gpu.transpose]: the tiled transpose's tests, generated "
                                      "(grader/include/grader/tiled_transpose.cuh)"),
     "emulated": Key("bool", False, "true: the lab's GPU tests run on the emulator where there is no GPU "

@@ -44,6 +44,9 @@ struct TracedLine {
   long long instructions = 0, wavefronts = 0, minimum = 0;
   banklab::WarpAccess worst{};
   int worst_excess = -1;
+  /// The predictions that ask about one of its instructions over the minimum (grader::asked_about):
+  /// then its message states none of its wavefronts or minimums.
+  std::string asked;
 };
 
 /// An instruction kind the lab asks its kernel to use (the lab's description names it for the
