@@ -1,29 +1,52 @@
 #!/usr/bin/env bash
-# One device call (issue 47): the judge's own GPU tests of labs 00-05, stub and solution, graded on
-# the H200 and on the emulator (BANKLAB_EMULATE=1: the judge's emulated twin) on the same machine;
-# every GPU test but timing must have the same status and, for the traced test, the same message.
-#   run: bash emu/bench/emu_tier_vs_gpu_device.sh        (writes $OUT/emu_tier.tgz)
+# One device call (issue 47): the judge's own GPU tests of every lab whose description says
+# [gpu] emulated = true (python/banklab/lab/labs.py emulated-labs: labs 00-07), stub and solution,
+# graded on the H200 and on the emulator (BANKLAB_EMULATE=1: the judge's emulated twin) on the same
+# machine, then every GPU-tier case (each `TIER: gpu` cheat and `EXPECT_FAIL: LabNNOnGpu.*` bad case
+# of solutions/NN_name/cases) through the selftest's run_case.py on both: every GPU test but timing
+# must have the same status and, for the traced test, the same message; every case the same outcome.
+#   run: bash emu/bench/emu_tier_vs_gpu_device.sh [all|labs|cases]   (default all; writes $OUT/emu_tier.tgz)
+# `labs` grades the stubs and solutions only; `cases` the cases only, over the stubs' grades a
+# `labs` call left in /tmp/emu-tier-results while the machine stays warm (graded again where
+# absent): two calls of under 10 minutes each where one call may not take the two.
 # What comes back: per lab and file gpu.json, emu.json (the grades), seconds.txt (each grade's wall
-# time), compare.txt (one line per test: same, or both statuses and the first differing line).
+# time), compare.txt (one line per test: same, or both statuses and the first differing line);
+# cases.txt (one line per case: run_case.py's exit status on the GPU and on the emulator, 0 the
+# expectation holds, 1 not, 77 not judged, and its seconds on each), cases/ (each run's log and
+# grade: the GPU's messages of a case whose GPU_EVIDENCE names only a timing test, for a traced line).
+# The emulated case runs go 8 at a time (the CPU's), the GPU's one at a time (the GPU lock).
 set -u
 OUT=${OUT:-/tmp/out}
-out=$OUT/emu_tier; mkdir -p "$out"
+what=${1:-all}
+out=/tmp/emu-tier-results; mkdir -p "$out/cases" "$OUT"
+finish() { tar -C "$(dirname "$out")" -czf "$OUT/emu_tier.tgz" "$(basename "$out")"; }
 source bench/lib/build_judge.sh
 build_judge /tmp/judge-emu-tier || exit 1
-[[ -x ${J}-emu ]] || { echo "no emulated twin beside $J"; exit 1; }
+[[ -x ${J}-emu || ${DRY_RUN:-} == 1 ]] || { echo "no emulated twin beside $J"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/versions.txt" 2>&1
-for lab in 00 01 02 03 04 05; do
+labs=$(python3 python/banklab_run.py -m banklab.lab.labs emulated-labs . | tr ';' ' ')
+echo "emulated labs: $labs" >> "$out/versions.txt"
+
+grade() {  # grade DEV LAB SOURCE JSON LOG WORK
+  local dev=$1 lab=$2 src=$3 json=$4 log=$5 w=$6
+  rm -rf "$w"
+  if [[ $dev == emu ]]; then
+    BANKLAB_EMULATE=1 "$J" grade --lab "$lab" --source "$src" --work "$w" --json "$json" --tier gpu > "$log" 2>&1
+  else
+    "$J" grade --lab "$lab" --source "$src" --work "$w" --json "$json" --tier gpu > "$log" 2>&1
+  fi
+}
+
+# The stub and the solution of every emulated lab on both (the stub's grades are the cheats' baseline below).
+for lab in $labs; do
   folder=$(basename "$(ls -d solutions/${lab}_*)")
   for who in labs solutions; do
+    [[ $what == cases && $who == solutions ]] && continue
     d=$out/$lab-$who; mkdir -p "$d"
     for dev in gpu emu; do
-      w=/tmp/emu-tier/$lab-$who-$dev; rm -rf "$w"
+      [[ $what == cases && -s $d/$dev.json ]] && continue
       t0=$(date +%s%N)
-      if [[ $dev == emu ]]; then
-        BANKLAB_EMULATE=1 "$J" grade --lab "$lab" --source "$who/$folder/kernel.cu" --work "$w" --json "$d/$dev.json" --tier gpu > "$d/$dev.log" 2>&1
-      else
-        "$J" grade --lab "$lab" --source "$who/$folder/kernel.cu" --work "$w" --json "$d/$dev.json" --tier gpu > "$d/$dev.log" 2>&1
-      fi
+      grade $dev "$lab" "$who/$folder/kernel.cu" "$d/$dev.json" "$d/$dev.log" "/tmp/emu-tier/$lab-$who-$dev"
       echo "$lab $who $dev $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$out/seconds.txt"
     done
   done
@@ -32,7 +55,7 @@ python3 - "$out" > "$out/compare.txt" <<'PY'
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
-for d in sorted(p for p in out.iterdir() if p.is_dir()):
+for d in sorted(p for p in out.iterdir() if p.is_dir() and p.name != "cases" and (p / "gpu.json").exists()):
     try:
         g = {v["test"]: v for v in json.loads((d / "gpu.json").read_text())["verdicts"] if v.get("tier") == "gpu"}
         e = {v["test"]: v for v in json.loads((d / "emu.json").read_text())["verdicts"] if v.get("tier") == "gpu"}
@@ -48,4 +71,51 @@ for d in sorted(p for p in out.iterdir() if p.is_dir()):
         first = next((x for x, y in zip(a["message"].splitlines(), b.get("message", "").splitlines()) if x != y), "")
         print(d.name, t, "same" if same else f"DIFFERENT: gpu {a['status']} emu {b.get('status')}: {first[:300]}")
 PY
-tar -C "$OUT" -czf "$OUT/emu_tier.tgz" emu_tier && rm -rf "$out"
+[[ $what == labs ]] && { finish; exit 0; }
+rm -f "$out"/cases.*.raw
+
+# Every GPU-tier case of the emulated labs, on both devices (run_case.py decides with expect.py).
+one_case() {  # one_case DEV CASE
+  local dev=$1 c=$2 lab folder kind name t0 rc
+  lab=$(echo "$c" | sed 's#solutions/\([0-9][0-9]\)_.*#\1#'); folder=$(echo "$c" | cut -d/ -f2)
+  kind=cheat; [[ $c == */bad/* ]] && kind=bad
+  name=$lab-$(basename "$c")
+  t0=$(date +%s%N)
+  if [[ $dev == emu ]]; then
+    BANKLAB_EMULATE=1 python3 grader/selftest/run_case.py --judge "$J" --lab "$lab" --folder "$folder" --root . \
+      --work "/tmp/emu-tier/case-$dev-$name" --kind $kind --case "$c" --tier gpu \
+      --stub-grade "$out/$lab-labs/$dev.json" > "$out/cases/$name.$dev.log" 2>&1
+  else
+    python3 grader/selftest/run_case.py --judge "$J" --lab "$lab" --folder "$folder" --root . \
+      --work "/tmp/emu-tier/case-$dev-$name" --kind $kind --case "$c" --tier gpu \
+      --stub-grade "$out/$lab-labs/$dev.json" > "$out/cases/$name.$dev.log" 2>&1
+  fi
+  rc=$?
+  cp "/tmp/emu-tier/case-$dev-$name/judge/grade.json" "$out/cases/$name.$dev.json" 2>/dev/null
+  echo "$c $dev $rc $(( ($(date +%s%N) - t0) / 1000 ))" >> "$out/cases.$dev.raw"
+}
+export -f one_case; export J out
+cases=()
+for lab in $labs; do
+  d=$(ls -d solutions/${lab}_*)
+  cases+=($(grep -l "^// TIER: gpu" "$d"/cases/cheats/* 2>/dev/null) $(grep -l "^// EXPECT_FAIL: Lab..OnGpu" "$d"/cases/bad/* 2>/dev/null))
+done
+printf '%s\n' "${cases[@]}" | xargs -P 8 -I{} bash -c 'one_case emu {}' &
+emu_pid=$!
+for c in "${cases[@]}"; do one_case gpu "$c"; done
+wait $emu_pid
+python3 - "$out" > "$out/cases.txt" <<'PY'
+import sys
+from pathlib import Path
+out = Path(sys.argv[1])
+runs = {}
+for dev in ("gpu", "emu"):
+    for line in (out / f"cases.{dev}.raw").read_text().splitlines() if (out / f"cases.{dev}.raw").exists() else []:
+        case, _, rc, us = line.split()
+        runs.setdefault(case, {})[dev] = (int(rc), int(us) / 1e6)
+for case in sorted(runs):
+    g, e = runs[case].get("gpu", (None, 0)), runs[case].get("emu", (None, 0))
+    verdict = "same" if g[0] == e[0] else "DIFFERENT"
+    print(f"{case} gpu {g[0]} ({g[1]:.1f} s) emu {e[0]} ({e[1]:.1f} s) {verdict}")
+PY
+finish

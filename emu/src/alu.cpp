@@ -5,33 +5,40 @@
 #include "alu.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace banklab::emu {
+
+// IEEE binary16 <-> binary32 (the conversion is exact one way; rounded to nearest even the other).
+float half_to_float(std::uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
+  float v;
+  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
+  else if (exp == 31) v = man ? std::nanf("") : INFINITY;
+  else v = std::ldexp(static_cast<float>(man | 1024), exp - 25);
+  return sign ? -v : v;
+}
+std::uint16_t float_to_half(float f) {
+  const auto x = static_cast<std::uint32_t>(of_f32(f));
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  if (std::isnan(f)) return static_cast<std::uint16_t>(sign | 0x7e00u);
+  const float a = std::fabs(f);
+  if (a >= 65520.0f) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past the largest half
+  if (a < std::ldexp(1.0f, -14)) {  // subnormal: a multiple of 2^-24, rounded to nearest even
+    const float q = std::nearbyint(a * std::ldexp(1.0f, 24));
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(q));
+  }
+  int e = 0;
+  const float m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  float q = std::nearbyint(std::ldexp(m, 11));  // 11 significant bits
+  if (q >= 2048.0f) { q /= 2; ++e; }
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>((e + 14) << 10) | (static_cast<std::uint16_t>(q) & 1023u));
+}
 
 namespace {
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
-
-std::uint64_t mask_bits(std::uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
-std::int64_t sext(std::uint64_t v, int bits) {
-  if (bits >= 64) return static_cast<std::int64_t>(v);
-  const std::uint64_t m = 1ull << (bits - 1);
-  v = mask_bits(v, bits);
-  return static_cast<std::int64_t>((v ^ m) - m);
-}
-double as_f64(std::uint64_t v) {
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-std::uint64_t of_f64(double d) {
-  std::uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
 
 // A value of type t as a double (floats) or as a 64-bit integer (ints, sign-extended when signed).
 double fval(Type t, std::uint64_t v) { return t == Type::F32 ? static_cast<double>(as_f32(v)) : as_f64(v); }
@@ -256,6 +263,18 @@ bool alu(const Inst& in, std::uint64_t a, std::uint64_t b, std::uint64_t c, std:
     case Family::Cvt: {
       const Type s = in.type2;
       if (bits_of(s) == 0 || s == Type::Pred || t == Type::Pred) return false;
+      if (is_float(s) && is_float(t) && (s == Type::F16 || t == Type::F16)) {  // half precision (cuda_fp16.hpp)
+        if (s == t) return false;
+        if (s == Type::F16) {  // exact, no rounding to ask for
+          if (in.round != Round::None) return false;
+          const float x = half_to_float(static_cast<std::uint16_t>(a));
+          out = t == Type::F32 ? of_f32(x) : of_f64(static_cast<double>(x));
+          return true;
+        }
+        if (s != Type::F32 || in.round != Round::Rn) return false;  // f32 -> f16 rounded to nearest even
+        out = float_to_half(as_f32(a));
+        return true;
+      }
       if (is_float(s) && is_float(t)) {
         if (s == t) {  // round to an integer in the same type
           const double x = fval(s, a);

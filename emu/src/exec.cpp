@@ -36,6 +36,9 @@ struct Warp {
   std::vector<Entry> stack;
   std::uint32_t exited = 0;
   bool at_barrier = false, done = false;
+  std::uint32_t reduced = 0;  // bar.red: the lanes whose register `reduced_into` gets the block's result
+  int reduced_into = -1;
+  SubOp reduce = SubOp::None;
 };
 
 class Runner {
@@ -58,8 +61,10 @@ class Runner {
     for (const SharedVar& v : k_.shared)
       if (v.dynamic) dyn_end = std::max(dyn_end, v.offset + cfg_.dynamic_shared_bytes);
     shared_.assign(kWindow + dyn_end, 0);
-    for (std::size_t i = 0; i < mod_.variables.size(); ++i)  // .global/.const: the device's, kept across launches
-      var_base_.push_back(dev_.variable(&mod_, static_cast<int>(i), mod_.variables[i].size, mod_.variables[i].init));
+    // .global/.const: the device's, kept across the launches of one loaded copy of the module
+    const void* instance = cfg_.module_instance ? cfg_.module_instance : &mod_;
+    for (std::size_t i = 0; i < mod_.variables.size(); ++i)
+      var_base_.push_back(dev_.variable(instance, static_cast<int>(i), mod_.variables[i].size, mod_.variables[i].init));
     for (unsigned z = 0; z < cfg_.grid.z; ++z)
       for (unsigned y = 0; y < cfg_.grid.y; ++y)
         for (unsigned x = 0; x < cfg_.grid.x; ++x) {
@@ -71,6 +76,8 @@ class Runner {
 
  private:
   bool run_block() {
+    red_any_ = red_count_ = 0;
+    red_all_ = 1;
     std::fill(shared_.begin(), shared_.end(), 0);
     const unsigned threads = static_cast<unsigned>(cfg_.block.count());
     async_.reset(threads);
@@ -99,8 +106,17 @@ class Runner {
       if (all_done) return true;
       bool all_waiting = true;
       for (const Warp& w : warps_) all_waiting = all_waiting && (w.done || w.at_barrier);
-      if (waiting && all_waiting)
-        for (Warp& w : warps_) w.at_barrier = false;  // every live warp reached the barrier
+      if (waiting && all_waiting) {  // every live warp reached the barrier: bar.red's results, then on
+        for (Warp& w : warps_) {
+          w.at_barrier = false;
+          const std::uint64_t v = w.reduce == SubOp::Or ? red_any_ : w.reduce == SubOp::And ? red_all_ : red_count_;
+          for (std::uint32_t m = w.reduced; m; m &= m - 1)
+            w.r[static_cast<std::size_t>(w.reduced_into) * 32 + static_cast<std::size_t>(__builtin_ctz(m))] = v;
+          w.reduced = 0;
+        }
+        red_any_ = red_count_ = 0;
+        red_all_ = 1;
+      }
     }
   }
 
@@ -157,6 +173,10 @@ class Runner {
       case Special::LanemaskLe: return lane == 31 ? 0xffffffffu : (2u << lane) - 1u;
       case Special::LanemaskGt: return lane == 31 ? 0u : ~((2u << lane) - 1u);
       case Special::LanemaskGe: return ~((1u << lane) - 1u);
+      // No time passes on the emulator: a clock is the launch's warp instructions so far, so it
+      // increases, and a kernel's difference of two readings counts its instructions, not cycles.
+      case Special::Clock: return res_.warp_instructions & 0xffffffffu;
+      case Special::Clock64: return res_.warp_instructions;
     }
     return 0;
   }
@@ -396,7 +416,18 @@ class Runner {
         case Family::Exit: w.exited |= exec; break;
         case Family::BarSync:
           if (exec == 0) break;
-          if (in.nops > 1) return not_judged(in, "a barrier with a thread count");
+          if (in.sub == SubOp::None && in.nops > 1) return not_judged(in, "a barrier with a thread count");
+          if (in.sub != SubOp::None) {  // bar.red: this warp's lanes' predicates into the block's reduction
+            for (std::uint32_t m = exec; m; m &= m - 1) {
+              const bool p = (get(w, in.ops[2], __builtin_ctz(m)) & 1u) != 0;
+              red_any_ |= p ? 1u : 0u;
+              red_all_ &= p ? 1u : 0u;
+              red_count_ += p ? 1u : 0u;
+            }
+            w.reduced = exec;
+            w.reduced_into = in.ops[0].reg;
+            w.reduce = in.sub;
+          }
           w.at_barrier = true;
           return true;
         case Family::BarWarpSync: break;  // the warp runs in lockstep: nothing to wait for
@@ -437,6 +468,7 @@ class Runner {
   std::vector<Warp> warps_;
   AsyncState async_;  // the block's pending cp.async groups
   std::vector<std::uint64_t> var_base_;  // Module::variables' addresses in the device
+  std::uint64_t red_any_ = 0, red_all_ = 1, red_count_ = 0;  // bar.red over the block, until its barrier releases
 };
 
 }  // namespace

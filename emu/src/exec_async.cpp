@@ -18,9 +18,14 @@
 //   tx-count); a phase completes when pending arrivals and tx-count are both 0. A wait that finds
 //   its phase not complete ends the warp's turn (Yield). What PTX leaves undefined (an operation
 //   on an uninitialised barrier, more arrivals than pending, counts out of range) is a Fault.
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "async.hpp"
 #include "banklab/hardware.hpp"
@@ -82,6 +87,7 @@ class Async {
 
   Outcome run() {
     switch (in_.async) {
+      case AsyncOp::Sleep: return Outcome{Outcome::Kind::Yield, 0, ""};  // no time passes: others take their turn
       case AsyncOp::Fence:
       case AsyncOp::BulkCommit:
       case AsyncOp::BulkWait: return done();  // bulk copies complete at issue
@@ -117,11 +123,12 @@ class Async {
   Outcome outside_shared(int lane, std::uint64_t addr, std::uint64_t bytes, const char* what) {
     return fault(lane, std::string(what) + " " + std::to_string(bytes) + " bytes at " + hex(addr) + ", outside the block's shared memory");
   }
-  void record(std::uint8_t kind, std::uint8_t width, std::uint8_t flags, const trace::DeviceRecord& base) {
+  void record(std::uint8_t kind, std::uint8_t width, std::uint8_t flags, const trace::DeviceRecord& base,
+              std::uint32_t mask = 0) {
     if (!b_.trace) return;
     trace::DeviceRecord rec = base;
     rec.pc = static_cast<std::uint64_t>(pc_) * 16;
-    rec.mask = exec_;
+    rec.mask = mask ? mask : exec_;
     rec.kind = kind;
     rec.width = width;
     rec.flags = flags;
@@ -301,9 +308,15 @@ class Async {
   }
 
   // ---- cp.async.bulk: global -> shared, shared -> shared (mbarrier), shared -> global (bulk group)
+  // Its SASS (UBLKCP) takes uniform operands: ptxas runs it in a loop over the lanes' distinct
+  // operands, one pass for the lanes that share them, and the tracer records each pass. Recorded
+  // so: one record a distinct (destination, source, size), with its lanes (lanes copying each their
+  // own 128 bytes: 32 records a warp instruction, as the H200 traced lab 07's cheat
+  // tiles_read_back_from_global_memory_07, 3072 for its 96 warp instructions).
   Outcome bulk() {
     const bool to_global = in_.async_flags & kAsyncToGlobal, from_shared = in_.async_flags & kAsyncFromShared;
     trace::DeviceRecord rec{};
+    std::vector<std::pair<std::array<std::uint64_t, 3>, std::uint32_t>> passes;  // operands, their lanes
     for (std::uint32_t left = exec_; left; left &= left - 1) {
       const int lane = __builtin_ctz(left);
       const std::uint64_t dst = address(in_.ops[0], lane), src = address(in_.ops[1], lane);
@@ -326,8 +339,16 @@ class Async {
       if (!to_global)
         if (Outcome o = complete_tx(lane, in_.ops[3], static_cast<std::int64_t>(size)); failed(o)) return o;
       rec.offset[lane] = static_cast<std::uint32_t>(to_global ? src : dst);  // the tracer's: the shared side
+      const std::array<std::uint64_t, 3> ops{dst, src, size};
+      auto pass = std::find_if(passes.begin(), passes.end(), [&](const auto& p) { return p.first == ops; });
+      if (pass == passes.end()) passes.push_back({ops, 1u << lane});
+      else pass->second |= 1u << lane;
     }
-    record(from_shared ? trace::kKindBulkShared : trace::kKindBulkCopy, 0, 0, rec);
+    for (const auto& [ops, lanes] : passes) {
+      trace::DeviceRecord one{};
+      for (std::uint32_t m = lanes; m; m &= m - 1) one.offset[__builtin_ctz(m)] = rec.offset[__builtin_ctz(m)];
+      record(from_shared ? trace::kKindBulkShared : trace::kKindBulkCopy, 0, 0, one, lanes);
+    }
     return done();
   }
 

@@ -22,54 +22,34 @@
 #include <string>
 #include <vector>
 
+#include "alu.hpp"
 #include "exec_families.hpp"
 
 namespace banklab::emu {
 
 namespace {
 
-std::uint64_t cut(std::uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
-std::int64_t sext(std::uint64_t v, int bits) {
-  if (bits >= 64) return static_cast<std::int64_t>(v);
-  const std::uint64_t m = 1ull << (bits - 1);
-  return static_cast<std::int64_t>((cut(v, bits) ^ m) - m);
-}
-
 // The word's new value after one lane's operation.
 std::uint64_t apply(const Inst& in, std::uint64_t old, std::uint64_t b, std::uint64_t c) {
   const int bits = bits_of(in.type);
   const bool s = is_signed(in.type);
+  const std::uint64_t bm = mask_bits(b, bits);
+  const bool below = s ? sext(b, bits) < sext(old, bits) : bm < mask_bits(old, bits);
+  const bool above = s ? sext(b, bits) > sext(old, bits) : bm > mask_bits(old, bits);
   switch (in.sub) {
     case SubOp::Add:
-      if (in.type == Type::F32) {
-        float x, y;
-        const auto u = static_cast<std::uint32_t>(old), v = static_cast<std::uint32_t>(b);
-        std::memcpy(&x, &u, 4);
-        std::memcpy(&y, &v, 4);
-        x += y;
-        std::uint32_t r;
-        std::memcpy(&r, &x, 4);
-        return r;
-      }
-      if (in.type == Type::F64) {
-        double x, y;
-        std::memcpy(&x, &old, 8);
-        std::memcpy(&y, &b, 8);
-        x += y;
-        std::uint64_t r;
-        std::memcpy(&r, &x, 8);
-        return r;
-      }
-      return cut(old + b, bits);
-    case SubOp::Min: return (s ? sext(b, bits) < sext(old, bits) : cut(b, bits) < cut(old, bits)) ? cut(b, bits) : old;
-    case SubOp::Max: return (s ? sext(b, bits) > sext(old, bits) : cut(b, bits) > cut(old, bits)) ? cut(b, bits) : old;
-    case SubOp::And: return old & cut(b, bits);
-    case SubOp::Or: return old | cut(b, bits);
-    case SubOp::Xor: return old ^ cut(b, bits);
-    case SubOp::Inc: return old >= cut(b, bits) ? 0 : cut(old + 1, bits);
-    case SubOp::Dec: return (old == 0 || old > cut(b, bits)) ? cut(b, bits) : old - 1;
-    case SubOp::Exch: return cut(b, bits);
-    case SubOp::Cas: return old == cut(b, bits) ? cut(c, bits) : old;
+      if (in.type == Type::F32) return of_f32(as_f32(old) + as_f32(b));
+      if (in.type == Type::F64) return of_f64(as_f64(old) + as_f64(b));
+      return mask_bits(old + b, bits);
+    case SubOp::Min: return below ? bm : old;
+    case SubOp::Max: return above ? bm : old;
+    case SubOp::And: return old & bm;
+    case SubOp::Or: return old | bm;
+    case SubOp::Xor: return old ^ bm;
+    case SubOp::Inc: return old >= bm ? 0 : mask_bits(old + 1, bits);
+    case SubOp::Dec: return (old == 0 || old > bm) ? bm : old - 1;
+    case SubOp::Exch: return bm;
+    case SubOp::Cas: return old == bm ? mask_bits(c, bits) : old;
     default: return old;
   }
 }

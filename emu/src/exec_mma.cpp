@@ -17,33 +17,6 @@ namespace banklab::emu {
 
 namespace {
 
-// IEEE binary16 <-> binary32 (the conversion is exact one way; rounded to nearest even the other).
-float half_to_float(std::uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
-  float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(man), -24);
-  else if (exp == 31) v = man ? std::nanf("") : INFINITY;
-  else v = std::ldexp(static_cast<float>(man | 1024), exp - 25);
-  return sign ? -v : v;
-}
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-  if (std::isnan(f)) return static_cast<std::uint16_t>(sign | 0x7e00u);
-  const float a = std::fabs(f);
-  if (a >= 65520.0f) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past the largest half
-  if (a < std::ldexp(1.0f, -14)) {  // subnormal: a multiple of 2^-24, rounded to nearest even
-    const float q = std::nearbyint(a * std::ldexp(1.0f, 24));
-    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(q));
-  }
-  int e = 0;
-  const float m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
-  float q = std::nearbyint(std::ldexp(m, 11));  // 11 significant bits
-  if (q >= 2048.0f) { q /= 2; ++e; }
-  return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>((e + 14) << 10) | (static_cast<std::uint16_t>(q) & 1023u));
-}
-
 bool whole_warp(const Inst& in, WarpView& w) {
   if (w.exec == 0xffffffffu) return true;
   return w.not_judged("`" + in.text.substr(0, in.text.find_first_of(" \t")) + "` run by part of a warp");

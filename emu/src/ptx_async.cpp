@@ -181,6 +181,12 @@ bool decode_async(const std::string& mnemonic, Inst& inst) {
   if (parts[0] == "cp") return read_cp(rd, parts);
   if (parts[0] == "mbarrier") return read_mbarrier(rd, parts);
   if (parts[0] == "fence" || parts[0] == "membar") return read_fence(rd, parts);
+  if (parts[0] == "nanosleep") {  // nanosleep.u32 t (PTX ISA: a hint; the thread may wake at any time)
+    inst.family = Family::Async;
+    inst.async = AsyncOp::Sleep;
+    if (parts.size() != 2 || parts[1] != "u32") return rd.fail("`" + mnemonic + "` (nanosleep.u32 only)");
+    return true;
+  }
   return false;
 }
 
@@ -206,6 +212,7 @@ bool async_operands_ok(const Inst& in) {
     case AsyncOp::CpAsyncWaitAll:
     case AsyncOp::BulkCommit:
     case AsyncOp::Fence: return in.nops == 0;
+    case AsyncOp::Sleep: return in.nops == 1 && value(0);
     case AsyncOp::CpAsyncWait:
     case AsyncOp::BulkWait: return in.nops == 1 && is(0, K::Imm) && in.ops[0].imm >= 0;
     case AsyncOp::CpAsyncMbarrierArrive: return in.nops == 1 && addr(0);

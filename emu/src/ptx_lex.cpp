@@ -75,7 +75,7 @@ constexpr SpecialName kSpecials[] = {
     {"%laneid", Special::LaneId},       {"%warpid", Special::WarpId},       {"%nwarpid", Special::NwarpId},
     {"%lanemask_eq", Special::LanemaskEq}, {"%lanemask_lt", Special::LanemaskLt},
     {"%lanemask_le", Special::LanemaskLe}, {"%lanemask_gt", Special::LanemaskGt},
-    {"%lanemask_ge", Special::LanemaskGe},
+    {"%lanemask_ge", Special::LanemaskGe}, {"%clock64", Special::Clock64}, {"%clock", Special::Clock},
 };
 
 

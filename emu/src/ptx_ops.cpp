@@ -200,6 +200,18 @@ bool is_float(Type t) noexcept { return t == Type::F16 || t == Type::F32 || t ==
 
 void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
   if (decode_async(mnemonic, inst)) return;  // cp.async*, mbarrier, fence, membar: ptx_async.cpp
+  // bar.red: a barrier that also reduces a predicate over the block (__syncthreads_or/_and/_count).
+  struct BarRed { const char* mnemonic; SubOp op; Type type; };
+  static const BarRed kBarRed[] = {{"bar.red.or.pred", SubOp::Or, Type::Pred}, {"bar.red.and.pred", SubOp::And, Type::Pred},
+                                   {"bar.red.popc.u32", SubOp::Add, Type::U32}, {"barrier.red.or.pred", SubOp::Or, Type::Pred},
+                                   {"barrier.red.and.pred", SubOp::And, Type::Pred}, {"barrier.red.popc.u32", SubOp::Add, Type::U32}};
+  for (const BarRed& b : kBarRed)
+    if (mnemonic == b.mnemonic) {
+      inst.family = Family::BarSync;
+      inst.sub = b.op;
+      inst.type = b.type;
+      return;
+    }
   const std::vector<std::string> parts = lex::split_dots(mnemonic);
   const std::string& base = parts[0];
   int operands = -2;
@@ -254,7 +266,8 @@ void decode_mnemonic(const std::string& mnemonic, Inst& inst) {
   if (inst.vec > 1 && inst.family != Family::Ld && inst.family != Family::St)
     return unsupported(inst, "`" + mnemonic + "` (vectors only in ld/st)");
   if (const std::string why = check_warp_family(inst); !why.empty()) return unsupported(inst, why + " (`" + mnemonic + "`)");
-  if (inst.family != Family::Mma && (inst.type == Type::F16 || inst.type2 == Type::F16))
+  if (inst.family != Family::Mma && (inst.type == Type::F16 || inst.type2 == Type::F16) &&
+      !(inst.family == Family::Cvt && (inst.type == Type::F32 || inst.type2 == Type::F32 || inst.type == Type::F64)))
     return unsupported(inst, "half precision in `" + mnemonic + "`");
   const bool float_op = is_float(inst.type);
   if (float_op && inst.round != Round::None && inst.round != Round::Rn && inst.family != Family::Cvt)
@@ -295,7 +308,10 @@ void check_operands(Inst& inst) {
            (inst.vec == 1) == !is(1, K::Vector) && (inst.vec == 1 || inst.ops[1].count == inst.vec);
       break;
     case Family::Bra: ok = inst.nops == 1 && is(0, K::Label); break;
-    case Family::BarSync: ok = inst.nops >= 1 && inst.nops <= 2 && value(0); break;
+    case Family::BarSync:  // bar.red d, a, {!}c (a thread count as well: not judged)
+      ok = inst.sub == SubOp::None ? inst.nops >= 1 && inst.nops <= 2 && value(0)
+                                   : inst.nops == 3 && is(0, K::Reg) && value(1) && is(2, K::Reg) && inst.ops[2].predicate;
+      break;
     case Family::BarWarpSync: ok = inst.nops == 1 && value(0); break;
     case Family::Setp:
       ok = (inst.nops == 3 && inst.boolop == BoolOp::None) || (inst.nops == 4 && inst.boolop != BoolOp::None);

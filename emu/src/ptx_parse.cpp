@@ -97,6 +97,50 @@ void lay_out_shared(Kernel& k, const std::vector<SharedVar>& module_dynamic) {
     if (v.dynamic) v.offset = align_up(at, v.align);
 }
 
+// The text's lines as statements, each with its PTX line: comments removed (// to the end of the
+// line, /* ... */ across lines), trimmed, empty ones dropped; a line of several statements in braces
+// (inline asm: cuda_fp16.hpp's `{  cvt.f32.f16 %f1, %rs1;}`) becomes `{`, each statement, `}`.
+std::vector<std::pair<int, std::string>> statements_of(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  std::istringstream in(text);
+  std::string raw;
+  bool in_comment = false;
+  int line_no = 0;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    std::string l;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      if (in_comment) {
+        if (raw.compare(i, 2, "*/") == 0) { in_comment = false; ++i; }
+        continue;
+      }
+      if (raw.compare(i, 2, "//") == 0) break;
+      if (raw.compare(i, 2, "/*") == 0) { in_comment = true; ++i; continue; }
+      l += raw[i];
+    }
+    l = trim(l);
+    if (l.empty()) continue;
+    if (l[0] != '{' || l.size() == 1) {
+      out.emplace_back(line_no, l);
+      continue;
+    }
+    out.emplace_back(line_no, "{");
+    std::string rest = trim(l.substr(1));
+    const bool closed = !rest.empty() && rest.back() == '}';
+    if (closed) rest = trim(rest.substr(0, rest.size() - 1));
+    std::size_t from = 0;
+    while (from < rest.size()) {
+      const std::size_t semi = rest.find(';', from);
+      const std::string one = trim(rest.substr(from, semi == std::string::npos ? std::string::npos : semi - from));
+      if (!one.empty()) out.emplace_back(line_no, semi == std::string::npos ? one : one + ";");
+      if (semi == std::string::npos) break;
+      from = semi + 1;
+    }
+    if (closed) out.emplace_back(line_no, "}");
+  }
+  return out;
+}
+
 }  // namespace
 
 const Kernel* Module::find(const std::string& name) const {
@@ -110,7 +154,7 @@ Module parse_ptx(const std::string& text) {
   std::vector<SharedVar> module_dynamic;  // `.extern .shared` at module scope: every kernel's
   enum class State { Top, Header, Body, Skip } state = State::Top;
   int depth = 0, line_no = 0;
-  bool in_comment = false, opened = false;
+  bool opened = false;
   std::string header;
   bool is_func = false;                      // the body being read is a .func's
   std::map<std::string, Function> functions;  // the .func bodies read so far
@@ -122,23 +166,9 @@ Module parse_ptx(const std::string& text) {
   Registers regs;
   std::unordered_map<std::string, int> labels;
   int file = 0, line = 0;
-  std::istringstream in(text);
-  std::string raw;
-  while (std::getline(in, raw)) {
-    ++line_no;
-    // Comments: // to the end of the line, /* ... */ across lines.
-    std::string l;
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      if (in_comment) {
-        if (raw.compare(i, 2, "*/") == 0) { in_comment = false; ++i; }
-        continue;
-      }
-      if (raw.compare(i, 2, "//") == 0) break;
-      if (raw.compare(i, 2, "/*") == 0) { in_comment = true; ++i; continue; }
-      l += raw[i];
-    }
-    l = trim(l);
-    if (l.empty()) continue;
+  for (auto& [at, statement] : statements_of(text)) {
+    line_no = at;
+    std::string l = std::move(statement);
     if (state == State::Skip) {  // a .section or a .func body: braces counted
       for (char c : l) {
         if (c == '{') { ++depth; opened = true; }

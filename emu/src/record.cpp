@@ -31,6 +31,17 @@ std::uint64_t Device::variable(const void* module, int index, std::size_t bytes,
   return it->second;
 }
 
+void Device::release_variables(const void* module) {
+  for (auto it = variables_.begin(); it != variables_.end();) {
+    if (it->first.first != module) {
+      ++it;
+      continue;
+    }
+    free(it->second);
+    it = variables_.erase(it);
+  }
+}
+
 void Device::free(std::uint64_t address) {
   auto it = allocations_.find(address);
   if (it == allocations_.end()) return;
@@ -79,6 +90,7 @@ std::uint32_t EmuTrace::kernel_index(const Kernel& k) {
 }
 
 void EmuTrace::record(const Kernel& kernel, int pc, const trace::DeviceRecord& rec) {
+  if (!records_tma_ && (rec.kind == trace::kKindTmaLoad || rec.kind == trace::kKindTmaStore)) return;
   const std::uint32_t k = kernel_index(kernel);
   const std::uint64_t key = static_cast<std::uint64_t>(pc) * 16;
   if (lines_.find({k, key}) == lines_.end()) {

@@ -95,11 +95,26 @@ const std::vector<Case> kCases = {
     {"mov special", "mov.u32 %r1, %laneid;\nmov.u32 %r2, %ntid.x;\nmad.lo.s32 %r3, %r2, 100, %r1;\ncvt.u64.u32 %rd1, %r3;",
      {3200, 3201, 3202}},
     {"lanemask_lt", "mov.u32 %r1, %lanemask_lt;\ncvt.u64.u32 %rd1, %r1;", {0, 1, 3, 7}},
+    // %clock64: the launch's warp instructions so far (no time passes): two readings two apart
+    {"clock64", "mov.u64 %rd2, %clock64;\nadd.u32 %r1, %r10, 1;\nmov.u64 %rd3, %clock64;\nsub.s64 %rd1, %rd3, %rd2;", {2, 2, 2}},
+    {"nanosleep", "nanosleep.u32 100;\nmov.u64 %rd1, 4;", {4, 4}},
+    // ---- half precision conversions; a line of several statements in braces (cuda_fp16.hpp's
+    // inline asm): half 0x3c00 + 0x400 t is 2^t, whose float is 0x3f800000 + t << 23
+    {"cvt.f32.f16 in braces", "shl.b32 %r1, %r10, 10;\nadd.s32 %r1, %r1, 15360;\ncvt.u16.u32 %rs1, %r1;\n{  cvt.f32.f16 %f1, %rs1;}\n"
+     "mov.b32 %r2, %f1;\ncvt.u64.u32 %rd1, %r2;", {0x3f800000, 0x40000000, 0x40800000, 0x41000000}},
+    // t + 0.33333334 to the nearest half: 0x3555 (0.33325), 0x3d55 (1 + 341/1024), 0x40ab (2 (1 + 171/1024))
+    {"cvt.rn.f16.f32", "cvt.rn.f32.u32 %f1, %r10;\nadd.f32 %f1, %f1, 0f3EAAAAAB;\ncvt.rn.f16.f32 %rs1, %f1;\ncvt.u64.u16 %rd1, %rs1;",
+     {0x3555, 0x3d55, 0x40ab}},
     {"mov pack", "mov.u32 %r11, 1;\nmov.b64 %rd1, {%r10, %r11};", {1ull << 32, (1ull << 32) + 1}},
     {"mov unpack", "mov.u64 %rd2, 0x0000000500000009;\nmov.b64 {%r1, %r2}, %rd2;\nadd.s32 %r3, %r1, %r2;\ncvt.u64.u32 %rd1, %r3;",
      {14, 14}},
     {"shared address", "mov.u32 %r1, buf;\ncvt.u64.u32 %rd1, %r1;", {0x400, 0x400}},
     {"cvta shared", "mov.u64 %rd2, buf;\ncvta.shared.u64 %rd3, %rd2;\ncvta.to.shared.u64 %rd1, %rd3;", {0x400}},
+    // bar.red over a block of 64 (__syncthreads_or/_and/_count): thread 37 alone, all but thread 63, threads 0-4
+    {"bar.red.or.pred", "setp.eq.u32 %p1, %r10, 37;\nbar.red.or.pred %p2, 0, %p1;\nselp.u64 %rd1, 1, 0, %p2;", {1, 1, 1}, 64},
+    {"bar.red.and.pred", "setp.lt.u32 %p1, %r10, 63;\nbar.red.and.pred %p2, 0, %p1;\nselp.u64 %rd1, 1, 0, %p2;", {0, 0, 0}, 64},
+    {"bar.red.popc.u32 of !p", "setp.lt.u32 %p1, %r10, 5;\nbar.red.popc.u32 %r1, 0, !%p1;\nbar.red.popc.u32 %r2, 0, %p1;\n"
+     "mad.lo.s32 %r3, %r1, 100, %r2;\ncvt.u64.u32 %rd1, %r3;", {5905, 5905, 5905}, 64},
     {"multi-warp tid", "mov.u32 %r1, %warpid;\ncvt.u64.u32 %rd1, %r1;", {0, 0}, 64},
     // ---- control flow: divergence and reconvergence
     {"if/else", "setp.lt.u32 %p1, %r10, 2;\n@%p1 bra $L1;\nmov.u32 %r1, 200;\nbra.uni $L2;\n$L1:\nmov.u32 %r1, 100;\n$L2:\nadd.u32 %r1, %r1, 1;\ncvt.u64.u32 %rd1, %r1;",

@@ -17,8 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "banklab_emu/emulator.hpp"
-#include "banklab_emu/tensor_map.hpp"
+#include "emu_harness.hpp"
 #include "lab_accesses.hpp"
 #include "banklab_trace/trace.hpp"
 
@@ -120,45 +119,29 @@ TEST_P(HardwareTrace, EmulatedRecordsEqualTheH200Tracers) {
     }
   EXPECT_TRUE(hw_un.empty()) << "the hardware trace has unmodelled instructions";
 
-  std::ifstream p(c.ptx);
-  std::ostringstream text;
-  text << p.rdbuf();
-  const Module mod = parse_ptx(text.str());
-  const Kernel* k = mod.find(c.kernel);
-  ASSERT_NE(k, nullptr);
-  Device dev;
+  Emu e(read_text(c.ptx));
+  const Kernel* k = &e.kernel(c.kernel);
   std::vector<std::uint64_t> values;
-  for (long long v : c.params) values.push_back(v == B ? dev.alloc(std::size_t(64) << 20) : static_cast<std::uint64_t>(v));
-  ASSERT_EQ(values.size(), k->params.size());
+  for (long long v : c.params) values.push_back(v == B ? e.alloc(std::size_t(64) << 20) : static_cast<std::uint64_t>(v));
   if (c.lab07) {  // lab_driver's maps: at the start of buffers 1 and 2, over a (m x k) and b (n x k) halves 1 MiB into them
     const Lab07Maps modes = lab07_maps(c.lab07 == 2);
-    const int sw = modes.swizzle_bytes == 32 ? tma::kSwizzle32B : modes.swizzle_bytes == 64 ? tma::kSwizzle64B
-                   : modes.swizzle_bytes == 128 ? tma::kSwizzle128B : tma::kSwizzleNone;
     for (int t = 0; t < 2; ++t) {
-      const std::uint64_t rows = static_cast<std::uint64_t>(c.params[3 + t]), kk = static_cast<std::uint64_t>(c.params[5]);
-      const std::uint64_t dims[2] = {kk, rows}, strides[1] = {kk * 2};
-      const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
       TensorMap map;
-      ASSERT_EQ(encode_tiled(&map, tma::kTypeFloat16, 2, values[1 + t] + (1u << 20), dims, strides, box, step, tma::kInterleaveNone,
-                             sw, tma::kL2None, tma::kOobFillNone),
+      ASSERT_EQ(encode_halves_map(map, values[1 + t] + (1u << 20), static_cast<std::uint64_t>(c.params[3 + t]),
+                                  static_cast<std::uint64_t>(c.params[5]), modes.box_bytes, modes.swizzle_bytes),
                 tma::kSuccess);
-      dev.write(values[1 + t], &map, sizeof map);
+      e.dev.write(values[1 + t], &map, sizeof map);
     }
   }
-  std::vector<unsigned char> params(k->param_bytes, 0);
-  for (std::size_t i = 0; i < values.size(); ++i)  // little-endian: an int param takes the low bytes
-    std::memcpy(params.data() + k->params[i].offset, &values[i], k->params[i].size);
-  LaunchConfig cfg;
-  cfg.grid = c.grid;
-  cfg.block = c.block;
-  EmuTrace tr;
-  const LaunchResult r = launch(mod, *k, cfg, params, dev, &tr);
+  e.cfg.grid = c.grid;
+  e.cfg.block = c.block;
+  const LaunchResult r = e.run(*k, values);
   ASSERT_TRUE(r.ok()) << r.message;
   // The records decoded as the hardware's (the tracer's decode()), lines from the PTX's .loc (pc = index x 16).
   std::vector<trace::Instruction> emu_ins;
   std::vector<trace::Unmodelled> emu_un;
   std::vector<trace::Traffic> emu_traffic;
-  trace::decode(tr.take_data(), emu_ins, emu_un, emu_traffic);
+  trace::decode(e.trace.take_data(), emu_ins, emu_un, emu_traffic);
   auto line_of = [&](std::uint64_t pc) { return pc / 16 < k->code.size() ? k->code[pc / 16].line : -1; };
   for (trace::Instruction& i : emu_ins) {
     i.line = line_of(i.pc);

@@ -18,19 +18,11 @@
 
 #include "banklab/hardware.hpp"
 #include "banklab/model.hpp"
-#include "banklab_emu/emulator.hpp"
-#include "banklab_emu/tensor_map.hpp"
+#include "emu_harness.hpp"
 #include "lab_accesses.hpp"
 
 namespace banklab::emu::test {
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 std::string source_line(const std::string& path, int line) {
   std::ifstream in(path);
@@ -123,93 +115,42 @@ std::vector<float> cpu_product(const std::vector<std::uint16_t>& a, const std::v
   return c;
 }
 
-// Lab 06: gemm(c, a, b, m, n, k) at the traced size (lab.toml: gemm, sizes [[128, 192, 384], ...]):
-// 64 x 64 blocks of c, 128 threads, as lab06::gemm launches them.
-LabRun run_lab06(const Module& mod) {
+// Labs 06 and 07: gemm(c, a or map_a, b or map_b, m, n, k) at the traced size (lab.toml: gemm,
+// sizes [[128, 192, 384], ...] and [[128, 192, 256], ...]): 64 x 64 blocks of c, 128 threads, as
+// the labs' gemm launches them. Lab 07's tensor maps are encoded as the judge's encode_map()
+// encodes them (the kernel's kSwizzleBytes and kBoxBytes), in global memory.
+LabRun run_gemm(Emu& e, const LabCase& c) {
   LabRun r;
-  const Kernel* k = mod.find("_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii");
-  if (!k) {
-    r.result.status = LaunchResult::Status::Fault;
-    r.result.message = "kernel not found in the PTX";
-    return r;
-  }
-  const int m = 128, n = 192, kk = 384;
+  const bool tma = c.lab == LabId::L07;
+  const Kernel& k = e.kernel(tma ? "_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii" : "_ZN5lab0613gemm_ldmatrixEPfPK6__halfS3_iii");
+  const int m = 128, n = 192, kk = tma ? 256 : 384;
   r.units = (m / 64) * (n / 64) * (kk / 64);
   const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
                                    b = random_halves(static_cast<std::size_t>(n) * kk, 48);
   r.expected = cpu_product(a, b, m, n, kk);
-  Device dev;
-  EmuTrace tr;
-  const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2);
-  dev.write(da, a.data(), a.size() * 2);
-  dev.write(db, b.data(), b.size() * 2);
-  int dims[3] = {m, n, kk};
-  void* args[] = {const_cast<std::uint64_t*>(&dc), const_cast<std::uint64_t*>(&da), const_cast<std::uint64_t*>(&db),
-                  &dims[0], &dims[1], &dims[2]};
-  LaunchConfig cfg;
-  cfg.grid.x = n / 64;
-  cfg.grid.y = m / 64;
-  cfg.block.x = 128;
-  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
-  r.out.resize(r.expected.size());
-  dev.read(dc, r.out.data(), r.out.size() * 4);
-  r.shared = tr.take_instructions();
-  return r;
-}
-
-// Lab 07: gemm(c, map_a, map_b, m, n, k) at the traced size (lab.toml: gemm, sizes [[128, 192, 256],
-// ...]), the tensor maps encoded as the judge's encode_map() encodes them (labs/07_tma_swizzle/judge/
-// test.cu: halves, k x rows, boxes of kBoxBytes / 2 halves x 64 rows, the kernel's kSwizzleBytes), by
-// the emulator's encode_tiled(), in global memory.
-LabRun run_lab07(const Module& mod, bool solution) {
-  LabRun r;
-  const Kernel* k = mod.find("_ZN5lab078gemm_tmaEPfPK14CUtensorMap_stS3_iii");
-  if (!k) {
-    r.result.status = LaunchResult::Status::Fault;
-    r.result.message = "kernel not found in the PTX";
-    return r;
-  }
-  const int m = 128, n = 192, kk = 256;
-  r.units = (m / 64) * (n / 64) * (kk / 64);
-  const std::vector<std::uint16_t> a = random_halves(static_cast<std::size_t>(m) * kk, 47),
-                                   b = random_halves(static_cast<std::size_t>(n) * kk, 48);
-  r.expected = cpu_product(a, b, m, n, kk);
-  Device dev;
-  EmuTrace tr;
-  const std::uint64_t dc = dev.alloc(r.expected.size() * 4), da = dev.alloc(a.size() * 2), db = dev.alloc(b.size() * 2),
-                      dmaps = dev.alloc(2 * sizeof(TensorMap));
-  dev.write(da, a.data(), a.size() * 2);
-  dev.write(db, b.data(), b.size() * 2);
-  const Lab07Maps modes = lab07_maps(solution);
-  const int swizzle = modes.swizzle_bytes == 0 ? tma::kSwizzleNone : modes.swizzle_bytes == 32 ? tma::kSwizzle32B
-                      : modes.swizzle_bytes == 64 ? tma::kSwizzle64B : tma::kSwizzle128B;
-  for (int t = 0; t < 2; ++t) {
-    TensorMap map;
-    const std::uint64_t dims[2] = {static_cast<std::uint64_t>(kk), static_cast<std::uint64_t>(t == 0 ? m : n)};
-    const std::uint64_t strides[1] = {static_cast<std::uint64_t>(kk) * 2};
-    const std::uint32_t box[2] = {static_cast<std::uint32_t>(modes.box_bytes / 2), 64}, step[2] = {1, 1};
-    std::string why;
-    if (encode_tiled(&map, tma::kTypeFloat16, 2, t == 0 ? da : db, dims, strides, box, step, tma::kInterleaveNone, swizzle,
-                     tma::kL2None, tma::kOobFillNone, &why) != tma::kSuccess) {
-      r.result.status = LaunchResult::Status::Fault;
-      r.result.message = "encode_tiled refused the judge's map: " + why;
-      return r;
+  const std::uint64_t dc = e.alloc(r.expected.size() * 4), da = e.upload(a), db = e.upload(b);
+  std::uint64_t op_a = da, op_b = db;
+  const Lab07Maps modes = lab07_maps(c.solution);
+  if (tma) {
+    const std::uint64_t dmaps = e.alloc(2 * sizeof(TensorMap));
+    for (int t = 0; t < 2; ++t) {
+      TensorMap map;
+      std::string why;
+      if (encode_halves_map(map, t == 0 ? da : db, t == 0 ? m : n, kk, modes.box_bytes, modes.swizzle_bytes, &why) != tma::kSuccess)
+        throw std::runtime_error("encode_tiled refused the judge's map: " + why);
+      e.dev.write(dmaps + t * sizeof(TensorMap), &map, sizeof map);
     }
-    dev.write(dmaps + t * sizeof(TensorMap), &map, sizeof map);
+    op_a = dmaps;
+    op_b = dmaps + sizeof(TensorMap);
   }
-  const std::uint64_t map_a = dmaps, map_b = dmaps + sizeof(TensorMap);
-  int dims[3] = {m, n, kk};
-  void* args[] = {const_cast<std::uint64_t*>(&dc), const_cast<std::uint64_t*>(&map_a), const_cast<std::uint64_t*>(&map_b),
-                  &dims[0], &dims[1], &dims[2]};
-  LaunchConfig cfg;
-  cfg.grid.x = n / 64;
-  cfg.grid.y = m / 64;
-  cfg.block.x = 128;
-  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
-  r.out.resize(r.expected.size());
-  dev.read(dc, r.out.data(), r.out.size() * 4);
-  r.shared = tr.take_instructions();
-  r.unmodelled = tr.take_unmodelled();
+  e.cfg.grid.x = n / 64;
+  e.cfg.grid.y = m / 64;
+  e.cfg.block.x = 128;
+  r.result = e.run(k, {dc, op_a, op_b, static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(kk)});
+  r.out = e.download<float>(dc, r.expected.size());
+  r.shared = e.trace.take_instructions();
+  r.unmodelled = e.trace.take_unmodelled();
+  if (!tma) return r;
   // What the model is not asked: the TMA loads, kBoxesPerTile a tile, two tiles a unit of work.
   std::uint64_t tma_loads = 0;
   for (const trace::Unmodelled& u : r.unmodelled) tma_loads += u.what.find("TMA load") != std::string::npos ? u.count : 0;
@@ -221,21 +162,11 @@ LabRun run_lab07(const Module& mod, bool solution) {
 }
 
 LabRun run_lab(const LabCase& c) {
-  const Module mod = parse_ptx(slurp(c.ptx));
-  if (c.lab == LabId::L06) return run_lab06(mod);
-  if (c.lab == LabId::L07) return run_lab07(mod, c.solution);
+  Emu e(read_text(c.ptx));
+  if (c.lab == LabId::L06 || c.lab == LabId::L07) return run_gemm(e, c);
   const bool lab01 = c.lab == LabId::L01;
-  const Kernel* k = mod.find(lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
+  const Kernel& k = e.kernel(lab01 ? "_ZN5lab018row_sumsEPKfPf" : "_ZN5lab0013multiply_by_iEPKfPf");
   LabRun r;
-  if (!k) {
-    r.result.status = LaunchResult::Status::Fault;
-    r.result.message = "kernel not found in the PTX";
-    return r;
-  }
-  Device dev;
-  EmuTrace tr;
-  LaunchConfig cfg;
-  cfg.block.x = 32;
   if (!lab01) {
     r.units = 256;  // lab.toml: multiply_by_i_tiles, sizes [[256], ...], "traced"
     r.in = random_floats(static_cast<std::size_t>(r.units) * 1024, 47);
@@ -244,7 +175,6 @@ LabRun run_lab(const LabCase& c) {
       r.expected[i] = -r.in[i + 1];
       r.expected[i + 1] = r.in[i];
     }
-    cfg.grid.x = static_cast<unsigned>(r.units);
   } else {
     const long long rows = 16384;  // lab.toml: row_sums_launch, sizes [[16384], ...], "traced"
     r.units = rows / 32;
@@ -253,15 +183,12 @@ LabRun run_lab(const LabCase& c) {
     r.expected.assign(static_cast<std::size_t>(rows), 0.0f);  // test.cu's row_sums_of
     for (std::size_t row = 0; row < r.expected.size(); ++row)
       for (int col = 0; col < 32; ++col) r.expected[row] += r.in[row * 32 + static_cast<std::size_t>(col)];
-    cfg.grid.x = static_cast<unsigned>(r.units);
   }
-  const std::uint64_t d_in = dev.alloc(r.in.size() * 4), d_out = dev.alloc(r.expected.size() * 4);
-  dev.write(d_in, r.in.data(), r.in.size() * 4);
-  void* args[] = {const_cast<std::uint64_t*>(&d_in), const_cast<std::uint64_t*>(&d_out)};
-  r.result = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
-  r.out.resize(r.expected.size());
-  dev.read(d_out, r.out.data(), r.out.size() * 4);
-  r.shared = tr.take_instructions();
+  e.cfg.grid.x = static_cast<unsigned>(r.units);
+  const std::uint64_t d_in = e.upload(r.in), d_out = e.alloc(r.expected.size() * 4);
+  r.result = e.run(k, {d_in, d_out});
+  r.out = e.download<float>(d_out, r.expected.size());
+  r.shared = e.trace.take_instructions();
   return r;
 }
 
@@ -349,18 +276,11 @@ TEST_P(Lab, TracedWavefrontsPerLineAreTheModelsForTheDescribedAccesses) {
 TEST(Lab00, RealAddressesHaveTheBanksOfTheFormula) {
   // Lab00OnGpu.RealAddressesHaveTheBanksOfTheFormula on the emulator: report_banks, one warp.
   for (const char* ptx : {BANKLAB_EMU_PTX_LAB00_STUB, BANKLAB_EMU_PTX_LAB00_SOLUTION}) {
-    const Module mod = parse_ptx(slurp(ptx));
-    const Kernel* k = mod.find("_ZN5lab0012report_banksEPi");
-    ASSERT_NE(k, nullptr);
-    Device dev;
-    const std::uint64_t out = dev.alloc(5 * 32 * 4);
-    void* args[] = {const_cast<std::uint64_t*>(&out)};
-    LaunchConfig cfg;
-    cfg.block.x = 32;
-    const LaunchResult res = launch(mod, *k, cfg, pack_params(*k, args), dev, nullptr);
+    Emu e(read_text(ptx));
+    const std::uint64_t out = e.alloc(5 * 32 * 4);
+    const LaunchResult res = e.run(e.kernel("_ZN5lab0012report_banksEPi"), {out}, false);
     ASSERT_TRUE(res.ok()) << res.message;
-    std::vector<int> got(5 * 32);
-    dev.read(out, got.data(), got.size() * 4);
+    const std::vector<int> got = e.download<int>(out, 5 * 32);
     for (unsigned i = 0; i < 32; ++i) {
       EXPECT_EQ(got[0 * 32 + i], bank_of(5u * i)) << i;
       EXPECT_EQ(got[1 * 32 + i], bank_of(2u * 3u * i)) << i;

@@ -2,9 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -104,6 +103,23 @@ TEST(Faults, ASharedAccessPastTheBlocksSharedMemoryFails) {
   EXPECT_NE(r.result.message.find("outside the block's shared memory"), std::string::npos) << r.result.message;
 }
 
+// nanosleep ends the warp's turn (no time passes on the emulator): warp 0 waits for a flag warp 1
+// sets, and gets it at warp 1's next turn, not after its own 4096 instructions; a loop of sleeps
+// that never ends runs to the limit.
+TEST(Limits, ASleepingWarpLetsTheOthersRunAndAnEndlessSleepRunsTooLong) {
+  const BodyRun r = run_body("mov.u32 %r3, buf;\nsetp.ne.u32 %p1, %r10, 32;\n@%p1 bra $Lwait;\nst.volatile.shared.u32 [%r3], 7;\n"
+                             "bra.uni $Ldone;\n$Lwait:\nsetp.ge.u32 %p2, %r10, 32;\n@%p2 bra $Ldone;\n$Lspin:\n"
+                             "ld.volatile.shared.u32 %r1, [%r3];\nsetp.eq.u32 %p3, %r1, 0;\n@!%p3 bra $Lgot;\nnanosleep.u32 %r10;\n"
+                             "bra.uni $Lspin;\n$Lgot:\ncvt.u64.u32 %rd1, %r1;\n$Ldone:",
+                             64);
+  ASSERT_TRUE(r.result.ok()) << r.result.message;
+  EXPECT_EQ(r.out[0], 7u);
+  EXPECT_EQ(r.out[31], 7u);
+  EXPECT_LT(r.result.warp_instructions, 100u) << "warp 0 slept through its turn";
+  const BodyRun forever = run_body("$L1:\nnanosleep.u32 1;\nbra.uni $L1;", 32, 10000);
+  EXPECT_EQ(forever.result.status, LaunchResult::Status::RanTooLong) << forever.result.message;
+}
+
 TEST(Reconvergence, ABranchMeetsAtItsImmediatePostDominator) {
   // 0 setp; 1 @p bra L1; 2 mov; 3 bra L2; L1: 4 mov; L2: 5 add; 6 ret
   const Module m = parse_ptx(kernel_around("setp.lt.u32 %p1, %r10, 2;\n@%p1 bra $L1;\nmov.u32 %r1, 2;\nbra.uni $L2;\n"
@@ -133,10 +149,7 @@ namespace {
 // nvcc's PTX of the block reduction cut at 300 places and with 300 single bytes changed, each run
 // on 2 blocks with a small instruction limit.
 TEST(Untrusted, CutOrChangedPtxIsRefusedOrRunNeverACrash) {
-  std::ifstream f(BANKLAB_EMU_PTX_BLOCK_REDUCE);
-  std::ostringstream os;
-  os << f.rdbuf();
-  const std::string ptx = os.str();
+  const std::string ptx = read_text(BANKLAB_EMU_PTX_BLOCK_REDUCE);
   ASSERT_GT(ptx.size(), 1000u);
   int parsed = 0, refused = 0, ran = 0;
   std::uint64_t seed = 47;
@@ -146,27 +159,23 @@ TEST(Untrusted, CutOrChangedPtxIsRefusedOrRunNeverACrash) {
     const std::size_t at = static_cast<std::size_t>(seed >> 33) % text.size();
     if (n < 300) text.resize(at);
     else text[at] = "%[]{},;.0123456789abcdefgxyz-+@!$_ \n"[(seed >> 20) % 36];
-    Module mod;
+    std::unique_ptr<Emu> e;
     try {
-      mod = parse_ptx(text);
+      e = std::make_unique<Emu>(text);
     } catch (const std::runtime_error&) {
       ++refused;
       continue;
     }
     ++parsed;
-    for (const Kernel& k : mod.kernels) {
-      Device dev;
-      const std::uint64_t bufs[2] = {dev.alloc(1 << 16), dev.alloc(1 << 16)};
+    for (const Kernel& k : e->mod.kernels) {
+      const std::uint64_t bufs[2] = {e->alloc(1 << 16), e->alloc(1 << 16)};
       std::vector<unsigned char> params(k.param_bytes + 64, 0);  // the two buffers first, whatever the params say
       std::memcpy(params.data(), bufs, sizeof bufs);
-      LaunchConfig cfg;
-      cfg.grid.x = 2;
-      cfg.block.x = 32;
-      cfg.max_warp_instructions = 20000;
-      EmuTrace tr;
-      const LaunchResult r = launch(mod, k, cfg, params, dev, &tr);
+      e->cfg.grid.x = 2;
+      e->cfg.max_warp_instructions = 20000;
+      const LaunchResult r = e->run_params(k, params);
       ran += r.ok() ? 1 : 0;
-      (void)tr.take_instructions();
+      (void)e->trace.take_instructions();
     }
   }
   EXPECT_EQ(parsed + refused, 600);
@@ -183,22 +192,16 @@ namespace {
 
 // EmuTrace answers the calls the judge's traced check makes of trace::Session (clear, take, dropped).
 TEST(Records, ClearForgetsTheRecordsSoFarAsTheSessionDoes) {
-  const Module mod = parse_ptx(kernel_around("mov.u32 %r3, buf;\nst.shared.u32 [%r3], %r10;"));
-  Device dev;
-  const std::uint64_t bufs[2] = {dev.alloc(256), dev.alloc(512)};
-  std::vector<unsigned char> params(16);
-  std::memcpy(params.data(), bufs, 16);
-  LaunchConfig cfg;
-  cfg.block.x = 32;
-  EmuTrace tr;
-  ASSERT_TRUE(launch(mod, mod.kernels.at(0), cfg, params, dev, &tr).ok());
-  tr.clear();
-  ASSERT_TRUE(launch(mod, mod.kernels.at(0), cfg, params, dev, &tr).ok());
-  const std::vector<trace::Instruction> ins = tr.take_instructions();
+  Emu e(kernel_around("mov.u32 %r3, buf;\nst.shared.u32 [%r3], %r10;"));
+  const std::vector<std::uint64_t> bufs = {e.alloc(256), e.alloc(512)};
+  ASSERT_TRUE(e.run(e.kernel(), bufs).ok());
+  e.trace.clear();
+  ASSERT_TRUE(e.run(e.kernel(), bufs).ok());
+  const std::vector<trace::Instruction> ins = e.trace.take_instructions();
   ASSERT_EQ(ins.size(), 1u);
   EXPECT_EQ(ins[0].count, 1u) << "the launch before clear() is forgotten";
-  EXPECT_EQ(tr.dropped(), 0u);
-  EXPECT_TRUE(tr.take_instructions().empty());
+  EXPECT_EQ(e.trace.dropped(), 0u);
+  EXPECT_TRUE(e.trace.take_instructions().empty());
 }
 
 }  // namespace

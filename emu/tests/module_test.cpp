@@ -5,12 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "banklab_emu/emulator.hpp"
+#include "emu_harness.hpp"
 
 namespace banklab::emu::test {
 namespace {
@@ -31,18 +29,12 @@ struct Launches {
 };
 
 Launches launch_times(const std::string& ptx, int times) {
-  const Module mod = parse_ptx(ptx);
-  const Kernel& k = mod.kernels.at(0);
-  Device dev;
+  Emu e(ptx);  // one device: the module's variables live across its launches
   Launches r;
   for (int i = 0; i < times; ++i) {
-    const std::uint64_t out = dev.alloc(32 * 8);
-    void* args[] = {const_cast<std::uint64_t*>(&out)};
-    LaunchConfig cfg;
-    cfg.block.x = 32;
-    r.results.push_back(launch(mod, k, cfg, pack_params(k, args), dev, nullptr));
-    r.out.emplace_back(32);
-    dev.read(out, r.out.back().data(), 32 * 8);
+    const std::uint64_t out = e.alloc(32 * 8);
+    r.results.push_back(e.run(e.kernel(), {out}, false));
+    r.out.push_back(e.download<std::uint64_t>(out, 32));
   }
   return r;
 }
@@ -78,21 +70,11 @@ TEST(ModuleVariables, AnInitializerLongerThanItsVariableIsRefusedWithItsLine) {
 
 // nvcc's PTX of emu/tests/data/module_vars.cu: a local array, module variables and a call, at once.
 TEST(ModuleVariables, NvccsKernelWithLocalsVariablesAndACallGivesItsSourcesValues) {
-  std::ifstream f(BANKLAB_EMU_PTX_MODULE_VARS);
-  std::ostringstream text;
-  text << f.rdbuf();
-  const Module mod = parse_ptx(text.str());
-  const Kernel* k = mod.find("_Z11module_varsPi");
-  ASSERT_NE(k, nullptr);
-  Device dev;
-  const std::uint64_t out = dev.alloc(32 * 4);
-  void* args[] = {const_cast<std::uint64_t*>(&out)};
-  LaunchConfig cfg;
-  cfg.block.x = 32;
-  const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, nullptr);
+  Emu e(read_text(BANKLAB_EMU_PTX_MODULE_VARS));
+  const std::uint64_t out = e.alloc(32 * 4);
+  const LaunchResult r = e.run(e.kernel("_Z11module_varsPi"), {out}, false);
   ASSERT_TRUE(r.ok()) << r.message;
-  std::vector<std::int32_t> got(32);
-  dev.read(out, got.data(), 32 * 4);
+  const std::vector<std::int32_t> got = e.download<std::int32_t>(out, 32);
   const std::pair<int, int> want[] = {{0, 37}, {1, 44}, {5, 188}, {9, 92}, {31, 1342}};  // 3 (2 t (t % 8) + 12) + t % 4 + 1
   for (const auto& [t, v] : want) EXPECT_EQ(got[static_cast<std::size_t>(t)], v) << "thread " << t;
 }

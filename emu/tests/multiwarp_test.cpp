@@ -4,39 +4,26 @@
 // out by hand from the source.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <utility>
 #include <vector>
 
-#include "banklab_emu/emulator.hpp"
+#include "emu_harness.hpp"
 
 namespace banklab::emu::test {
 namespace {
 
 TEST(MultiWarp, ABlockReductionSumsAndRecordsEveryStep) {
-  std::ifstream f(BANKLAB_EMU_PTX_BLOCK_REDUCE);
-  std::ostringstream text;
-  text << f.rdbuf();
-  const Module mod = parse_ptx(text.str());
-  const Kernel* k = mod.find("_Z12block_reducePKiPi");
-  ASSERT_NE(k, nullptr);
+  Emu e(read_text(BANKLAB_EMU_PTX_BLOCK_REDUCE));
   constexpr int kBlocks = 4, kThreads = 256;
   std::vector<int> in(kBlocks * kThreads);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i * 7 % 101) - 50;
-  Device dev;
-  std::uint64_t bufs[2] = {dev.alloc(in.size() * 4), dev.alloc(kBlocks * 4)};
-  dev.write(bufs[0], in.data(), in.size() * 4);
-  void* args[] = {&bufs[0], &bufs[1]};
-  LaunchConfig cfg;
-  cfg.grid.x = kBlocks;
-  cfg.block.x = kThreads;
-  EmuTrace tr;
-  const LaunchResult r = launch(mod, *k, cfg, pack_params(*k, args), dev, &tr);
+  const std::uint64_t d_in = e.upload(in), d_out = e.alloc(kBlocks * 4);
+  e.cfg.grid.x = kBlocks;
+  e.cfg.block.x = kThreads;
+  const LaunchResult r = e.run(e.kernel("_Z12block_reducePKiPi"), {d_in, d_out});
   ASSERT_TRUE(r.ok()) << r.message;
-  std::vector<int> out(kBlocks);
-  dev.read(bufs[1], out.data(), out.size() * 4);
+  const std::vector<int> out = e.download<int>(d_out, kBlocks);
   for (int b = 0; b < kBlocks; ++b) {
     int sum = 0;
     for (int t = 0; t < kThreads; ++t) sum += in[static_cast<std::size_t>(b * kThreads + t)];
@@ -46,7 +33,7 @@ TEST(MultiWarp, ABlockReductionSumsAndRecordsEveryStep) {
   // s = 128, 64, 32, the s / 32 full warps, then s = 16 .. 1 warp 0's first s lanes, two loads and
   // a store each; line 13 lane 0's load of sh[0].
   std::map<std::pair<int, std::uint32_t>, std::uint64_t> loads, stores;
-  for (const trace::Instruction& i : tr.take_instructions())
+  for (const trace::Instruction& i : e.trace.take_instructions())
     (i.access.op == Op::Load ? loads : stores)[{i.line, i.access.mask}] += i.count;
   const std::map<std::pair<int, std::uint32_t>, std::uint64_t> want_loads = {
       {{10, 0xffffffffu}, 2 * 7 * kBlocks}, {{10, 0xffffu}, 2 * kBlocks}, {{10, 0xffu}, 2 * kBlocks},

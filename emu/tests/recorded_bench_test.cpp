@@ -24,7 +24,7 @@
 #include <tuple>
 #include <vector>
 
-#include "banklab_emu/emulator.hpp"
+#include "emu_harness.hpp"
 #include "banklab_trace/trace.hpp"
 
 namespace banklab::emu::test {
@@ -92,32 +92,22 @@ TEST_P(RecordedBench, EmulatedRecordsAreTheH200sButForWhatTheCaseNames) {
     if (ends_with(i.kernel, std::string("_main") + c.kernel)) hw[key_of(i)] += static_cast<long long>(i.count);
   ASSERT_FALSE(hw.empty()) << c.kernel << " is not in " << c.trace;
 
-  std::ifstream pf(c.ptx);
-  std::ostringstream text;
-  text << pf.rdbuf();
-  const Module mod = parse_ptx(text.str());
-  const Kernel* k = nullptr;
-  for (const Kernel& x : mod.kernels)
-    if (ends_with(x.name, std::string("_main") + c.kernel)) k = &x;
-  ASSERT_NE(k, nullptr);
-  Device dev;
-  std::vector<unsigned char> params(k->param_bytes, 0);
-  for (std::size_t p = 0; p < k->params.size(); ++p) {
-    std::uint64_t v = dev.alloc(1 << 20);
+  Emu e(read_text(c.ptx));
+  const Kernel& k = e.kernel(std::string("_main") + c.kernel);
+  std::vector<std::uint64_t> buffers;
+  for (std::size_t p = 0; p < k.params.size(); ++p) {
+    buffers.push_back(e.alloc(1 << 20));
     if (p == 0 && c.keys) {
       std::vector<std::uint32_t> keys(1024);
       for (std::uint32_t i = 0; i < 1024; ++i) keys[i] = (i * 2654435761u) >> 7;
-      dev.write(v, keys.data(), keys.size() * 4);
+      e.dev.write(buffers.back(), keys.data(), keys.size() * 4);
     }
-    std::memcpy(params.data() + k->params[p].offset, &v, 8);
   }
-  LaunchConfig cfg;
-  cfg.grid.x = 4;
-  cfg.block.x = 64;
-  EmuTrace tr;
-  const LaunchResult r = launch(mod, *k, cfg, params, dev, &tr);
+  e.cfg.grid.x = 4;
+  e.cfg.block.x = 64;
+  const LaunchResult r = e.run(k, buffers);
   ASSERT_TRUE(r.ok()) << r.message;
-  for (const trace::Instruction& i : tr.take_instructions()) em[key_of(i)] += static_cast<long long>(i.count);
+  for (const trace::Instruction& i : e.trace.take_instructions()) em[key_of(i)] += static_cast<long long>(i.count);
 
   // What differs, then what the case's reasons account for.
   std::map<Key, long long> hw_only, em_only;

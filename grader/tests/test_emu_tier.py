@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """The GPU tier without a GPU (issue 47; docs/dev/EMULATOR.md, "One harness, two devices"): the
-judge's own GPU tests of a lab, 00 to 05 (labs/NN_name/judge/test.cu, unchanged), run on the emulator where
-BANKLAB_EMULATE=1, through the judge's emulated twin (banklab-judge-labNN-emu), on a machine
-without a GPU (CI):
+judge's own GPU tests of a lab whose description says [gpu] emulated = true (labs/NN_name/judge/
+test.cu, unchanged), run on the emulator where BANKLAB_EMULATE=1, through the judge's emulated twin
+(banklab-judge-labNN-emu), on a machine without a GPU (CI):
 
 - the lab's solution passes every GPU test but the timing tests, which skip ("needs a GPU"), and
   every GPU record says `"emulated": true`;
 - the stub fails the traced test with the H200's figure: the wavefronts its walk takes on the GPU,
-  as the GPU_EVIDENCE line of the lab's cheat that runs the stub's walk in the traced launch states
-  them (one home for the figure: that case's header);
-- the lab's known-bad GPU cases and GPU-tier cheats (solutions/NN_name/cases, run by the selftest's
-  own run_case.py and expect.py) fail as on the GPU: the test they name fails, with the evidence
-  their GPU_EVIDENCE lines hold (the H200's words and figures).
+  as the GPU_EVIDENCE line of the lab's cheat marked `// STUB_WALK: yes` (its traced launch runs the
+  stub's walk) states them (one home for the figure: that case's header);
+- the lab's known-bad GPU cases and GPU-tier cheats marked `// EMULATED: ci` (solutions/NN_name/
+  cases, run by the selftest's own run_case.py and expect.py) fail as on the GPU: the test they name
+  fails, with the evidence their GPU_EVIDENCE lines hold (the H200's words and figures). Which cases
+  those are is their headers' say, and only theirs (docs/dev/EMULATOR.md's table: every GPU-tier
+  case's emulated outcome, measured).
 
   test_emu_tier.py --judge build/selftest/grader/banklab-judge-lab00 --root . --lab 00
 """
@@ -25,51 +27,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
-ARGS = None
+from banklab.lab import labs as banklab_labs
 
-# Per lab: its folder, the cheat whose traced launch runs the stub's walk (its GPU_EVIDENCE line on
-# the traced test is the stub's H200 figure), and the cases that must fail on the emulator as on the GPU.
-LABS = {
-    "00": {
-        "folder": "00_bank_mapping",
-        "stub_walk": "cheats/recognises_the_traced_launch_00.patch",
-        "cases": [("bad", "bad/unwritten_odd_rows.patch"),
-                  ("cheat", "cheats/recognises_the_traced_launch_00.patch")],
-    },
-    "01": {
-        "folder": "01_32way_conflict",
-        "stub_walk": "cheats/cuda_arch_host_differs_01.patch",
-        "cases": [("bad", "bad/launches_one_block_too_many.patch"),
-                  ("cheat", "cheats/kernel_writes_past_the_end_01.patch"),
-                  ("cheat", "cheats/cuda_arch_host_differs_01.patch")],
-    },
-    # Labs 02 to 05: the cheat that keeps the stub's layout in its kernel (its traced figure is the
-    # stub's), and a case of each kind that the emulator judges (docs/dev/EMULATOR.md's table).
-    "02": {
-        "folder": "02_broadcast",
-        "stub_walk": "cheats/kernel_bypasses_access_functions_02.patch",
-        "cases": [("cheat", "cheats/kernel_bypasses_access_functions_02.patch"),
-                  ("cheat", "cheats/wrong_channel_judged_by_own_oracle_02.patch")],
-    },
-    "03": {
-        "folder": "03_vector_lds",
-        "stub_walk": "cheats/kernel_bypasses_access_functions_03.patch",
-        "cases": [("bad", "bad/a_and_b_swapped.patch"),
-                  ("cheat", "cheats/partial_warp_loads_hide_a_conflict_03.patch")],
-    },
-    "04": {
-        "folder": "04_padding",
-        "stub_walk": "cheats/kernel_bypasses_access_functions_04.patch",
-        "cases": [("bad", "bad/unswapped_write_out.patch"),
-                  ("cheat", "cheats/kernel_bypasses_access_functions_04.patch")],
-    },
-    "05": {
-        "folder": "05_swizzle",
-        "stub_walk": "cheats/kernel_bypasses_access_functions_05.patch",
-        "cases": [("bad", "bad/read_bypasses_swizzle.patch"),
-                  ("cheat", "cheats/cuda_arch_host_differs_05.patch")],
-    },
-}
+ARGS = None
+#: A case's folder under cases/ and the kind run_case.py judges it as.
+CASE_KINDS = (("bad", "bad"), ("cheats", "cheat"))
 
 SKIP = 77
 
@@ -90,25 +52,56 @@ def grade(source, work):
     return {v["test"]: v for v in json.loads(Path(out).read_text())["verdicts"]}
 
 
+def headers(case, key):
+    """The values of the case's `// KEY: value` header lines: the comment lines above its code or
+    diff (grader/selftest/README.md)."""
+    values = []
+    for line in Path(case).read_text().splitlines():
+        if line.strip() and not line.startswith("//"):
+            break
+        if line.startswith(f"// {key}:"):
+            values.append(line.split(":", 1)[1].strip())
+    return values
+
+
 def evidence(case, test):
     """The text of the case's `// GPU_EVIDENCE: test: TEXT` line."""
-    for line in Path(case).read_text().splitlines():
-        if line.startswith("// GPU_EVIDENCE:") and line.split(":", 2)[1].strip() == test:
-            return line.split(":", 2)[2].strip()
+    for value in headers(case, "GPU_EVIDENCE"):
+        if value.split(":", 1)[0].strip() == test:
+            return value.split(":", 1)[1].strip()
     raise AssertionError(f"{case} has no GPU_EVIDENCE line for {test}")
+
+
+def emulated_cases(lab):
+    """[(kind, path)]: the lab's cases whose header says `// EMULATED: ci`, in Lab.cases()'s order."""
+    return [(kind, path) for folder, kind in CASE_KINDS for path in lab.cases(folder)
+            if "ci" in headers(path, "EMULATED")]
+
+
+def stub_walk(lab):
+    """The lab's one cheat marked `// STUB_WALK: yes`: its traced GPU_EVIDENCE is the stub's figure."""
+    marked = [p for p in lab.cases("cheats") if "yes" in headers(p, "STUB_WALK")]
+    assert len(marked) == 1, f"lab {lab.number}: {len(marked)} cheats say STUB_WALK: yes (one must): {marked}"
+    return marked[0]
 
 
 class EmulatedGpuTier(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"banklab-emu-tier-{ARGS.lab}-")
-        cls.lab = LABS[ARGS.lab]
         cls.root = Path(ARGS.root)
-        cls.cases = cls.root / "solutions" / cls.lab["folder"] / "cases"
+        cls.lab = banklab_labs.find_labs(cls.root)[ARGS.lab]
+        cls.stub_grade = None
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def stub_verdicts(self):
+        """The stub's GPU grade, made once (the cheats are judged against it, as run_case.py does)."""
+        if type(self).stub_grade is None:
+            type(self).stub_grade = self.gpu_verdicts(self.lab.stub, "stub")
+        return type(self).stub_grade
 
     def gpu_verdicts(self, source, name):
         v = grade(str(source), os.path.join(self.tmp, name))
@@ -119,38 +112,43 @@ class EmulatedGpuTier(unittest.TestCase):
         return gpu
 
     def test_solution_passes_every_gpu_test_but_timing(self):
-        gpu = self.gpu_verdicts(self.root / "solutions" / self.lab["folder"] / "kernel.cu", "solution")
+        self.assertTrue(self.lab.gpu_emulated, f"lab {self.lab.number}: its description does not say [gpu] emulated")
+        gpu = self.gpu_verdicts(self.lab.solution, "solution")
         # Which tests time is the judge's rule (grader/judge/emulation.cpp, is_timed): here, every GPU
-        # test passed or was skipped in its words, the correctness and traced checks passed, and some
-        # tests did skip (the lab has timing tests).
+        # test passed or was skipped in its words, and the correctness and traced checks passed.
         timing = "needs a GPU: this test times kernels"
         for t, x in gpu.items():
             skipped_for_timing = x["status"] == "skipped" and x["message"].startswith(timing)
             self.assertTrue(x["status"] == "passed" or skipped_for_timing, f"{t}: {x['message'][:2000]}")
             if "Correct" in t or "Traced" in t:
                 self.assertEqual(x["status"], "passed", f"{t}: {x['message'][:2000]}")
-        self.assertTrue(any(x["status"] == "skipped" for x in gpu.values()), sorted(gpu))
         self.assertTrue(any("Traced" in t for t in gpu), sorted(gpu))
 
     def test_stub_fails_the_traced_test_with_the_gpus_figure(self):
-        gpu = self.gpu_verdicts(self.root / "labs" / self.lab["folder"] / "kernel.cu", "stub")
+        gpu = self.stub_verdicts()
         traced = [t for t in gpu if "Traced" in t]
         self.assertEqual(len(traced), 1, sorted(gpu))
         x = gpu[traced[0]]
         self.assertEqual(x["status"], "failed", x)
-        self.assertIn(evidence(self.cases / self.lab["stub_walk"], traced[0]), x["message"])
+        self.assertIn(evidence(stub_walk(self.lab), traced[0]), x["message"])
         self.assertIn("warp instructions take more than their minimum", x["message"])  # per line, as on the GPU
 
     def test_known_bad_cases_fail_as_on_the_gpu(self):
-        for kind, case in self.lab["cases"]:
-            with self.subTest(case=case):
-                work = os.path.join(self.tmp, "case-" + Path(case).stem)
+        cases = emulated_cases(self.lab)
+        self.assertTrue(cases, f"lab {self.lab.number}: no case says EMULATED: ci")
+        self.stub_verdicts()
+        stub_json = os.path.join(self.tmp, "stub", "grade.json")
+        for kind, case in cases:
+            with self.subTest(case=case.name):
+                work = os.path.join(self.tmp, "case-" + case.stem)
                 r = subprocess.run([sys.executable, str(self.root / "grader" / "selftest" / "run_case.py"),
-                                    "--judge", ARGS.judge, "--lab", ARGS.lab, "--folder", self.lab["folder"],
+                                    "--judge", ARGS.judge, "--lab", ARGS.lab, "--folder", self.lab.folder,
                                     "--root", str(self.root), "--work", work, "--kind", kind,
-                                    "--case", str(self.cases / case), "--tier", "gpu"],
+                                    "--case", str(case), "--tier", "gpu", "--stub-grade", stub_json],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=emulating(),
                                    timeout=900)
+                last = [line for line in r.stdout.splitlines() if line.startswith(("OK ", "FAILED ", "SKIPPED "))]
+                print(f"  {case.name}: {last[-1] if last else 'rc ' + str(r.returncode)}", flush=True)
                 self.assertNotEqual(r.returncode, SKIP, "judged as without a GPU:\n" + r.stdout[-3000:])
                 self.assertEqual(r.returncode, 0, r.stdout[-6000:])
 
@@ -160,7 +158,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--judge", required=True, help="banklab-judge-labNN (its twin banklab-judge-labNN-emu beside it)")
     ap.add_argument("--root", required=True)
-    ap.add_argument("--lab", required=True, choices=sorted(LABS))
+    ap.add_argument("--lab", required=True, help="NN: a lab whose description says [gpu] emulated = true")
     ARGS, rest = ap.parse_known_args()
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
 

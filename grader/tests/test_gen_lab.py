@@ -50,6 +50,7 @@ CASES = [  # (what is edited, old text, new text, words the message must hold)
      ["[gpu.transpose]", "launcher = 'transpose', kernel = 'transpose_float4'"]),
     ("toml", 'traced = ["TracedSharedAccessesOfBothKernelsAreConflictFree"]', 'traced = ["TracedSomethingElse"]',
      ["[gpu] traced", "'TracedSomethingElse'", "test.cu"]),
+    ("toml", "emulated = true", 'emulated = "yes"', ["[gpu]", "key 'emulated'"]),
     ("probe", "long long lab05_desc::access_chunk_column_read", "long long lab05_desc::access_chunk_column_reads",
      ["defines no lab05_desc::access_chunk_column_read", "access_chunk_column_reads"]),
 ]

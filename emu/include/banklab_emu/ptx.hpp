@@ -47,6 +47,7 @@ enum class AsyncOp : std::uint8_t {
   Bulk, BulkTensor, BulkCommit, BulkWait,  ///< cp.async.bulk{.tensor}, its bulk groups
   MbarInit, MbarInval, MbarArrive, MbarExpectTx, MbarCompleteTx, MbarTestWait, MbarTryWait,
   Fence,  ///< fence.* and membar.*: nothing to order on the emulator
+  Sleep,  ///< nanosleep.u32 t: no time passes; the warp's turn ends, so that the block's others run
 };
 
 /// The operation of a warp-wide or atomic family (Inst::sub): shfl's mode, vote's mode,
@@ -64,7 +65,8 @@ enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 /// Special registers (%tid.x ...).
 enum class Special : std::uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ,
                                     NctaidX, NctaidY, NctaidZ, LaneId, WarpId, NwarpId,
-                                    LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe };
+                                    LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
+                                    Clock, Clock64 };  ///< %clock, %clock64: the launch's warp instructions so far
 
 struct Operand {
   enum class Kind : std::uint8_t { None, Reg, Imm, Special, Address, Vector, Label,

@@ -3,7 +3,9 @@
 // fatbin linked into the program, parsed when one of them is first launched), the student's library
 // (cudaLibraryLoadData: the PTX entry of the fatbin the judge's build made), and launches, run to
 // the end before the call returns. Each PTX text is parsed once a process; a module unloaded stays
-// parsed, so the records of a traced launch never name a kernel that is gone.
+// parsed, so the records of a traced launch never name a kernel that is gone. Its `.global`
+// variables are each load's own, as on a GPU: a library loaded again starts from their initial
+// values (LaunchConfig::module_instance), and its unload frees them.
 //
 // A launch ends as the emulator's LaunchResult says: Ok; NotJudged (an instruction it does not
 // know): cudaErrorNotSupported, and its "not judged (emulator: ...)" message kept for the judge
@@ -73,6 +75,7 @@ cudaError_t launch(const void* f, dim3 grid, dim3 block, void** args, size_t sha
   cfg.block = {block.x, block.y, block.z};
   cfg.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
   cfg.max_warp_instructions = s.max_warp_instructions;
+  cfg.module_instance = k->instance;  // a library's variables are that load's, fresh at every load as on a GPU
   const std::vector<unsigned char> params = banklab::emu::pack_params(*k->kernel, args);
   const banklab::emu::LaunchResult r =
       banklab::emu::launch(*k->module, *k->kernel, cfg, params, *s.device, s.tracing ? &s.trace : nullptr);
@@ -187,6 +190,7 @@ cudaError_t cudaLibraryLoadData(cudaLibrary_t* out, const void* code, enum cudaJ
     ref->module = lib->module;
     ref->kernel = &k;
     ref->name = k.name;
+    ref->instance = lib.get();
     s.kernels.insert(ref.get());
     lib->kernels.push_back(std::move(ref));
   }
@@ -201,6 +205,7 @@ cudaError_t cudaLibraryUnload(cudaLibrary_t l) {
   auto* lib = reinterpret_cast<Library*>(l);
   if (!s.libraries.erase(lib)) return fail(s, cudaErrorInvalidResourceHandle);
   for (const auto& k : lib->kernels) s.kernels.erase(k.get());
+  s.device->release_variables(lib);  // a library loaded later at this address starts afresh
   delete lib;
   return cudaSuccess;
 }

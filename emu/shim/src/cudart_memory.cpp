@@ -1,5 +1,6 @@
 // The CUDA runtime's calls for errors, the device, memory, streams and events, answered by the
-// emulator (emu/shim/, docs/dev/EMULATOR.md). Launches and modules: cudart_launch.cpp.
+// emulator (emu/shim/, docs/dev/EMULATOR.md). Launches and modules: cudart_launch.cpp; the
+// driver's entry points: cudart_driver.cpp.
 //
 // One device (0), synchronous: every launch has finished when its call returns, so a stream or an
 // event is always complete. A fault of a launch (an access outside memory) is sticky, as a GPU's
@@ -165,13 +166,6 @@ cudaError_t cudaStreamSynchronize(cudaStream_t) {
 cudaError_t cudaStreamQuery(cudaStream_t) {  // every launch has finished when its call returns
   SHIM_ENTER();
   return cudaSuccess;
-}
-
-cudaError_t cudaGetDriverEntryPointByVersion(const char*, void** fn, unsigned int, unsigned long long,
-                                             enum cudaDriverEntryPointQueryResult* status) {
-  if (fn) *fn = nullptr;  // no driver behind the emulator
-  if (status) *status = cudaDriverEntryPointSymbolNotFound;
-  return cudaErrorNotSupported;
 }
 
 // ---- memory -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ struct KernelRef {
   const Kernel* kernel = nullptr;
   std::string name;
   const void* registration = nullptr;  ///< a registered fatbin's wrapper (the judge's kernels), read lazily
+  const void* instance = nullptr;      ///< the loaded copy it belongs to (its Library; null: the judge's own)
   std::string why;                      ///< the module could not be read: why ("" when it could)
 };
 

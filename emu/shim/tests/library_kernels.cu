@@ -18,3 +18,9 @@ extern "C" __global__ void unknown_instruction(int* out) {
   asm volatile("pmevent 3;");
   out[threadIdx.x] = 1;
 }
+
+// A module variable: thread 0 returns how many launches of this loaded copy ran before.
+__device__ int launches_so_far;
+extern "C" __global__ void count_launches(int* out) {
+  if (threadIdx.x == 0) *out = atomicAdd(&launches_so_far, 1);
+}

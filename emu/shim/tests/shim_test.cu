@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "banklab_emu/shim.h"
+#include "banklab_emu/tensor_map.hpp"
 #include "banklab_trace/session.hpp"
 
 namespace {
@@ -102,7 +105,7 @@ TEST(Shim, ALibrarysKernelsRunAndAreTraced) {
   ASSERT_EQ(l.load(), cudaSuccess);
   unsigned count = 0;
   ASSERT_EQ(cudaLibraryGetKernelCount(&count, l.lib), cudaSuccess);
-  EXPECT_EQ(count, 4u);
+  EXPECT_EQ(count, 5u);
   cudaKernel_t k = l.kernel("reverse_through_shared");
   const char* name = nullptr;
   ASSERT_EQ(cudaFuncGetName(&name, reinterpret_cast<const void*>(k)), cudaSuccess);
@@ -191,4 +194,110 @@ TEST(Shim, ACompressedImageIsNotJudged) {
   std::string truncated = l.image.substr(0, 40);
   EXPECT_EQ(cudaLibraryLoadData(&l.lib, truncated.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
             cudaErrorNotSupported);
+}
+
+// The driver's entry points through the runtime (emu/shim/src/cudart_driver.cpp): the runtime's
+// documented answers for a symbol found, found but too new for the version asked, not found, and a
+// version above the driver's (13.0).
+TEST(Shim, DriverEntryPointsAnswerAsTheRuntimeDocumentsThem) {
+  int driver = 0;
+  ASSERT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
+  EXPECT_EQ(driver, 13000);
+  void* fn = &driver;
+  cudaDriverEntryPointQueryResult found{};
+  ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found), cudaSuccess);
+  EXPECT_EQ(found, cudaDriverEntryPointSuccess);
+  EXPECT_NE(fn, nullptr);
+  fn = &driver;
+  ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 11080, cudaEnableDefault, &found), cudaSuccess);
+  EXPECT_EQ(found, cudaDriverEntryPointVersionNotSufficent);  // CUDA 12.0 introduced it
+  EXPECT_EQ(fn, nullptr);
+  fn = &driver;
+  ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &fn, 12000, cudaEnableDefault, &found), cudaSuccess);
+  EXPECT_EQ(found, cudaDriverEntryPointSymbolNotFound);
+  EXPECT_EQ(fn, nullptr);
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 13010, cudaEnableDefault, &found),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // not sticky
+}
+
+// cuTensorMapEncodeTiled, got as lab 07's harness gets it: the emulator's map of a 16 x 8 tensor of
+// halves in device memory, field for field as worked out from the arguments; an argument outside
+// cuda.h's documented range is CUDA_ERROR_INVALID_VALUE with the map left as it was.
+TEST(Shim, TheDriversTensorMapEncoderWritesTheEmulatorsMap) {
+  using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  ASSERT_EQ(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found), cudaSuccess);
+  ASSERT_NE(fn, nullptr);
+  const auto encode = reinterpret_cast<EncodeTiled>(fn);
+  void* tensor = nullptr;
+  ASSERT_EQ(cudaMalloc(&tensor, 16 * 8 * 2), cudaSuccess);
+  const cuuint64_t dims[2] = {16, 8}, strides[1] = {32};
+  const cuuint32_t box[2] = {16, 2}, step[2] = {1, 1};
+  CUtensorMap map{};
+  ASSERT_EQ(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, tensor, dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            CUDA_SUCCESS);
+  banklab::emu::TensorMap m;
+  std::string why;
+  ASSERT_TRUE(banklab::emu::decode_tensor_map(&map, m, &why)) << why;
+  EXPECT_EQ(m.rank, 2);
+  EXPECT_EQ(m.element_bytes, 2);
+  EXPECT_EQ(m.data_type, 6);  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+  EXPECT_EQ(m.swizzle, 1);    // CU_TENSOR_MAP_SWIZZLE_32B
+  EXPECT_EQ(m.global_address, reinterpret_cast<std::uint64_t>(tensor));
+  EXPECT_EQ(m.global_dim[0], 16u);
+  EXPECT_EQ(m.global_dim[1], 8u);
+  EXPECT_EQ(m.global_stride[0], 32u);
+  EXPECT_EQ(m.box_dim[0], 16u);
+  EXPECT_EQ(m.box_dim[1], 2u);
+  EXPECT_EQ(m.element_stride[0], 1u);
+  EXPECT_EQ(m.element_stride[1], 1u);
+  // A box of 512 elements (at most 256) and a stride not a multiple of 16 are refused, nothing written.
+  const CUtensorMap before = map;
+  const cuuint32_t too_wide[2] = {512, 2};
+  EXPECT_EQ(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, tensor, dims, strides, too_wide, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            CUDA_ERROR_INVALID_VALUE);
+  const cuuint64_t odd_stride[1] = {40};
+  EXPECT_EQ(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, tensor, dims, odd_stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(std::memcmp(&before, &map, sizeof map), 0);
+  EXPECT_EQ(encode(nullptr, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, tensor, dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                   CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cudaFree(tensor), cudaSuccess);
+}
+
+// A library's module variables are its load's own, as on a GPU, where every cudaLibraryLoadData
+// makes a module of its own: two loads of one image count their launches apart, and a load after
+// an unload starts from the initial value (the judge loads the student's code afresh for every
+// judged call: a kernel that counts its module's launches must see 0 at each).
+TEST(Shim, EveryLoadOfALibraryHasModuleVariablesOfItsOwn) {
+  Library first(BANKLAB_SHIM_TEST_FATBIN), second(BANKLAB_SHIM_TEST_FATBIN), third(BANKLAB_SHIM_TEST_FATBIN);
+  ASSERT_EQ(first.load(), cudaSuccess);
+  ASSERT_EQ(second.load(), cudaSuccess);
+  int* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 4), cudaSuccess);
+  void* args[] = {&out};
+  auto count = [&](Library& l) {
+    int n = -1;
+    EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void*>(l.kernel("count_launches")), dim3(1), dim3(32), args, 0, nullptr),
+              cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(&n, out, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return n;
+  };
+  EXPECT_EQ(count(first), 0);
+  EXPECT_EQ(count(first), 1);
+  EXPECT_EQ(count(second), 0);  // the same image loaded again: its own variable
+  EXPECT_EQ(count(first), 2);
+  EXPECT_EQ(cudaLibraryUnload(first.lib), cudaSuccess);
+  ASSERT_EQ(third.load(), cudaSuccess);  // the heap may hand it the first's address: it starts afresh
+  EXPECT_EQ(count(third), 0);
+  EXPECT_EQ(count(second), 1);
 }

@@ -127,6 +127,12 @@ class Lab:
         return bool(self.description.get("selftest", {}).get("generic_cheats", False))
 
     @property
+    def gpu_emulated(self) -> bool:
+        """Whether the lab's GPU tests run on the emulator where there is no GPU ([gpu] emulated;
+        docs/dev/EMULATOR.md): CTest's judge.EmulatedGpuTierNN holds it to that where solutions/ is."""
+        return bool(self.description.get("gpu", {}).get("emulated", False))
+
+    @property
     def label(self) -> str:
         """The CTest label and preset name: "lab05"."""
         return f"lab{self.number}"
@@ -329,10 +335,11 @@ def _main(argv: list[str]) -> int:
     """`banklab.lab.labs cmake [ROOT]`: the labs as a CMake list, "NN;NN_name;..." in lab order (a
     broken description: its problem on stderr, exit 1). `banklab.lab.labs list [ROOT]`: "NN NN_name" lines.
     `banklab.lab.labs generic-cheat-labs [ROOT]`: the labs whose description has selftest.generic_cheats = true.
+    `banklab.lab.labs emulated-labs [ROOT]`: the labs whose description has [gpu] emulated = true.
     `banklab.lab.labs judge-dirs [ROOT]`: "NN;DIR;..." (each lab's judge_dir(), absolute).
     `banklab.lab.labs tests [ROOT]`: every lab's tests, "NN;Suite.Name;tier;labels;kind;..." (Lab.tests())."""
     import sys
-    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "judge-dirs", "tests"):
+    if len(argv) < 1 or argv[0] not in ("cmake", "list", "generic-cheat-labs", "emulated-labs", "judge-dirs", "tests"):
         print(_main.__doc__, file=sys.stderr)
         return 2
     root = Path(argv[1]) if len(argv) > 1 else repo_root()
@@ -343,6 +350,8 @@ def _main(argv: list[str]) -> int:
         return 1
     if argv[0] == "generic-cheat-labs":
         print(";".join(n for n, lab in labs.items() if lab.generic_cheats), end="")
+    elif argv[0] == "emulated-labs":
+        print(";".join(n for n, lab in labs.items() if lab.gpu_emulated), end="")
     elif argv[0] == "judge-dirs":
         print(";".join(f"{n};{lab.judge_dir.resolve().as_posix()}" for n, lab in labs.items()), end="")
     elif argv[0] == "tests":

@@ -84,7 +84,7 @@ TOP = {
     "variants": Key("table", False, "[variants]: per-student variants, checked by banklab.lab.variants "
                     "(docs/dev/VARIANTS.md)"),
     "gpu": Key("table", False, "[gpu]: the GPU tier as data (banklab.lab.gpu_tier): test.cu's traced and timed tests, "
-                               "[gpu.transpose]'s generated transpose tests"),
+                               "[gpu.transpose]'s generated transpose tests, whether it runs on the emulator"),
 }
 POINTS = {
     "gates": Key("patterns", True, "the tests the untouched stub already passes (names or shell patterns): worth "
@@ -147,6 +147,9 @@ GPU = {
                                   "runs kernels but does not time them)"),
     "transpose": Key("table", False, "[gpu.transpose]: the tiled transpose's tests, generated "
                                      "(grader/include/grader/tiled_transpose.cuh)"),
+    "emulated": Key("bool", False, "true: the lab's GPU tests run on the emulator where there is no GPU "
+                                   "(docs/dev/EMULATOR.md), as the course's CI shows (judge.EmulatedGpuTierNN: "
+                                   "the cases marked EMULATED: ci in solutions/NN_name/cases)"),
 }
 # [gpu.transpose]: a lab whose kernel is a tiled float transpose launched by transpose(out, in, width,
 # height): its correctness tests (roles correct and traced), its whole-kernel timing (timing), its

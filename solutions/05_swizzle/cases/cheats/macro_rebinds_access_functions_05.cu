@@ -8,6 +8,7 @@
 // GPU_EVIDENCE: Lab05OnGpu.TracedSharedAccessesOfBothKernelsAreConflictFree: 43776 wavefronts in all
 // EXPECT: no-full-pass
 // BUILD: may-fail: a probe that refuses such macros fails the build, a correct verdict too
+// EMULATED: ci
 --- a/labs/05_swizzle/kernel.cu
 +++ b/labs/05_swizzle/kernel.cu
 @@ -92,19 +92,30 @@

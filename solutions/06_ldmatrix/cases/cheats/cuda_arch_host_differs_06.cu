@@ -7,7 +7,9 @@
 // MODE: patch
 // TIER: gpu
 // EXPECT: no-full-pass
-// GPU_EVIDENCE: Lab06OnGpu.TracedSharedAccessesAreConflictFree: 52224 wavefronts in all
+// GPU_EVIDENCE: Lab06OnGpu.TracedSharedAccessesAreConflictFree: 78336 wavefronts in all
+// EMULATED: ci
+// STUB_WALK: yes
 --- a/labs/06_ldmatrix/kernel.cu
 +++ b/labs/06_ldmatrix/kernel.cu
 @@ -30,7 +30,11 @@
