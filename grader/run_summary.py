@@ -42,18 +42,27 @@ INSTRUCTOR = re.compile(r"instructor", re.I)
 VARIANT_NOTE = "variant.txt"
 
 
+def _words(text: str, most: int = 120) -> str:
+    """`text` as the summary line quotes it: whole when short, else cut at a space with "..." (never
+    within a word)."""
+    if len(text) <= most:
+        return text
+    head = text[:most + 1].rsplit(" ", 1)[0] if " " in text[:most + 1] else text[:most]
+    return head.rstrip(" ,;:(") + " ..."
+
+
 def reason(rec: dict) -> str:
     """Why a record was not judged, in plain words."""
     msg = str(rec.get("message", ""))
     if rec.get("status") == "fault":
         first = msg.strip().splitlines()[0] if msg.strip() else "no reason given"
-        return "not graded: " + first[:120]
+        return "not graded: " + _words(first)
     if rec.get("tier") == "gpu" and (NO_GPU.search(msg) or not msg):
         return "no GPU on this machine (the GPU tier runs and times your kernel)"
     if INSTRUCTOR.search(msg):
         return "predictions checked by your instructor (this copy of the course has no answers)"
     first = msg.strip().splitlines()[0] if msg.strip() else "skipped"
-    return first[:120]
+    return _words(first)
 
 
 def read_records(lab_dir: Path, since: float) -> tuple[dict[str, dict], list[str]]:

@@ -82,6 +82,14 @@ class RunSummary(unittest.TestCase):
         self.assertIn("not judged: 1 test", line)
         self.assertIn("needs a GPU: this test times kernels", line)
         self.assertNotIn("never runs your kernel", line)
+        # a long reason is cut between words, and says so (the judge's own words: ".. runs th." before)
+        long_why = "needs a GPU: this test times kernels, and the emulator (banklab emulator: sm_90 PTX run warp by warp on the CPU) runs them but does not time them"
+        emulated[2]["message"] = long_why
+        self.put(record("Lab05.Build", "cpu", "passed"), *emulated)
+        line = self.run_summary().stdout.strip().splitlines()[-1]
+        self.assertRegex(line, r"needs a GPU: this test times kernels, .* \.\.\.\.?$")
+        cut = line.split("needs a GPU: ", 1)[1].removesuffix(".").removesuffix(" ...")
+        self.assertTrue(long_why.split("needs a GPU: ", 1)[1].startswith(cut + " "), line)
 
     def test_the_release_says_the_instructor_checks_predictions(self):
         self.put(record("Lab05.Build", "cpu", "passed"),
