@@ -10,7 +10,9 @@
 #   bash bench/device_verdicts_before_after.sh                 build both, grade both, compare
 #   STAGE=build bash bench/device_verdicts_before_after.sh     only the builds (kept in build/before_after
 #   STAGE=grade bash bench/device_verdicts_before_after.sh     while the machine is warm), then the rest
-#   Env: BEFORE (the older tree), JOBS (files graded at once, default 2), LABS ("04 05": only those).
+#   Env: BEFORE (the older tree), JOBS (files graded at once, default 2), LABS ("04 05": only those),
+#   AFTER_JUDGE (a judge of this tree built already, e.g. emu/bench's /tmp/judge-emu-tier: only the
+#   older tree is built, and this tree is graded where it is).
 # Exit: 0 no difference but numbers, 1 a difference, 2 not run (no older tree, a build failed).
 # Needs: nvcc, cmake, Ninja, GoogleTest (the machine's or .carry/googletest), CLI11 (.carry/cli11),
 # bubblewrap (.carry/bwrap/bwrap): the builds are bench/lib/build_judge.sh's.
@@ -27,6 +29,7 @@ source bench/lib/build_judge.sh
 if [[ ${STAGE:-all} != grade ]]; then
   # One after the other, each with every core (their logs: results/before.logs/, results/after.logs/).
   for k in before after; do
+    [[ $k == after && -n ${AFTER_JUDGE:-} ]] && continue
     src=$BEFORE; [[ $k == after ]] && src=$PWD
     mkdir -p "$W/$k"; tar -C "$src" --exclude=./build --exclude=./.carry -cf - . | tar -C "$W/$k" -xf -
     out=$R/$k.logs; mkdir -p "$out"
@@ -39,12 +42,14 @@ if [[ ${STAGE:-all} != grade ]]; then
 fi
 lab_args=(); for n in ${LABS:-}; do lab_args+=(--lab "$n"); done
 for k in before after; do
-  [[ -x $W/$k/b/grader/banklab-judge ]] || { echo "no judge in $W/$k (STAGE=build first)"; exit 2; }
+  judge=$W/$k/b/grader/banklab-judge root=$W/$k
+  [[ $k == after && -n ${AFTER_JUDGE:-} ]] && judge=$AFTER_JUDGE root=$PWD
+  [[ -x $judge ]] || { echo "no judge in $W/$k (STAGE=build first)"; exit 2; }
   rm -rf "$R/$k" "$W/work-$k"
-  python3 "$W/after/bench/verdicts_before_after.py" snapshot --judge "$W/$k/b/grader/banklab-judge" --root "$W/$k" \
+  python3 "$PWD/bench/verdicts_before_after.py" snapshot --judge "$judge" --root "$root" \
     --out "$R/$k" --work "$W/work-$k" --tier all --graded --jobs "${JOBS:-2}" "${lab_args[@]}" 2>&1 | sed "s/^/$k: /"
 done
-python3 "$W/after/bench/verdicts_before_after.py" compare "$R/before" "$R/after" > "$R/compare.txt" 2>&1
+python3 "$PWD/bench/verdicts_before_after.py" compare "$R/before" "$R/after" > "$R/compare.txt" 2>&1
 rc=$?
 echo "graded and compared in $(( $(date +%s) - t0 )) s (exit $rc)" >> "$R/compare.txt"
 tail -n 40 "$R/compare.txt"

@@ -91,6 +91,12 @@ def tree_of(d: Path) -> str:
         return "\0"
 
 
+# The model's `banklab` command in a "See it" or "Check yourself" line: the judge names the build's
+# tool where it is built and the command that builds it where not ("cmake --build B --target banklab
+# && B/tools/banklab"); which one is a fact of the build folder, not of the judge, so both read BANKLAB.
+BANKLAB_COMMAND = re.compile(r"(?:cmake --build \S+ --target banklab && )?\S*/tools/banklab\b")
+
+
 def compare(before: Path, after: Path) -> int:
     bad, numbers = [], 0
     tb, ta = tree_of(before), tree_of(after)
@@ -129,7 +135,8 @@ def compare(before: Path, after: Path) -> int:
             for key in ("status", "tier", "checks"):
                 if x.get(key) != y.get(key):
                     bad.append(f"FLIP  {name} {t}: {key} {x.get(key)} -> {y.get(key)}")
-            mx, my = x.get("message", "").replace(tb, "TREE"), y.get("message", "").replace(ta, "TREE")
+            mx = BANKLAB_COMMAND.sub("BANKLAB", x.get("message", "").replace(tb, "TREE"))
+            my = BANKLAB_COMMAND.sub("BANKLAB", y.get("message", "").replace(ta, "TREE"))
             if mx != my:
                 if NUMBER.sub("#", mx) == NUMBER.sub("#", my):
                     numbers += 1

@@ -14,7 +14,8 @@
 # cases.txt (one line per case: run_case.py's exit status on the GPU and on the emulator, 0 the
 # expectation holds, 1 not, 77 not judged, and its seconds on each), cases/ (each run's log and
 # grade: the GPU's messages of a case whose GPU_EVIDENCE names only a timing test, for a traced line).
-# The emulated case runs go 8 at a time (the CPU's), the GPU's one at a time (the GPU lock).
+# The emulated case runs go 8 at a time, the GPU's GPU_JOBS (default 4) at a time: the judge's GPU lock
+# holds the GPU only while a test measures, so their builds overlap.
 set -u
 OUT=${OUT:-/tmp/out}
 what=${1:-all}
@@ -37,20 +38,25 @@ grade() {  # grade DEV LAB SOURCE JSON LOG WORK
   fi
 }
 
-# The stub and the solution of every emulated lab on both (the stub's grades are the cheats' baseline below).
+# The stub and the solution of every emulated lab on both (the stub's grades are the cheats' baseline
+# below), JOBS at once (default 6: the GPU's parts wait for the judge's GPU lock, the rest overlaps).
+one_grade() {  # one_grade DEV LAB WHO
+  local dev=$1 lab=$2 who=$3 folder d t0
+  folder=$(basename "$(ls -d solutions/${lab}_*)"); d=$out/$lab-$who; mkdir -p "$d"
+  t0=$(date +%s%N)
+  grade $dev "$lab" "$who/$folder/kernel.cu" "$d/$dev.json" "$d/$dev.log" "/tmp/emu-tier/$lab-$who-$dev"
+  echo "$lab $who $dev $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$out/seconds.txt"
+}
+export -f grade one_grade; export J out
 for lab in $labs; do
-  folder=$(basename "$(ls -d solutions/${lab}_*)")
   for who in labs solutions; do
     [[ $what == cases && $who == solutions ]] && continue
-    d=$out/$lab-$who; mkdir -p "$d"
     for dev in gpu emu; do
-      [[ $what == cases && -s $d/$dev.json ]] && continue
-      t0=$(date +%s%N)
-      grade $dev "$lab" "$who/$folder/kernel.cu" "$d/$dev.json" "$d/$dev.log" "/tmp/emu-tier/$lab-$who-$dev"
-      echo "$lab $who $dev $(( ($(date +%s%N) - t0) / 1000000 )) ms" >> "$out/seconds.txt"
+      [[ $what == cases && -s $out/$lab-$who/$dev.json ]] && continue
+      echo "$dev $lab $who"
     done
   done
-done
+done | xargs -P "${JOBS:-6}" -L 1 bash -c 'one_grade "$@"' _
 python3 - "$out" > "$out/compare.txt" <<'PY'
 import json, sys
 from pathlib import Path
@@ -102,7 +108,7 @@ for lab in $labs; do
 done
 printf '%s\n' "${cases[@]}" | xargs -P 8 -I{} bash -c 'one_case emu {}' &
 emu_pid=$!
-for c in "${cases[@]}"; do one_case gpu "$c"; done
+printf '%s\n' "${cases[@]}" | xargs -P "${GPU_JOBS:-4}" -I{} bash -c 'one_case gpu {}'
 wait $emu_pid
 python3 - "$out" > "$out/cases.txt" <<'PY'
 import sys

@@ -39,6 +39,10 @@ for f in emu/src/*.cpp emu/bench/emu_rate.cpp; do
   g++ -std=c++17 -O2 -c -Iemu/include -Iemu/src -Itrace/include -Icommon/include "$f" -o "$B/emu_$(basename "$f" .cpp).o" \
     > "$O/emu_cc_$(basename "$f").log" 2>&1 &
 done
+# bench/trace_many.cu (32 kernels: issue 47's fidelity target beside trace_ops.cu), traced as the labs are,
+# and its PTX for emu/tests/recorded_bench_test.cpp.
+"$CUDA/bin/nvcc" -std=c++17 -O3 -lineinfo -arch=sm_90 bench/trace_many.cu -o "$B/trace_many" > "$O/trace_many.log" 2>&1 &
+"$CUDA/bin/nvcc" -ptx -std=c++17 -O3 -lineinfo -arch=sm_90 bench/trace_many.cu -o "$B/trace_many.ptx" &
 for v in labs solutions; do for lab in 00_bank_mapping 01_32way_conflict; do
   "$CUDA/bin/nvcc" -ptx -arch=sm_90 -lineinfo -std=c++17 -w -Icommon/include $v/$lab/kernel.cu -o "$B/${v}_${lab:0:2}.ptx" &
 done; done
@@ -55,6 +59,10 @@ for v in labs solutions; do
     sha256sum $v/${lab}_*/kernel.cu | cut -d' ' -f1 > "$O/h200_${v}_$lab.source.sha256"
   done
 done
+CUDA_INJECTION64_PATH=$B/libbanklab_trace_inject.so BANKLAB_TRACE_OUT=$O/trace_many.bltrace BANKLAB_TRACE_STATS=1 \
+  timeout 120 "$B/trace_many" 1 1 > "$O/run_trace_many.log" 2>&1
+echo "trace_many: rc=$? $(stat -c %s "$O/trace_many.bltrace" 2>/dev/null) bytes" | tee -a "$O/runs.txt"
+sha256sum bench/trace_many.cu | cut -d' ' -f1 > "$O/trace_many.source.sha256"
 g++ -o "$B/emu_rate" "$B"/emu_*.o "$B"/trace.o "$B"/merger.o "$B"/lines.o "$B"/drain.o "$B"/model.o "$B"/pattern_io.o \
   "$B"/describe.o -lpthread > "$O/emu_link.log" 2>&1
 "$B/emu_rate" 20 "$B/labs_00.ptx" _ZN5lab0013multiply_by_iEPKfPf 256 1048576 1048576 \

@@ -38,6 +38,7 @@ import sys
 
 from materialize import CaseError, banklab_labs, load_case  # noqa: E402
 from banklab import schemas  # noqa: E402  (every JSON format's schema name, its strict reader)
+from banklab.grading.result import EMULATOR_TIMING_SKIP  # noqa: E402  (the emulated twin's timing skip)
 
 STATUSES = ("passed", "failed", "skipped", "fault")   # fault: not judged, the machine's problem
 TIERS = ("cpu", "gpu")
@@ -172,15 +173,25 @@ def gpu_evidence(case, gpu: dict[str, dict]) -> list[str]:
     """A gpu-tier cheat's payload must be seen running on the GPU: each `// GPU_EVIDENCE: Suite.Test: text`
     line names a gpu test that must have failed with `text` in its message, text that only the
     payload's execution produces (the traced wavefronts of its kernel, its wrong output). Where the
-    gpu tier did not run (every gpu test skipped) there is nothing to check."""
+    gpu tier did not run (every gpu test skipped) there is nothing to check. On the emulator, which
+    runs timing tests but does not time them (their record `emulated`, skipped "needs a GPU ..."), a
+    line naming such a test is not checked, so long as another line is: a cheat that timing and the
+    traced check both catch keeps the timing line for the GPU and is held by the traced one here."""
     lines = case.headers.get("GPU_EVIDENCE", [])
     if not lines:
         return ["a gpu-tier cheat needs a `// GPU_EVIDENCE: Suite.Test: text` line: nothing shows its payload "
                 "ran on the GPU"]
     if all(v["status"] == "skipped" for v in gpu.values()):
         return []
+    def untimed(test: str) -> bool:
+        v = gpu.get(test) or {}
+        return bool(v.get("emulated")) and v["status"] == "skipped" and v.get("message", "").startswith(EMULATOR_TIMING_SKIP)
+    checked = [line for line in lines if not untimed(line.partition(":")[0].strip())]
+    if not checked:
+        return [f"every GPU_EVIDENCE line names a timing test, which the emulator does not time: nothing shows "
+                f"the payload ran (add a line for a test it judges, e.g. the traced one)"]
     problems = []
-    for line in lines:
+    for line in checked:
         test, sep, text = line.partition(":")
         test, text = test.strip(), text.strip()
         v = gpu.get(test)
