@@ -188,8 +188,8 @@ def gpu_evidence(case, gpu: dict[str, dict]) -> list[str]:
         return bool(v.get("emulated")) and v["status"] == "skipped" and v.get("message", "").startswith(EMULATOR_TIMING_SKIP)
     checked = [line for line in lines if not untimed(line.partition(":")[0].strip())]
     if not checked:
-        return [f"every GPU_EVIDENCE line names a timing test, which the emulator does not time: nothing shows "
-                f"the payload ran (add a line for a test it judges, e.g. the traced one)"]
+        return ["every GPU_EVIDENCE line names a timing test, which the emulator does not time: nothing shows "
+                "the payload ran (add a line for a test it judges, e.g. the traced one)"]
     problems = []
     for line in checked:
         test, sep, text = line.partition(":")

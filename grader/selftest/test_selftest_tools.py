@@ -509,6 +509,31 @@ class ExpectTest(TempTree):
         self.assertEqual(code, 1, out)
         self.assertIn("GPU_EVIDENCE", out)
 
+    def test_on_the_emulator_a_timing_evidence_line_gives_way_to_a_judged_one(self):
+        timing = "Lab05OnGpu.TransposeMeetsTheKernelTimingTarget"
+        untimed = dict(verdict(timing, "skipped", message="needs a GPU: this test times kernels, and the emulator ..."),
+                       emulated=True)
+        two = self.GPU_CHEAT.replace("// TIER: gpu\n", "// TIER: gpu\n// GPU_EVIDENCE: " + timing + ": slower than\n")
+        # the traced-style line holds, the timing line names a test the emulator did not time: holds
+        g = grade(verdict(CPU_A, "passed"), dict(verdict(GPU_A), emulated=True), untimed)
+        code, out = self.check("selftest/cheats/c.cu", two, g)
+        self.assertEqual(code, 0, out)
+        # the judged line does not hold: the timing line does not stand in for it
+        g = grade(verdict(CPU_A, "passed"), dict(verdict(GPU_A, message="unrelated"), emulated=True), untimed)
+        code, out = self.check("selftest/cheats/c.cu", two, g)
+        self.assertEqual(code, 1, out)
+        self.assertIn("no evidence", out)
+        # only timing lines: nothing on the emulator shows the payload ran
+        only = two.replace("// GPU_EVIDENCE: " + GPU_A + ": msg\n", "")
+        g = grade(verdict(CPU_A, "passed"), dict(verdict(GPU_A), emulated=True), untimed)
+        code, out = self.check("selftest/cheats/c.cu", only, g)
+        self.assertEqual(code, 1, out)
+        self.assertIn("does not time", out)
+        # on a GPU (no `emulated`) a skipped timing test is checked like any line: it fails
+        g = grade(verdict(CPU_A, "passed"), verdict(GPU_A), verdict(timing, "skipped"))
+        code, out = self.check("selftest/cheats/c.cu", two, g)
+        self.assertEqual(code, 1, out)
+
     def test_a_gpu_cheat_that_did_not_build_fails_unless_its_header_allows_it(self):
         g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(GPU_A))
         code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
