@@ -6,6 +6,8 @@
 # of solutions/NN_name/cases) through the selftest's run_case.py on both: every GPU test but timing
 # must have the same status and, for the traced test, the same message; every case the same outcome.
 #   run: bash emu/bench/emu_tier_vs_gpu_device.sh [all|labs|cases]   (default all; writes $OUT/emu_tier.tgz)
+#   Env: LABS ("04 05": only those), JUDGE (a built judge: no build; BANKLAB_CLI then as banklab.lab.variants finds it),
+#   KINDS and VARIANTS (the cases: below), JOBS, GPU_JOBS.
 # `labs` grades the stubs and solutions only; `cases` the cases only, over the stubs' grades a
 # `labs` call left in /tmp/emu-tier-results while the machine stays warm (graded again where
 # absent): two calls of under 10 minutes each where one call may not take the two.
@@ -22,10 +24,11 @@ what=${1:-all}
 out=/tmp/emu-tier-results; mkdir -p "$out/cases" "$OUT"
 finish() { tar -C "$(dirname "$out")" -czf "$OUT/emu_tier.tgz" "$(basename "$out")"; }
 source bench/lib/build_judge.sh
-build_judge /tmp/judge-emu-tier || exit 1
+if [[ -n ${JUDGE:-} ]]; then J=$JUDGE   # a judge built already (a check of the script where there is no GPU)
+else build_judge_and_cli /tmp/judge-emu-tier || exit 1; fi
 [[ -x ${J}-emu || ${DRY_RUN:-} == 1 ]] || { echo "no emulated twin beside $J"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/versions.txt" 2>&1
-labs=$(python3 python/banklab_run.py -m banklab.lab.labs emulated-labs . | tr ';' ' ')
+labs=${LABS:-$(python3 python/banklab_run.py -m banklab.lab.labs emulated-labs . | tr ';' ' ')}
 echo "emulated labs: $labs" >> "$out/versions.txt"
 
 grade() {  # grade DEV LAB SOURCE JSON LOG WORK
@@ -80,36 +83,44 @@ PY
 [[ $what == labs ]] && { finish; exit 0; }
 rm -f "$out"/cases.*.raw
 
-# Every GPU-tier case of the emulated labs, on both devices (run_case.py decides with expect.py).
-one_case() {  # one_case DEV CASE
-  local dev=$1 c=$2 lab folder kind name t0 rc
+# Every GPU-tier case of the emulated labs, on both devices (run_case.py decides with expect.py):
+# KINDS (default "bad cheat"; "alternative" adds the valid alternatives, which must pass every test
+# but timing), VARIANTS (default "-": as written; "0 1 2 3 4": the known-bad cases and alternatives
+# as each variant, rendered by variant_case.py with the model's banklab; cheats as written only).
+# Each grade is also kept with its work folder's path written <case> (cases/cmp/{gpu,emu}/), and
+# emu/bench/emu_grades_compare.py compares them test by test (cases_compare.txt).
+one_case() {  # one_case DEV CASE VARIANT
+  local dev=$1 c=$2 k=$3 lab folder kind name t0 rc w extra=()
   lab=$(echo "$c" | sed 's#solutions/\([0-9][0-9]\)_.*#\1#'); folder=$(echo "$c" | cut -d/ -f2)
-  kind=cheat; [[ $c == */bad/* ]] && kind=bad
-  name=$lab-$(basename "$c")
+  kind=cheat; [[ $c == */bad/* ]] && kind=bad; [[ $c == */alternatives/* ]] && kind=alternative
+  name=$lab-$(basename "$c"); [[ $k != - ]] && name=$name-v$k && extra+=(--variant "$k" --banklab "$BANKLAB_CLI")
+  [[ $kind == cheat ]] && extra+=(--stub-grade "$out/$lab-labs/$dev.json")
+  w=/tmp/emu-tier/case-$dev-$name
   t0=$(date +%s%N)
-  if [[ $dev == emu ]]; then
-    BANKLAB_EMULATE=1 python3 grader/selftest/run_case.py --judge "$J" --lab "$lab" --folder "$folder" --root . \
-      --work "/tmp/emu-tier/case-$dev-$name" --kind $kind --case "$c" --tier gpu \
-      --stub-grade "$out/$lab-labs/$dev.json" > "$out/cases/$name.$dev.log" 2>&1
-  else
-    python3 grader/selftest/run_case.py --judge "$J" --lab "$lab" --folder "$folder" --root . \
-      --work "/tmp/emu-tier/case-$dev-$name" --kind $kind --case "$c" --tier gpu \
-      --stub-grade "$out/$lab-labs/$dev.json" > "$out/cases/$name.$dev.log" 2>&1
-  fi
+  env $([[ $dev == emu ]] && echo BANKLAB_EMULATE=1) python3 grader/selftest/run_case.py --judge "$J" --lab "$lab" \
+    --folder "$folder" --root . --work "$w" --kind $kind --case "$c" --tier gpu "${extra[@]}" > "$out/cases/$name.$dev.log" 2>&1
   rc=$?
-  cp "/tmp/emu-tier/case-$dev-$name/judge/grade.json" "$out/cases/$name.$dev.json" 2>/dev/null
-  echo "$c $dev $rc $(( ($(date +%s%N) - t0) / 1000 ))" >> "$out/cases.$dev.raw"
+  cp "$w/judge/grade.json" "$out/cases/$name.$dev.json" 2>/dev/null
+  mkdir -p "$out/cases/cmp/$dev"
+  sed "s#$w#<case>#g" "$w/judge/grade.json" > "$out/cases/cmp/$dev/$name.json" 2>/dev/null
+  echo "$c $k $dev $rc $(( ($(date +%s%N) - t0) / 1000 ))" >> "$out/cases.$dev.raw"
 }
-export -f one_case; export J out
+export -f one_case; export J out BANKLAB_CLI
+kinds=${KINDS:-bad cheat}
 cases=()
 for lab in $labs; do
   d=$(ls -d solutions/${lab}_*)
-  cases+=($(grep -l "^// TIER: gpu" "$d"/cases/cheats/* 2>/dev/null) $(grep -l "^// EXPECT_FAIL: Lab..OnGpu" "$d"/cases/bad/* 2>/dev/null))
+  for v in ${VARIANTS:--}; do
+    [[ $kinds == *cheat* && $v == - ]] && cases+=($(grep -l "^// TIER: gpu" "$d"/cases/cheats/* 2>/dev/null | sed "s/\$/ $v/"))
+    [[ $kinds == *bad* ]] && cases+=($(grep -l "^// EXPECT_FAIL: Lab..OnGpu" "$d"/cases/bad/* 2>/dev/null | sed "s/\$/ $v/"))
+    [[ $kinds == *alternative* ]] && cases+=($(ls "$d"/cases/alternatives/*.patch 2>/dev/null | sed "s/\$/ $v/"))
+  done
 done
-printf '%s\n' "${cases[@]}" | xargs -P 8 -I{} bash -c 'one_case emu {}' &
+printf '%s\n' "${cases[@]}" | paste -d' ' - - | xargs -P 8 -L 1 bash -c 'one_case emu "$@"' _ &
 emu_pid=$!
-printf '%s\n' "${cases[@]}" | xargs -P "${GPU_JOBS:-4}" -I{} bash -c 'one_case gpu {}'
+printf '%s\n' "${cases[@]}" | paste -d' ' - - | xargs -P "${GPU_JOBS:-4}" -L 1 bash -c 'one_case gpu "$@"' _
 wait $emu_pid
+python3 emu/bench/emu_grades_compare.py "$out/cases/cmp/gpu" "$out/cases/cmp/emu" > "$out/cases_compare.txt"
 python3 - "$out" > "$out/cases.txt" <<'PY'
 import sys
 from pathlib import Path
@@ -117,8 +128,8 @@ out = Path(sys.argv[1])
 runs = {}
 for dev in ("gpu", "emu"):
     for line in (out / f"cases.{dev}.raw").read_text().splitlines() if (out / f"cases.{dev}.raw").exists() else []:
-        case, _, rc, us = line.split()
-        runs.setdefault(case, {})[dev] = (int(rc), int(us) / 1e6)
+        case, variant, _, rc, us = line.split()
+        runs.setdefault(case if variant == "-" else f"{case} as variant {variant}", {})[dev] = (int(rc), int(us) / 1e6)
 for case in sorted(runs):
     g, e = runs[case].get("gpu", (None, 0)), runs[case].get("emu", (None, 0))
     verdict = "same" if g[0] == e[0] else "DIFFERENT"

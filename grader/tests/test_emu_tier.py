@@ -13,7 +13,10 @@ test.cu, unchanged), run on the emulator where BANKLAB_EMULATE=1, through the ju
   cases, run by the selftest's own run_case.py and expect.py) fail as on the GPU: the test they name
   fails, with the evidence their GPU_EVIDENCE lines hold (the H200's words and figures). Which cases
   those are is their headers' say, and only theirs (docs/dev/EMULATOR.md's table: every GPU-tier
-  case's emulated outcome, measured).
+  case's emulated outcome, measured);
+- every valid alternative of the lab (solutions/NN_name/cases/alternatives, run_case.py --kind
+  alternative) passes every GPU test but timing on the emulator, as on the H200: the grader must not
+  fail the innocent where there is no GPU either.
 
   test_emu_tier.py --judge build/selftest/grader/banklab-judge-lab00 --root . --lab 00
 """
@@ -151,6 +154,34 @@ class EmulatedGpuTier(unittest.TestCase):
                 print(f"  {case.name}: {last[-1] if last else 'rc ' + str(r.returncode)}", flush=True)
                 self.assertNotEqual(r.returncode, SKIP, "judged as without a GPU:\n" + r.stdout[-3000:])
                 self.assertEqual(r.returncode, 0, r.stdout[-6000:])
+
+
+    def test_valid_alternatives_pass_every_gpu_test_but_timing(self):
+        alternatives = self.lab.cases("alternatives")
+        self.assertTrue(alternatives, f"lab {self.lab.number}: no valid alternative")
+        timing = "needs a GPU: this test times kernels"
+        for case in alternatives:
+            with self.subTest(case=case.name):
+                work = os.path.join(self.tmp, "alt-" + case.stem)
+                r = subprocess.run([sys.executable, str(self.root / "grader" / "selftest" / "run_case.py"),
+                                    "--judge", ARGS.judge, "--lab", ARGS.lab, "--folder", self.lab.folder,
+                                    "--root", str(self.root), "--work", work, "--kind", "alternative",
+                                    "--case", str(case), "--tier", "gpu"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=emulating(),
+                                   timeout=900)
+                last = [line for line in r.stdout.splitlines() if line.startswith(("OK ", "FAILED ", "SKIPPED "))]
+                print(f"  {case.name}: {last[-1] if last else 'rc ' + str(r.returncode)}", flush=True)
+                self.assertEqual(r.returncode, 0, r.stdout[-6000:])
+                # run_case.py lets a GPU test skip; here only the timing tests may, and every record is the emulator's
+                gpu = [v for v in json.loads(Path(work, "judge", "grade.json").read_text())["verdicts"]
+                       if v.get("tier") == "gpu"]
+                self.assertTrue(gpu, "no GPU test was graded")
+                for v in gpu:
+                    self.assertIs(v.get("emulated"), True, v["test"])
+                    ok = v["status"] == "passed" or (v["status"] == "skipped" and v["message"].startswith(timing))
+                    self.assertTrue(ok, f"{v['test']} {v['status']}: {v['message'][:2000]}")
+                self.assertTrue(any(v["status"] == "passed" and "Traced" in v["test"] for v in gpu),
+                                "the traced test did not pass")
 
 
 def main():
