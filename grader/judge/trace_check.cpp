@@ -81,38 +81,33 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
   return os.str();
 }
 
-}  // namespace
 
-::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
-                                                               const std::function<void()>& launch,
-                                                               const std::string& hint, const Work& work_minimum,
-                                                               const std::string& work,
-                                                               const std::vector<RequiredKind>& required) {
+// The same launch, untraced, 1 to 3 times first (the traced launch is one of several alike), then
+// traced, each under its deadline; the session then holds the traced launch's instructions alone.
+void launch_and_trace(const std::string& what, const std::function<void()>& launch) {
   {
-    // The same launch, untraced, 1 to 3 times first: the traced launch is one of several alike.
     const int before = 1 + static_cast<int>(std::random_device{}() % 3);
     const grader::Watchdog watchdog(kTracedLaunchSeconds * before, what, " (the launches before the traced one)");
     for (int i = 0; i < before; ++i) launch();
   }
   session()->clear();
-  {
-    const grader::Watchdog watchdog(kTracedLaunchSeconds, what, " under the tracer");
-    launch();
-  }
-  const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
-  const std::vector<banklab::trace::Unmodelled> un = session()->take_unmodelled();
-  if (const std::uint64_t lost = session()->dropped(); lost > 0)
-    return ::testing::AssertionFailure() << what << ": the tracer could not record " << lost
-                                         << " warp instructions (its buffer was full), so the kernel cannot be judged "
-                                            "from its trace; this is the grader's limit, report it to your instructor.";
+  const grader::Watchdog watchdog(kTracedLaunchSeconds, what, " under the tracer");
+  launch();
+}
+
+// The traced launch's instructions costed and summed: per source line, per kind of instruction.
+struct Tally {
   std::map<std::string, TracedLine> lines;
-  std::map<banklab::Op, long long> of_kind;  // warp instructions per op
-  std::map<banklab::Op, KindWork> traced;    // per op: instructions, wavefronts, bytes
+  std::map<banklab::Op, long long> of_kind;          // warp instructions per op
+  std::map<banklab::Op, KindWork> traced;            // per op: instructions, wavefronts, bytes
   std::map<banklab::Op, std::string> asked_of_kind;  // per op: the predictions that ask about one of them
   long long total = 0, bad = 0, wavefronts = 0;
+};
+
+Tally tally(const std::vector<banklab::trace::Instruction>& ins) {
+  Tally t;
   for (const auto& in : ins) {
-    const std::string key = in.kernel + "\n" + in.file + ":" + std::to_string(in.line);
-    TracedLine& l = lines[key];
+    TracedLine& l = t.lines[in.kernel + "\n" + in.file + ":" + std::to_string(in.line)];
     l.kernel = in.kernel;
     l.file = in.file;
     l.line = in.line;
@@ -122,21 +117,21 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
     const int w = cost.wavefronts, m = cost.minimum;
     const long long n = static_cast<long long>(in.count);
     l.instructions += n;
-    of_kind[in.access.op] += n;
-    KindWork& kw = traced[in.access.op];
+    t.of_kind[in.access.op] += n;
+    KindWork& kw = t.traced[in.access.op];
     kw.instructions += n;
     kw.wavefronts += w * n;
     kw.lane_bytes += static_cast<long long>(__builtin_popcount(in.access.mask)) * in.access.width * n;
     l.wavefronts += w * n;
-    wavefronts += w * n;
+    t.wavefronts += w * n;
     l.minimum += m * n;
-    total += n;
+    t.total += n;
     if (w > m) {
-      bad += n;
+      t.bad += n;
       // Which predictions ask about it (the one rule of grader.hpp), added to the line's.
       const std::string asked = grader::asked_about(in.access);
       l.asked = grader::merged_names(l.asked, asked);
-      if (!asked.empty()) asked_of_kind[in.access.op] = grader::merged_names(asked_of_kind[in.access.op], asked);
+      if (!asked.empty()) t.asked_of_kind[in.access.op] = grader::merged_names(t.asked_of_kind[in.access.op], asked);
     }
     // The worst instance, ties broken as every quoted instance is (quoted_before).
     const bool tie = w - m == l.worst_excess && w > m && quoted_before(in.access, l.worst);
@@ -145,20 +140,12 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
       l.worst = in.access;
     }
   }
-  if (total == 0 && un.empty())
-    return ::testing::AssertionFailure() << what << ": the trace recorded no shared-memory instruction at all: the "
-                                         << "kernel does not stage its data through shared memory as the lab asks.";
-  std::vector<TracedLine> sorted;
-  for (auto& [k, l] : lines) sorted.push_back(l);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const TracedLine& a, const TracedLine& b) {
-    return a.wavefronts - a.minimum > b.wavefronts - b.minimum;
-  });
-  std::ostringstream os;
-  os << what << ": traced " << total << " shared-memory warp instructions on " << sorted.size() << " source line(s)";
-  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum.wavefronts() << ")";
-  const bool over = wavefronts > work_minimum.wavefronts();
-  // The kinds the lab asks for: a kernel that loads with other (even conflict-free) instructions
-  // does not do what the lab teaches.
+  return t;
+}
+
+// The kinds the lab asks for that the launch ran too few of: a kernel that loads with other (even
+// conflict-free) instructions does not do what the lab teaches.
+std::string kinds_missing(const std::vector<RequiredKind>& required, std::map<banklab::Op, long long>& of_kind) {
   std::ostringstream missing;
   for (const RequiredKind& k : required) {
     const long long have = of_kind[k.op];
@@ -169,22 +156,74 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
             << k.described << "), and the work traced here needs at least " << k.count << " of them. " << k.hint
             << "\n";
   }
-  const std::string kinds = kinds_unlike_the_work(traced, work_minimum, asked_of_kind);
+  return missing.str();
+}
+
+// One line a source line over its minimum, the worst first: its instructions, and either its
+// wavefronts, minimum and worst instance, or (where a prediction asks about it) only its lanes,
+// banks and words and the self-check command (grader.hpp, asked_about).
+std::string lines_over_the_minimum(const std::map<std::string, TracedLine>& lines) {
+  std::vector<TracedLine> sorted;
+  for (const auto& [k, l] : lines) sorted.push_back(l);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const TracedLine& a, const TracedLine& b) {
+    return a.wavefronts - a.minimum > b.wavefronts - b.minimum;
+  });
+  std::ostringstream f;
+  const std::string source = grader::context().source;
+  for (const TracedLine& l : sorted) {
+    if (l.wavefronts == l.minimum) continue;
+    f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
+      << " warp instructions";
+    if (!l.asked.empty()) {
+      f << "; the worst " << grader::left_to_predictions(banklab::analyze(l.worst), l.asked)
+        << "    Check yourself: " << grader::self_check_command(banklab::to_string(l.worst.op), l.worst.width) << "\n";
+      continue;
+    }
+    f << ", " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
+      << grader::describe(banklab::analyze(l.worst)) << "    See it: " << grader::explain_command(l.worst) << "\n";
+  }
+  return f.str();
+}
+
+}  // namespace
+
+::testing::AssertionResult TracedSharedAccessesAreAtTheMinimum(const std::string& what,
+                                                               const std::function<void()>& launch,
+                                                               const std::string& hint, const Work& work_minimum,
+                                                               const std::string& work,
+                                                               const std::vector<RequiredKind>& required) {
+  launch_and_trace(what, launch);
+  const std::vector<banklab::trace::Instruction> ins = session()->take_instructions();
+  const std::vector<banklab::trace::Unmodelled> un = session()->take_unmodelled();
+  if (const std::uint64_t lost = session()->dropped(); lost > 0)
+    return ::testing::AssertionFailure() << what << ": the tracer could not record " << lost
+                                         << " warp instructions (its buffer was full), so the kernel cannot be judged "
+                                            "from its trace; this is the grader's limit, report it to your instructor.";
+  Tally t = tally(ins);
+  const long long total = t.total, bad = t.bad, wavefronts = t.wavefronts;
+  if (total == 0 && un.empty())
+    return ::testing::AssertionFailure() << what << ": the trace recorded no shared-memory instruction at all: the "
+                                         << "kernel does not stage its data through shared memory as the lab asks.";
+  std::ostringstream os;
+  os << what << ": traced " << total << " shared-memory warp instructions on " << t.lines.size() << " source line(s)";
+  os << ", " << wavefronts << " wavefronts in all (the work needs " << work_minimum.wavefronts() << ")";
+  const bool over = wavefronts > work_minimum.wavefronts();
+  const std::string kinds = kinds_unlike_the_work(t.traced, work_minimum, t.asked_of_kind);
   // Every traced instruction where the student's own access functions put it: ldmatrix's matrices
   // and the plain loads and stores (trace_layout.cpp).
-  missing << matrices_not_described(ins, required, grader::context().source);
-  missing << accesses_off_the_layout(ins, work_minimum.layout, required, grader::answers().table_names(),
-                                     grader::context().source);
-  if (bad == 0 && un.empty() && !over && missing.str().empty() && kinds.empty())
+  const std::string missing = kinds_missing(required, t.of_kind) + matrices_not_described(ins, required, grader::context().source) +
+                              accesses_off_the_layout(ins, work_minimum.layout, required, grader::answers().table_names(),
+                                                      grader::context().source);
+  if (bad == 0 && un.empty() && !over && missing.empty() && kinds.empty())
     return ::testing::AssertionSuccess() << os.str();
   auto f = ::testing::AssertionFailure();
-  if (!missing.str().empty()) f << os.str() << ".\n" << missing.str();
+  if (!missing.empty()) f << os.str() << ".\n" << missing;
   if (!kinds.empty()) {
-    if (missing.str().empty()) f << os.str() << ".\n";
+    if (missing.empty()) f << os.str() << ".\n";
     f << "  Each kind of instruction against the work (" << work << "):\n" << kinds;
   }
   if (over) {
-    if (missing.str().empty() && kinds.empty()) f << os.str() << ".\n";
+    if (missing.empty() && kinds.empty()) f << os.str() << ".\n";
     f << "  All together the kernel's shared-memory instructions take " << wavefronts
       << " wavefronts where the work (" << work << ") needs " << work_minimum.wavefronts()
       << " with full warps. Either it makes more shared-memory accesses than the work needs (more blocks or steps than "
@@ -194,30 +233,15 @@ std::string kinds_unlike_the_work(const std::map<banklab::Op, KindWork>& traced,
       << ". Let all 32 lanes access together, once, in a layout where that is conflict-free.\n";
   }
   if (bad > 0) {
-    if (over || !missing.str().empty() || !kinds.empty())
+    if (over || !missing.empty() || !kinds.empty())
       f << "  " << bad << " of the " << total << " warp instructions take more than their minimum:\n";
     else
       f << os.str() << "; " << bad << " of them take more than the minimum:\n";
-    const std::string source = grader::context().source;
-    for (const TracedLine& l : sorted) {
-      if (l.wavefronts == l.minimum) continue;
-      f << "  " << (source.empty() ? l.file : source) << ":" << l.line << " (" << l.kernel << "): " << l.instructions
-        << " warp instructions";
-      if (!l.asked.empty()) {
-        // A prediction asks about this line's access: its lanes, banks and words, never its
-        // wavefronts or minimum, nor a command that counts them (grader.hpp, asked_about).
-        f << "; the worst " << grader::left_to_predictions(banklab::analyze(l.worst), l.asked)
-          << "    Check yourself: "
-          << grader::self_check_command(banklab::to_string(l.worst.op), l.worst.width) << "\n";
-        continue;
-      }
-      f << ", " << l.wavefronts << " wavefronts, minimum " << l.minimum << ". Worst instance: "
-        << grader::describe(banklab::analyze(l.worst)) << "    See it: " << grader::explain_command(l.worst) << "\n";
-    }
+    f << lines_over_the_minimum(t.lines);
     if (!hint.empty()) f << "  Try: " << hint << "\n";
   }
   if (!un.empty()) {
-    f << (bad > 0 || over || !missing.str().empty() || !kinds.empty() ? "  " : os.str() + "; ")
+    f << (bad > 0 || over || !missing.empty() || !kinds.empty() ? "  " : os.str() + "; ")
       << "the kernel uses shared-memory instructions the bank model does not cover, so its traffic cannot be judged:";
     for (const auto& u : un) f << " " << u.what << " x" << u.count << " (" << u.kernel << ", code offset 0x" << std::hex << u.pc << std::dec << ");";
     f << " this lab's kernel needs only plain loads and stores (ld.shared / st.shared); rewrite those accesses as "
