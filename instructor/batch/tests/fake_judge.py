@@ -18,12 +18,14 @@ Test names come from the real labs/NN_name/judge/test.cu files.
 
 FAKE_JUDGE_ENV_LOG=FILE: each grade appends one JSON line to FILE: the CUDA_VISIBLE_DEVICES it was
 started with (null when unset), its lab, the --variant it was given (null when none), whether it was
-given --require-step-limits, the sha256 of
+given --require-step-limits, its --graded and --emulate-gpu ("flags"), the sha256 of
 the source it graded, and when it started and ended (time.time()), so that a
 test can see which GPU each judge got and how many ran on each at once; FAKE_JUDGE_SECONDS=S makes
 each grade last S seconds. FAKE_JUDGE_USABLE_GPU=ID: a judge started with CUDA_VISIBLE_DEVICES=ID
 finds a usable GPU (its GPU tests judged: solved passes them, anything else fails them); with any
 other GPU, or none, the GPU tests are not judged (a fault in graded mode), as on a GPU-less machine.
+--graded --emulate-gpu where no GPU is usable: the GPU tests judged on the emulator, as the real
+judge's twin records them ("emulated": true; a timed test skipped, "needs a GPU ...").
 FAKE_JUDGE_NO_CGROUP=1: a machine where the judge can make no cgroup per step: a grade given
 --require-step-limits (or --graded) is the real judge's refusal (its Build a fault, nothing judged).
 """
@@ -43,6 +45,8 @@ from banklab.lab import labs as banklab_labs   # noqa: E402
 GPU_SKIP = "skipped: no CUDA device (cudaGetDeviceCount: error 35)"
 GPU_FAULT = ("not graded: no GPU on this machine (no NVIDIA device or driver; CUDA: cudaErrorInsufficientDriver). "
              "Graded mode needs this test judged, and this machine cannot run it")
+EMU_TIMING = ("needs a GPU: this test times kernels, and the emulator (test double) runs them but does not "
+              "time them")
 EXPLAIN = 'banklab explain --line "ld 4 ffffffff ' + " ".join(str(i * 128) for i in range(32)) + '"'
 
 
@@ -53,6 +57,12 @@ def tests_of(lab):
     if lab_ is None or not lab_.test.is_file():
         return []
     return [(t.full_name, t.tier) for t in lab_.tests() if t.kind != "instructor"]
+
+
+def timed_of(lab):
+    """The tests of lab NN that time kernels (the emulator skips them)."""
+    lab_ = banklab_labs.find_labs(ROOT).get(lab)
+    return {t.full_name for t in lab_.tests() if t.timed} if lab_ is not None and lab_.test.is_file() else set()
 
 
 def record(lab, test, tier, status, checks, message=""):
@@ -72,6 +82,7 @@ def main():
     g.add_argument("--work", required=True)
     g.add_argument("--json", required=True)
     g.add_argument("--graded", action="store_true")
+    g.add_argument("--emulate-gpu", action="store_true")
     g.add_argument("--fresh-container", action="store_true")
     g.add_argument("--require-step-limits", action="store_true")   # grading that counts (GRADER.md)
     g.add_argument("--tier", default="all", choices=["cpu", "gpu", "all"])
@@ -104,7 +115,9 @@ def main():
     if os.environ.get("FAKE_JUDGE_ENV_LOG"):
         line = json.dumps({"cuda": os.environ.get("CUDA_VISIBLE_DEVICES"), "lab": a.lab, "tier": a.tier,
                            "variant": a.variant,
-                           "require_step_limits": a.require_step_limits, "source_sha256": hashlib.sha256(Path(a.source).read_bytes()).hexdigest(),
+                           "require_step_limits": a.require_step_limits,
+                           "flags": [f for f in ("--graded", "--emulate-gpu") if getattr(a, f[2:].replace("-", "_"))],
+                           "source_sha256": hashlib.sha256(Path(a.source).read_bytes()).hexdigest(),
                            "start": t_start, "end": time.time()})
         with open(os.environ["FAKE_JUDGE_ENV_LOG"], "a") as f:
             f.write(line + "\n")
@@ -169,9 +182,15 @@ def main():
         usable_gpu = bool(os.environ.get("FAKE_JUDGE_USABLE_GPU")) and \
             os.environ.get("CUDA_VISIBLE_DEVICES") == os.environ["FAKE_JUDGE_USABLE_GPU"]
         first_layout = next((t for t, _ in tests if ".Layout" in t or "Layout." in t), None)
+        emulate, timed = a.graded and a.emulate_gpu and not usable_gpu, timed_of(lab)
         for t, tier in tests:
             if tier == "gpu" and usable_gpu:
                 st = ("passed", 32, "") if mode == "solved" else ("failed", 32, "not the right result on the GPU")
+            elif tier == "gpu" and emulate:     # the emulated twin's records
+                st = (("skipped", 0, EMU_TIMING) if t in timed else ("passed", 32, "") if mode == "solved" else
+                      ("failed", 32, "not the right result (on the emulator)"))
+                recs.append(dict(record(lab, t, tier, *st), emulated=True))
+                continue
             elif tier == "gpu":
                 # graded mode: the real judge's `fault` (not judged, the machine's problem, not graded)
                 st = ("fault", 0, GPU_FAULT) if a.graded else ("skipped", 0, GPU_SKIP)

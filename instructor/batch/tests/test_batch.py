@@ -79,6 +79,16 @@ def lab_max(lab):
 CPU_SOLVED = _weights()["predictions"] + _weights()["layout"]   # a solved lab on the CPU tier
 
 
+def emulated_solved(lab):
+    """A solved lab graded as the platforms grade by default where there is no GPU (the GPU tier on
+    the emulator, graded): every test's points but the timing tests', which are not judged."""
+    timed = {t.full_name for t in banklab_labs.find_labs(ROOT)[lab].tests() if t.timed}
+    tests = [t for t, _ in invocation.list_tests(FAKE, lab)]
+    alloc = bpt.load_points(ROOT, lab).allocate(tests)
+    assert timed and set(timed) <= set(tests)
+    return round(sum(v for t, v in alloc.items() if t not in timed), 2)
+
+
 def stub_failing(lab):
     tests = cpu_tests(lab)
     return {t for t in tests if "Predictions." in t} | {next(t for t in tests if "Layout." in t)}
@@ -812,10 +822,16 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp)
 
     def run_platform(self, *args):
+        log = self.tmp / f"judge-{len(list(self.tmp.glob('judge-*')))}.jsonl"
         r = subprocess.run([sys.executable, str(PLATFORM), *args, "--judge", str(FAKE)],
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=300, env=dict(os.environ, FAKE_JUDGE_ENV_LOG=str(log)))
         self.assertEqual(r.returncode, 0, r.stderr)
+        r.log = log
         return r
+
+    def judge_args(self, r):
+        """The flags of every grade the run's judges were given (FAKE_JUDGE_ENV_LOG)."""
+        return {f for line in r.log.read_text().splitlines() for f in json.loads(line)["flags"]}
 
     def put(self, rel, text):
         p = self.tmp / rel
@@ -826,7 +842,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.put("submission/05_swizzle.cu", "// FAKE-JUDGE: solved")
         self.put("submission/04_padding.cu", "// FAKE-JUDGE: stub")
         self.put("submission/03_vector_lds.cu", "// FAKE-JUDGE: forge")
-        self.run_platform("gradescope", "--root", str(self.tmp))
+        self.run_platform("gradescope", "--root", str(self.tmp), "--tier", "cpu")     # the cpu-only setting
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_gradescope(self, d)
         self.assertAlmostEqual(d["score"], CPU_SOLVED + expected_points("04", stub_failing("04")), places=1)
@@ -835,9 +851,23 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
 
     def test_gradescope_with_one_lab_accepts_a_bare_kernel_cu(self):
         self.put("submission/kernel.cu", "// FAKE-JUDGE: solved")
-        self.run_platform("gradescope", "--root", str(self.tmp), "--lab", "05")
+        r = self.run_platform("gradescope", "--root", str(self.tmp), "--lab", "05")
         d = json.loads((self.tmp / "results" / "results.json").read_text())
+        # The default: the GPU tier too, graded, here (no GPU) on the emulator; timing not judged.
+        self.assertIn("--graded", self.judge_args(r))
+        self.assertIn("--emulate-gpu", self.judge_args(r))
+        self.assertAlmostEqual(d["score"], emulated_solved("05"), places=1)
+        self.assertGreater(d["score"], CPU_SOLVED)
+        gpu = [t for t in d["tests"] if "emulated" in (t.get("tags") or [])]
+        self.assertTrue(gpu and all(t["status"] == "passed" for t in gpu), d["tests"])
+        self.assertFalse([t for t in d["tests"] if t.get("status") == "failed"], d["tests"])   # timing: no failed 0
+        self.assertIn("were judged on the emulator", d["output"])
+        self.assertIn("Incomplete grade", d["output"])
+        r = self.run_platform("gradescope", "--root", str(self.tmp), "--lab", "05", "--tier", "cpu")   # cpu only
+        d = json.loads((self.tmp / "results" / "results.json").read_text())
+        self.assertNotIn("--graded", self.judge_args(r))
         self.assertEqual(d["score"], CPU_SOLVED)
+        self.assertFalse([t for t in d["tests"] if t.get("tags")])
         self.assertIn("Incomplete grade", d["output"])
 
     def test_a_hostile_archive_on_a_platform_is_a_named_refusal_not_a_crash(self):
@@ -865,7 +895,7 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
         self.put("student/04_padding.cu", "// FAKE-JUDGE: stub")
         self.put("student/03_vector_lds.cu", "// FAKE-JUDGE: forge")
         self.put("data/data.json", '{"params": {"banklab_variant": 0}}')    # the labs have variants
-        self.run_platform("prairielearn", "--root", str(self.tmp))
+        self.run_platform("prairielearn", "--root", str(self.tmp), "--tier", "cpu")     # the cpu-only setting
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         validate_prairielearn(self, d)
         self.assertTrue(d["gradable"])
@@ -874,9 +904,17 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
     def test_prairielearn_takes_the_lab_from_the_questions_data(self):
         self.put("student/kernel.cu", "// FAKE-JUDGE: solved")
         self.put("data/data.json", '{"params": {"banklab_lab": "05", "banklab_variant": 0}}')
-        self.run_platform("prairielearn", "--root", str(self.tmp))
+        self.run_platform("prairielearn", "--root", str(self.tmp))   # the default: the GPU tier on the emulator
+        d = json.loads((self.tmp / "results" / "results.json").read_text())
+        validate_prairielearn(self, d)
+        self.assertTrue(d["gradable"])                  # timing not judged: gradable, never a recorded 0
+        self.assertAlmostEqual(d["score"], emulated_solved("05") / lab_max("05"), places=3)
+        self.assertIn("(GPU tier on the emulator)", d["message"])
+        self.assertTrue(any(t["message"] == "passed (on the emulator)" for t in d["tests"]), d["tests"])
+        self.run_platform("prairielearn", "--root", str(self.tmp), "--tier", "cpu")     # the cpu-only setting
         d = json.loads((self.tmp / "results" / "results.json").read_text())
         self.assertAlmostEqual(d["score"], CPU_SOLVED / lab_max("05"), places=5)
+        self.assertNotIn("on the emulator", json.dumps(d))
 
     def test_github_writes_the_points_of_every_lab_to_the_job_summary(self):
         labs = banklab_labs.lab_folders(ROOT)
@@ -918,12 +956,14 @@ class PlatformsOnAFakeRoot(unittest.TestCase):
 
     def test_the_platform_entry_scripts_pass_the_root_through(self):
         self.put("submission/05_swizzle.cu", "// FAKE-JUDGE: solved")
-        env = dict(os.environ, AUTOGRADER_ROOT=str(self.tmp), BANKLAB_SOURCE=str(ROOT),
-                   BANKLAB_GRADE_ARGS=f"--judge {FAKE}")
-        r = subprocess.run(["bash", str(ROOT / "instructor/platforms/gradescope/run_autograder")],
-                           env=env, capture_output=True, text=True, timeout=300)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], CPU_SOLVED)
+        for args, score in ((f"--judge {FAKE}", emulated_solved("05")),           # the default
+                            (f"--judge {FAKE} --tier cpu", CPU_SOLVED)):           # the instructor's cpu-only setting
+            env = dict(os.environ, AUTOGRADER_ROOT=str(self.tmp), BANKLAB_SOURCE=str(ROOT), BANKLAB_GRADE_ARGS=args)
+            r = subprocess.run(["bash", str(ROOT / "instructor/platforms/gradescope/run_autograder")],
+                               env=env, capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertAlmostEqual(json.loads((self.tmp / "results" / "results.json").read_text())["score"], score,
+                                   places=1)
 
     def test_instructor_checks_are_not_visible_on_gradescope_until_published(self):
         v = [Verdict("Lab05InstructorEdgeTiles.A", "cpu", "failed", "secret drawing"),

@@ -2,7 +2,11 @@
 without one: lab 00's solution and its untouched stub, `--tier all`, through every entry point
 that grades a class or a platform's submission: grade-class (local, and its Slurm tasks on a test
 double of Slurm that runs them here), Gradescope's and PrairieLearn's adapter (grade-platform on
-fake roots), and graded mode with and without --emulate-gpu.
+fake roots), and graded mode with and without --emulate-gpu. The platforms' default grade
+(no --tier) is the GPU tier, graded, on the emulator here (--tier all --graded --emulate-gpu);
+their cpu-only setting (--tier cpu) still grades the CPU tier alone. A result kept by grade-class
+is reused only on the device it was judged on: one judged on the emulator is judged again where the
+emulator may not judge (BANKLAB_EMULATE=0), and the other way round.
 
 What is expected is not copied from a run: the lab's GPU tests are the judge's own list
 (`banklab-judge list`); every GPU verdict is the emulator's (`"emulated": true`); the solution passes
@@ -24,6 +28,7 @@ from pathlib import Path
 from banklab.lab import labs as banklab_labs   # noqa: E402
 from banklab.grading import invocation          # noqa: E402
 from banklab.grading import points as bpt        # noqa: E402
+from banklab.grading import status as bs         # noqa: E402
 from banklab.grading.result import EMULATOR_TIMING_SKIP, LabResult   # noqa: E402
 from batch_common import GRADE_CLASS, PLATFORM, ROOT, fake_slurm_env, read_csv   # noqa: E402
 
@@ -66,19 +71,25 @@ class EmulatedGradingThroughEveryEntryPoint(unittest.TestCase):
         cls.slurm = grade_class("slurm", *SLURM, env=slurm_env)
         cls.graded = grade_class("graded", "--graded")
         cls.platform = {}
-        for plat, sub in (("gradescope", "submission"), ("prairielearn", "student")):
-            for who, src in cls.kernels.items():
-                root = cls.tmp / f"{plat}-{who}"
-                (root / sub).mkdir(parents=True)
-                (root / sub / "kernel.cu").write_bytes(src)
-                if plat == "prairielearn":      # the question's data: its lab and the variant (lab 00's as written)
-                    (root / "data").mkdir()
-                    (root / "data" / "data.json").write_text(json.dumps({"params": {"banklab_lab": LAB,
-                                                                                   "banklab_variant": 0}}))
-                p = subprocess.run([sys.executable, str(PLATFORM), plat, "--root", str(root), "--lab", LAB,
-                                    "--tier", "all", "--judge", JUDGE], capture_output=True, text=True, timeout=1500,
-                                   env=cls.env)
-                cls.platform[plat, who] = (p, json.loads((root / "results" / "results.json").read_text()))
+        # The platforms' default (no --tier): the GPU tier, graded, here on the emulator; then their
+        # cpu-only setting (--tier cpu, BANKLAB_GRADE_ARGS); then the default where the emulator may not
+        # judge (BANKLAB_EMULATE=0, a machine without a GPU): graded mode, so not graded, never a score.
+        runs = [(plat, who, setting) for plat in ("gradescope", "prairielearn") for who in cls.kernels
+                for setting in ("default", "cpu")] + [("gradescope", "ada", "no-emulator")]
+        for plat, who, setting in runs:
+            sub = {"gradescope": "submission", "prairielearn": "student"}[plat]
+            root = cls.tmp / f"{plat}-{who}-{setting}"
+            (root / sub).mkdir(parents=True)
+            (root / sub / "kernel.cu").write_bytes(cls.kernels[who])
+            if plat == "prairielearn":      # the question's data: its lab and the variant (lab 00's as written)
+                (root / "data").mkdir()
+                (root / "data" / "data.json").write_text(json.dumps({"params": {"banklab_lab": LAB,
+                                                                               "banklab_variant": 0}}))
+            p = subprocess.run([sys.executable, str(PLATFORM), plat, "--root", str(root), "--lab", LAB, "--judge", JUDGE]
+                               + (["--tier", "cpu"] if setting == "cpu" else []), capture_output=True, text=True,
+                               timeout=1500, env=dict(cls.env, BANKLAB_EMULATE="0") if setting == "no-emulator" else cls.env)
+            f = root / "results" / "results.json"
+            cls.platform[plat, who, setting] = (p, json.loads(f.read_text()) if f.is_file() else None)
 
     @classmethod
     def tearDownClass(cls):
@@ -149,7 +160,7 @@ class EmulatedGradingThroughEveryEntryPoint(unittest.TestCase):
 
     def test_gradescope_marks_the_emulated_tests_and_has_no_failed_line_for_timing(self):
         for who in self.kernels:
-            p, d = self.platform["gradescope", who]
+            p, d = self.platform["gradescope", who, "default"]
             self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-3000:])
             names = {t["name"]: t for t in d["tests"]}
             for t in self.gpu:
@@ -168,7 +179,7 @@ class EmulatedGradingThroughEveryEntryPoint(unittest.TestCase):
 
     def test_prairielearn_marks_the_emulated_tests_and_scores_the_judged_ones(self):
         for who in self.kernels:
-            p, d = self.platform["prairielearn", who]
+            p, d = self.platform["prairielearn", who, "default"]
             self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-3000:])
             self.assertTrue(d["gradable"])
             self.assertIn("(GPU tier on the emulator)", d["message"])
@@ -177,6 +188,56 @@ class EmulatedGradingThroughEveryEntryPoint(unittest.TestCase):
                 self.assertEqual(words[t], ("passed" if who == "ada" else "FAILED") + " (on the emulator)")
             self.assertIn("not judged (needs a GPU)", words.values())
             self.assertAlmostEqual(d["score"], d["points"] / d["max_points"], places=5)
+
+    def test_the_platforms_default_is_graded_mode(self):
+        # Where the emulator may not stand in and there is no GPU, the default grade is a fault (graded
+        # mode needs the GPU tier judged): no results.json, not a 0; on a GPU host it is judged there.
+        p, d = self.platform["gradescope", "ada", "no-emulator"]
+        self.assertEqual(p.returncode, bs.NOT_GRADED_EXIT, p.stdout[-2000:] + p.stderr[-3000:])
+        self.assertIsNone(d, "graded mode without a GPU wrote a score")
+        self.assertIn("NOT GRADED", p.stderr)
+
+    def test_the_cpu_only_setting_still_grades_the_cpu_tier_alone(self):
+        listed = invocation.list_tests(Path(JUDGE), LAB)
+        alloc = self.table.allocate(t for t, _ in listed)
+        cpu_points = sum(alloc[t] for t, tier in listed if tier == "cpu")
+        for who in self.kernels:
+            p, d = self.platform["gradescope", who, "cpu"]
+            self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-3000:])
+            self.assertFalse([t for t in d["tests"] if "emulated" in (t.get("tags") or [])], d["tests"])
+            self.assertFalse([t for t in self.gpu if f"lab{LAB} {t}" in {x["name"] for x in d["tests"]}])
+            self.assertIn("Incomplete grade", d["output"])
+            self.assertNotIn("judged on the emulator", d["output"])
+            if who == "ada":
+                self.assertAlmostEqual(d["score"], cpu_points, places=2)
+            p, d = self.platform["prairielearn", who, "cpu"]
+            self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-3000:])
+            self.assertTrue(d["gradable"])
+            self.assertNotIn("on the emulator", json.dumps(d))
+            self.assertIn("incomplete", d["message"])
+
+    def test_a_kept_result_is_reused_only_on_the_device_it_was_judged_on(self):
+        out = self.tmp / "devices"
+        shutil.copytree(self.tmp / "local", out)        # the emulated grade of the class, kept
+
+        def again(**env):
+            p = subprocess.run([sys.executable, str(GRADE_CLASS), str(self.tmp / "subs"), "--out", str(out), "--lab", LAB,
+                                "--tier", "all", "-j", "2", "--judge", JUDGE], capture_output=True, text=True,
+                               timeout=1500, env=dict(self.env, **env))
+            self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr[-3000:])
+            return p.stdout
+        said = again()                                   # the same device: reused
+        self.assertIn("0 graded, 2 unchanged and reused", said)
+        said = again(BANKLAB_EMULATE="0")                # no GPU and no emulator: judged again, not emulated
+        self.assertIn("2 graded, 0 unchanged and reused", said)
+        for who in self.kernels:
+            gpu = [v for v in self.result("devices", who).verdicts if v.tier == "gpu"]
+            self.assertEqual(sorted(v.test for v in gpu), sorted(self.gpu))
+            self.assertFalse([v.test for v in gpu if v.emulated or v.status != "skipped"])
+        said = again()                                   # the emulator again: never the GPU-less results
+        self.assertIn("2 graded, 0 unchanged and reused", said)
+        for who in self.kernels:
+            self.check_emulated(self.result("devices", who), who == "ada")
 
 
 if __name__ == "__main__":

@@ -236,6 +236,33 @@ class LocallyWithoutAGpuUnderGradedMode(Tmp):
         self.assertIn("### Lab 05 (1 submissions, 1 student(s) handed in nothing, 1 NOT graded", md)
 
 
+class AKeptResultIsReusedOnlyOnTheDeviceItWasJudgedOn(Tmp):
+    """Graded mode with --emulate-gpu: the emulator judges the GPU tier where no GPU is seen, a GPU
+    where one is. A result kept from one is never reused where the other judges (the cache key
+    names the device): a laptop's emulated grade is judged again on a GPU machine, and back."""
+
+    def test_an_emulated_grade_is_judged_again_on_a_gpu_and_the_other_way_round(self):
+        subs = self.students({"alice": "solved"})
+        out = self.tmp / "out-devices"
+        base = {k: v for k, v in os.environ.items() if k != "BANKLAB_EMULATE"}
+        laptop = dict(base, CUDA_VISIBLE_DEVICES="-1")                  # no GPU: the emulator
+        gpu = dict(base, CUDA_VISIBLE_DEVICES="GPU-fake-0", FAKE_JUDGE_USABLE_GPU="GPU-fake-0")
+
+        def grade(env, judged: int, emulated: bool):
+            p = self.grade(subs, out, "--tier", "all", "--graded", "--emulate-gpu", env=env)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn(f"{judged} graded, {1 - judged} unchanged and reused", p.stdout)
+            r = LabResult.from_json(json.loads((out / "results" / "alice" / "lab05.json").read_text()))
+            judged_gpu = [v for v in r.verdicts if v.tier == "gpu" and v.status == "passed"]
+            self.assertTrue(judged_gpu)
+            self.assertEqual({v.emulated for v in judged_gpu}, {emulated}, [(v.test, v.emulated) for v in judged_gpu])
+        grade(laptop, 1, True)
+        grade(laptop, 0, True)          # the same device: reused
+        grade(gpu, 1, False)            # never the emulator's records on a GPU
+        grade(gpu, 0, False)
+        grade(laptop, 1, True)          # nor the GPU's on the emulator
+
+
 def result(student: str, source: str, status: str = "passed", note: str = "", ungraded: str = "") -> LabResult:
     v = Verdict("Lab05Predictions.Q1", "cpu", status, "" if status == "passed" else "why", 1 if status == "passed" else 0)
     r = LabResult(student, "05", source, "0" * 64 if source else "", "cpu", [v], note, ungraded=ungraded)

@@ -225,8 +225,8 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
             p.write_text(lab_source(kind, lab))
         (root / "submission" / "03_vector_lds.cu").write_text(
             (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
-        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "gradescope",
-                            "--root", str(root), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "gradescope",     # the cpu-only setting: as grade-class's rows
+                            "--root", str(root), "--judge", JUDGE, "--tier", "cpu"], capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads((root / "results" / "results.json").read_text())
         validate_gradescope(self, d)
@@ -243,8 +243,8 @@ class GradingAClassWithTheRealJudge(unittest.TestCase):
             (ROOT / "labs" / "03_vector_lds" / "kernel.cu").read_text() + CHEAT_HOST)
         (pl / "data").mkdir()                    # labs 03-05 have variants: the question's variant 0
         (pl / "data" / "data.json").write_text('{"params": {"banklab_variant": 0}}')
-        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "prairielearn",
-                            "--root", str(pl), "--judge", JUDGE], capture_output=True, text=True, timeout=3600)
+        r = subprocess.run([sys.executable, str(ROOT / "instructor/platforms/grade-platform"), "prairielearn",     # the cpu-only setting: as grade-class's rows
+                            "--root", str(pl), "--judge", JUDGE, "--tier", "cpu"], capture_output=True, text=True, timeout=3600)
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads((pl / "results" / "results.json").read_text())
         validate_prairielearn(self, d)

@@ -5,9 +5,10 @@
 # --grading: the student release with grader/points/, the answers, the instructor's kit and, if
 # wanted, the instructor-only checks); Gradescope unpacks it to /autograder/source.
 # Base image: Gradescope's Ubuntu 24.04 (Python 3.12, CMake 3.28; 22.04's are too old). It has
-# no GPU: nvcc comes from NVIDIA's Ubuntu repository and grading runs the CPU tier, so every
-# grade says it is incomplete (see the README's trust model). For a GPU tier use your own GPU
-# image and set BANKLAB_GRADE_ARGS="--tier all --graded" in banklab.env.
+# no GPU: nvcc comes from NVIDIA's Ubuntu repository, and the default grade judges the GPU tier on
+# the judge's emulator (graded: --tier all --graded --emulate-gpu; timing not judged); on your own
+# GPU image the same default judges it on the GPU. BANKLAB_GRADE_ARGS="--tier cpu" in banklab.env
+# (make-zip --grade-args) grades the CPU tier only (every grade then says it is incomplete).
 # Tested in a fresh Debian 12 root made with debootstrap (test platforms.*); Ubuntu itself could
 # not be tried where this was written (only Debian's package registry was reachable).
 set -euo pipefail

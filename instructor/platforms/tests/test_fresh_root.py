@@ -7,11 +7,14 @@ fresh copy and enters it with bubblewrap (the host's CUDA toolkit bound read-onl
 
 - Gradescope: unzips `make-zip --lab 05` to /autograder/source, runs its setup.sh (apt-get
   installs, the judge is built), puts a bare kernel.cu (the lab 05 solution) in
-  /autograder/submission and runs run_autograder: results.json must give the solution's CPU-tier
-  points, say the grade is incomplete, and show no instructor check;
+  /autograder/submission and runs run_autograder with the zip's default setting: the GPU tier
+  judged on the emulator (no GPU in the root), graded; results.json must give the solution's
+  points but its timing tests' (not judged, never a failed line), tag the GPU tests "emulated",
+  say the grade is incomplete, and show no instructor check;
 - PrairieLearn: runs the Dockerfile's install step (instructor/platforms/install-grader.sh) on a
   student release copied to /banklab, the one course path, then `run` on /grade: a compile error
-  is `gradable: false` with the compiler's message in `format_errors`, the solution is graded.
+  is `gradable: false` with the compiler's message in `format_errors`, the solution is graded
+  (the GPU tier on the emulator, by default: its message says so, the timing tests not judged).
 
 Only Debian is reachable from here: Gradescope's Ubuntu 24.04 image itself is not tried.
 Needs root, debootstrap and bwrap (tools/setup-debian --all); otherwise the test is skipped.
@@ -34,6 +37,7 @@ CUDA = Path(os.path.realpath("/usr/local/cuda"))
 TARBALL = CACHE / "debian12-minbase.tar"
 MIRROR = os.environ.get("BANKLAB_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
+from banklab.lab import labs as banklab_labs   # noqa: E402
 from banklab.grading import points as bpt   # noqa: E402
 from banklab.grading import invocation   # noqa: E402
 
@@ -130,13 +134,19 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
         self.assertEqual(r.returncode, 0, (r.stdout + r.stderr)[-4000:])
         d = json.loads((self.root / "autograder" / "results" / "results.json").read_text())
         table = bpt.load_points(ROOT, "05")
-        cpu = [n for n, t in invocation.list_tests(self._judge(src), "05") if t == "cpu"]
-        alloc = table.allocate(n for n, _ in invocation.list_tests(self._judge(src), "05"))
-        self.assertAlmostEqual(d["score"], sum(alloc[n] for n in cpu), places=2, msg=d.get("output"))
-        self.assertGreater(d["score"], 0)
+        listed = invocation.list_tests(self._judge(src), "05")
+        timed = {t.full_name for t in banklab_labs.find_labs(ROOT)["05"].tests() if t.timed}
+        alloc = table.allocate(n for n, _ in listed)
+        self.assertTrue(timed and timed <= set(alloc))
+        # The default: every test judged but the timing tests (not judged on the emulator, no failed line).
+        self.assertAlmostEqual(d["score"], sum(v for n, v in alloc.items() if n not in timed), places=2,
+                               msg=d.get("output"))
         self.assertIn("Incomplete grade", d["output"])
+        self.assertIn("were judged on the emulator", d["output"])
         self.assertFalse([t for t in d["tests"] if "Instructor" in t["name"]])
-        self.assertTrue(all(t["status"] == "passed" for t in d["tests"] if t["max_score"] > 0 and "OnGpu" not in t["name"]))
+        gpu = [t for t in d["tests"] if any(t["name"] == f"lab05 {n}" for n, tier in listed if tier == "gpu")]
+        self.assertTrue(gpu and all(t.get("tags") == ["emulated"] and t["status"] == "passed" for t in gpu), gpu)
+        self.assertFalse([t for t in d["tests"] if t.get("status") == "failed"], d["tests"])
 
     def _judge(self, src: Path) -> Path:
         """The judge built in the root, run from the host to list its tests."""
@@ -171,8 +181,9 @@ class PlatformsInAFreshDebianRoot(unittest.TestCase):
                 else:
                     self.assertIs(d["gradable"], True)
                     self.assertGreater(d["score"], 0)
-                    self.assertLess(d["score"], 1)          # CPU tier: incomplete, never full marks
+                    self.assertLess(d["score"], 1)          # timing not judged: incomplete, never full marks
                     self.assertIn("incomplete", d["message"])
+                    self.assertIn("(GPU tier on the emulator)", d["message"])
         info = json.loads((ROOT / "instructor/platforms/prairielearn/question/info.json").read_text())
         opts = info["externalGradingOptions"]
         self.assertTrue(opts["entrypoint"].startswith("/banklab/"))

@@ -108,25 +108,83 @@ def judge_identity(judge: Path, course: Path) -> str:
     return h.hexdigest()
 
 
+def gpu_device(tier: str, graded: bool, emulate_gpu: bool, lab_emulated: bool, have_gpu: bool,
+               environ: dict | None = None) -> str:
+    """Where the judge runs a lab's GPU tier, as its emulation_wanted() decides
+    (grader/judge/emulation.cpp): "" (tier cpu: no GPU tier), "emulator" (BANKLAB_EMULATE=1, or by
+    default an emulated lab where no GPU is usable unless graded mode needs one: --graded without
+    --emulate-gpu), "gpu" (a GPU is seen: banklab.grading.gpus.discover(), `have_gpu`), or "none"
+    (no GPU and no emulator: the GPU tests skip). Part of cache_key(): a result judged on the
+    emulator is never reused where a GPU judges, nor the other way round."""
+    if tier == "cpu":
+        return ""
+    said = (os.environ if environ is None else environ).get("BANKLAB_EMULATE", "")
+    if said == "1" or (said != "0" and lab_emulated and not (graded and not emulate_gpu) and not have_gpu):
+        return "emulator"
+    return "gpu" if have_gpu else "none"
+
+
+def lab_devices(course: Path, labs, tier: str, graded: bool, emulate_gpu: bool, engine: str = "local") -> dict:
+    """gpu_device() of each lab of `labs` graded here ({NN: device}); with --engine slurm, "slurm"
+    for every lab with a GPU tier (the cluster's nodes decide, not this machine). nvidia-smi is
+    asked once, and only when the tier has GPU tests."""
+    if tier == "cpu":
+        return {n: "" for n in labs}
+    if engine == "slurm":
+        return {n: "slurm" for n in labs}
+    try:
+        found = banklab_labs.find_labs(course)
+    except DescriptionError:
+        found = {}
+    have_gpu = bool(banklab_gpus.discover())
+    return {n: gpu_device(tier, graded, emulate_gpu, bool(n in found and found[n].gpu_emulated), have_gpu)
+            for n in labs}
+
+
+def device_of_result(saved: dict) -> str:
+    """Where a saved result's GPU verdicts were judged: "emulator" (one says "emulated"), "gpu" (one
+    passed or failed after checks, none emulated), or "" (no GPU verdict judged: nothing to tell)."""
+    gpu = [v for v in saved.get("verdicts") or [] if isinstance(v, dict) and v.get("tier") == "gpu"]
+    if any(v.get("emulated") is True for v in gpu):
+        return "emulator"
+    judged = [v for v in gpu if v.get("status") in ("passed", "failed") and isinstance(v.get("checks"), int)
+              and v["checks"] > 0]
+    return "gpu" if judged else ""
+
+
+def same_device(saved: dict, device: str) -> bool:
+    """Whether a saved result may be reused where the GPU tier runs on `device` (gpu_device()): a
+    result whose verdicts say another device (a prediction that was wrong) is judged again."""
+    got = device_of_result(saved)
+    return device in ("", "slurm") or got in ("", device)
+
+
+def _device_part(device: str) -> list:
+    return [f"device:{device}"] if device else []     # tier cpu: the key of before
+
+
 def cache_key(judge_id: str, table: PointsTable, sha: str, tier: str, graded: bool, note: str,
-              variant: str = "", emulate_gpu: bool = False) -> str:
+              variant: str = "", emulate_gpu: bool = False, device: str = "") -> str:
     """What a saved result must match to be reused: the judge, the points table (and weights),
     the submission, the tier and graded mode (with --emulate-gpu: the emulator may judge the GPU
-    tier), and, with no submission, why there was none, and for a lab with variants the variant it
-    was graded as (assigned.Assignment.key())."""
+    tier), the device of the GPU tier (gpu_device(): a GPU, the emulator, none), and, with no
+    submission, why there was none, and for a lab with variants the variant it was graded as
+    (assigned.Assignment.key())."""
     return hashlib.sha256(json.dumps([judge_id, table.digest, sha, tier, graded, "" if sha else note]
                                      + ([variant] if variant else [])
-                                     + (["emulate-gpu"] if graded and emulate_gpu else [])).encode()).hexdigest()
+                                     + (["emulate-gpu"] if graded and emulate_gpu else [])
+                                     + _device_part(device)).encode()).hexdigest()
 
 
 def verdict_key(judge_id: str, sha: str, tier: str, graded: bool, note: str, variant: str = "",
-                emulate_gpu: bool = False) -> str:
+                emulate_gpu: bool = False, device: str = "") -> str:
     """What decides a saved result's VERDICTS: cache_key() less the points table. A result whose
     verdict_key still matches while its cache_key does not (only the points table or a weight
     changed) is re-scored from its stored verdicts (rescore_saved()), never judged again."""
     return hashlib.sha256(json.dumps(["verdicts", judge_id, sha, tier, graded, "" if sha else note]
                                      + ([variant] if variant else [])
-                                     + (["emulate-gpu"] if graded and emulate_gpu else [])).encode()).hexdigest()
+                                     + (["emulate-gpu"] if graded and emulate_gpu else [])
+                                     + _device_part(device)).encode()).hexdigest()
 
 
 _RUNNING: set[subprocess.Popen] = set()
