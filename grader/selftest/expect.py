@@ -176,8 +176,15 @@ def gpu_evidence(case, gpu: dict[str, dict]) -> list[str]:
     gpu tier did not run (every gpu test skipped) there is nothing to check. On the emulator, which
     runs timing tests but does not time them (their record `emulated`, skipped "needs a GPU ..."), a
     line naming such a test is not checked, so long as another line is: a cheat that timing and the
-    traced check both catch keeps the timing line for the GPU and is held by the traced one here."""
+    traced check both catch keeps the timing line for the GPU and is held by the traced one here.
+    A cheat whose payload takes another path on the emulator (it reads the SM clock to tell the traced
+    launch: the emulator's tracing does not slow it) may say what the emulator's grade shows instead,
+    `// EMU_EVIDENCE: Suite.Test: text` lines, checked in place of GPU_EVIDENCE where every GPU record
+    is the emulator's (`emulated`), and only there."""
     lines = case.headers.get("GPU_EVIDENCE", [])
+    emu_lines = case.headers.get("EMU_EVIDENCE", [])
+    if emu_lines and gpu and all(v.get("emulated") for v in gpu.values()):
+        lines = emu_lines
     if not lines:
         return ["a gpu-tier cheat needs a `// GPU_EVIDENCE: Suite.Test: text` line: nothing shows its payload "
                 "ran on the GPU"]

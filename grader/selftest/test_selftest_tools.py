@@ -534,6 +534,17 @@ class ExpectTest(TempTree):
         code, out = self.check("selftest/cheats/c.cu", two, g)
         self.assertEqual(code, 1, out)
 
+    def test_emu_evidence_stands_in_for_gpu_evidence_on_the_emulator_only(self):
+        case = self.GPU_CHEAT.replace("// TIER: gpu\n", "// TIER: gpu\n// EMU_EVIDENCE: " + GPU_A + ": other path\n")
+        emu = grade(verdict(CPU_A, "passed"), dict(verdict(GPU_A, message="took the other path"), emulated=True))
+        self.assertEqual(self.check("selftest/cheats/c.cu", case, emu)[0], 0)
+        emu = grade(verdict(CPU_A, "passed"), dict(verdict(GPU_A, message="msg"), emulated=True))
+        self.assertEqual(self.check("selftest/cheats/c.cu", case, emu)[0], 1)  # GPU_EVIDENCE is not read there
+        gpu = grade(verdict(CPU_A, "passed"), verdict(GPU_A, message="took the other path"))
+        self.assertEqual(self.check("selftest/cheats/c.cu", case, gpu)[0], 1)  # on a GPU, GPU_EVIDENCE is
+        gpu = grade(verdict(CPU_A, "passed"), verdict(GPU_A, message="msg"))
+        self.assertEqual(self.check("selftest/cheats/c.cu", case, gpu)[0], 0)
+
     def test_a_gpu_cheat_that_did_not_build_fails_unless_its_header_allows_it(self):
         g = grade(verdict("Lab05.Build", message="error: x"), verdict(CPU_A), verdict(GPU_A))
         code, out = self.check("selftest/cheats/c.cu", self.GPU_CHEAT, g)
