@@ -25,7 +25,7 @@ TMA=0
 t0=$(date +%s.%N)
 "$CUDA/bin/nvcc" --fatbin --compile-as-tools-patch -gencode arch=compute_90,code=sm_90 -DBANKLAB_SANITIZER_HAS_TMA=$TMA \
   -I"$S/include" -Itrace/include trace/src/patch.cu -o "$B/banklab_trace_patch.fatbin" > "$O/patch.log" 2>&1 &
-for f in trace/src/inject.cpp trace/src/trace.cpp trace/src/merger.cpp trace/src/lines.cpp trace/src/drain.cpp \
+for f in trace/src/inject.cpp trace/src/trace.cpp trace/src/report.cpp trace/src/merger.cpp trace/src/lines.cpp trace/src/drain.cpp \
          common/src/model.cpp common/src/pattern_io.cpp common/src/describe.cpp; do
   g++ -std=c++17 -O2 -fPIC -c -DBANKLAB_SANITIZER_HAS_TMA=$TMA -Itrace/include -Itrace/src -Icommon/include \
     -I.carry/nlohmann_json/include -I"$S/include" -I"$CUDA/include" "$f" -o "$B/$(basename "$f" .cpp).o" > "$O/cc_$(basename "$f").log" 2>&1 &
@@ -47,7 +47,7 @@ for v in labs solutions; do for lab in 00_bank_mapping 01_32way_conflict; do
   "$CUDA/bin/nvcc" -ptx -arch=sm_90 -lineinfo -std=c++17 -w -Icommon/include $v/$lab/kernel.cu -o "$B/${v}_${lab:0:2}.ptx" &
 done; done
 wait
-g++ -shared -o "$B/libbanklab_trace_inject.so" "$B"/{inject,trace,merger,lines,drain,model,pattern_io,describe}.o -L"$S" -Wl,-rpath,"$S" -lsanitizer-public \
+g++ -shared -o "$B/libbanklab_trace_inject.so" "$B"/{inject,trace,report,merger,lines,drain,model,pattern_io,describe}.o -L"$S" -Wl,-rpath,"$S" -lsanitizer-public \
   -L"$CUDA/lib64/stubs" -lcuda -ldl -lpthread > "$O/link.log" 2>&1 || { cat "$O"/*.log | tail -40; }
 echo "build: $(python3 -c "import time; print(f'{time.time()-$t0:.1f}')") s" | tee "$O/build_time.txt"
 for v in labs solutions; do
@@ -63,7 +63,7 @@ CUDA_INJECTION64_PATH=$B/libbanklab_trace_inject.so BANKLAB_TRACE_OUT=$O/trace_m
   timeout 120 "$B/trace_many" 1 1 > "$O/run_trace_many.log" 2>&1
 echo "trace_many: rc=$? $(stat -c %s "$O/trace_many.bltrace" 2>/dev/null) bytes" | tee -a "$O/runs.txt"
 sha256sum bench/trace_many.cu | cut -d' ' -f1 > "$O/trace_many.source.sha256"
-g++ -o "$B/emu_rate" "$B"/emu_*.o "$B"/trace.o "$B"/merger.o "$B"/lines.o "$B"/drain.o "$B"/model.o "$B"/pattern_io.o \
+g++ -o "$B/emu_rate" "$B"/emu_*.o "$B"/trace.o "$B"/report.o "$B"/merger.o "$B"/lines.o "$B"/drain.o "$B"/model.o "$B"/pattern_io.o \
   "$B"/describe.o -lpthread > "$O/emu_link.log" 2>&1
 "$B/emu_rate" 20 "$B/labs_00.ptx" _ZN5lab0013multiply_by_iEPKfPf 256 1048576 1048576 \
   "$B/solutions_00.ptx" _ZN5lab0013multiply_by_iEPKfPf 256 1048576 1048576 \
