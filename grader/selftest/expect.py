@@ -38,7 +38,7 @@ import sys
 
 from materialize import CaseError, banklab_labs, load_case  # noqa: E402
 from banklab import schemas  # noqa: E402  (every JSON format's schema name, its strict reader)
-from banklab.grading.result import EMULATOR_TIMING_SKIP  # noqa: E402  (the emulated twin's timing skip)
+from banklab.grading.result import Verdict  # noqa: E402  (timing_on_emulator: the emulated twin's timing skip)
 
 STATUSES = ("passed", "failed", "skipped", "fault")   # fault: not judged, the machine's problem
 TIERS = ("cpu", "gpu")
@@ -190,9 +190,10 @@ def gpu_evidence(case, gpu: dict[str, dict]) -> list[str]:
                 "ran on the GPU"]
     if all(v["status"] == "skipped" for v in gpu.values()):
         return []
-    def untimed(test: str) -> bool:
-        v = gpu.get(test) or {}
-        return bool(v.get("emulated")) and v["status"] == "skipped" and v.get("message", "").startswith(EMULATOR_TIMING_SKIP)
+    def untimed(test: str) -> bool:  # the points' one rule of an emulated timing skip (banklab.grading.result)
+        v = gpu.get(test)
+        return v is not None and Verdict(test, v.get("tier", ""), v["status"], v.get("message", ""),
+                                         emulated=v.get("emulated") is True).timing_on_emulator
     checked = [line for line in lines if not untimed(line.partition(":")[0].strip())]
     if not checked:
         return ["every GPU_EVIDENCE line names a timing test, which the emulator does not time: nothing shows "

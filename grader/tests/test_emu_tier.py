@@ -37,6 +37,8 @@ ARGS = None
 CASE_KINDS = (("bad", "bad"), ("cheats", "cheat"))
 
 SKIP = 77
+#: The emulated twin's words for a timing test it runs but does not time (emulation.cpp, timing_needs_a_gpu).
+TIMING_SKIP = "needs a GPU: this test times kernels"
 
 
 def emulating():
@@ -119,9 +121,8 @@ class EmulatedGpuTier(unittest.TestCase):
         gpu = self.gpu_verdicts(self.lab.solution, "solution")
         # Which tests time is the judge's rule (grader/judge/emulation.cpp, is_timed): here, every GPU
         # test passed or was skipped in its words, and the correctness and traced checks passed.
-        timing = "needs a GPU: this test times kernels"
         for t, x in gpu.items():
-            skipped_for_timing = x["status"] == "skipped" and x["message"].startswith(timing)
+            skipped_for_timing = x["status"] == "skipped" and x["message"].startswith(TIMING_SKIP)
             self.assertTrue(x["status"] == "passed" or skipped_for_timing, f"{t}: {x['message'][:2000]}")
             if "Correct" in t or "Traced" in t:
                 self.assertEqual(x["status"], "passed", f"{t}: {x['message'][:2000]}")
@@ -159,7 +160,6 @@ class EmulatedGpuTier(unittest.TestCase):
     def test_valid_alternatives_pass_every_gpu_test_but_timing(self):
         alternatives = self.lab.cases("alternatives")
         self.assertTrue(alternatives, f"lab {self.lab.number}: no valid alternative")
-        timing = "needs a GPU: this test times kernels"
         for case in alternatives:
             with self.subTest(case=case.name):
                 work = os.path.join(self.tmp, "alt-" + case.stem)
@@ -178,7 +178,7 @@ class EmulatedGpuTier(unittest.TestCase):
                 self.assertTrue(gpu, "no GPU test was graded")
                 for v in gpu:
                     self.assertIs(v.get("emulated"), True, v["test"])
-                    ok = v["status"] == "passed" or (v["status"] == "skipped" and v["message"].startswith(timing))
+                    ok = v["status"] == "passed" or (v["status"] == "skipped" and v["message"].startswith(TIMING_SKIP))
                     self.assertTrue(ok, f"{v['test']} {v['status']}: {v['message'][:2000]}")
                 self.assertTrue(any(v["status"] == "passed" and "Traced" in v["test"] for v in gpu),
                                 "the traced test did not pass")
